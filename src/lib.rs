@@ -1,1 +1,6 @@
+//! bansha: the counting work of a Discuz! forum mafia game (版杀) judge.
+//!
+//! The library holds everything the `bansha` binary wires together; parsing lives in the
+//! pure `bansha-parsers` crate. See `ARCHITECTURE.md` for the map.
 
+pub mod posts;

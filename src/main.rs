@@ -1,1 +1,60 @@
-fn main() {}
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// bansha：版杀法官的计票助手（Discuz! 论坛）
+#[derive(Parser)]
+#[command(name = "bansha", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// 读取保存的帖子页面（网页 HTML 或手机接口 JSON），每帖输出一行 JSON
+    Posts {
+        /// 保存的页面文件
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// 强制使用的字符编码（如 GBK）；默认按页面声明
+        #[arg(long)]
+        charset: Option<String>,
+        /// 论坛时区偏移（Discuz 后台“默认时差”）
+        #[arg(long, default_value = "+08:00")]
+        utc_offset: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Posts {
+            paths,
+            charset,
+            utc_offset,
+        } => bansha::posts::parse_utc_offset(&utc_offset).and_then(|utc_offset| {
+            let args = bansha::posts::PostsArgs {
+                paths,
+                charset,
+                utc_offset,
+            };
+            bansha::posts::run(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())
+        }),
+    };
+    match result {
+        Ok(0) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code as u8),
+        // `bansha posts … | head`: the reader went away; that is not an error.
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("错误：{e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -42,10 +42,7 @@ fn api_message_kind(messageval: &str, messagestr: &str) -> PageErrorKind {
     } else if v.contains("flood") || v.contains("too_fast") || v.contains("frequent") {
         PageErrorKind::Flood
     } else {
-        match classify_message(messagestr) {
-            PageErrorKind::ForumMessage => PageErrorKind::ForumMessage,
-            k => k,
-        }
+        classify_message(messagestr)
     }
 }
 

@@ -29,10 +29,8 @@ selector!(PAGER, "div.pg");
 selector!(PAGER_CURRENT, "strong");
 selector!(PAGER_LAST, "span[title]");
 selector!(REPLY_COUNT, "div.hm.ptn span.xi1");
-selector!(
-    MESSAGE_TEXT,
-    "#messagetext, div.alert_error, div.alert_info, div.alert_right"
-);
+selector!(MESSAGE_TEXT, "#messagetext");
+selector!(ALERT, "div.alert_error, div.alert_info");
 selector!(H1, "h1");
 selector!(SYSTEM_ERROR_INFO, "div.info");
 selector!(
@@ -162,10 +160,16 @@ pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Result<ThreadPage, PageE
     let end_tag = if is_ajax { "</root>" } else { "</html>" };
     let truncated = !trimmed.trim_end().to_ascii_lowercase().ends_with(end_tag);
     if truncated {
+        // Every post but the last was followed by another, so it arrived whole; the last one
+        // may have been cut anywhere. Dropping it loses nothing: the next fetch brings it.
+        let dropped = posts.pop().map(|p| p.pid);
         warnings.push(Warning::new(
-            None,
+            dropped,
             WarningKind::Truncated,
-            format!("page does not end with {end_tag}"),
+            format!(
+                "page does not end with {end_tag}; the last post on it was not read ({} read)",
+                posts.len()
+            ),
         ));
     }
     Ok(ThreadPage {
@@ -201,7 +205,12 @@ fn error_page(doc: &Html, markup: &str, has_subject: bool) -> PageError {
             return PageError::new(kind, info);
         }
     }
-    if let Some(m) = doc.select(&MESSAGE_TEXT).next() {
+    // `#messagetext` first: pages also carry a hidden "succeed" alert.
+    if let Some(m) = doc
+        .select(&MESSAGE_TEXT)
+        .next()
+        .or_else(|| doc.select(&ALERT).next())
+    {
         let msg = squash(&text_of(m));
         return PageError::new(classify_message(&msg), msg);
     }

@@ -57,7 +57,8 @@ pub struct ThreadPage {
     pub posts_per_page: Option<u32>,
     /// The server time printed in the desktop footer ("GMT+8, 2026-11-29 21:18").
     pub server_time: Option<DateTime<FixedOffset>>,
-    /// The HTML ended before `</html>`: the page was cut off in transit.
+    /// The HTML ended before `</html>`: the page was cut off in transit. The last post on it
+    /// is left out (it may be cut); the others are whole.
     pub truncated: bool,
     pub posts: Vec<Post>,
     pub warnings: Vec<Warning>,
