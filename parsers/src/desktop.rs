@@ -262,10 +262,26 @@ fn parse_post(
         warnings.push(Warning::new(None, WarningKind::PostId, id));
         return None;
     };
-    let by_id = |prefix: &str| -> Option<ElementRef<'_>> {
-        let sel = Selector::parse(&format!("[id=\"{prefix}{pid}\"]")).ok()?;
-        table.select(&sel).next()
-    };
+    // One pass over the post for the three elements named by pid.
+    let (mut postnum, mut authorposton, mut postmessage) = (None, None, None);
+    let suffix = pid.to_string();
+    for node in table.descendants() {
+        let Some(el) = ElementRef::wrap(node) else {
+            continue;
+        };
+        let Some(id) = el.value().id() else {
+            continue;
+        };
+        let Some(prefix) = id.strip_suffix(suffix.as_str()) else {
+            continue;
+        };
+        match prefix {
+            "postnum" => postnum = postnum.or(Some(el)),
+            "authorposton" => authorposton = authorposton.or(Some(el)),
+            "postmessage_" => postmessage = postmessage.or(Some(el)),
+            _ => {}
+        }
+    }
 
     // Author.
     let (author, author_uid) = match table.select(&AUTHOR_LINK).next() {
@@ -292,7 +308,6 @@ fn parse_post(
     };
 
     // Floor.
-    let postnum = by_id("postnum");
     let floor = postnum.map(|a| squash(&text_of(a))).unwrap_or_default();
     let floor = floor.replace(' ', "");
     let number = floor
@@ -317,7 +332,7 @@ fn parse_post(
     // Time: the exact second is in the span's title; old posts print the date as text.
     let mut posted_at = None;
     let mut precision = TimePrecision::Minute;
-    if let Some(em) = by_id("authorposton") {
+    if let Some(em) = authorposton {
         let titled = em
             .select(&SPAN_TITLE)
             .find_map(|s| time::parse_absolute(s.value().attr("title")?, opts.utc_offset));
@@ -373,7 +388,7 @@ fn parse_post(
         smilies: 0,
         images: 0,
     };
-    let body_td = by_id("postmessage_");
+    let body_td = postmessage;
     // A 屏蔽 notice outside the body: the post is blocked. Moderators still see the body.
     // (A `div.locked` inside the body is `[hide]` content, handled by the body renderer.)
     post.blocked = table.select(&LOCKED).any(|l| {
