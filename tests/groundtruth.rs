@@ -455,3 +455,38 @@ fn gbk_pages_decode_to_the_right_chinese() {
     // Emoji cannot be stored in GBK: the forum keeps the literal reference, and so do we.
     assert!(p5.text.starts_with("&#128514; 这轮好乱啊"), "{}", p5.text);
 }
+
+#[test]
+fn page_facts_from_both_sources() {
+    let o = ParseOptions::default();
+    let read = |rel: &str| {
+        let path = common::fixtures().join(rel);
+        let (_, ct) = common::headers_of(&path);
+        parse_thread_page(&std::fs::read(&path).unwrap(), ct.as_deref(), &o).unwrap()
+    };
+    let d = read("discuz/desktop/guest/viewthread_tid3_vote_p2.html");
+    assert_eq!((d.tid, d.page, d.last_page), (Some(3), Some(2), Some(4)));
+    assert_eq!(d.subject.as_deref(), Some("【第十二局】投票帖 第二天"));
+    assert_eq!(
+        d.server_time.unwrap().to_rfc3339(),
+        "2026-11-29T21:18:00+08:00"
+    );
+    assert_eq!(d.charset, "UTF-8");
+    let a = read("discuz/mobile/guest/v4/viewthread_tid3_vote_p2.json");
+    assert_eq!((a.tid, a.page, a.last_page), (Some(3), Some(2), Some(4)));
+    assert_eq!(
+        (a.replies, a.posts_per_page, a.api_version),
+        (Some(36), Some(10), Some(4))
+    );
+    // X3.4 prints the reply count on desktop pages; the GBK page decodes as GBK.
+    let g = read("discuz-gbk/desktop/guest/viewthread_tid2_vote_p1.html");
+    assert_eq!(
+        (g.replies, g.page, g.last_page),
+        (Some(11), Some(1), Some(3))
+    );
+    assert_eq!(g.charset, "GBK");
+    assert_eq!(g.subject.as_deref(), Some("【第十三局】投票帖 第二天"));
+    // A page number past the end returns the last page, and says so.
+    let past = read("discuz/desktop/variants/viewthread_tid3_vote_page99_beyond_last_guest.html");
+    assert_eq!((past.page, past.last_page), (Some(4), Some(4)));
+}
