@@ -14,6 +14,12 @@ pub struct PostsArgs {
 }
 
 /// Parse an offset such as "+08:00", "+8" or "-05:30".
+///
+/// ```
+/// let east8 = bansha::posts::parse_utc_offset("+8").unwrap();
+/// assert_eq!(east8.local_minus_utc(), 8 * 3600);
+/// assert!(bansha::posts::parse_utc_offset("Beijing").is_err());
+/// ```
 pub fn parse_utc_offset(s: &str) -> anyhow::Result<FixedOffset> {
     let t = s.trim();
     let (sign, rest) = match t.chars().next() {

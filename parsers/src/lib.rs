@@ -25,6 +25,24 @@ pub use model::{
 ///
 /// `content_type` is the HTTP `Content-Type` header when known; it decides the charset before
 /// the `<meta>` tag does.
+///
+/// ```
+/// use bansha_parsers::{parse_thread_page, ParseOptions, PageErrorKind};
+///
+/// let api = r#"{"Version":"4","Charset":"UTF-8","Variables":{"thread":{"tid":"3","replies":"0"},
+///   "ppp":"10","postlist":[{"pid":"34","tid":"3","first":"0","author":"大灰狼","authorid":"3",
+///   "dbdateline":"1795842753","message":"投票对象：小飞<br />\n投票理由：他分票",
+///   "position":"2","number":"2","status":"0"}]}}"#;
+/// let page = parse_thread_page(api.as_bytes(), None, &ParseOptions::default()).unwrap();
+/// let post = &page.posts[0];
+/// assert_eq!(post.text, "投票对象：小飞\n投票理由：他分票");
+/// assert_eq!(post.floor, "沙发");
+/// assert_eq!(post.posted_at.unwrap().to_rfc3339(), "2026-11-28T13:12:33+08:00");
+///
+/// let missing = r#"<div id="messagetext" class="alert_error"><p>抱歉，指定的主题不存在或已被删除或正在被审核</p></div>"#;
+/// let err = parse_thread_page(missing.as_bytes(), None, &ParseOptions::default()).unwrap_err();
+/// assert_eq!(err.kind, PageErrorKind::NotFound);
+/// ```
 pub fn parse_thread_page(
     bytes: &[u8],
     content_type: Option<&str>,
