@@ -3,16 +3,10 @@
 
 mod common;
 
-use bansha_parsers::{parse_api_page, parse_thread_page, PageErrorKind, ParseOptions};
+use bansha_parsers::{parse_thread_page, PageErrorKind, ParseOptions};
 
 fn kind_of(rel: &str) -> PageErrorKind {
-    let path = common::fixtures().join(rel);
-    let (_, ct) = common::headers_of(&path);
-    match parse_thread_page(
-        &std::fs::read(&path).unwrap(),
-        ct.as_deref(),
-        &ParseOptions::default(),
-    ) {
+    match common::parse_fixture(rel) {
         Ok(p) => panic!(
             "{rel}: parsed as a thread page with {} posts",
             p.posts.len()
@@ -110,36 +104,22 @@ fn every_captured_error_page_is_classified() {
 
 #[test]
 fn the_private_thread_is_readable_by_the_admin() {
-    let path = common::fixtures().join("discuz/errors/viewthread_tid2_private_board_admin_ok.html");
-    let page = parse_thread_page(
-        &std::fs::read(path).unwrap(),
-        None,
-        &ParseOptions::default(),
-    )
-    .unwrap();
+    let page =
+        common::parse_fixture("discuz/errors/viewthread_tid2_private_board_admin_ok.html").unwrap();
     assert_eq!(page.posts.len(), 1);
     assert_eq!(page.posts[0].pid, 18);
 }
 
 #[test]
 fn html_where_json_was_expected_says_what_it_was() {
-    let path = common::fixtures().join("discuz/mobile/judge/v3/viewthread_tid4_discussion_p1.json");
-    let err = parse_api_page(
-        &std::fs::read(path).unwrap(),
-        None,
-        &ParseOptions::default(),
-    )
-    .unwrap_err();
+    let err =
+        common::parse_fixture_as_api("discuz/mobile/judge/v3/viewthread_tid4_discussion_p1.json")
+            .unwrap_err();
     assert_eq!(err.kind, PageErrorKind::NotJson);
     assert!(err.detail.contains("system_error"), "{}", err.detail);
     // And a thread page given where JSON was expected.
-    let path = common::fixtures().join("discuz/desktop/guest/viewthread_tid3_vote_p1.html");
-    let err = parse_api_page(
-        &std::fs::read(path).unwrap(),
-        None,
-        &ParseOptions::default(),
-    )
-    .unwrap_err();
+    let err = common::parse_fixture_as_api("discuz/desktop/guest/viewthread_tid3_vote_p1.html")
+        .unwrap_err();
     assert_eq!(err.kind, PageErrorKind::NotJson);
 }
 

@@ -23,7 +23,7 @@ use bansha_parsers::{parse_thread_page, ParseOptions, Post, ThreadPage, TimePrec
 use regex::Regex;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::LazyLock;
 
 #[derive(Debug, Clone)]
@@ -373,15 +373,9 @@ fn gbk_forum_pages_match_database_rows() {
 }
 
 fn parse_file(rel: &str) -> Vec<Post> {
-    let path: &Path = &common::fixtures().join(rel);
-    let (_, ct) = common::headers_of(path);
-    parse_thread_page(
-        &std::fs::read(path).unwrap(),
-        ct.as_deref(),
-        &ParseOptions::default(),
-    )
-    .unwrap_or_else(|e| panic!("{rel}: {e}"))
-    .posts
+    common::parse_fixture(rel)
+        .unwrap_or_else(|e| panic!("{rel}: {e}"))
+        .posts
 }
 
 #[test]
@@ -458,12 +452,7 @@ fn gbk_pages_decode_to_the_right_chinese() {
 
 #[test]
 fn page_facts_from_both_sources() {
-    let o = ParseOptions::default();
-    let read = |rel: &str| {
-        let path = common::fixtures().join(rel);
-        let (_, ct) = common::headers_of(&path);
-        parse_thread_page(&std::fs::read(&path).unwrap(), ct.as_deref(), &o).unwrap()
-    };
+    let read = |rel: &str| common::parse_fixture(rel).unwrap();
     let d = read("discuz/desktop/guest/viewthread_tid3_vote_p2.html");
     assert_eq!((d.tid, d.page, d.last_page), (Some(3), Some(2), Some(4)));
     assert_eq!(d.subject.as_deref(), Some("【第十二局】投票帖 第二天"));

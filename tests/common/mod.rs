@@ -58,3 +58,21 @@ pub fn files_under(dir: &Path, keep: &dyn Fn(&str) -> bool) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// Parse a fixture page (relative to `tests/fixtures`) with its captured Content-Type.
+pub fn parse_fixture(rel: &str) -> Result<bansha_parsers::ThreadPage, bansha_parsers::PageError> {
+    let path = fixtures().join(rel);
+    let (_, ct) = headers_of(&path);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    bansha_parsers::parse_thread_page(&bytes, ct.as_deref(), &Default::default())
+}
+
+/// Parse a fixture as an API answer, as the fetcher does when it asked for JSON.
+pub fn parse_fixture_as_api(
+    rel: &str,
+) -> Result<bansha_parsers::ThreadPage, bansha_parsers::PageError> {
+    let path = fixtures().join(rel);
+    let (_, ct) = headers_of(&path);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    bansha_parsers::parse_api_page(&bytes, ct.as_deref(), &Default::default())
+}
