@@ -358,7 +358,7 @@ fn utf8_forum_pages_match_database_rows() {
     assert!(checked >= 1350, "only {checked} posts checked");
     let views = check_complete_views("discuz", &by_file);
     // desktop guest/judge tid 1,3,4,5 + admin tid 4; API guest/judge v1,v2,v4 tid 1,3,4,5.
-    assert!(views >= 30, "only {views} complete views");
+    assert_eq!(views, 33, "complete views");
 }
 
 #[test]
@@ -414,6 +414,19 @@ fn floor_labels_and_font_records() {
         p98.edited_at.unwrap().to_rfc3339(),
         "2026-11-29T21:05:00+08:00"
     );
+    // Newest first: the first post is shown with an empty number ("#").
+    let newest =
+        parse_file("discuz/desktop/variants/viewthread_tid4_discussion_ordertype1_p1_judge.html");
+    assert_eq!(
+        (
+            newest[0].pid,
+            newest[0].floor.as_str(),
+            newest[0].number,
+            newest[0].first
+        ),
+        (20, "#", Some(1), true)
+    );
+    assert_eq!((newest[1].pid, newest[1].number), (122, Some(62)));
     let plain = vote.iter().find(|p| p.pid == 92).unwrap();
     assert!(!plain.red_font && !plain.large_font);
 }

@@ -319,6 +319,18 @@ fn parse_post(
                 .position(|n| *n == floor)
                 .map(|i| i as u32 + 1)
         });
+    // The first post's reply link says `reppost=`, replies say `repquote=`; floor labels
+    // restart in `authorid=` views, so they cannot tell.
+    let first = match table
+        .select(&REPLY_LINK)
+        .next()
+        .and_then(|a| a.value().attr("href"))
+    {
+        Some(href) => href.contains("reppost="),
+        None => number == Some(1) && floor == FLOOR_NAMES[0],
+    };
+    // Newest-first pages (`ordertype=1`) show the first post with an empty number ("#").
+    let number = number.or((first && floor == "#").then_some(1));
     if postnum.is_some() && number.is_none() {
         warnings.push(Warning::new(Some(pid), WarningKind::Floor, floor.clone()));
     }
