@@ -372,16 +372,7 @@ fn parse_post(
     let mut post = Post {
         pid,
         tid,
-        // The first post's reply link says `reppost=`, replies say `repquote=`; floor labels
-        // restart in `authorid=` views, so they cannot tell.
-        first: match table
-            .select(&REPLY_LINK)
-            .next()
-            .and_then(|a| a.value().attr("href"))
-        {
-            Some(href) => href.contains("reppost="),
-            None => number == Some(1) && floor == FLOOR_NAMES[0],
-        },
+        first,
         floor,
         number,
         position: None,
