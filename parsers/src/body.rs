@@ -292,11 +292,11 @@ pub(crate) fn render(root: ElementRef<'_>, double_escaped: bool) -> Body {
     body
 }
 
-/// Trim blank lines at both ends and trailing whitespace before the final newline; keep the
-/// inner layout (a judge compares it with what the player typed).
+/// Trim line breaks at both ends; keep the inner layout and spaces (a judge compares it with
+/// what the player typed).
 fn clean(s: &str) -> String {
     let s = s.trim_matches(|c| c == '\n' || c == '\r');
-    // Leading spaces of the first line are template indentation only when followed by nothing.
+    // A body of only whitespace is empty (the template's own spacing).
     if s.trim().is_empty() {
         return String::new();
     }
