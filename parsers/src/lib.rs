@@ -53,14 +53,12 @@ pub fn parse_thread_page(
     if trimmed.is_empty() {
         return Err(PageError::new(PageErrorKind::Empty, "empty response body"));
     }
-    let mut page = if trimmed.starts_with('{') || trimmed.starts_with('[') {
+    let page = if looks_like_json(trimmed) {
         api::parse(trimmed, opts)?
     } else {
         desktop::parse(&decoded.text, opts)?
     };
-    page.charset = decoded.encoding.to_string();
-    page.warnings.splice(0..0, decoded.warnings);
-    Ok(page)
+    Ok(with_charset_facts(page, decoded))
 }
 
 /// Parse a mobile API JSON answer, failing with [`PageErrorKind::NotJson`] when the forum sent
@@ -72,7 +70,7 @@ pub fn parse_api_page(
 ) -> Result<ThreadPage, PageError> {
     let decoded = charset::decode(bytes, content_type);
     let trimmed = decoded.text.trim_start_matches('\u{feff}').trim_start();
-    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+    if !looks_like_json(trimmed) {
         // Say what it was, if it is a recognisable Discuz page.
         let what = match desktop::parse(&decoded.text, opts) {
             Err(e) => format!("{}: {}", e.kind.code(), e.detail),
@@ -83,8 +81,17 @@ pub fn parse_api_page(
             format!("expected API JSON, got {what}"),
         ));
     }
-    let mut page = api::parse(trimmed, opts)?;
+    let page = api::parse(trimmed, opts)?;
+    Ok(with_charset_facts(page, decoded))
+}
+
+fn looks_like_json(text: &str) -> bool {
+    text.starts_with('{') || text.starts_with('[')
+}
+
+/// Record the encoding used and put the decoder's warnings first.
+fn with_charset_facts(mut page: ThreadPage, decoded: Decoded) -> ThreadPage {
     page.charset = decoded.encoding.to_string();
     page.warnings.splice(0..0, decoded.warnings);
-    Ok(page)
+    page
 }
