@@ -24,6 +24,35 @@ enum Command {
         #[arg(long, default_value = "+08:00")]
         utc_offset: String,
     },
+    /// 统计投票：读取保存的投票帖页面，按本局规则输出可直接发帖的统计（BBCode）或 JSON
+    Tally {
+        /// 本局配置文件（TOML）
+        #[arg(long)]
+        config: PathBuf,
+        /// 第几天
+        #[arg(long)]
+        day: u32,
+        /// 第几轮（1，或高票辩论的 2）
+        #[arg(long, default_value_t = 1)]
+        round: u32,
+        /// 统计时刻（论坛时间，如 "2026-11-29 21:00"）；默认取页面上最新的时间
+        #[arg(long)]
+        at: Option<String>,
+        /// 输出 JSON（逐票明细）而不是 BBCode
+        #[arg(long)]
+        json: bool,
+        /// 强制使用的字符编码（如 GBK）；默认按页面声明
+        #[arg(long)]
+        charset: Option<String>,
+        /// 投票帖的页面文件（所有页）
+        #[arg(required = true)]
+        pages: Vec<PathBuf>,
+    },
+    /// 检查本局配置文件，错误会指出文件、行号和键名
+    CheckConfig {
+        /// 配置文件（TOML）
+        file: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -41,6 +70,31 @@ fn main() -> ExitCode {
             };
             bansha::posts::run(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())
         }),
+        Command::Tally {
+            config,
+            day,
+            round,
+            at,
+            json,
+            charset,
+            pages,
+        } => {
+            let args = bansha::tally_cmd::TallyArgs {
+                config,
+                day,
+                round,
+                at,
+                json,
+                charset,
+                pages,
+            };
+            bansha::tally_cmd::run(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())
+        }
+        Command::CheckConfig { file } => bansha::tally_cmd::check_config(
+            &file,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr(),
+        ),
     };
     match result {
         Ok(0) => ExitCode::SUCCESS,

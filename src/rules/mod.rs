@@ -1,0 +1,7 @@
+//! The rules: pure code that takes posts, the game config and an explicit `now`. No network,
+//! no database, no clock.
+
+pub mod roster;
+pub mod tally;
+
+pub use tally::{tally, Ballot, BallotKind, Count, Outcome, OutcomeKind, Tally, TallyError};

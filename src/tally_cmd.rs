@@ -1,0 +1,389 @@
+//! `bansha tally` (saved vote-thread pages → the tally, as BBCode or JSON) and
+//! `bansha check-config`.
+
+use crate::config::{self, GameConfig};
+use crate::rules::{self, BallotKind, OutcomeKind, Tally};
+use crate::time::parse_local_time;
+use bansha_parsers::{parse_thread_page, ParseOptions, Post};
+use chrono::{DateTime, FixedOffset};
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::PathBuf;
+
+pub struct TallyArgs {
+    pub config: PathBuf,
+    pub day: u32,
+    pub round: u32,
+    /// "2026-11-29 21:00" in forum time; default: the newest time the pages show.
+    pub at: Option<String>,
+    pub json: bool,
+    pub charset: Option<String>,
+    pub pages: Vec<PathBuf>,
+}
+
+/// Pages read for a tally: the posts, and what the judge must know about the pages.
+pub struct Pages {
+    pub posts: Vec<Post>,
+    pub warnings: Vec<String>,
+    /// The newest server time (footer) or post time seen.
+    pub newest: Option<DateTime<FixedOffset>>,
+}
+
+/// Read saved thread pages. A page that cannot be read is an error (a tally missing a page
+/// would be wrong); pages that do not cover the thread produce warnings.
+pub fn read_pages(
+    paths: &[PathBuf],
+    charset: Option<&str>,
+    opts: &ParseOptions,
+) -> anyhow::Result<Pages> {
+    let content_type = charset.map(|c| format!("text/html; charset={c}"));
+    let mut posts = Vec::new();
+    let mut warnings = Vec::new();
+    let mut newest: Option<DateTime<FixedOffset>> = None;
+    let mut seen_pages: BTreeSet<(u64, u32)> = BTreeSet::new();
+    let mut last_pages: Vec<(u64, u32)> = Vec::new();
+    let mut pids = BTreeSet::new();
+    for path in paths {
+        let bytes = std::fs::read(path)
+            .map_err(|e| anyhow::anyhow!("无法打开文件 {}：{e}", path.display()))?;
+        let page = parse_thread_page(&bytes, content_type.as_deref(), opts).map_err(|e| {
+            anyhow::anyhow!(
+                "{} 不是可读取的帖子页面：{}（{}：{}）",
+                path.display(),
+                e.kind.zh(),
+                e.kind.code(),
+                e.detail
+            )
+        })?;
+        for w in &page.warnings {
+            warnings.push(match w.pid {
+                Some(pid) => format!(
+                    "{}：帖子 pid {pid}：{}（{}）",
+                    path.display(),
+                    w.kind.zh(),
+                    w.detail
+                ),
+                None => format!("{}：{}（{}）", path.display(), w.kind.zh(), w.detail),
+            });
+        }
+        if let (Some(tid), Some(p)) = (page.tid, page.page) {
+            seen_pages.insert((tid, p));
+            if let Some(last) = page.last_page {
+                last_pages.push((tid, last));
+            }
+        }
+        newest = newest.max(page.server_time);
+        for p in page.posts {
+            newest = newest.max(p.posted_at);
+            if pids.insert(p.pid) {
+                posts.push(p);
+            }
+        }
+    }
+    let tids: BTreeSet<u64> = posts.iter().map(|p| p.tid).collect();
+    if tids.len() > 1 {
+        warnings.push(format!(
+            "页面来自不同的主题（tid {}），请确认都是本轮的投票帖",
+            tids.iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join("、")
+        ));
+    }
+    for (tid, last) in last_pages.iter().collect::<BTreeSet<_>>() {
+        let missing: Vec<String> = (1..=*last)
+            .filter(|p| !seen_pages.contains(&(*tid, *p)))
+            .map(|p| p.to_string())
+            .collect();
+        if !missing.is_empty() {
+            warnings.push(format!(
+                "主题 {tid} 共 {last} 页，缺少第 {} 页：这些页上的投票没有统计",
+                missing.join("、")
+            ));
+        }
+    }
+    Ok(Pages {
+        posts,
+        warnings,
+        newest,
+    })
+}
+
+/// Run `bansha tally`; returns the exit code.
+pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+    let game = match config::load(&args.config) {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    let opts = ParseOptions {
+        utc_offset: game.utc_offset,
+    };
+    let pages = match read_pages(&args.pages, args.charset.as_deref(), &opts) {
+        Ok(p) => p,
+        Err(e) => {
+            writeln!(err, "错误：{e:#}")?;
+            return Ok(1);
+        }
+    };
+    let Some(day) = game.day(args.day) else {
+        writeln!(err, "错误：{}", rules::TallyError::NoSuchDay(args.day))?;
+        return Ok(2);
+    };
+    let now = match &args.at {
+        Some(s) => match parse_local_time(s, game.utc_offset) {
+            Ok(t) => t,
+            Err(m) => {
+                writeln!(err, "错误：--at：{m}")?;
+                return Ok(2);
+            }
+        },
+        None => pages.newest.unwrap_or(day.closes_at),
+    };
+    let tally = match rules::tally(&game, args.day, args.round, now, &pages.posts) {
+        Ok(t) => t,
+        Err(e) => {
+            writeln!(err, "错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    for w in &pages.warnings {
+        writeln!(err, "警告：{w}")?;
+    }
+    if args.json {
+        let mut v = serde_json::to_value(&tally)?;
+        v["warnings"] = serde_json::json!(pages.warnings);
+        serde_json::to_writer_pretty(&mut *out, &v)?;
+        writeln!(out)?;
+    } else {
+        out.write_all(bbcode(&game, &tally).as_bytes())?;
+        if !tally.publish_voters {
+            writeln!(
+                err,
+                "提示：按本局规则，本轮只公布各人得票数；逐票明细（含无效票）请用 --json 查看"
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+fn t(x: DateTime<FixedOffset>) -> String {
+    x.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+fn votes(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+fn floor(f: &str) -> String {
+    if f.is_empty() {
+        "?楼".into()
+    } else {
+        f.to_string()
+    }
+}
+
+/// The tally as the judge posts it: Discuz BBCode, Chinese. Never roles or factions.
+pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
+    let mut s = String::new();
+    let round = if tally.round == 2 {
+        "第二轮（高票辩论）"
+    } else {
+        "第一轮"
+    };
+    s += &format!(
+        "[b]【{}】第{}天 {}投票统计[/b]\n",
+        game.name, tally.day, round
+    );
+    s += &format!("截止时间：{}", t(tally.closes_at));
+    if let Some(lock) = tally.lock_from {
+        s += &format!("（{} 起不得改票）", lock.format("%H:%M:%S"));
+    }
+    s += "\n";
+    if !tally.closed {
+        s += &format!(
+            "[color=blue]统计时间：{}，投票尚未截止，以下为临时统计[/color]\n",
+            t(tally.at)
+        );
+    }
+    s += "\n[b]得票[/b]\n";
+    if tally.counts.is_empty() {
+        s += "（无人得票）\n";
+    }
+    for c in &tally.counts {
+        s += &format!("{} {} 票", c.target, votes(c.votes));
+        let adj: Vec<String> = c
+            .adjustments
+            .iter()
+            .map(|a| match a.kind {
+                "curse" => "含左士诅咒 +1".to_string(),
+                _ => "含右士庇佑 −1".to_string(),
+            })
+            .collect();
+        if !adj.is_empty() {
+            s += &format!("（{}）", adj.join("，"));
+        }
+        if c.half_votes > 0.0 {
+            s += &format!("（另有半票 {}，仅平票时计）", votes(c.half_votes));
+        }
+        if tally.publish_voters && !c.voters.is_empty() {
+            let vs: Vec<String> = c
+                .voters
+                .iter()
+                .map(|v| {
+                    let w = if (v.weight - 1.0).abs() > 1e-9 && v.weight != 0.5 {
+                        format!("，计 {} 票", votes(v.weight))
+                    } else {
+                        String::new()
+                    };
+                    format!("{}（{}{w}）", v.voter, floor(&v.floor))
+                })
+                .collect();
+            s += &format!("：{}", vs.join("、"));
+        }
+        s += "\n";
+    }
+    if !tally.abstentions.is_empty() {
+        s += &format!("弃权 {} 票", tally.abstentions.len());
+        if tally.publish_voters {
+            let vs: Vec<String> = tally
+                .abstentions
+                .iter()
+                .map(|v| format!("{}（{}）", v.voter, floor(&v.floor)))
+                .collect();
+            s += &format!("：{}", vs.join("、"));
+        }
+        s += "\n";
+    }
+    s += &format!("总票数：{}\n", votes(tally.total_votes));
+
+    if tally.publish_voters {
+        let changes: Vec<&rules::Ballot> = tally
+            .ballots
+            .iter()
+            .filter(|b| b.valid && b.kind == BallotKind::Change)
+            .collect();
+        if !changes.is_empty() {
+            s += "\n[b]改票[/b]\n";
+            for b in changes {
+                s += &format!(
+                    "{} {}：{} → {}\n",
+                    floor(&b.floor),
+                    b.voter,
+                    b.replaces.join("、"),
+                    b.targets.join("、")
+                );
+            }
+        }
+        let invalid: Vec<&rules::Ballot> = tally.ballots.iter().filter(|b| !b.valid).collect();
+        if !invalid.is_empty() {
+            s += "\n[b]无效票[/b]\n";
+            for b in invalid {
+                let what = match &b.target {
+                    Some(x) => format!("（{}：{x}）", b.kind.zh()),
+                    None => format!("（{}）", b.kind.zh()),
+                };
+                s += &format!(
+                    "{} {}{what}：{}\n",
+                    floor(&b.floor),
+                    b.voter,
+                    b.reason.trim_start_matches("无效：")
+                );
+            }
+        }
+        if !tally.ignored.is_empty() {
+            s += "\n[b]不计的帖子[/b]\n";
+            for i in &tally.ignored {
+                s += &format!("{} {}：{}\n", floor(&i.floor), i.author, i.reason);
+            }
+        }
+    }
+
+    s += "\n[b]未投票[/b]：";
+    if tally.non_voters.is_empty() {
+        s += "无\n";
+    } else {
+        let vs: Vec<String> = tally
+            .non_voters
+            .iter()
+            .map(|n| format!("{}（{}）", n.player, n.consequence))
+            .collect();
+        s += &format!("{}\n", vs.join("、"));
+    }
+
+    let th = &tally.threshold;
+    s += "[b]规则[/b]：";
+    s += &match th.rule {
+        "share_of_cast" => format!(
+            "最高票且不少于总票数的 {}%（{} × {}% = {} 票）",
+            votes(th.percent.unwrap_or(0.0)),
+            votes(th.base.unwrap_or(0.0)),
+            votes(th.percent.unwrap_or(0.0)),
+            votes(th.needed.unwrap_or(0.0))
+        ),
+        "share_of_living" => format!(
+            "最高票且不少于存活人数 {} 的 {}%（上取整 {} 票）",
+            votes(th.base.unwrap_or(0.0)),
+            votes(th.percent.unwrap_or(0.0)),
+            votes(th.needed.unwrap_or(0.0))
+        ),
+        "top_k" => format!("票数前 {} 名出局", th.eliminate.unwrap_or(1)),
+        _ => "得票最多者出局".to_string(),
+    };
+    s += match (tally.round, game.rules.outcome.tie, &game.rules.runoff) {
+        (2, _, Some(r)) if r.tie == crate::config::TieRule::None => "；再度平票则无人出局",
+        (2, _, _) => "",
+        (_, crate::config::TieRule::Runoff, _) => "；最高票并列则进入第二轮",
+        (_, crate::config::TieRule::None, _) => "；平票无人出局",
+        (_, crate::config::TieRule::FirstToReach, _) => "；平票时先达到该票数者出局",
+        (_, crate::config::TieRule::LastToReach, _) => "；平票后到先出",
+    };
+    s += "\n";
+    let color = match tally.outcome.kind {
+        OutcomeKind::Pending => "blue",
+        _ => "red",
+    };
+    s += &format!(
+        "[b]结果[/b]：[color={color}]{}[/color]\n",
+        tally.outcome.note
+    );
+    s
+}
+
+/// Run `bansha check-config`; returns the exit code.
+pub fn check_config(
+    path: &std::path::Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    match config::load(path) {
+        Ok(g) => {
+            let days: Vec<String> = g.days.iter().map(|d| format!("第{}天", d.day)).collect();
+            writeln!(
+                out,
+                "配置有效：{}（规则 {}），玩家 {} 人，法官 {} 人，已配置 {}",
+                g.name,
+                g.rules.name,
+                g.roster.players.len(),
+                g.roster.judges.len(),
+                if days.is_empty() {
+                    "0 天".to_string()
+                } else {
+                    days.join("、")
+                }
+            )?;
+            Ok(0)
+        }
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            Ok(1)
+        }
+    }
+}
