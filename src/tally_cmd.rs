@@ -43,6 +43,7 @@ pub fn read_pages(
     let mut seen_pages: BTreeSet<(u64, u32)> = BTreeSet::new();
     let mut last_pages: Vec<(u64, u32)> = Vec::new();
     let mut pids = BTreeSet::new();
+    let mut v4_pages = 0;
     for path in paths {
         let bytes = std::fs::read(path)
             .map_err(|e| anyhow::anyhow!("无法打开文件 {}：{e}", path.display()))?;
@@ -66,6 +67,9 @@ pub fn read_pages(
                 None => format!("{}：{}（{}）", path.display(), w.kind.zh(), w.detail),
             });
         }
+        if page.api_version == Some(4) {
+            v4_pages += 1;
+        }
         if let (Some(tid), Some(p)) = (page.tid, page.page) {
             seen_pages.insert((tid, p));
             if let Some(last) = page.last_page {
@@ -79,6 +83,12 @@ pub fn read_pages(
                 posts.push(p);
             }
         }
+    }
+    if v4_pages > 0 {
+        warnings.push(format!(
+            "{v4_pages} 个页面来自手机接口 v4，它不带“本帖最后由…编辑”记录：截止后编辑过的投票无法识别，\
+             请改用网页或接口 v1 的页面核对"
+        ));
     }
     let tids: BTreeSet<u64> = posts.iter().map(|p| p.tid).collect();
     if tids.len() > 1 {
