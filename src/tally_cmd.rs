@@ -150,7 +150,19 @@ pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
                 return Ok(2);
             }
         },
-        None => pages.newest.unwrap_or(day.closes_at),
+        None => {
+            let newest = pages.newest.unwrap_or(day.closes_at);
+            if newest < day.closes_at {
+                writeln!(
+                    err,
+                    "提示：页面上最新的时间是 {}，早于截止时间 {}，按临时统计处理；\
+                     如果页面是截止后保存的，请用 --at 指定统计时刻",
+                    newest.format("%Y-%m-%d %H:%M:%S"),
+                    day.closes_at.format("%Y-%m-%d %H:%M:%S")
+                )?;
+            }
+            newest
+        }
     };
     let tally = match rules::tally(&game, args.day, args.round, now, &pages.posts) {
         Ok(t) => t,

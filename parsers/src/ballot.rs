@@ -6,7 +6,8 @@
 //! normalised the same way before matching (full-width ASCII to half-width, every kind of space
 //! to one, runs of spaces collapsed), so `投票对象：　李逵　` and `投票对象:李逵` both match. A space in
 //! a template matches any run of spaces or none; a line break matches any whitespace (so both
-//! lines may also be written on one); a colon matches `:` or `：` with spaces around it.
+//! lines may also be written on one); a colon matches `:` or `：` with spaces around it; Latin
+//! letters match in either case (`##VOTE` = `##vote`).
 //!
 //! This module only reads text: who may vote, whether a target is a player, and what a change
 //! costs are the rules' business. Reading never fails; a text that mentions a format's keyword
@@ -236,7 +237,7 @@ fn tokenize(template: &str) -> Result<Vec<Token>, String> {
 /// Regex source for a token list. With `loose_colon`, the colon before `{target}` may be
 /// missing (used only to say "colon missing").
 fn pattern(tokens: &[Token], loose_colon: bool) -> String {
-    let mut re = String::from("(?m)");
+    let mut re = String::from("(?mi)");
     for (i, tok) in tokens.iter().enumerate() {
         let rest = &tokens[i + 1..];
         let next_is_end = rest.iter().all(|t| matches!(t, Token::Lit(' ' | '\n')));
@@ -476,10 +477,11 @@ impl Grammar {
     }
 
     fn diagnose(&self, text: &str) -> Option<Malformed> {
+        let lower = text.to_lowercase();
         let (index, c) = self
             .formats
             .iter()
-            .filter(|(_, c)| text.contains(&c.keyword))
+            .filter(|(_, c)| lower.contains(&c.keyword.to_lowercase()))
             // Prefer the longest keyword: "改票对象" over a hypothetical "对象".
             .max_by_key(|(_, c)| c.keyword.chars().count())?;
         let guess_of = |caps: Option<regex::Captures<'_>>| {
@@ -496,8 +498,8 @@ impl Grammar {
         } else if let Some(g) = guess_of(c.loose.captures(text)) {
             (Problem::MissingColon, Some(g))
         } else {
-            let after = text
-                .split(&c.keyword)
+            let after = lower
+                .split(&c.keyword.to_lowercase())
                 .nth(1)
                 .map(|s| s.lines().next().unwrap_or(""))
                 .map(|s| clean_target(s.trim_start_matches([':', ' '])))

@@ -435,6 +435,7 @@ impl Engine<'_> {
                 out.push(c);
             }
         }
+
         if out.contains(&Choice::Abstain) && out.len() > 1 {
             return Err("无效：弃权与投票对象同时出现".into());
         }
@@ -779,6 +780,18 @@ impl Engine<'_> {
                 }
             }
         }
+        if self.votes_per_player > 1 {
+            if let Some(c) = &attempt.intended {
+                let pieces = attempt
+                    .written
+                    .split([',', '、', '/', ';', '|', ' ', '和'])
+                    .filter(|s| !s.trim().is_empty())
+                    .count();
+                if pieces > c.len() {
+                    note.push_str("；同一人的两票作一票计");
+                }
+            }
+        }
         let valid = verdict.is_ok();
         let reason = match verdict {
             Err(r) => r,
@@ -1055,7 +1068,8 @@ impl Engine<'_> {
         if rules.outcome.rule == OutcomeRule::TopK {
             return self.top_k(counts, threshold.eliminate.unwrap_or(1));
         }
-        if let Some(needed) = threshold.needed {
+        // The run-off has no threshold: its top goes out (chuhan 3.3.2, jiaohui, qipan).
+        if let Some(needed) = threshold.needed.filter(|_| self.round == 1) {
             if top.votes + 1e-9 < needed {
                 return none(format!(
                     "最高票 {} 票，未达到门槛 {} 票，无人出局",

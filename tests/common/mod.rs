@@ -76,3 +76,264 @@ pub fn parse_fixture_as_api(
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{rel}: {e}"));
     bansha_parsers::parse_api_page(&bytes, ct.as_deref(), &Default::default())
 }
+
+/// A post for a page derived from a captured one (see [`derived_page`]).
+pub struct DPost {
+    pub pid: u64,
+    pub author: &'static str,
+    /// Forum time, "2026-11-29 20:15:00".
+    pub at: &'static str,
+    pub text: &'static str,
+    /// The pid of a post in the same list this one quotes with the quote button.
+    pub quotes: Option<u64>,
+}
+
+/// A thread page for ballots the captured thread does not contain: the captured API v4 page of
+/// the vote thread (`mobile/variants/v4_viewthread_tid3_ppp50_judge.json`, all 37 posts) with its
+/// replies replaced. Every field keeps the captured form — the reply is a copy of a captured
+/// reply (pid 65), and a quote is the captured `reply_wrap` block — only the pid, author, uid,
+/// time, floor and text change. The judge's first post (the rules) stays.
+pub fn derived_page(dir: &Path, name: &str, posts: &[DPost]) -> PathBuf {
+    use serde_json::Value;
+    let base = fixtures().join("discuz/mobile/variants/v4_viewthread_tid3_ppp50_judge.json");
+    let mut page: Value = serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap();
+    let members: Vec<Value> = serde_json::from_slice(
+        &std::fs::read(fixtures().join("discuz/groundtruth/common_member.json")).unwrap(),
+    )
+    .unwrap();
+    let uid = |name: &str| -> String {
+        members
+            .iter()
+            .find(|m| m["username"] == name)
+            .map(|m| m["uid"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("{name} is not a member of the captured forum"))
+    };
+    let east8 = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
+    let unix = |at: &str| -> i64 {
+        let naive = chrono::NaiveDateTime::parse_from_str(at, "%Y-%m-%d %H:%M:%S").unwrap();
+        naive.and_local_timezone(east8).unwrap().timestamp()
+    };
+    let html = |text: &str| -> String { html_escape(text).replace('\n', "<br />\n") };
+    let list = page["Variables"]["postlist"].as_array().unwrap().clone();
+    let first = list.iter().find(|p| p["first"] == "1").unwrap().clone();
+    let template = list.iter().find(|p| p["pid"] == "65").unwrap().clone();
+    let mut out = vec![first];
+    for (i, p) in posts.iter().enumerate() {
+        let mut v = template.clone();
+        let number = (i + 2).to_string();
+        let mut message = String::new();
+        if let Some(q) = p.quotes {
+            let quoted = posts
+                .iter()
+                .find(|x| x.pid == q)
+                .expect("quoted post in the list");
+            message.push_str(&format!(
+                "<div class=\"reply_wrap\"><a href=\"http://127.0.0.1:8080/forum.php?mod=redirect&amp;amp;goto=findpost&amp;amp;pid={}&amp;amp;ptid=3\"><font color=\"#999999\">{} 发表于 {}</font></a><br />\n{}</div><br />\n",
+                quoted.pid,
+                quoted.author,
+                &quoted.at[..16],
+                html(quoted.text)
+            ));
+        }
+        message.push_str(&html(p.text));
+        v["pid"] = Value::String(p.pid.to_string());
+        v["author"] = Value::String(p.author.to_string());
+        v["username"] = Value::String(p.author.to_string());
+        v["authorid"] = Value::String(uid(p.author));
+        v["dbdateline"] = Value::String(unix(p.at).to_string());
+        v["dateline"] = Value::String(p.at[..16].to_string());
+        v["message"] = Value::String(message);
+        v["number"] = Value::String(number.clone());
+        v["position"] = Value::String(number);
+        out.push(v);
+    }
+    let replies = (out.len() - 1).to_string();
+    page["Variables"]["thread"]["replies"] = Value::String(replies.clone());
+    page["Variables"]["thread"]["maxposition"] = Value::String(out.len().to_string());
+    page["Variables"]["postlist"] = Value::Array(out);
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec(&page).unwrap()).unwrap();
+    path
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The captured game's players and judges, for game configs in the rule-system suites.
+pub const ROSTER: &str = r#"
+[roster]
+players = [
+  "大灰狼", "小飞", "李逵", "花千树", "不见", "冷雪", "蝈蝈",
+  "小熊维尼", "超人", "音乐虫子", "yucca", "龙舌", "青鸾花", "雪罂子",
+]
+judges = ["版杀一室法官", "admin"]
+"#;
+
+/// Where a case's ballots come from.
+pub enum Pages {
+    /// The captured vote thread, desktop pages 1–4 as a guest saw them.
+    Captured,
+    /// A page derived from the captured one with these replies (see [`derived_page`]).
+    Derived(Vec<DPost>),
+}
+
+/// One rule of one game, as a test case: the seed line it comes from, a game config, pages,
+/// and what the tally must say.
+pub struct Case {
+    pub name: &'static str,
+    /// (seed file under tests/fixtures/seeds, line, text on that line).
+    pub seed: (&'static str, usize, &'static str),
+    /// The game config: `ruleset = …` and everything after the roster ([[days]], [rules…]).
+    pub ruleset: &'static str,
+    pub config: &'static str,
+    pub pages: Pages,
+    pub day: u32,
+    pub round: u32,
+    pub at: Option<&'static str>,
+    pub check: fn(&Got),
+}
+
+/// What a case got: the JSON tally and the BBCode text.
+pub struct Got {
+    pub json: serde_json::Value,
+    pub text: String,
+}
+
+impl Got {
+    /// (valid, reason) of the ballot in post `pid`.
+    pub fn verdict(&self, pid: u64) -> (bool, String) {
+        let b = self.json["ballots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["pid"] == pid)
+            .unwrap_or_else(|| panic!("no ballot for pid {pid}: {}", self.json["ballots"]));
+        (
+            b["valid"].as_bool().unwrap(),
+            b["reason"].as_str().unwrap().to_string(),
+        )
+    }
+
+    pub fn is_valid(&self, pid: u64) -> bool {
+        self.verdict(pid).0
+    }
+
+    /// Asserts the ballot is void for a reason containing `why`.
+    pub fn void(&self, pid: u64, why: &str) {
+        let (valid, reason) = self.verdict(pid);
+        assert!(
+            !valid && reason.contains(why),
+            "pid {pid}: {reason} (wanted void: {why})"
+        );
+    }
+
+    pub fn votes(&self, target: &str) -> f64 {
+        self.json["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["target"] == target)
+            .map_or(0.0, |c| c["votes"].as_f64().unwrap())
+    }
+
+    pub fn outcome(&self) -> (String, Vec<String>) {
+        let o = &self.json["outcome"];
+        (
+            o["kind"].as_str().unwrap().to_string(),
+            o["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap().to_string())
+                .collect(),
+        )
+    }
+
+    pub fn assert_outcome(&self, kind: &str, players: &[&str]) {
+        let (k, p) = self.outcome();
+        assert_eq!(
+            (k.as_str(), p.iter().map(String::as_str).collect::<Vec<_>>()),
+            (kind, players.to_vec()),
+            "{}",
+            self.json["outcome"]
+        );
+    }
+
+    pub fn non_voter(&self, player: &str) -> Option<String> {
+        self.json["non_voters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["player"] == player)
+            .map(|n| n["consequence"].as_str().unwrap().to_string())
+    }
+
+    pub fn total(&self) -> f64 {
+        self.json["total_votes"].as_f64().unwrap()
+    }
+}
+
+/// Run every case through `bansha tally` (the library entry behind the command: config file and
+/// page files in, JSON and BBCode out).
+pub fn run_cases(cases: &[Case]) {
+    use bansha::tally_cmd::{run, TallyArgs};
+    assert!(cases.len() >= 15, "at least 15 cases per game");
+    for case in cases {
+        let (file, line, text) = case.seed;
+        let seed = std::fs::read_to_string(fixtures().join("seeds").join(file)).unwrap();
+        let got_line = seed.lines().nth(line - 1).unwrap_or("");
+        assert!(
+            got_line.contains(text),
+            "{}: seed {file} line {line} does not say {text:?}",
+            case.name
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let game = dir.path().join("game.toml");
+        std::fs::write(
+            &game,
+            format!(
+                "ruleset = \"{}\"\nname = \"测试局\"\n{ROSTER}\n{}",
+                case.ruleset, case.config
+            ),
+        )
+        .unwrap();
+        let pages = match &case.pages {
+            Pages::Captured => (1..=4)
+                .map(|p| {
+                    fixtures().join(format!(
+                        "discuz/desktop/guest/viewthread_tid3_vote_p{p}.html"
+                    ))
+                })
+                .collect(),
+            Pages::Derived(posts) => vec![derived_page(dir.path(), "page.json", posts)],
+        };
+        let mut outputs = Vec::new();
+        for json in [true, false] {
+            let args = TallyArgs {
+                config: game.clone(),
+                day: case.day,
+                round: case.round,
+                at: case.at.map(String::from),
+                json,
+                charset: None,
+                pages: pages.clone(),
+            };
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let code = run(&args, &mut out, &mut err).unwrap();
+            assert_eq!(code, 0, "{}: {}", case.name, String::from_utf8_lossy(&err));
+            outputs.push(String::from_utf8(out).unwrap());
+        }
+        let got = Got {
+            json: serde_json::from_str(&outputs[0]).unwrap(),
+            text: outputs.remove(1),
+        };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (case.check)(&got)));
+        if result.is_err() {
+            panic!("case {:?} failed; the tally was:\n{}", case.name, got.text);
+        }
+    }
+}
