@@ -117,7 +117,7 @@ impl Problem {
 pub struct Reading {
     /// Complete ballots, in text order.
     pub found: Vec<Found>,
-    /// Set when no complete ballot was found but a format's keyword was.
+    /// A format's keyword outside every complete ballot: an attempt that does not fit.
     pub malformed: Option<Malformed>,
 }
 
@@ -438,7 +438,24 @@ impl Grammar {
                     let segment = &text[s..e];
                     for caps in re.captures_iter(segment) {
                         let m = caps.get(0).expect("group 0");
-                        let (start, end) = (s + m.start(), s + m.end());
+                        let (start, mut end) = (s + m.start(), s + m.end());
+                        // A reason runs to the end of its line, but another ballot's keyword
+                        // ends it ("…原因是 他分票；现在改为——投票的对象是 李逵" without a
+                        // reason: the rest is a broken change, not part of this reason).
+                        let mut reason = caps.name("reason").map(|g| (s + g.start(), g.as_str()));
+                        if let Some((at, r)) = reason {
+                            let lower = r.to_lowercase();
+                            let cut = self
+                                .formats
+                                .iter()
+                                .filter(|(_, other)| other.keyword != c.keyword)
+                                .filter_map(|(_, other)| lower.find(&other.keyword.to_lowercase()))
+                                .min();
+                            if let Some(cut) = cut.filter(|_| lower.len() == r.len()) {
+                                end = at + cut;
+                                reason = Some((at, &r[..cut]));
+                            }
+                        }
                         if spans.iter().any(|&(a, b)| start < b && a < end) {
                             continue;
                         }
@@ -451,7 +468,7 @@ impl Grammar {
                             reason: if reason_missing {
                                 None
                             } else {
-                                group("reason")
+                                reason.map(|(_, r)| r.trim().to_string())
                             },
                             voter: group("voter"),
                             day: caps.name("day").and_then(|g| numeral(g.as_str())),
@@ -464,16 +481,14 @@ impl Grammar {
         }
         found.retain(|f| !f.target.is_empty());
         found.sort_by_key(|f| f.at);
-        if !found.is_empty() {
-            return Reading {
-                found,
-                malformed: None,
-            };
+        // What is left once the ballots are cut out may hold a broken one (a change line
+        // without its reason after a restated ballot).
+        let mut rest = text.clone();
+        for &(s, e) in &spans {
+            rest.replace_range(s..e, &" ".repeat(e - s));
         }
-        Reading {
-            found,
-            malformed: self.diagnose(&text),
-        }
+        let malformed = self.diagnose(&rest);
+        Reading { found, malformed }
     }
 
     fn diagnose(&self, text: &str) -> Option<Malformed> {

@@ -455,7 +455,11 @@ impl Engine<'_> {
     /// What one post's own text says (None: no ballot at all).
     fn read(&self, p: &Post) -> Option<Attempt> {
         let reading = self.grammar.read(&p.text);
-        if reading.found.is_empty() {
+        let broken_change = reading.malformed.as_ref().is_some_and(|m| {
+            m.wording == Wording::Change
+                && !reading.found.iter().any(|f| f.wording == Wording::Change)
+        });
+        if reading.found.is_empty() || broken_change {
             let m = reading.malformed?;
             let guessed = m.guess.as_deref().map(|g| self.choices(g));
             let hint = match &guessed {
