@@ -1,0 +1,292 @@
+//! m103 ([M103] 菁华浮梦, seed 002): every vote rule of the seed, as a case through
+//! `bansha tally`. The m103 ballot format is the captured thread's format two, so most cases
+//! run on the captured thread (under the m103 preset, format one is not a ballot).
+
+mod common;
+use common::{run_cases, Case, DPost, Pages};
+
+const SEED: &str = "002_m103.txt";
+const AFTER: &str = "2026-11-29 21:30";
+const DAY2: &str =
+    "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n";
+
+fn p(pid: u64, author: &'static str, at: &'static str, text: &'static str) -> DPost {
+    DPost {
+        pid,
+        author,
+        at,
+        text,
+        quotes: None,
+    }
+}
+
+#[test]
+fn m103() {
+    run_cases(&[
+        Case {
+            name: "most votes goes out",
+            seed: (SEED, 61, "第二天及以后的白天，获得投票最多的角色将出局"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                assert_eq!(g.votes("李逵"), 4.0);
+                assert_eq!(g.votes("大灰狼"), 2.0);
+                g.assert_outcome("eliminated", &["李逵"]);
+            },
+        },
+        Case {
+            name: "a tie at the top: nobody goes out",
+            seed: (SEED, 61, "平票则无人出局"),
+            ruleset: "m103",
+            // At 16:00 on the 28th: 花千树, 李逵 and 大灰狼 have one vote each.
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-28 16:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                assert_eq!((g.votes("花千树"), g.votes("李逵"), g.votes("大灰狼")), (1.0, 1.0, 1.0));
+                g.assert_outcome("none", &[]);
+            },
+        },
+        Case {
+            name: "day 1: the first to reach the top count becomes sheriff",
+            seed: (SEED, 152, "最先获得投票数最多的角色当选警长"),
+            ruleset: "m103",
+            config: "[[days]]\nday = 1\ncloses_at = \"2026-11-28 16:00:00\"\n",
+            pages: Pages::Captured,
+            day: 1,
+            round: 1,
+            at: None,
+            check: |g| {
+                // 冷雪 → 花千树 at 10:03:10, 蝈蝈 → 李逵 at 11:47:05, 超人 → 大灰狼 at 13:20:41.
+                g.assert_outcome("sheriff", &["花千树"]);
+                assert!(g.text.contains("最先达到该票数，当选警长"), "{}", g.text);
+            },
+        },
+        Case {
+            name: "the sheriff's vote counts 1.5",
+            seed: (SEED, 153, "计算投票数量时警长投出的票计为1.5票"),
+            ruleset: "m103",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nsheriff = \"超人\"\n",
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                assert_eq!(g.votes("大灰狼"), 2.5);
+                assert!(g.text.contains("超人（6#，计 1.5 票）"), "{}", g.text);
+            },
+        },
+        Case {
+            name: "a change must quote the original ballot post",
+            seed: (SEED, 249, "改票时必须引用原投票帖"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                g.void(95, "改票未引用自己的原投票帖");
+                g.void(103, "改票未引用自己的原投票帖");
+                assert_eq!(g.votes("超人"), 1.0);
+            },
+        },
+        Case {
+            name: "a change that quotes the original and names target and reason is valid",
+            seed: (SEED, 259, "改票对象：不见"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                assert!(g.is_valid(65));
+                assert!(g.is_valid(75));
+                assert_eq!(g.votes("不见"), 1.0);
+                assert!(g.text.contains("13# 冷雪：花千树 → 不见"), "{}", g.text);
+            },
+        },
+        Case {
+            name: "only one change",
+            seed: (SEED, 249, "（只）有一次改票机会"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| g.void(88, "超过改票次数（每轮最多 1 次）"),
+        },
+        Case {
+            name: "no change in the last hour",
+            seed: (SEED, 249, "白天结束前一个小时不得改票"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                g.void(108, "不得改票");
+                assert_eq!(g.votes("大灰狼"), 2.0, "小飞 stays on 大灰狼");
+            },
+        },
+        Case {
+            name: "abstaining takes a ballot post, and it is one ballot",
+            seed: (SEED, 249, "允许弃权，弃权也需要发投票帖，并计为一次投票"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                assert_eq!(g.json["ballots"].as_array().unwrap().iter().find(|b| b["pid"] == 50).unwrap()["kind"], "abstain");
+                assert_eq!(g.json["abstentions"][0]["voter"], "音乐虫子");
+            },
+        },
+        Case {
+            name: "a malformed ballot is void (废票)",
+            seed: (SEED, 249, "投票格式有误的投票将算作废票"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                g.void(47, "格式错误，缺少冒号");
+                g.void(92, "格式错误，缺少理由");
+                g.void(106, "格式错误");
+            },
+        },
+        Case {
+            name: "a change without its reason is void",
+            seed: (SEED, 249, "并明确说明改票对象和改票理由"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Derived(vec![
+                p(201, "大灰狼", "2026-11-29 10:00:00", "投票对象：小飞\n投票理由：他分票"),
+                DPost { pid: 202, author: "大灰狼", at: "2026-11-29 11:00:00", text: "改票对象：李逵\n改票理由：", quotes: Some(201) },
+                DPost { pid: 203, author: "大灰狼", at: "2026-11-29 12:00:00", text: "改票对象：李逵\n改票理由：他太黑", quotes: Some(201) },
+            ]),
+            day: 2,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                g.void(202, "未说明理由");
+                assert!(g.is_valid(203), "the void change used nothing");
+                assert_eq!(g.votes("李逵"), 1.0);
+            },
+        },
+        Case {
+            name: "not voting is a yellow card",
+            seed: (SEED, 249, "没有投票（或弃票）的玩家将记作一张黄牌"),
+            ruleset: "m103",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-28 14:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                assert_eq!(g.non_voter("李逵").as_deref(), Some("未投票，记黄牌一张"));
+                assert_eq!(g.non_voter("超人"), None);
+            },
+        },
+        Case {
+            name: "after acceleration every change is void",
+            seed: (SEED, 245, "进程加速后不允许改票，所有改票作废"),
+            ruleset: "m103",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\naccelerated = true\n",
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                g.void(65, "加速");
+                g.void(75, "加速");
+                assert_eq!(g.votes("花千树"), 1.0, "冷雪 stays on 花千树");
+                assert_eq!(g.votes("李逵"), 5.0, "蝈蝈 stays on 李逵");
+            },
+        },
+        Case {
+            name: "out players are not targets",
+            seed: (SEED, 74, "不允许被选为技能或投票的目标"),
+            ruleset: "m103",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\", \"大灰狼\"]\n",
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                g.void(45, "大灰狼 已出局");
+                g.void(68, "大灰狼 已出局");
+                assert_eq!(g.votes("大灰狼"), 0.0);
+            },
+        },
+        Case {
+            name: "out players do not vote",
+            seed: (SEED, 70, "角色出局结算结束后，不能继续参与讨论、投票、行使特权"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                let ignored: Vec<u64> = g.json["ignored"].as_array().unwrap().iter().map(|i| i["pid"].as_u64().unwrap()).collect();
+                assert!(ignored.contains(&70) && ignored.contains(&101), "{ignored:?}");
+            },
+        },
+        Case {
+            name: "a proxy ballot the director posts is counted and shown as such",
+            seed: (SEED, 369, "允许玩家以其它方式联系导演请求代投"),
+            ruleset: "m103",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-28 14:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[[days.proxies]]\nvoter = \"大灰狼\"\ntarget = \"冷雪\"\nat = \"2026-11-28 13:00:00\"\nnote = \"短信代投\"\n",
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                assert_eq!(g.votes("冷雪"), 1.0);
+                let b = g.json["ballots"].as_array().unwrap().iter().find(|b| b["source"] == "judge").unwrap().clone();
+                assert_eq!(b["voter"], "大灰狼");
+                assert!(g.text.contains("冷雪 1 票：大灰狼（法官代投）"), "{}", g.text);
+                assert_eq!(g.non_voter("大灰狼"), None);
+            },
+        },
+        Case {
+            name: "one vote each: two names in one ballot is void",
+            seed: (SEED, 249, "每人一票"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Derived(vec![p(201, "大灰狼", "2026-11-29 10:00:00", "投票对象：李逵 小飞\n投票理由：都可疑")]),
+            day: 2,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| g.void(201, "多个对象"),
+        },
+        Case {
+            name: "the format as the seed shows it, full- or half-width, with stray spaces",
+            seed: (SEED, 256, "投票对象：花千树"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                assert!(g.is_valid(38));
+                assert!(g.is_valid(45), "half-width colons");
+                assert!(g.is_valid(53), "U+3000 around the name");
+            },
+        },
+    ]);
+}
