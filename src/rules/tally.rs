@@ -429,6 +429,11 @@ impl Engine<'_> {
                 Resolved::Several(c) => {
                     return Err(format!("无效：一票写了多个对象：{}", join(&c)))
                 }
+                Resolved::NotPlayer
+                    if abstain.is_empty() && ["弃权", "弃票"].contains(&piece.as_str()) =>
+                {
+                    return Err("无效：本局不接受弃权".into())
+                }
                 Resolved::NotPlayer => return Err(format!("无效：{piece} 不是本局玩家")),
             };
             if !out.contains(&c) {
