@@ -494,7 +494,8 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
 
     let at = |key: &[&str], message: String| ConfigError {
         file: file.clone(),
-        line: locate(text, key),
+        // A missing key: point at the table it belongs in.
+        line: (1..=key.len()).rev().find_map(|n| locate(text, &key[..n])),
         key: key.join("."),
         message,
     };
@@ -504,9 +505,16 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
 
     // Templates compile.
     if let Err(e) = Grammar::new(&format_specs(&rules), true) {
+        let (file, line) = match locate(text, &["rules", "ballot", "formats"]) {
+            Some(l) => (file.clone(), Some(l)),
+            None => (
+                ruleset_file.clone(),
+                locate(&ruleset_text, &["ballot", "formats"]),
+            ),
+        };
         return Err(ConfigError {
-            file: ruleset_file.clone(),
-            line: None,
+            file,
+            line,
             key: "rules.ballot.formats".into(),
             message: e.to_string(),
         });
@@ -734,6 +742,8 @@ fn zh_serde(msg: &str) -> String {
         "类型不对"
     } else if msg.starts_with("duplicate key") {
         "键重复"
+    } else if msg.contains("invalid unquoted key") {
+        "键名含中文时要加引号，例如 \"李逵\" = [\"黑旋风\"]"
     } else {
         "无法读取"
     };

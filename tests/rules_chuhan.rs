@@ -271,6 +271,21 @@ fn chuhan() {
             },
         },
         Case {
+            name: "an alias the judge accepts resolves to the player",
+            seed: (SEED, 120, "投票必须投给一个还活着的确定的玩家"),
+            ruleset: "chuhan",
+            config: "[roster.aliases]\n\"李逵\" = [\"李奎\", \"黑旋风\"]\n[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                assert!(g.is_valid(60), "{:?}", g.verdict(60));
+                assert_eq!(g.json["ballots"].as_array().unwrap().iter().find(|b| b["pid"] == 60).unwrap()["target"], "李逵");
+                assert_eq!(g.json["ballots"].as_array().unwrap().iter().find(|b| b["pid"] == 105).unwrap()["kind"], "repeat");
+            },
+        },
+        Case {
             name: "a ballot for a dead player is void and uses nothing",
             seed: (SEED, 120, "投票必须投给一个还活着的确定的玩家"),
             ruleset: "chuhan",

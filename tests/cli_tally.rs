@@ -1,0 +1,265 @@
+//! `bansha tally` and `bansha check-config` through the real binary.
+
+mod common;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::PathBuf;
+
+fn bansha() -> Command {
+    Command::cargo_bin("bansha").unwrap()
+}
+
+fn example() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples/banshayishi-12.toml")
+}
+
+fn vote_pages() -> Vec<PathBuf> {
+    (1..=4)
+        .map(|p| {
+            common::fixtures().join(format!(
+                "discuz/desktop/guest/viewthread_tid3_vote_p{p}.html"
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn json_has_the_documented_fields() {
+    let out = bansha()
+        .args(["tally", "--json", "--day", "2", "--config"])
+        .arg(example())
+        .args(vote_pages())
+        .assert()
+        .success();
+    let t: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    for key in [
+        "day",
+        "round",
+        "closes_at",
+        "total_votes",
+        "threshold",
+        "counts",
+        "ballots",
+        "non_voters",
+        "outcome",
+    ] {
+        assert!(t.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(t["day"], 2);
+    assert_eq!(t["round"], 1);
+    let c = &t["counts"][0];
+    assert_eq!(c["target"], "李逵");
+    assert_eq!(c["votes"], 4.0);
+    for v in c["voters"].as_array().unwrap() {
+        assert!(
+            v["pid"].is_u64() && v["time"].is_string() && v["voter"].is_string(),
+            "{v}"
+        );
+    }
+    for b in t["ballots"].as_array().unwrap() {
+        for key in ["pid", "voter", "target", "kind", "valid", "reason"] {
+            assert!(b.get(key).is_some(), "ballot without {key}: {b}");
+        }
+        assert!(["first", "change", "abstain", "repeat"].contains(&b["kind"].as_str().unwrap()));
+    }
+    assert_eq!(
+        t["outcome"],
+        serde_json::json!({"kind": "eliminated", "players": ["李逵"], "note": "李逵 以 4 票最高，出局"})
+    );
+}
+
+#[test]
+fn plain_output_is_bbcode_in_chinese() {
+    bansha()
+        .args(["tally", "--day", "2", "--config"])
+        .arg(example())
+        .args(vote_pages())
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "[b]【版杀一室 第十二局】第2天 第一轮投票统计[/b]\n",
+        ))
+        .stdout(predicate::str::contains(
+            "[b]结果[/b]：[color=red]李逵 以 4 票最高，出局[/color]",
+        ));
+}
+
+#[test]
+fn at_an_earlier_time_the_tally_is_provisional() {
+    let out = bansha()
+        .args([
+            "tally",
+            "--json",
+            "--day",
+            "2",
+            "--at",
+            "2026-11-29 12:00",
+            "--config",
+        ])
+        .arg(example())
+        .args(vote_pages())
+        .assert()
+        .success();
+    let t: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(t["outcome"]["kind"], "pending");
+    assert_eq!(t["closed"], false);
+    // At noon on the 29th: 大灰狼 李逵, 冷雪 不见, 蝈蝈 小熊维尼, 超人 大灰狼, 音乐虫子 弃权,
+    // yucca 李逵, 不见 冷雪, 小飞 大灰狼, 李逵 蝈蝈; 花千树, 小熊维尼 and 雪罂子 have none.
+    let none: Vec<&str> = t["non_voters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["player"].as_str().unwrap())
+        .collect();
+    assert_eq!(none, ["花千树", "小熊维尼", "雪罂子"]);
+}
+
+#[test]
+fn a_day_not_in_the_config_is_a_clear_error() {
+    bansha()
+        .args(["tally", "--day", "5", "--config"])
+        .arg(example())
+        .args(vote_pages())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("配置中没有第 5 天"));
+}
+
+#[test]
+fn an_error_page_stops_the_tally_and_names_the_file() {
+    let bad = common::fixtures().join("discuz/errors/viewthread_tid9999_nonexistent_guest.html");
+    let mut pages = vote_pages();
+    pages.push(bad.clone());
+    bansha()
+        .args(["tally", "--day", "2", "--config"])
+        .arg(example())
+        .args(pages)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            bad.file_name().unwrap().to_str().unwrap(),
+        ));
+}
+
+#[test]
+fn every_example_config_is_valid() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples");
+    let files = common::files_under(&dir, &|n| n.ends_with(".toml"));
+    assert!(!files.is_empty());
+    for f in files {
+        bansha()
+            .arg("check-config")
+            .arg(&f)
+            .assert()
+            .success()
+            .stdout(predicate::str::starts_with("配置有效："));
+    }
+}
+
+#[test]
+fn every_preset_file_works_as_a_ruleset_path_too() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["chuhan", "jiaohui", "m103", "qipan", "bansha42"] {
+        let preset =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("config/rulesets/{name}.toml"));
+        let game = dir.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &game,
+            format!(
+                "ruleset = {:?}\nname = \"t\"\n{}",
+                preset.display().to_string(),
+                common::ROSTER
+            ),
+        )
+        .unwrap();
+        bansha()
+            .arg("check-config")
+            .arg(&game)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!("（规则 {name}）")));
+    }
+}
+
+/// Bad configs: each error names the file, the line and the key.
+#[test]
+fn config_errors_point_at_the_key() {
+    let base = format!("ruleset = \"m103\"\nname = \"t\"\n{}", common::ROSTER);
+    let day = "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\n";
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            format!("{base}{day}[rules.vote]\nlock_minutez = 30\n"),
+            "rules.vote",
+            "未知的键",
+        ),
+        (
+            format!("{base}{day}[rules.vote]\nlock_minutes = \"一小时\"\n"),
+            "rules.vote.lock_minutes",
+            "类型不对",
+        ),
+        (
+            format!("{base}{day}[rules.outcome]\nrule = \"most\"\n"),
+            "rules.outcome.rule",
+            "取值不在允许范围内",
+        ),
+        (format!("{base}{day}colour = 1\n"), "第 ", "未知的键"),
+        (
+            format!("{base}[[days]]\nday = 2\ncloses_at = \"明天九点\"\n"),
+            "days[0].closes_at",
+            "格式不对",
+        ),
+        (
+            format!(
+                "{base}[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00\"\ndead = [\"路人甲\"]\n"
+            ),
+            "days[0].dead",
+            "路人甲 不在玩家名单中",
+        ),
+        (
+            format!("{base}{day}{day}"),
+            "days[1].day",
+            "第 2 天出现了两次",
+        ),
+        (
+            format!("{base}{day}[[rules.ballot.formats]]\nname = \"x\"\nvote = \"票：{{who}}\"\n"),
+            "rules.ballot.formats",
+            "未知的占位符",
+        ),
+        (
+            format!("{base}{day}[rules.outcome]\nrule = \"share_of_cast\"\n"),
+            "rules.outcome.percent",
+            "需要 percent",
+        ),
+        (
+            base.replace("\"m103\"", "\"m104\""),
+            "ruleset",
+            "既不是预设",
+        ),
+        (
+            format!("{base}[roster.aliases]\n\"路人甲\" = [\"路人\"]\n"),
+            "roster.aliases.路人甲",
+            "不在玩家名单中",
+        ),
+        (
+            format!("{base}[roster.aliases]\n李逵 = [\"黑旋风\"]\n"),
+            "第 11 行",
+            "要加引号",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (text, key, message)) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("bad{i}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let out = bansha().arg("check-config").arg(&path).assert().code(1);
+        let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+        assert!(err.contains(&format!("bad{i}.toml")), "{err}");
+        assert!(
+            err.contains(key) && err.contains(message),
+            "case {i}: wanted {key} / {message}, got {err}"
+        );
+        assert!(err.contains(" 行"), "case {i}: no line in {err}");
+    }
+}
