@@ -263,3 +263,27 @@ fn config_errors_point_at_the_key() {
         assert!(err.contains(" 行"), "case {i}: no line in {err}");
     }
 }
+
+/// The game config documented in config/README.md is a valid config.
+#[test]
+fn the_documented_config_is_valid() {
+    let readme =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/README.md"))
+            .unwrap();
+    let block = readme
+        .split("```toml\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.toml");
+    std::fs::write(&path, block).unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("玩家 7 人"));
+}
