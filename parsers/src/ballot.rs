@@ -321,6 +321,12 @@ fn compile(
     })
 }
 
+/// `s` starts with `lower` (already lower-case), ignoring case.
+fn starts_with_ignore_case(s: &str, lower: &str) -> bool {
+    let mut chars = s.chars().flat_map(char::to_lowercase);
+    lower.chars().all(|c| chars.next() == Some(c))
+}
+
 /// A Chinese or Arabic numeral up to 999 (第二天, 第十二次, 第2天).
 pub fn numeral(s: &str) -> Option<u32> {
     if let Ok(n) = s.parse::<u32>() {
@@ -444,14 +450,16 @@ impl Grammar {
                         // reason: the rest is a broken change, not part of this reason).
                         let mut reason = caps.name("reason").map(|g| (s + g.start(), g.as_str()));
                         if let Some((at, r)) = reason {
-                            let lower = r.to_lowercase();
-                            let cut = self
+                            let others: Vec<String> = self
                                 .formats
                                 .iter()
                                 .filter(|(_, other)| other.keyword != c.keyword)
-                                .filter_map(|(_, other)| lower.find(&other.keyword.to_lowercase()))
-                                .min();
-                            if let Some(cut) = cut.filter(|_| lower.len() == r.len()) {
+                                .map(|(_, other)| other.keyword.to_lowercase())
+                                .collect();
+                            let cut = r.char_indices().map(|(i, _)| i).find(|&i| {
+                                others.iter().any(|k| starts_with_ignore_case(&r[i..], k))
+                            });
+                            if let Some(cut) = cut {
                                 end = at + cut;
                                 reason = Some((at, &r[..cut]));
                             }
