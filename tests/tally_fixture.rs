@@ -475,3 +475,85 @@ fn the_plain_output_is_the_bbcode_tally_a_judge_posts() {
         assert!(!text.contains(word), "{word} in\n{text}");
     }
 }
+
+/// The GBK forum's vote thread (tid 2) under its game config: the tally equals the one the
+/// judge posted in the thread (pid 25, read from the database rows), voter by voter.
+#[test]
+fn the_gbk_thread_tallies_as_its_judge_tallied_it() {
+    let rows: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(common::fixtures().join("discuz-gbk/groundtruth/forum_post.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let judge_tally = rows
+        .iter()
+        .find(|r| r["pid"].to_string().trim_matches('"') == "25")
+        .unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // "李逵 5 票（大灰狼、小飞、花千树、不见、冷雪）"
+    let line = regex::Regex::new(r"(?m)^(\S+) (\d+) 票（([^）]*)）").unwrap();
+    let mut expected: BTreeMap<String, (f64, Vec<String>)> = BTreeMap::new();
+    for c in line.captures_iter(&judge_tally) {
+        let mut voters: Vec<String> = c[3].split('、').map(String::from).collect();
+        voters.sort();
+        expected.insert(c[1].to_string(), (c[2].parse().unwrap(), voters));
+    }
+    assert_eq!(expected.len(), 2, "{judge_tally}");
+
+    let args = TallyArgs {
+        config: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples/gbk-day2.toml"),
+        day: 2,
+        round: 1,
+        at: None,
+        json: true,
+        charset: None,
+        pages: (1..=3)
+            .map(|p| {
+                common::fixtures().join(format!(
+                    "discuz-gbk/desktop/guest/viewthread_tid2_vote_p{p}.html"
+                ))
+            })
+            .collect(),
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(
+        run(&args, &mut out, &mut err).unwrap(),
+        0,
+        "{}",
+        String::from_utf8_lossy(&err)
+    );
+    let t: Value = serde_json::from_slice(&out).unwrap();
+    let got: BTreeMap<String, (f64, Vec<String>)> = t["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let mut v: Vec<String> = c["voters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v["voter"].as_str().unwrap().to_string())
+                .collect();
+            v.sort();
+            (
+                c["target"].as_str().unwrap().to_string(),
+                (c["votes"].as_f64().unwrap(), v),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(t["outcome"]["players"], serde_json::json!(["李逵"]));
+    // pid 16 was edited at 20:09, before the close: the edited ballot stands (pid 24's ruling).
+    let b16 = t["ballots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["pid"] == 16)
+        .unwrap();
+    assert_eq!(
+        (b16["valid"].as_bool(), b16["target"].as_str()),
+        (Some(true), Some("李逵"))
+    );
+}
