@@ -229,6 +229,11 @@ pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
         s += &format!("（{} 起不得改票）", lock.format("%H:%M:%S"));
     }
     s += "\n";
+    s += &format!("存活玩家：{} 人", tally.living);
+    if tally.accelerated {
+        s += "（进程已加速，改票一律无效）";
+    }
+    s += "\n";
     if !tally.closed {
         s += &format!(
             "[color=blue]统计时间：{}，投票尚未截止，以下为临时统计[/color]\n",

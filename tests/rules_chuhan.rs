@@ -286,6 +286,24 @@ fn chuhan() {
             },
         },
         Case {
+            name: "where the judge forbids it, a vote for oneself is void",
+            seed: (SEED, 120, "投票必须投给一个还活着的确定的玩家"),
+            ruleset: "chuhan",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[rules.vote]\nself_vote = false\n",
+            pages: Pages::Derived(vec![
+                p(201, "大灰狼", "2026-11-29 10:00:00", "投票对象：大灰狼"),
+                p(202, "大灰狼", "2026-11-29 10:05:00", "投票对象：李逵"),
+            ]),
+            day: 2,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                g.void(201, "不能投自己");
+                assert!(g.is_valid(202), "the void ballot used nothing");
+                assert_eq!(g.json["ballots"][1]["kind"], "first");
+            },
+        },
+        Case {
             name: "a ballot for a dead player is void and uses nothing",
             seed: (SEED, 120, "投票必须投给一个还活着的确定的玩家"),
             ruleset: "chuhan",

@@ -214,6 +214,7 @@ fn m103() {
                 g.void(75, "加速");
                 assert_eq!(g.votes("花千树"), 1.0, "冷雪 stays on 花千树");
                 assert_eq!(g.votes("李逵"), 5.0, "蝈蝈 stays on 李逵");
+                assert!(g.text.contains("进程已加速"), "{}", g.text);
             },
         },
         Case {

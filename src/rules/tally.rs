@@ -200,6 +200,10 @@ pub struct Tally {
     pub outcome: Outcome,
     /// Whether the public tally may show who voted for whom.
     pub publish_voters: bool,
+    /// Living players this day.
+    pub living: usize,
+    /// The game was accelerated (m103): changes are void.
+    pub accelerated: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1047,6 +1051,8 @@ impl Engine<'_> {
             non_voters,
             outcome,
             publish_voters,
+            living: living as usize,
+            accelerated: self.day.accelerated,
         }
     }
 
