@@ -15,7 +15,7 @@ DST = pathlib.Path("tests/fixtures")
 
 # (forum folder, sub-folders to copy whole)
 WANTED = {
-    "discuz": ["desktop", "mobile", "errors", "groundtruth", "login", "poll", "pm"],
+    "discuz": ["desktop", "mobile", "errors", "groundtruth", "login", "login_default_captcha_on", "poll", "pm"],
     "discuz-gbk": ["desktop", "mobile", "groundtruth", "login", "extra_stock_settings"],
 }
 SCRIPT = re.compile(rb"(<script\b[^>]*>).*?(</script\s*>)", re.S | re.I)

@@ -81,6 +81,8 @@ pub struct RosterConfig {
 #[serde(deny_unknown_fields)]
 struct DayFile {
     day: u32,
+    /// The day's vote thread (tid), for the daemon.
+    vote_thread: Option<u64>,
     closes_at: String,
     opens_at: Option<String>,
     #[serde(default)]
@@ -123,6 +125,8 @@ fn one() -> u32 {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DayConfig {
     pub day: u32,
+    /// The day's vote thread (tid) the daemon watches.
+    pub vote_thread: Option<u64>,
     pub opens_at: Option<DateTime<FixedOffset>>,
     pub closes_at: DateTime<FixedOffset>,
     /// Players out before this day's vote.
@@ -681,6 +685,7 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
         }
         days.push(DayConfig {
             day: d.day,
+            vote_thread: d.vote_thread,
             opens_at,
             closes_at,
             dead: d.dead,

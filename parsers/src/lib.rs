@@ -7,6 +7,7 @@
 
 mod api;
 pub mod ballot;
+pub mod login;
 mod body;
 mod charset;
 mod desktop;
