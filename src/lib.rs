@@ -4,7 +4,15 @@
 //! pure `bansha-parsers` crate. See `ARCHITECTURE.md` for the map.
 
 pub mod config;
+pub mod daemon;
+pub mod fetch;
+pub mod notify;
 pub mod posts;
 pub mod rules;
+pub mod run_cmd;
+pub mod schedule;
+pub mod settings;
+pub mod status;
+pub mod store;
 pub mod tally_cmd;
 pub mod time;

@@ -38,6 +38,12 @@ enum Command {
         /// 统计时刻（论坛时间，如 "2026-11-29 21:00"）；默认取页面上最新的时间
         #[arg(long)]
         at: Option<String>,
+        /// 向正在运行的守护进程要实时统计（此时 --config 是守护进程配置，不需要页面文件）
+        #[arg(long)]
+        live: bool,
+        /// 与 --live 一起用：游戏名（配置中的 name），默认第一个
+        #[arg(long)]
+        game: Option<String>,
         /// 输出 JSON（逐票明细）而不是 BBCode
         #[arg(long)]
         json: bool,
@@ -45,8 +51,26 @@ enum Command {
         #[arg(long)]
         charset: Option<String>,
         /// 投票帖的页面文件（所有页）
-        #[arg(required = true)]
+        #[arg(required_unless_present = "live")]
         pages: Vec<PathBuf>,
+    },
+    /// 运行守护进程：轮询论坛、记录帖子、按时统计、发邮件给法官
+    Run {
+        /// 守护进程配置文件（TOML）
+        #[arg(long)]
+        config: PathBuf,
+        /// 只运行一轮（抓取、统计、发信）然后退出
+        #[arg(long)]
+        once: bool,
+        /// 与 --once 一起用：把这一轮当作发生在这个时刻（论坛时间），用于补算和测试
+        #[arg(long)]
+        now: Option<String>,
+    },
+    /// 查看正在运行的守护进程：监视哪些帖子、上一轮、下一个截止时间、待发邮件
+    Status {
+        /// 守护进程配置文件（TOML）
+        #[arg(long)]
+        config: PathBuf,
     },
     /// 检查本局配置文件，错误会指出文件、行号和键名
     CheckConfig {
@@ -73,11 +97,25 @@ fn main() -> ExitCode {
         Command::Tally {
             config,
             day,
+            live: true,
+            game,
+            ..
+        } => bansha::tally_cmd::live(
+            &config,
+            day,
+            game.as_deref(),
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr(),
+        ),
+        Command::Tally {
+            config,
+            day,
             round,
             at,
             json,
             charset,
             pages,
+            ..
         } => {
             let args = bansha::tally_cmd::TallyArgs {
                 config,
@@ -90,6 +128,18 @@ fn main() -> ExitCode {
             };
             bansha::tally_cmd::run(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())
         }
+        Command::Run { config, once, now } => bansha::run_cmd::run(
+            &config,
+            once,
+            now.as_deref(),
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr(),
+        ),
+        Command::Status { config } => bansha::tally_cmd::status(
+            &config,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr(),
+        ),
         Command::CheckConfig { file } => bansha::tally_cmd::check_config(
             &file,
             &mut std::io::stdout().lock(),

@@ -23,18 +23,26 @@ impl Mailer {
                 .map_err(|e| format!("SMTP {}: {e}", smtp.host))?,
             Security::Tls => AsyncSmtpTransport::<Tokio1Executor>::relay(&smtp.host)
                 .map_err(|e| format!("SMTP {}: {e}", smtp.host))?,
-            Security::Plain => AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(smtp.host.clone()),
+            Security::Plain => {
+                AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(smtp.host.clone())
+            }
         };
-        let mut builder = builder.port(smtp.port).timeout(Some(Duration::from_secs(30)));
+        let mut builder = builder
+            .port(smtp.port)
+            .timeout(Some(Duration::from_secs(30)));
         if let (Some(user), Some(pass)) = (&smtp.username, &smtp.password) {
-            builder = builder.credentials(Credentials::new(user.clone(), pass.expose().to_string()));
+            builder =
+                builder.credentials(Credentials::new(user.clone(), pass.expose().to_string()));
         }
         let from: Mailbox = format!("bansha <{}>", smtp.from)
             .parse()
             .map_err(|e| format!("smtp.from {}: {e}", smtp.from))?;
         let to = to
             .iter()
-            .map(|a| a.parse::<Mailbox>().map_err(|e| format!("judge.to {a}: {e}")))
+            .map(|a| {
+                a.parse::<Mailbox>()
+                    .map_err(|e| format!("judge.to {a}: {e}"))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Mailer {
             transport: builder.build(),
@@ -55,7 +63,11 @@ impl Mailer {
             b = b.to(to.clone());
         }
         let message = b.body(mail.body.clone()).map_err(|e| e.to_string())?;
-        self.transport.send(message).await.map(|_| ()).map_err(|e| e.to_string())
+        self.transport
+            .send(message)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
 }
 

@@ -74,7 +74,10 @@ fn retries() -> u32 {
     3
 }
 fn user_agent() -> String {
-    format!("bansha/{} (judge's vote counter)", env!("CARGO_PKG_VERSION"))
+    format!(
+        "bansha/{} (judge's vote counter)",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -247,7 +250,9 @@ fn secret(
         }
         let text = std::fs::read_to_string(&p)
             .map_err(|e| err(format!("无法读取密码文件 {}：{e}", p.display())))?;
-        return Ok(Some(Secret(text.trim_end_matches(['\r', '\n']).to_string())));
+        return Ok(Some(Secret(
+            text.trim_end_matches(['\r', '\n']).to_string(),
+        )));
     }
     if let Some(var) = from_env {
         let v = std::env::var(var).map_err(|_| err(format!("环境变量 {var} 没有设置")))?;
@@ -267,19 +272,26 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
     })?;
     let s: SettingsFile = toml::from_str(&text).map_err(|e| ConfigError {
         file: file.clone(),
-        line: e.span().map(|sp| text[..sp.start.min(text.len())].matches('\n').count() + 1),
+        line: e
+            .span()
+            .map(|sp| text[..sp.start.min(text.len())].matches('\n').count() + 1),
         key: String::new(),
         message: format!("无法读取（{}）", e.message()),
     })?;
     let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let at = |key: &[&str], message: String| ConfigError {
         file: file.clone(),
-        line: (1..=key.len()).rev().find_map(|n| config::locate(&text, &key[..n])),
+        line: (1..=key.len())
+            .rev()
+            .find_map(|n| config::locate(&text, &key[..n])),
         key: key.join("."),
         message,
     };
     if !(s.forum.base_url.starts_with("http://") || s.forum.base_url.starts_with("https://")) {
-        return Err(at(&["forum", "base_url"], "应以 http:// 或 https:// 开头".into()));
+        return Err(at(
+            &["forum", "base_url"],
+            "应以 http:// 或 https:// 开头".into(),
+        ));
     }
     if s.judge.to.is_empty() || s.judge.to.iter().any(|a| !a.contains('@')) {
         return Err(at(&["judge", "to"], "需要至少一个有效的邮箱地址".into()));
@@ -288,7 +300,10 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
         return Err(at(&["smtp", "from"], "发件地址无效".into()));
     }
     if s.games.is_empty() {
-        return Err(at(&["games"], "没有要监视的游戏（[[games]] config = …）".into()));
+        return Err(at(
+            &["games"],
+            "没有要监视的游戏（[[games]] config = …）".into(),
+        ));
     }
     if s.poll.interval_secs == 0 || s.poll.near_close_secs == 0 {
         return Err(at(&["poll"], "轮询间隔必须大于 0".into()));
@@ -296,8 +311,20 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
     let login = match &s.forum.login {
         None => None,
         Some(l) => {
-            let password = secret(path, "forum.login.password_file", &l.password_file, &l.password_env, &base)?;
-            let cookies = secret(path, "forum.login.cookies_file", &l.cookies_file, &None, &base)?;
+            let password = secret(
+                path,
+                "forum.login.password_file",
+                &l.password_file,
+                &l.password_env,
+                &base,
+            )?;
+            let cookies = secret(
+                path,
+                "forum.login.cookies_file",
+                &l.cookies_file,
+                &None,
+                &base,
+            )?;
             if password.is_none() && cookies.is_none() {
                 return Err(at(
                     &["forum", "login"],
@@ -311,7 +338,13 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
             })
         }
     };
-    let smtp_password = secret(path, "smtp.password_file", &s.smtp.password_file, &s.smtp.password_env, &base)?;
+    let smtp_password = secret(
+        path,
+        "smtp.password_file",
+        &s.smtp.password_file,
+        &s.smtp.password_env,
+        &base,
+    )?;
     let smtp = SmtpSettings {
         port: s.smtp.port.unwrap_or(match s.smtp.security {
             Security::Starttls => 587,

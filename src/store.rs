@@ -164,9 +164,19 @@ pub struct PostRecord {
 /// What a fetch changed in the record.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
-    New { pid: u64 },
-    Edited { pid: u64, before: Box<StoredPost>, after: Box<StoredPost>, seen_at: Time },
-    Gone { pid: u64, last: Box<StoredPost> },
+    New {
+        pid: u64,
+    },
+    Edited {
+        pid: u64,
+        before: Box<StoredPost>,
+        after: Box<StoredPost>,
+        seen_at: Time,
+    },
+    Gone {
+        pid: u64,
+        last: Box<StoredPost>,
+    },
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -210,10 +220,12 @@ impl Store {
             .path(dir.join("db"))
             .open()
             .map_err(|e| match e {
-                sled::Error::Io(ref io) if io.kind() == std::io::ErrorKind::WouldBlock => StoreError(format!(
-                    "{} is in use by another bansha process",
-                    dir.display()
-                )),
+                sled::Error::Io(ref io) if io.kind() == std::io::ErrorKind::WouldBlock => {
+                    StoreError(format!(
+                        "{} is in use by another bansha process",
+                        dir.display()
+                    ))
+                }
                 other => StoreError(other.to_string()),
             })?;
         Ok(Store {
@@ -235,7 +247,13 @@ impl Store {
 
     /// Record the posts of a fetched page set. `full` says the pages cover the whole thread, so
     /// a known post missing from them is gone.
-    pub fn record(&self, tid: u64, posts: &[Post], seen_at: Time, full: bool) -> Result<Vec<Change>, StoreError> {
+    pub fn record(
+        &self,
+        tid: u64,
+        posts: &[Post],
+        seen_at: Time,
+        full: bool,
+    ) -> Result<Vec<Change>, StoreError> {
         let mut changes = Vec::new();
         let mut present = std::collections::BTreeSet::new();
         for p in posts {
@@ -339,7 +357,8 @@ impl Store {
     }
 
     pub fn set_cursor(&self, tid: u64, c: &Cursor) -> Result<(), StoreError> {
-        self.cursors.insert(tid.to_be_bytes(), serde_json::to_vec(c)?)?;
+        self.cursors
+            .insert(tid.to_be_bytes(), serde_json::to_vec(c)?)?;
         Ok(())
     }
 
@@ -357,9 +376,11 @@ impl Store {
         if self.sent.contains_key(key)? {
             return Ok(false);
         }
-        let r = self
-            .outbox
-            .compare_and_swap(key, None as Option<&[u8]>, Some(serde_json::to_vec(mail)?))?;
+        let r = self.outbox.compare_and_swap(
+            key,
+            None as Option<&[u8]>,
+            Some(serde_json::to_vec(mail)?),
+        )?;
         Ok(r.is_ok())
     }
 
@@ -368,7 +389,10 @@ impl Store {
         let mut out = Vec::new();
         for item in self.outbox.iter() {
             let (k, v) = item?;
-            out.push((String::from_utf8_lossy(&k).into_owned(), serde_json::from_slice::<Mail>(&v)?));
+            out.push((
+                String::from_utf8_lossy(&k).into_owned(),
+                serde_json::from_slice::<Mail>(&v)?,
+            ));
         }
         out.sort_by_key(|(k, m)| (m.created_at, k.clone()));
         Ok(out)
@@ -385,7 +409,10 @@ impl Store {
         self.sent.len()
     }
 
-    pub fn get_meta<T: for<'de> Deserialize<'de>>(&self, key: &str) -> Result<Option<T>, StoreError> {
+    pub fn get_meta<T: for<'de> Deserialize<'de>>(
+        &self,
+        key: &str,
+    ) -> Result<Option<T>, StoreError> {
         Ok(match self.meta.get(key)? {
             Some(v) => Some(serde_json::from_slice(&v)?),
             None => None,

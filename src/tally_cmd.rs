@@ -414,3 +414,116 @@ pub fn check_config(
         }
     }
 }
+
+fn ask_daemon(
+    config: &std::path::Path,
+    path: &str,
+    err: &mut dyn Write,
+) -> anyhow::Result<Result<String, i32>> {
+    let settings = match crate::settings::load(config) {
+        Ok(s) => s,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(Err(2));
+        }
+    };
+    let url = format!("http://{}{path}", settings.status.listen);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let answer = rt.block_on(async {
+        let r = reqwest::Client::new().get(&url).send().await?;
+        let status = r.status();
+        Ok::<_, reqwest::Error>((status, r.text().await?))
+    });
+    match answer {
+        Ok((s, body)) if s.is_success() => Ok(Ok(body)),
+        Ok((_, body)) => {
+            writeln!(err, "错误：{}", body.trim())?;
+            Ok(Err(1))
+        }
+        Err(_) => {
+            writeln!(
+                err,
+                "错误：守护进程没有在 {} 运行（先 bansha run，或检查 [status] listen）",
+                settings.status.listen
+            )?;
+            Ok(Err(1))
+        }
+    }
+}
+
+/// `bansha tally --live`: the running daemon's tally.
+pub fn live(
+    config: &std::path::Path,
+    day: u32,
+    game: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let mut path = format!("/tally?day={day}");
+    if let Some(g) = game {
+        let enc: String = g.bytes().map(|b| format!("%{b:02X}")).collect();
+        path.push_str(&format!("&game={enc}"));
+    }
+    match ask_daemon(config, &path, err)? {
+        Ok(body) => {
+            out.write_all(body.as_bytes())?;
+            Ok(0)
+        }
+        Err(code) => Ok(code),
+    }
+}
+
+/// `bansha status`: what the running daemon is doing, in Chinese.
+pub fn status(
+    config: &std::path::Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let body = match ask_daemon(config, "/status", err)? {
+        Ok(b) => b,
+        Err(code) => return Ok(code),
+    };
+    let s: crate::status::Status = serde_json::from_str(&body)?;
+    writeln!(
+        out,
+        "状态：{}",
+        if s.healthy {
+            "正常"
+        } else {
+            "异常（最近没有完成轮询）"
+        }
+    )?;
+    writeln!(
+        out,
+        "监视：{}",
+        if s.watching.is_empty() {
+            "无".to_string()
+        } else {
+            s.watching.join("；")
+        }
+    )?;
+    if let Some(c) = &s.last_cycle {
+        writeln!(
+            out,
+            "上一轮：{}，请求 {} 次，新帖 {}，编辑 {}，发出邮件 {}{}",
+            c.at.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+                .unwrap_or_default(),
+            c.requests,
+            c.new_posts,
+            c.edited_posts,
+            c.mails_sent,
+            if c.errors.is_empty() {
+                String::new()
+            } else {
+                format!("，错误：{}", c.errors.join("；"))
+            }
+        )?;
+    }
+    if let Some((t, what)) = &s.next_deadline {
+        writeln!(out, "下一个时间点：{t}（{what}）")?;
+    }
+    writeln!(out, "待发邮件：{}，已发：{}", s.mails_waiting, s.mails_sent)?;
+    Ok(0)
+}

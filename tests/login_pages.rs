@@ -14,7 +14,10 @@ fn login_forms_give_formhash_action_and_charset() {
     let (b, ct) = read("discuz/login/desktop_login_page.html");
     let f = parse_login_form(&b, ct.as_deref()).unwrap();
     assert_eq!(f.formhash, "e14360f8");
-    assert_eq!(f.action, "member.php?mod=logging&action=login&loginsubmit=yes&loginhash=LeEZE");
+    assert_eq!(
+        f.action,
+        "member.php?mod=logging&action=login&loginsubmit=yes&loginhash=LeEZE"
+    );
     assert!(!f.captcha && !f.question);
     assert_eq!(f.charset, "UTF-8");
 
@@ -31,19 +34,49 @@ fn login_forms_give_formhash_action_and_charset() {
     assert!(parse_login_form(&b, ct.as_deref()).unwrap().captcha);
 
     let (b, ct) = read("discuz/login/mobile_v1_login_get.json");
-    assert!(parse_login_form(&b, ct.as_deref()).is_err(), "API JSON has no login form");
+    assert!(
+        parse_login_form(&b, ct.as_deref()).is_err(),
+        "API JSON has no login form"
+    );
 }
 
 #[test]
 fn login_answers_are_classified() {
     let cases = [
-        ("discuz/login/desktop_login_success_inajax.xml", LoginOutcome::Success),
-        ("discuz/login/desktop_quicklogin_lssubmit_success_inajax.xml", LoginOutcome::Success),
-        ("discuz/login/desktop_login_fail_wrongpw_inajax.xml", LoginOutcome::WrongPassword { attempts_left: Some(4) }),
-        ("discuz/login/desktop_login_fail_nosuchuser_inajax.xml", LoginOutcome::WrongPassword { attempts_left: Some(3) }),
-        ("discuz/login/desktop_login_locked_out_after_5_failures_inajax.xml", LoginOutcome::LockedOut { minutes: Some(15) }),
-        ("discuz-gbk/login/desktop_login_fail_username_sent_as_utf8_inajax.xml", LoginOutcome::WrongPassword { attempts_left: Some(2) }),
-        ("discuz/login_default_captcha_on/login_submit_no_seccode_inajax.xml", LoginOutcome::Captcha),
+        (
+            "discuz/login/desktop_login_success_inajax.xml",
+            LoginOutcome::Success,
+        ),
+        (
+            "discuz/login/desktop_quicklogin_lssubmit_success_inajax.xml",
+            LoginOutcome::Success,
+        ),
+        (
+            "discuz/login/desktop_login_fail_wrongpw_inajax.xml",
+            LoginOutcome::WrongPassword {
+                attempts_left: Some(4),
+            },
+        ),
+        (
+            "discuz/login/desktop_login_fail_nosuchuser_inajax.xml",
+            LoginOutcome::WrongPassword {
+                attempts_left: Some(3),
+            },
+        ),
+        (
+            "discuz/login/desktop_login_locked_out_after_5_failures_inajax.xml",
+            LoginOutcome::LockedOut { minutes: Some(15) },
+        ),
+        (
+            "discuz-gbk/login/desktop_login_fail_username_sent_as_utf8_inajax.xml",
+            LoginOutcome::WrongPassword {
+                attempts_left: Some(2),
+            },
+        ),
+        (
+            "discuz/login_default_captcha_on/login_submit_no_seccode_inajax.xml",
+            LoginOutcome::Captcha,
+        ),
     ];
     for (rel, want) in cases {
         let (b, ct) = read(rel);
@@ -52,8 +85,16 @@ fn login_answers_are_classified() {
     let (b, _) = read("discuz/login/mobile_v1_login_success.json");
     assert_eq!(parse_api_login(&b), LoginOutcome::Success);
     let (b, _) = read("discuz/login/mobile_v4_login_fail_wrongpw.json");
-    assert_eq!(parse_api_login(&b), LoginOutcome::WrongPassword { attempts_left: None });
+    assert_eq!(
+        parse_api_login(&b),
+        LoginOutcome::WrongPassword {
+            attempts_left: None
+        }
+    );
     let (b, _) = read("discuz/login/mobile_v4_login_locked_out.json");
-    assert_eq!(parse_api_login(&b), LoginOutcome::LockedOut { minutes: None });
+    assert_eq!(
+        parse_api_login(&b),
+        LoginOutcome::LockedOut { minutes: None }
+    );
     assert!(LoginOutcome::Captcha.zh().contains("验证码"));
 }

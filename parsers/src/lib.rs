@@ -7,12 +7,12 @@
 
 mod api;
 pub mod ballot;
-pub mod login;
 mod body;
 mod charset;
 mod desktop;
 mod error;
 mod guard;
+pub mod login;
 mod model;
 mod time;
 

@@ -24,9 +24,13 @@ pub struct LoginForm {
 pub enum LoginOutcome {
     Success,
     /// 登录失败，您还可以尝试 N 次
-    WrongPassword { attempts_left: Option<u32> },
+    WrongPassword {
+        attempts_left: Option<u32>,
+    },
     /// 密码错误次数过多，请 15 分钟后重新登录
-    LockedOut { minutes: Option<u32> },
+    LockedOut {
+        minutes: Option<u32>,
+    },
     /// A captcha is required or was wrong.
     Captcha,
     /// A security question is required.
@@ -39,14 +43,20 @@ impl LoginOutcome {
     pub fn zh(&self) -> String {
         match self {
             LoginOutcome::Success => "登录成功".into(),
-            LoginOutcome::WrongPassword { attempts_left: Some(n) } => {
+            LoginOutcome::WrongPassword {
+                attempts_left: Some(n),
+            } => {
                 format!("用户名或密码错误（论坛说还可以尝试 {n} 次）")
             }
-            LoginOutcome::WrongPassword { attempts_left: None } => "用户名或密码错误".into(),
+            LoginOutcome::WrongPassword {
+                attempts_left: None,
+            } => "用户名或密码错误".into(),
             LoginOutcome::LockedOut { minutes: Some(m) } => {
                 format!("密码错误次数过多，论坛锁定登录 {m} 分钟")
             }
-            LoginOutcome::LockedOut { minutes: None } => "密码错误次数过多，论坛暂时锁定登录".into(),
+            LoginOutcome::LockedOut { minutes: None } => {
+                "密码错误次数过多，论坛暂时锁定登录".into()
+            }
             LoginOutcome::Captcha => "论坛要求填写验证码，bansha 无法自动登录".into(),
             LoginOutcome::SecurityQuestion => "论坛要求回答安全提问，bansha 无法自动登录".into(),
             LoginOutcome::Other(s) => format!("论坛的回答：{s}"),
@@ -124,7 +134,9 @@ pub fn parse_api_login(bytes: &[u8]) -> LoginOutcome {
     };
     match v["Message"]["messageval"].as_str().unwrap_or("") {
         "login_succeed" | "location_login_succeed" => LoginOutcome::Success,
-        "login_invalid" => LoginOutcome::WrongPassword { attempts_left: None },
+        "login_invalid" => LoginOutcome::WrongPassword {
+            attempts_left: None,
+        },
         "login_strike" => LoginOutcome::LockedOut { minutes: None },
         "login_seccheck2" | "submit_seccode_invalid" => LoginOutcome::Captcha,
         "login_question_empty" | "login_question_invalid" => LoginOutcome::SecurityQuestion,

@@ -1,0 +1,486 @@
+//! One poll cycle at an explicit `now`: fetch what can have changed, record it, tally, decide
+//! which mails are due, queue them, send the queue. The scheduler calls it with the clock's
+//! time; tests and `bansha run --once --now T` call it with any time. Every decision is keyed in
+//! the store, so a cycle that is repeated (after a crash, a restart, a catch-up) sends nothing
+//! twice.
+
+use crate::config::{DayConfig, GameConfig};
+use crate::fetch::{FetchError, Forum};
+use crate::notify::Mailer;
+use crate::rules::{self, Tally};
+use crate::settings::Settings;
+use crate::store::{Change, Cursor, Mail, Store, StoredPost};
+use crate::tally_cmd::bbcode;
+use chrono::{DateTime, Duration, FixedOffset};
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::Ordering;
+
+type Time = DateTime<FixedOffset>;
+
+pub struct Daemon {
+    pub settings: Settings,
+    pub store: Store,
+    pub forum: Forum,
+    mailer: Mailer,
+    /// Cycles never overlap.
+    lock: tokio::sync::Mutex<()>,
+}
+
+/// What one cycle did (logged, and kept for `bansha status`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CycleReport {
+    pub at: Option<Time>,
+    pub requests: u64,
+    pub new_posts: usize,
+    pub edited_posts: usize,
+    pub mails_queued: usize,
+    pub mails_sent: usize,
+    pub mails_waiting: usize,
+    pub errors: Vec<String>,
+}
+
+fn fmt(t: Time) -> String {
+    t.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+impl Daemon {
+    pub fn open(settings: Settings) -> anyhow::Result<Daemon> {
+        let store = Store::open(&settings.state_dir)?;
+        let offset = settings
+            .games
+            .first()
+            .map(|g| g.utc_offset)
+            .unwrap_or_else(|| FixedOffset::east_opt(8 * 3600).expect("valid"));
+        let forum = Forum::new(&settings.forum, settings.login.clone(), offset)
+            .map_err(anyhow::Error::msg)?;
+        let mailer = Mailer::new(&settings.smtp, &settings.judge.to).map_err(anyhow::Error::msg)?;
+        Ok(Daemon {
+            settings,
+            store,
+            forum,
+            mailer,
+            lock: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    /// The days being watched at `now`: a vote thread, not yet closed and tallied, and open (or
+    /// within a week of the close when no opening time is set).
+    pub fn active_days(&self, now: Time) -> Vec<(&GameConfig, &DayConfig)> {
+        let mut out = Vec::new();
+        for g in &self.settings.games {
+            for d in &g.days {
+                if d.vote_thread.is_none() {
+                    continue;
+                }
+                let key = event_key(g, d, "close");
+                if self.store.event_done(&key).unwrap_or(false) {
+                    continue;
+                }
+                let opens = d.opens_at.unwrap_or(d.closes_at - Duration::days(7));
+                if now >= opens {
+                    out.push((g, d));
+                }
+            }
+        }
+        out
+    }
+
+    /// The next moment something is due: a lock-window start or a close.
+    pub fn next_deadline(&self, now: Time) -> Option<(Time, String)> {
+        let mut best: Option<(Time, String)> = None;
+        for (g, d) in self.active_days(now) {
+            let lock = lock_from(g, d);
+            for (t, what) in [(lock, "锁定"), (Some(d.closes_at), "截止")] {
+                if let Some(t) = t.filter(|t| *t > now) {
+                    if best.as_ref().is_none_or(|(b, _)| t < *b) {
+                        best = Some((t, format!("{} 第{}天 {what}", g.name, d.day)));
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// One cycle at `now`.
+    pub async fn cycle(&self, now: Time) -> CycleReport {
+        let _guard = self.lock.lock().await;
+        let before = self.forum.requests.load(Ordering::Relaxed);
+        let mut report = CycleReport {
+            at: Some(now),
+            ..Default::default()
+        };
+        let days: Vec<(GameConfig, DayConfig)> = self
+            .active_days(now)
+            .into_iter()
+            .map(|(g, d)| (g.clone(), d.clone()))
+            .collect();
+        for (g, d) in &days {
+            if let Err(e) = self.watch_day(g, d, now, &mut report).await {
+                report.errors.push(e.to_string());
+            }
+        }
+        if let Err(e) = self.store.flush().await {
+            report.errors.push(e.to_string());
+        }
+        self.send_outbox(now, &mut report).await;
+        report.requests = self.forum.requests.load(Ordering::Relaxed) - before;
+        let _ = self.store.set_meta("last_cycle", &report);
+        let _ = self.store.flush().await;
+        report
+    }
+
+    async fn watch_day(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let tid = d.vote_thread.expect("active days have a vote thread");
+        let lock = lock_from(g, d);
+        let lock_due =
+            lock.is_some_and(|l| now >= l) && !self.store.event_done(&event_key(g, d, "lock"))?;
+        let close_due = now >= d.closes_at;
+        let mut cursor = self.store.cursor(tid)?;
+        // A full scan (catches edits and deletions) at the start, at the lock and at the close.
+        let full = lock_due || close_due || cursor.last_full_scan.is_none();
+
+        match self.fetch_thread(tid, full, &mut cursor, now).await {
+            Ok(changes) => {
+                self.store.remove_meta("failing_since")?;
+                self.store.set_cursor(tid, &cursor)?;
+                for c in &changes {
+                    match c {
+                        Change::New { .. } => report.new_posts += 1,
+                        Change::Edited { .. } => report.edited_posts += 1,
+                        Change::Gone { .. } => {}
+                    }
+                }
+                self.alert_changes(g, d, &changes, now, report)?;
+            }
+            Err(e) => {
+                let since: Time = match self.store.get_meta("failing_since")? {
+                    Some(t) => t,
+                    None => {
+                        self.store.set_meta("failing_since", &now)?;
+                        now
+                    }
+                };
+                let limit =
+                    Duration::minutes(self.settings.poll.fetch_failure_alert_minutes as i64);
+                if e.needs_judge() || now - since >= limit {
+                    let mail = Mail {
+                        subject: format!("【bansha】无法读取论坛：{}", g.name),
+                        body: format!(
+                            "自 {} 起无法读取投票帖（tid {tid}）：\n{}\n\n{}",
+                            fmt(since),
+                            e.zh(),
+                            if e.needs_judge() {
+                                "需要法官处理（例如在浏览器里登录一次，或更新配置中的密码/cookie）；bansha 不会反复重试登录。"
+                            } else {
+                                "bansha 会继续重试；恢复后不再提醒。"
+                            }
+                        ),
+                        created_at: now,
+                    };
+                    if self
+                        .store
+                        .enqueue(&format!("fetchfail/{}", since.timestamp()), &mail)?
+                    {
+                        report.mails_queued += 1;
+                    }
+                }
+                report.errors.push(format!("fetch tid {tid}: {e}"));
+                if !close_due {
+                    return Ok(());
+                }
+                // At the close, tally what the record holds rather than nothing; the judge has
+                // the failure mail.
+            }
+        }
+
+        let posts_now = self.store.posts_as_of(tid, now)?;
+        let closed = now >= d.closes_at;
+        // After the close: the posts as they stood at the close (an edit after it is not
+        // applied), with the ballots posted since judged late.
+        let posts = if closed {
+            self.store.posts_as_of(tid, d.closes_at)?
+        } else {
+            posts_now
+        };
+        let tally = rules::tally(g, d.day, 1, now, &posts)?;
+
+        // Each void or late ballot, once.
+        for b in tally.ballots.iter().filter(|b| !b.valid) {
+            let Some(pid) = b.pid else { continue };
+            let key = format!("void/{}/{}/{pid}", g.name, d.day);
+            let mail = Mail {
+                subject: format!(
+                    "【bansha】{} 第{}天 无效票：{} {}",
+                    g.name, d.day, b.floor, b.voter
+                ),
+                body: format!(
+                    "{} {}（pid {pid}，{}）：{}\n写的对象：{}\n\n（此邮件只发一次。）",
+                    b.floor,
+                    b.voter,
+                    b.posted_at.map(fmt).unwrap_or_default(),
+                    b.reason,
+                    b.written
+                ),
+                created_at: now,
+            };
+            if self.store.enqueue(&key, &mail)? {
+                report.mails_queued += 1;
+            }
+        }
+
+        if !closed {
+            self.interim_mails(g, d, &tally, now, lock_due, report)?;
+        } else {
+            let key = event_key(g, d, "close");
+            let mail = Mail {
+                subject: format!(
+                    "【bansha】{} 第{}天 最终计票：{}",
+                    g.name, d.day, tally.outcome.note
+                ),
+                body: format!(
+                    "截止时间 {} 已到，以下是按截止时刻的帖子内容统计的结果（截止后的编辑不计）。\n\
+                     可以直接复制到投票帖：\n\n{}",
+                    fmt(d.closes_at),
+                    bbcode(g, &tally)
+                ),
+                created_at: now,
+            };
+            if self.store.enqueue(&key, &mail)? {
+                report.mails_queued += 1;
+            }
+            self.store.mark_event(&key, now)?;
+        }
+        Ok(())
+    }
+
+    fn interim_mails(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        tally: &Tally,
+        now: Time,
+        lock_due: bool,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let top = tally.counts.first().map(|c| c.votes).unwrap_or(0.0);
+        let leaders: Vec<String> = tally
+            .counts
+            .iter()
+            .filter(|c| top > 0.0 && (c.votes - top).abs() < 1e-9)
+            .map(|c| c.target.clone())
+            .collect();
+        let leader = leaders.join("、");
+        let body = |intro: String| format!("{intro}\n\n{}", bbcode(g, tally));
+        if lock_due {
+            let key = event_key(g, d, "lock");
+            let mail = Mail {
+                subject: format!(
+                    "【bansha】{} 第{}天 进入截止前锁定时段（{} 起不得改票）",
+                    g.name,
+                    d.day,
+                    tally
+                        .lock_from
+                        .map(|l| l.format("%H:%M").to_string())
+                        .unwrap_or_default()
+                ),
+                body: body(format!("当前统计（{}）：", fmt(now))),
+                created_at: now,
+            };
+            if self.store.enqueue(&key, &mail)? {
+                report.mails_queued += 1;
+            }
+            self.store.mark_event(&key, now)?;
+        }
+        let leader_key = format!("leader/{}/{}", g.name, d.day);
+        let last: Option<(u32, String)> = self.store.get_meta(&leader_key)?;
+        if !leader.is_empty() && last.as_ref().map(|(_, l)| l) != Some(&leader) {
+            let n = last.map_or(0, |(n, _)| n + 1);
+            let mail = Mail {
+                subject: format!("【bansha】{} 第{}天 领先者变化：{leader}", g.name, d.day),
+                body: body(format!(
+                    "当前领先：{leader}（{} 票），统计时间 {}：",
+                    fmt_votes(top),
+                    fmt(now)
+                )),
+                created_at: now,
+            };
+            if self.store.enqueue(&format!("{leader_key}/{n}"), &mail)? {
+                report.mails_queued += 1;
+            }
+            self.store.set_meta(&leader_key, &(n, leader.clone()))?;
+        }
+        let hours = self.settings.poll.interim_every_hours;
+        if hours > 0 {
+            let bucket = now.timestamp() / (hours as i64 * 3600);
+            let key = format!("interim/{}/{}/{bucket}", g.name, d.day);
+            let mail = Mail {
+                subject: format!(
+                    "【bansha】{} 第{}天 临时统计 {}",
+                    g.name,
+                    d.day,
+                    now.format("%m-%d %H:%M")
+                ),
+                body: body(format!("定时临时统计（每 {hours} 小时一次）：")),
+                created_at: now,
+            };
+            if self.store.enqueue(&key, &mail)? {
+                report.mails_queued += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Edited or deleted posts of players that hold a ballot: the judge sees both versions.
+    fn alert_changes(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        changes: &[Change],
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let grammar = g.grammar(1);
+        let is_ballot = |p: &StoredPost| {
+            let r = grammar.read(&p.text);
+            !r.found.is_empty() || r.malformed.is_some()
+        };
+        let is_player = |name: &str| g.roster.players.iter().any(|p| p == name);
+        for c in changes {
+            match c {
+                Change::Edited {
+                    pid,
+                    before,
+                    after,
+                    seen_at,
+                } if is_player(&after.author) && (is_ballot(before) || is_ballot(after)) => {
+                    let key = format!("edit/{}/{pid}/{}", after.tid, seen_at.timestamp());
+                    let notice = match (&after.edited_at, &after.edited_by) {
+                        (Some(t), by) => format!(
+                            "论坛显示：本帖最后由 {} 于 {} 编辑",
+                            by.as_deref().unwrap_or("?"),
+                            t.format("%Y-%m-%d %H:%M")
+                        ),
+                        (None, _) => {
+                            "论坛没有显示编辑记录（60 秒内的编辑或管理员编辑不留记录）".into()
+                        }
+                    };
+                    let mail = Mail {
+                        subject: format!("【bansha】{} 第{}天 投票被编辑：{} {}", g.name, d.day, after.floor, after.author),
+                        body: format!(
+                            "{} {}（pid {pid}）的帖子内容变了。\n{notice}\n\n之前看到的内容：\n{}\n\n{} 看到的内容：\n{}\n",
+                            after.floor,
+                            after.author,
+                            before.text,
+                            fmt(*seen_at),
+                            after.text
+                        ),
+                        created_at: *seen_at,
+                    };
+                    if self.store.enqueue(&key, &mail)? {
+                        report.mails_queued += 1;
+                    }
+                }
+                Change::Gone { pid, last } if is_player(&last.author) && is_ballot(last) => {
+                    let key = format!("gone/{}/{pid}", last.tid);
+                    let mail = Mail {
+                        subject: format!("【bansha】{} 第{}天 投票帖消失：{} {}", g.name, d.day, last.floor, last.author),
+                        body: format!(
+                            "{} {}（pid {pid}）的帖子在论坛上看不到了（被删除或进入回收站）。最后看到的内容：\n{}\n",
+                            last.floor, last.author, last.text
+                        ),
+                        created_at: now,
+                    };
+                    if self.store.enqueue(&key, &mail)? {
+                        report.mails_queued += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Fetch what can have changed: from the last page known (or everything on a full scan).
+    async fn fetch_thread(
+        &self,
+        tid: u64,
+        full: bool,
+        cursor: &mut Cursor,
+        now: Time,
+    ) -> Result<Vec<Change>, FetchError> {
+        let start = if full { 1 } else { cursor.last_page.max(1) };
+        let first = self.forum.thread_page(tid, start).await?;
+        let mut last = first.last_page.unwrap_or(start).max(start);
+        let mut posts = first.posts;
+        let mut page = start;
+        while page < last {
+            page += 1;
+            let p = self.forum.thread_page(tid, page).await?;
+            last = last.max(p.last_page.unwrap_or(last));
+            posts.extend(p.posts);
+        }
+        let changes = self
+            .store
+            .record(tid, &posts, now, full)
+            .map_err(|e| FetchError::Network(e.to_string()))?;
+        cursor.last_page = last;
+        if full {
+            cursor.last_full_scan = Some(now);
+        }
+        Ok(changes)
+    }
+
+    /// Send what is queued; stop at the first failure (the server is down: try next cycle).
+    async fn send_outbox(&self, now: Time, report: &mut CycleReport) {
+        let queue = match self.store.outbox() {
+            Ok(q) => q,
+            Err(e) => {
+                report.errors.push(e.to_string());
+                return;
+            }
+        };
+        for (key, mail) in &queue {
+            match self.mailer.send(key, mail).await {
+                Ok(()) => {
+                    if let Err(e) = self.store.mark_sent(key, now) {
+                        report.errors.push(e.to_string());
+                        return;
+                    }
+                    if let Err(e) = self.store.flush().await {
+                        report.errors.push(e.to_string());
+                        return;
+                    }
+                    report.mails_sent += 1;
+                }
+                Err(e) => {
+                    report.errors.push(format!("smtp: {e}"));
+                    break;
+                }
+            }
+        }
+        report.mails_waiting = self.store.outbox().map(|q| q.len()).unwrap_or(0);
+    }
+}
+
+fn fmt_votes(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+fn lock_from(g: &GameConfig, d: &DayConfig) -> Option<Time> {
+    let m = g.rules.vote.lock_minutes;
+    (m > 0).then(|| d.closes_at - Duration::minutes(m as i64))
+}
+
+fn event_key(g: &GameConfig, d: &DayConfig, what: &str) -> String {
+    format!("{what}/{}/{}", g.name, d.day)
+}

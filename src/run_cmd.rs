@@ -1,0 +1,69 @@
+//! `bansha run` (the service) and `bansha status`.
+
+use crate::daemon::{CycleReport, Daemon};
+use crate::schedule::{Clock, Service, SystemClock};
+use crate::settings;
+use crate::time::parse_local_time;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+/// `bansha run --config daemon.toml [--once [--now TIME]]`. Returns the exit code.
+pub fn run(
+    config: &Path,
+    once: bool,
+    now: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let settings = match settings::load(config) {
+        Ok(s) => s,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    let offset = settings.games[0].utc_offset;
+    let clock = SystemClock(offset);
+    let now = match now {
+        None => None,
+        Some(_) if !once => {
+            writeln!(err, "错误：--now 只能和 --once 一起使用")?;
+            return Ok(2);
+        }
+        Some(s) => match parse_local_time(s, offset) {
+            Ok(t) => Some(t),
+            Err(m) => {
+                writeln!(err, "错误：--now：{m}")?;
+                return Ok(2);
+            }
+        },
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let daemon = match Daemon::open(settings) {
+            Ok(d) => d,
+            Err(e) => {
+                writeln!(err, "错误：无法启动：{e:#}")?;
+                return Ok(1);
+            }
+        };
+        if once {
+            let report: CycleReport = daemon.cycle(now.unwrap_or_else(|| clock.now())).await;
+            serde_json::to_writer(&mut *out, &report)?;
+            writeln!(out)?;
+            return Ok(if report.errors.is_empty() { 0 } else { 1 });
+        }
+        let service = Arc::new(Service {
+            daemon: Arc::new(daemon),
+            clock: Arc::new(clock),
+            last: tokio::sync::Mutex::new(None),
+        });
+        crate::status::serve(service.clone()).await?;
+        crate::schedule::run(service).await?;
+        Ok(0)
+    })
+}

@@ -1,0 +1,620 @@
+//! The daemon end to end: the real binary (`bansha run --once --now T`, one poll cycle at an
+//! injected time per run) against a local HTTP server replaying the captured vote thread as the
+//! mobile API v1 served it, and a real local SMTP server (mailin-embedded).
+//!
+//! The thread as it stood at an earlier time is the captured pages with the later posts taken
+//! out (and pid 98 with the text it had before its 21:05 edit, from the scenario key); a
+//! deleted post is one taken out. Faults are injected per request: a 502, a timeout, a login
+//! expiry (the captured "no permission" answer, then a login through the captured login form).
+
+mod common;
+
+use mailin_embedded::{response, Handler, Response, Server};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use wiremock::matchers::{method, path, query_param};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+// ---------------------------------------------------------------- SMTP
+
+#[derive(Clone, Default)]
+struct Mailbox {
+    mails: Arc<Mutex<Vec<String>>>,
+    current: Arc<Mutex<Vec<u8>>>,
+    refuse: Arc<AtomicBool>,
+    slow: Arc<AtomicBool>,
+}
+
+impl Handler for Mailbox {
+    fn data_start(&mut self, _: &str, _: &str, _: bool, _: &[String]) -> Response {
+        if self.refuse.load(Ordering::SeqCst) {
+            return response::INTERNAL_ERROR;
+        }
+        self.current.lock().unwrap().clear();
+        response::OK
+    }
+    fn data(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.current.lock().unwrap().extend_from_slice(buf);
+        Ok(())
+    }
+    fn data_end(&mut self) -> Response {
+        if self.slow.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_secs(3));
+        }
+        let raw = String::from_utf8_lossy(&self.current.lock().unwrap()).into_owned();
+        self.mails.lock().unwrap().push(raw);
+        response::OK
+    }
+}
+
+fn smtp() -> (Mailbox, u16) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mailbox = Mailbox::default();
+    let mut server = Server::new(mailbox.clone());
+    server.with_name("judge.test").with_tcp_listener(listener);
+    std::thread::spawn(move || {
+        let _ = server.serve();
+    });
+    (mailbox, port)
+}
+
+/// A received mail: Message-ID and decoded subject.
+fn summary(raw: &str) -> (String, String) {
+    let header = |name: &str| {
+        raw.lines()
+            .find(|l| {
+                l.to_ascii_lowercase()
+                    .starts_with(&format!("{}:", name.to_ascii_lowercase()))
+            })
+            .map(|l| l[name.len() + 1..].trim().to_string())
+            .unwrap_or_default()
+    };
+    // Subjects are RFC 2047 encoded words (UTF-8, base64), possibly folded; whitespace between
+    // two encoded words is not text, whitespace next to a plain word is.
+    let start = raw.find("\nSubject:").map(|i| i + 9).unwrap_or(0);
+    let mut tokens: Vec<(String, bool)> = Vec::new();
+    for (i, line) in raw[start..].lines().enumerate() {
+        if i > 0 && !line.starts_with(' ') {
+            break;
+        }
+        for word in line.split_whitespace() {
+            match word
+                .strip_prefix("=?utf-8?b?")
+                .or_else(|| word.strip_prefix("=?UTF-8?B?"))
+            {
+                Some(b64) => tokens.push((
+                    String::from_utf8_lossy(&base64_decode(b64.trim_end_matches("?=")))
+                        .into_owned(),
+                    true,
+                )),
+                None => tokens.push((word.to_string(), false)),
+            }
+        }
+    }
+    let mut subject = String::new();
+    for (i, (t, encoded)) in tokens.iter().enumerate() {
+        if i > 0 && !(*encoded && tokens[i - 1].1) {
+            subject.push(' ');
+        }
+        subject.push_str(t);
+    }
+    (header("Message-ID"), subject.trim().to_string())
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    let table = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::new();
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in s.bytes() {
+        let Some(v) = table(c) else { continue };
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------- the forum
+
+#[derive(Clone)]
+enum Fault {
+    Status(u16),
+    Delay(std::time::Duration),
+    NoPermission,
+}
+
+struct Forum {
+    /// Every post of the captured thread (v1 JSON objects), in order.
+    posts: Vec<Value>,
+    envelope: Value,
+    /// Show the thread as it stood at this unix time.
+    at: i64,
+    /// pids taken out (deleted).
+    deleted: BTreeSet<u64>,
+    /// Faults for the next thread-page requests, in order.
+    faults: Vec<Fault>,
+    /// Thread-page requests served.
+    requests: usize,
+    logged_in: bool,
+}
+
+fn captured_thread() -> (Vec<Value>, Value) {
+    let mut posts = Vec::new();
+    let mut envelope = Value::Null;
+    for p in 1..=4 {
+        let path = common::fixtures().join(format!(
+            "discuz/mobile/guest/v1/viewthread_tid3_vote_p{p}.json"
+        ));
+        let page: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        posts.extend(
+            page["Variables"]["postlist"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .cloned(),
+        );
+        if p == 1 {
+            envelope = page;
+        }
+    }
+    (posts, envelope)
+}
+
+impl Forum {
+    fn page(&self, page: usize) -> Value {
+        let mut visible: Vec<Value> = self
+            .posts
+            .iter()
+            .filter(|p| p["dbdateline"].as_str().unwrap().parse::<i64>().unwrap() <= self.at)
+            .filter(|p| {
+                !self
+                    .deleted
+                    .contains(&p["pid"].as_str().unwrap().parse::<u64>().unwrap())
+            })
+            .cloned()
+            .collect();
+        // pid 98 before its edit at 21:05:30 (text as typed, from the scenario key).
+        if self.at < 1795957530 {
+            for p in visible.iter_mut().filter(|p| p["pid"] == "98") {
+                p["message"] = Value::String("投票对象：冷雪<br />\n投票理由：她改票太随意".into());
+            }
+        }
+        let last = visible.len().div_ceil(10).max(1);
+        let page = page.clamp(1, last);
+        let slice: Vec<Value> = visible
+            .iter()
+            .skip((page - 1) * 10)
+            .take(10)
+            .cloned()
+            .collect();
+        let mut out = self.envelope.clone();
+        out["Variables"]["postlist"] = Value::Array(slice);
+        out["Variables"]["thread"]["replies"] = Value::String((visible.len() - 1).to_string());
+        out
+    }
+}
+
+struct ThreadResponder(Arc<Mutex<Forum>>);
+
+impl Respond for ThreadResponder {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let mut f = self.0.lock().unwrap();
+        f.requests += 1;
+        let page: usize = req
+            .url
+            .query_pairs()
+            .find(|(k, _)| k == "page")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(1);
+        if !f.faults.is_empty() {
+            match f.faults.remove(0) {
+                Fault::Status(s) => {
+                    return ResponseTemplate::new(s).set_body_string("<html>Bad Gateway</html>")
+                }
+                Fault::Delay(d) => {
+                    return ResponseTemplate::new(200)
+                        .set_delay(d)
+                        .set_body_json(f.page(page));
+                }
+                Fault::NoPermission => {
+                    f.logged_in = false;
+                    let body = std::fs::read(
+                        common::fixtures()
+                            .join("discuz/errors/mobile_v1_viewthread_tid2_private_guest.json"),
+                    )
+                    .unwrap();
+                    return ResponseTemplate::new(200).set_body_raw(body, "application/json");
+                }
+            }
+        }
+        ResponseTemplate::new(200).set_body_json(f.page(page))
+    }
+}
+
+struct LoginResponder {
+    forum: Arc<Mutex<Forum>>,
+    file: &'static str,
+    logs_in: bool,
+}
+
+impl Respond for LoginResponder {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        if self.logs_in {
+            self.forum.lock().unwrap().logged_in = true;
+        }
+        let body = std::fs::read(common::fixtures().join(self.file)).unwrap();
+        ResponseTemplate::new(200).set_body_raw(body, "text/xml; charset=utf-8")
+    }
+}
+
+async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
+    let (posts, envelope) = captured_thread();
+    let state = Arc::new(Mutex::new(Forum {
+        posts,
+        envelope,
+        at: 0,
+        deleted: BTreeSet::new(),
+        faults: Vec::new(),
+        requests: 0,
+        logged_in: false,
+    }));
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .and(query_param("module", "viewthread"))
+        .and(query_param("tid", "3"))
+        .respond_with(ThreadResponder(state.clone()))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/member.php"))
+        .and(query_param("action", "login"))
+        .respond_with(LoginResponder {
+            forum: state.clone(),
+            file: "discuz/login/desktop_login_float_form_inajax.xml",
+            logs_in: false,
+        })
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/member.php"))
+        .and(query_param("loginsubmit", "yes"))
+        .respond_with(LoginResponder {
+            forum: state.clone(),
+            file: "discuz/login/desktop_login_success_inajax.xml",
+            logs_in: true,
+        })
+        .mount(&server)
+        .await;
+    (server, state)
+}
+
+// ---------------------------------------------------------------- the daemon
+
+fn setup(dir: &Path, forum: &str, smtp_port: u16) -> PathBuf {
+    let games = dir.join("games");
+    std::fs::create_dir_all(&games).unwrap();
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples/banshayishi-12.toml"),
+        games.join("banshayishi-12.toml"),
+    )
+    .unwrap();
+    let pw = dir.join("forum-password");
+    std::fs::write(&pw, "test1234\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&pw, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let config = dir.join("daemon.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"state_dir = "state"
+
+[forum]
+base_url = "{forum}/"
+source = "api"
+api_version = 1
+posts_per_page = 10
+min_gap_ms = 10
+timeout_secs = 2
+retries = 2
+
+[forum.login]
+username = "版杀一室法官"
+password_file = "forum-password"
+
+[smtp]
+host = "127.0.0.1"
+port = {smtp_port}
+security = "plain"
+from = "bansha@judge.test"
+
+[judge]
+to = ["judge@judge.test"]
+
+[poll]
+interim_every_hours = 0
+
+[status]
+listen = "127.0.0.1:0"
+
+[[games]]
+config = "games/banshayishi-12.toml"
+"#
+        ),
+    )
+    .unwrap();
+    config
+}
+
+fn once(config: &Path, now: &str) -> Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["run", "--once", "--now", now, "--config"])
+        .arg(config)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|_| {
+        panic!(
+            "no report at {now}: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn subjects(mailbox: &Mailbox) -> Vec<(String, String)> {
+    mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| summary(m))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_day_of_polling_mails_the_judge_each_thing_once() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let run = |now: &'static str| {
+        let config = config.clone();
+        async move {
+            tokio::task::spawn_blocking(move || once(&config, now))
+                .await
+                .unwrap()
+        }
+    };
+
+    // 12:00 — the first poll reads the whole thread so far.
+    forum.lock().unwrap().at = 1795924800; // 2026-11-29 12:00:00 +08:00
+    let r = run("2026-11-29 12:00:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert_eq!(r["new_posts"], 19, "pids 19 to 83: {r}");
+    assert_eq!(r["requests"], 2, "pages 1 and 2 (19 posts)");
+    let first: Vec<String> = subjects(&mailbox).into_iter().map(|(_, s)| s).collect();
+    assert!(first.iter().any(|s| s.contains("领先者变化")), "{first:?}");
+    assert!(
+        first.iter().any(|s| s.contains("无效票：7# 小熊维尼")),
+        "{first:?}"
+    );
+    assert!(
+        first.iter().any(|s| s.contains("无效票：11# 雪罂子")),
+        "{first:?}"
+    );
+
+    // 17:56 — new posts; the forum answers 502 once and times out once: retried.
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795946160; // 17:56:00
+        f.faults = vec![
+            Fault::Status(502),
+            Fault::Delay(std::time::Duration::from_secs(4)),
+        ];
+    }
+    let r = run("2026-11-29 17:56:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert_eq!(r["new_posts"], 5, "pids 85, 88, 92, 95, 98: {r}");
+    assert!(
+        r["requests"].as_u64().unwrap() <= 4,
+        "probe from the last page, plus two retries: {r}"
+    );
+
+    // 19:50 — the login expired: the forum says no permission; bansha logs in and goes on.
+    // The SMTP server is down (451): mails wait in the store.
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795953000; // 19:50:00
+        f.faults = vec![Fault::NoPermission];
+    }
+    mailbox.refuse.store(true, Ordering::SeqCst);
+    let before = mailbox.mails.lock().unwrap().len();
+    let r = run("2026-11-29 19:50:00").await;
+    assert!(
+        forum.lock().unwrap().logged_in,
+        "logged in through the captured login form"
+    );
+    assert!(r["mails_waiting"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(mailbox.mails.lock().unwrap().len(), before);
+
+    // 20:01 — the lock window started; the SMTP server is back; pid 47 was deleted.
+    mailbox.refuse.store(false, Ordering::SeqCst);
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795953660; // 20:01:00
+        f.deleted.insert(47);
+    }
+    let r = run("2026-11-29 20:01:00").await;
+    assert_eq!(r["mails_waiting"], 0, "{r}");
+
+    // 21:06 — after the close and after pid 98's edit at 21:05:30.
+    forum.lock().unwrap().at = 1795957560; // 21:06:00
+    let r = run("2026-11-29 21:06:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert_eq!(r["edited_posts"], 1, "pid 98: {r}");
+
+    // 21:30 — nothing new: nothing is sent again, and the closed day is no longer polled.
+    let sent_before = mailbox.mails.lock().unwrap().len();
+    let requests_before = forum.lock().unwrap().requests;
+    let r = run("2026-11-29 21:30:00").await;
+    assert_eq!(r["mails_queued"], 0, "{r}");
+    assert_eq!(mailbox.mails.lock().unwrap().len(), sent_before);
+    assert_eq!(forum.lock().unwrap().requests, requests_before);
+
+    // The judge's mailbox: every mail once.
+    let all = subjects(&mailbox);
+    let ids: BTreeSet<&String> = all.iter().map(|(id, _)| id).collect();
+    assert_eq!(ids.len(), all.len(), "a Message-ID twice: {all:?}");
+    let subjects: Vec<&String> = all.iter().map(|(_, s)| s).collect();
+    let count = |needle: &str| subjects.iter().filter(|s| s.contains(needle)).count();
+    assert_eq!(count("最终计票"), 1, "{subjects:#?}");
+    assert_eq!(count("进入截止前锁定时段"), 1, "{subjects:#?}");
+    assert_eq!(count("投票被编辑：24# 音乐虫子"), 1, "{subjects:#?}");
+    assert_eq!(count("投票帖消失：7# 小熊维尼"), 1, "{subjects:#?}");
+    let voids: Vec<&&String> = subjects.iter().filter(|s| s.contains("无效票")).collect();
+    let unique: BTreeSet<&&&String> = voids.iter().collect();
+    assert_eq!(voids.len(), unique.len(), "{voids:#?}");
+    for late in ["34# 小熊维尼", "29# 小飞", "33# 不见"] {
+        assert_eq!(
+            count(&format!("无效票：{late}")),
+            1,
+            "{late}: {subjects:#?}"
+        );
+    }
+
+    // The final tally: as the thread stood at 21:00 — pid 98 with its pre-edit text.
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let final_mail = mails
+        .iter()
+        .find(|m| summary(m).1.contains("最终计票"))
+        .unwrap();
+    let final_subject = summary(final_mail).1;
+    assert!(
+        final_subject.contains("李逵 以 4 票最高，出局"),
+        "{final_subject}"
+    );
+
+    // The store holds both versions of the edited post.
+    drop(server);
+    let store = bansha::store::Store::open(&dir.path().join("state")).unwrap();
+    let records = store.records(3).unwrap();
+    let r98 = records
+        .iter()
+        .find(|r| r.versions[0].post.pid == 98)
+        .unwrap();
+    let texts: Vec<&str> = r98.versions.iter().map(|v| v.post.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "投票对象：冷雪\n投票理由：她改票太随意",
+            "投票对象：不见\n投票理由：冷雪解释了，改投不见"
+        ]
+    );
+    let r47 = records
+        .iter()
+        .find(|r| r.versions[0].post.pid == 47)
+        .unwrap();
+    assert!(r47.gone_at.is_some());
+    let at_close = store
+        .posts_as_of(
+            3,
+            chrono::DateTime::parse_from_rfc3339("2026-11-29T21:00:00+08:00").unwrap(),
+        )
+        .unwrap();
+    assert!(at_close
+        .iter()
+        .any(|p| p.pid == 98 && p.text.contains("冷雪") && p.edited_at.is_none()));
+}
+
+/// Kill the daemon mid-poll and mid-send, restart it: the judge gets the same mails as from an
+/// uninterrupted run (a mail the server accepted as the daemon died may come twice, with the
+/// same Message-ID).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_daemon_restarts_to_the_same_outcome() {
+    // The uninterrupted run.
+    let (clean_box, clean_port) = smtp();
+    let (clean_server, clean_forum) = forum_server().await;
+    let clean_dir = tempfile::tempdir().unwrap();
+    let clean_config = setup(clean_dir.path(), &clean_server.uri(), clean_port);
+    clean_forum.lock().unwrap().at = 1795957560;
+    let c = clean_config.clone();
+    tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
+        .await
+        .unwrap();
+    let clean: BTreeMap<String, String> = subjects(&clean_box).into_iter().collect();
+    assert!(clean.values().any(|s| s.contains("最终计票")));
+
+    // The interrupted one.
+    let (mailbox, port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), port);
+    forum.lock().unwrap().at = 1795957560;
+    let kill_after = |delay_ms: u64| {
+        let config = config.clone();
+        move || {
+            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+                .args(["run", "--once", "--now", "2026-11-29 21:06:00", "--config"])
+                .arg(&config)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+            let _ = child.kill(); // SIGKILL
+            let _ = child.wait();
+        }
+    };
+    // Mid-poll: the second page hangs.
+    forum.lock().unwrap().faults = vec![
+        Fault::Delay(std::time::Duration::ZERO),
+        Fault::Delay(std::time::Duration::from_secs(5)),
+    ];
+    tokio::task::spawn_blocking(kill_after(700)).await.unwrap();
+    assert!(mailbox.mails.lock().unwrap().is_empty());
+    // Mid-send: the SMTP server takes 3 s per mail.
+    forum.lock().unwrap().faults.clear();
+    mailbox.slow.store(true, Ordering::SeqCst);
+    tokio::task::spawn_blocking(kill_after(2500)).await.unwrap();
+    mailbox.slow.store(false, Ordering::SeqCst);
+    // Restart, run to the end.
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    // Let the server finish recording the mail it was given as the client died.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+
+    let got: BTreeMap<String, String> = subjects(&mailbox).into_iter().collect();
+    let clean_subjects: BTreeSet<&String> = clean.values().collect();
+    let got_subjects: BTreeSet<&String> = got.values().collect();
+    assert_eq!(got_subjects, clean_subjects);
+    let received = mailbox.mails.lock().unwrap().len();
+    assert!(
+        received <= clean.len() + 1,
+        "{received} mails for {} alerts",
+        clean.len()
+    );
+}
