@@ -225,10 +225,11 @@ fn secret(
     from_env: &Option<String>,
     base: &Path,
 ) -> Result<Option<Secret>, ConfigError> {
+    let which = if from_file.is_some() { "file" } else { "env" };
     let err = |message: String| ConfigError {
         file: file.display().to_string(),
         line: None,
-        key: key.to_string(),
+        key: format!("{key}_{which}"),
         message,
     };
     if let Some(p) = from_file {
@@ -313,18 +314,12 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
         Some(l) => {
             let password = secret(
                 path,
-                "forum.login.password_file",
+                "forum.login.password",
                 &l.password_file,
                 &l.password_env,
                 &base,
             )?;
-            let cookies = secret(
-                path,
-                "forum.login.cookies_file",
-                &l.cookies_file,
-                &None,
-                &base,
-            )?;
+            let cookies = secret(path, "forum.login.cookies", &l.cookies_file, &None, &base)?;
             if password.is_none() && cookies.is_none() {
                 return Err(at(
                     &["forum", "login"],
@@ -340,7 +335,7 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
     };
     let smtp_password = secret(
         path,
-        "smtp.password_file",
+        "smtp.password",
         &s.smtp.password_file,
         &s.smtp.password_env,
         &base,

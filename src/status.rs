@@ -30,6 +30,9 @@ struct TallyQuery {
 async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
     let now = s.clock.now();
     let d = &s.daemon;
+    // Separate statements: a guard held in the struct literal would deadlock `healthy()`.
+    let last_cycle = s.last.lock().await.as_ref().map(|(_, r)| r.clone());
+    let healthy = s.healthy().await;
     Json(Status {
         watching: d
             .active_days(now)
@@ -43,13 +46,13 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
                 )
             })
             .collect(),
-        last_cycle: s.last.lock().await.as_ref().map(|(_, r)| r.clone()),
+        last_cycle,
         next_deadline: d
             .next_deadline(now)
             .map(|(t, what)| (t.format("%Y-%m-%d %H:%M:%S").to_string(), what)),
         mails_waiting: d.store.outbox().map(|q| q.len()).unwrap_or(0),
         mails_sent: d.store.sent_count(),
-        healthy: s.healthy().await,
+        healthy,
     })
 }
 

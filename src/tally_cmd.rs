@@ -384,12 +384,40 @@ pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
     s
 }
 
-/// Run `bansha check-config`; returns the exit code.
+/// Run `bansha check-config`: a game config, or a daemon config (one with `[forum]`) and every
+/// game it names. Returns the exit code.
 pub fn check_config(
     path: &std::path::Path,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
+    let is_daemon = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| t.parse::<toml::Table>().ok())
+        .is_some_and(|t| t.contains_key("forum"));
+    if is_daemon {
+        return match crate::settings::load(path) {
+            Ok(s) => {
+                let games: Vec<String> = s.games.iter().map(|g| g.name.clone()).collect();
+                writeln!(
+                    out,
+                    "守护进程配置有效：论坛 {}，{}，邮件发给 {}，监视游戏：{}",
+                    s.forum.base_url,
+                    match &s.login {
+                        Some(l) => format!("以 {} 登录", l.username),
+                        None => "以游客身份读取".into(),
+                    },
+                    s.judge.to.join("、"),
+                    games.join("、")
+                )?;
+                Ok(0)
+            }
+            Err(e) => {
+                writeln!(err, "配置错误：{e}")?;
+                Ok(1)
+            }
+        };
+    }
     match config::load(path) {
         Ok(g) => {
             let days: Vec<String> = g.days.iter().map(|d| format!("第{}天", d.day)).collect();
@@ -432,7 +460,12 @@ fn ask_daemon(
         .enable_all()
         .build()?;
     let answer = rt.block_on(async {
-        let r = reqwest::Client::new().get(&url).send().await?;
+        let r = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(10))
+            .build()?
+            .get(&url)
+            .send()
+            .await?;
         let status = r.status();
         Ok::<_, reqwest::Error>((status, r.text().await?))
     });

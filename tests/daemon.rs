@@ -618,3 +618,75 @@ async fn a_killed_daemon_restarts_to_the_same_outcome() {
         clean.len()
     );
 }
+
+/// `bansha run` as a service: it catches up at once (the close has passed by the real clock),
+/// answers `bansha status` and `bansha tally --live` on its loopback address, and stops cleanly
+/// on SIGTERM.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_service_answers_status_and_live_tally_and_stops_on_sigterm() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = i64::MAX;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("127.0.0.1:0", &format!("127.0.0.1:{port}"));
+    std::fs::write(&config, text).unwrap();
+
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["run", "--config"])
+        .arg(&config)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ask = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+            .args(args)
+            .arg("--config")
+            .arg(&config)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let mut status = String::new();
+    for _ in 0..100 {
+        let (code, out, _) = tokio::task::block_in_place(|| ask(&["status"]));
+        if code == Some(0) && out.contains("上一轮") {
+            status = out;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(status.contains("状态：正常"), "{status}");
+    assert!(status.contains("待发邮件：0"), "{status}");
+    let (code, live, err) = tokio::task::block_in_place(|| ask(&["tally", "--live", "--day", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(live.contains("李逵 4 票"), "{live}");
+    let (code, _, err) = tokio::task::block_in_place(|| ask(&["tally", "--live", "--day", "9"]));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("配置中没有第 9 天"), "{err}");
+
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let exit = tokio::task::block_in_place(|| child.wait()).unwrap();
+    assert!(exit.success(), "{exit:?}");
+    let finals = subjects(&mailbox)
+        .iter()
+        .filter(|(_, s)| s.contains("最终计票"))
+        .count();
+    assert_eq!(finals, 1);
+    drop(server);
+}

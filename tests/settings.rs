@@ -1,0 +1,106 @@
+//! The daemon config: the documented example loads; secrets are refused when others can read
+//! them; errors name the key.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn bansha() -> Command {
+    Command::cargo_bin("bansha").unwrap()
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn the_documented_daemon_config_is_valid() {
+    bansha()
+        .arg("check-config")
+        .arg(root().join("config/daemon.example.toml"))
+        .env("BANSHA_FORUM_PASSWORD", "x")
+        .env("BANSHA_SMTP_PASSWORD", "y")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("守护进程配置有效"))
+        .stdout(predicate::str::contains("监视游戏：版杀一室 第十二局"));
+}
+
+#[test]
+fn a_missing_secret_names_its_key() {
+    bansha()
+        .arg("check-config")
+        .arg(root().join("config/daemon.example.toml"))
+        .env_remove("BANSHA_FORUM_PASSWORD")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("forum.login.password_env"))
+        .stderr(predicate::str::contains("BANSHA_FORUM_PASSWORD 没有设置"));
+}
+
+fn daemon_config(dir: &Path, extra_forum: &str, password_mode: u32) -> PathBuf {
+    std::fs::copy(
+        root().join("config/examples/banshayishi-12.toml"),
+        dir.join("game.toml"),
+    )
+    .unwrap();
+    let pw = dir.join("pw");
+    std::fs::write(&pw, "secret\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&pw, std::fs::Permissions::from_mode(password_mode)).unwrap();
+    }
+    let p = dir.join("daemon.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "state_dir = \"state\"\n[forum]\nbase_url = \"http://127.0.0.1:9/\"\n{extra_forum}\n[forum.login]\nusername = \"u\"\npassword_file = \"pw\"\n\
+             [smtp]\nhost = \"127.0.0.1\"\nsecurity = \"plain\"\nfrom = \"a@b.c\"\n[judge]\nto = [\"j@b.c\"]\n[[games]]\nconfig = \"game.toml\"\n"
+        ),
+    )
+    .unwrap();
+    p
+}
+
+#[cfg(unix)]
+#[test]
+fn a_secret_file_others_can_read_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = daemon_config(dir.path(), "", 0o644);
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("forum.login.password_file"))
+        .stderr(predicate::str::contains("chmod 600"));
+    let p = daemon_config(dir.path(), "", 0o600);
+    bansha().arg("check-config").arg(&p).assert().success();
+}
+
+#[test]
+fn unknown_daemon_keys_are_errors_with_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = daemon_config(dir.path(), "poll_every = 5", 0o600);
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("第 4 行"))
+        .stderr(predicate::str::contains("poll_every"));
+}
+
+#[test]
+fn run_refuses_a_bad_config_before_touching_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = daemon_config(dir.path(), "source = \"rss\"", 0o600);
+    bansha()
+        .args(["run", "--once", "--config"])
+        .arg(&p)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("配置错误"));
+    assert!(!dir.path().join("state").exists());
+}
