@@ -175,6 +175,16 @@ pub struct Rules {
     pub runoff: Option<RunoffRules>,
     #[serde(default)]
     pub publish: PublishRules,
+    #[serde(default)]
+    pub schedule: ScheduleRules,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScheduleRules {
+    /// Real weekdays the game pauses (ISO: 1 = Monday … 7 = Sunday); no deadline should fall on
+    /// them (chuhan: Saturday and Sunday).
+    pub paused_weekdays: Vec<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -375,6 +385,38 @@ pub struct GameConfig {
 }
 
 impl GameConfig {
+    /// Things that are allowed but probably a mistake, in Chinese: a deadline on a paused day.
+    pub fn warnings(&self) -> Vec<String> {
+        use chrono::Datelike;
+        const NAMES: [&str; 7] = ["一", "二", "三", "四", "五", "六", "日"];
+        let paused = &self.rules.schedule.paused_weekdays;
+        let mut out = Vec::new();
+        for d in &self.days {
+            let mut times = vec![("截止时间", d.closes_at)];
+            if let Some(r) = &d.runoff {
+                times.push(("第二轮截止时间", r.closes_at));
+            }
+            for (what, t) in times {
+                let wd = t.weekday().number_from_monday();
+                if paused.contains(&wd) {
+                    out.push(format!(
+                        "第 {} 天的{what} {} 是星期{}，本局规则在星期{}暂停",
+                        d.day,
+                        t.format("%Y-%m-%d %H:%M"),
+                        NAMES[wd as usize - 1],
+                        paused
+                            .iter()
+                            .filter_map(|w| NAMES.get(*w as usize - 1))
+                            .copied()
+                            .collect::<Vec<_>>()
+                            .join("、")
+                    ));
+                }
+            }
+        }
+        out
+    }
+
     pub fn day(&self, day: u32) -> Option<&DayConfig> {
         self.days.iter().find(|d| d.day == day)
     }
@@ -545,6 +587,17 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
         return Err(at(
             &["rules", "outcome", "by_day"],
             "top_k 需要 by_day 表（每天几票、出局几人）".into(),
+        ));
+    }
+    if rules
+        .schedule
+        .paused_weekdays
+        .iter()
+        .any(|w| !(1..=7).contains(w))
+    {
+        return Err(at(
+            &["rules", "schedule", "paused_weekdays"],
+            "星期用 1（星期一）到 7（星期日）表示".into(),
         ));
     }
     if rules.vote.votes_per_player == 0 {

@@ -45,6 +45,11 @@ fn fmt(t: Time) -> String {
 
 impl Daemon {
     pub fn open(settings: Settings) -> anyhow::Result<Daemon> {
+        for g in &settings.games {
+            for w in g.warnings() {
+                crate::fetch::tracing_line(&format!("config {}: {w}", g.path.display()));
+            }
+        }
         let store = Store::open(&settings.state_dir)?;
         let offset = settings
             .games

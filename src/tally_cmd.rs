@@ -420,6 +420,9 @@ pub fn check_config(
     }
     match config::load(path) {
         Ok(g) => {
+            for w in g.warnings() {
+                writeln!(err, "警告：{w}")?;
+            }
             let days: Vec<String> = g.days.iter().map(|d| format!("第{}天", d.day)).collect();
             writeln!(
                 out,

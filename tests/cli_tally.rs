@@ -287,3 +287,24 @@ fn the_documented_config_is_valid() {
         .success()
         .stdout(predicate::str::contains("玩家 7 人"));
 }
+
+/// chuhan pauses on real Saturdays and Sundays: a deadline there is allowed but warned about.
+#[test]
+fn a_deadline_on_a_paused_day_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chuhan.toml");
+    std::fs::write(
+        &path,
+        format!("ruleset = \"chuhan\"\nname = \"t\"\n{}[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00\"\n[[days]]\nday = 3\ncloses_at = \"2026-11-30 21:00\"\n", common::ROSTER),
+    )
+    .unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&path)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "第 2 天的截止时间 2026-11-29 21:00 是星期日，本局规则在星期六、日暂停",
+        ))
+        .stderr(predicate::str::contains("第 3 天").not());
+}

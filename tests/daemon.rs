@@ -690,3 +690,62 @@ async fn the_service_answers_status_and_live_tally_and_stops_on_sigterm() {
     assert_eq!(finals, 1);
     drop(server);
 }
+
+/// A GBK forum read through its desktop pages: the bytes are decoded as GBK, and the final mail
+/// carries the tally its judge posted (pid 25: 李逵 5, 冷雪 1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gbk_forum_through_desktop_pages() {
+    let (mailbox, smtp_port) = smtp();
+    let server = MockServer::start().await;
+    for page in 1..=3 {
+        let file = common::fixtures().join(format!(
+            "discuz-gbk/desktop/guest/viewthread_tid2_vote_p{page}.html"
+        ));
+        let (_, content_type) = common::headers_of(&file);
+        Mock::given(method("GET"))
+            .and(path("/forum.php"))
+            .and(query_param("tid", "2"))
+            .and(query_param("page", page.to_string()))
+            .respond_with(ResponseTemplate::new(200).set_body_raw(
+                std::fs::read(&file).unwrap(),
+                content_type.as_deref().unwrap(),
+            ))
+            .mount(&server)
+            .await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("games")).unwrap();
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples/gbk-day2.toml"),
+        dir.path().join("games/gbk.toml"),
+    )
+    .unwrap();
+    let config = dir.path().join("daemon.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "state_dir = \"state\"\n[forum]\nbase_url = \"{}/\"\nsource = \"desktop\"\nmin_gap_ms = 10\n\
+             [smtp]\nhost = \"127.0.0.1\"\nport = {smtp_port}\nsecurity = \"plain\"\nfrom = \"b@judge.test\"\n\
+             [judge]\nto = [\"j@judge.test\"]\n[[games]]\nconfig = \"games/gbk.toml\"\n",
+            server.uri()
+        ),
+    )
+    .unwrap();
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 20:30:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert_eq!(r["requests"], 3, "{r}");
+    assert_eq!(r["new_posts"], 12, "{r}");
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let final_mail = mails
+        .iter()
+        .find(|m| summary(m).1.contains("最终计票"))
+        .expect("final mail");
+    assert!(
+        summary(final_mail).1.contains("李逵 以 5 票最高，出局"),
+        "{}",
+        summary(final_mail).1
+    );
+}
