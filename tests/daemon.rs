@@ -106,6 +106,41 @@ fn summary(raw: &str) -> (String, String) {
     (header("Message-ID"), subject.trim().to_string())
 }
 
+/// A received mail's body, decoded (lettre picks base64 or quoted-printable for Chinese text).
+fn body(raw: &str) -> String {
+    body_raw(raw).replace("\r\n", "\n")
+}
+
+fn body_raw(raw: &str) -> String {
+    let (head, rest) = raw
+        .split_once("\r\n\r\n")
+        .or_else(|| raw.split_once("\n\n"))
+        .unwrap();
+    let head = head.to_ascii_lowercase();
+    if head.contains("content-transfer-encoding: base64") {
+        String::from_utf8_lossy(&base64_decode(rest)).into_owned()
+    } else if head.contains("content-transfer-encoding: quoted-printable") {
+        let joined = rest.replace("=\r\n", "").replace("=\n", "");
+        let b = joined.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'=' && i + 2 < b.len() {
+                if let Ok(v) = u8::from_str_radix(&joined[i + 1..i + 3], 16) {
+                    out.push(v);
+                    i += 3;
+                    continue;
+                }
+            }
+            out.push(b[i]);
+            i += 1;
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    } else {
+        rest.to_string()
+    }
+}
+
 fn base64_decode(s: &str) -> Vec<u8> {
     let table = |c: u8| -> Option<u32> {
         Some(match c {
@@ -514,6 +549,29 @@ async fn a_day_of_polling_mails_the_judge_each_thing_once() {
         final_subject.contains("李逵 以 4 票最高，出局"),
         "{final_subject}"
     );
+    let final_body = body(final_mail);
+    assert!(
+        final_body.contains("李逵 4 票：yucca（9#）、大灰狼（10#）、雪罂子（27#）、花千树（32#）"),
+        "{final_body}"
+    );
+    assert!(
+        final_body.contains("24# 音乐虫子（改票：冷雪）：改票未引用自己的原投票帖"),
+        "the pre-edit ballot: {final_body}"
+    );
+    let edit_mail = mails
+        .iter()
+        .find(|m| summary(m).1.contains("投票被编辑"))
+        .unwrap();
+    let edit_body = body(edit_mail);
+    assert!(
+        edit_body.contains("本帖最后由 音乐虫子 于 2026-11-29 21:05 编辑"),
+        "{edit_body}"
+    );
+    assert!(
+        edit_body.contains("之前看到的内容：\n投票对象：冷雪"),
+        "{edit_body}"
+    );
+    assert!(edit_body.contains("投票对象：不见"), "{edit_body}");
 
     // The store holds both versions of the edited post.
     drop(server);
@@ -748,4 +806,91 @@ async fn a_gbk_forum_through_desktop_pages() {
         "{}",
         summary(final_mail).1
     );
+}
+
+/// A forum that keeps failing is mailed about once, after `fetch_failure_alert_minutes`; a login
+/// that needs a captcha is mailed about at once and never retried into a lock-out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_are_mailed_once_and_captchas_at_once() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let run = |now: &'static str| {
+        let config = config.clone();
+        async move {
+            tokio::task::spawn_blocking(move || once(&config, now))
+                .await
+                .unwrap()
+        }
+    };
+    let failures = |mailbox: &Mailbox| {
+        subjects(mailbox)
+            .iter()
+            .filter(|(_, s)| s.contains("无法读取论坛"))
+            .count()
+    };
+
+    // 502 on every attempt (1 + 2 retries) of each cycle.
+    forum.lock().unwrap().at = 1795924800;
+    forum.lock().unwrap().faults = vec![Fault::Status(502); 3];
+    let r = run("2026-11-29 12:00:00").await;
+    assert!(!r["errors"].as_array().unwrap().is_empty());
+    assert_eq!(failures(&mailbox), 0, "not yet: under 30 minutes");
+    forum.lock().unwrap().faults = vec![Fault::Status(502); 3];
+    run("2026-11-29 12:31:00").await;
+    assert_eq!(failures(&mailbox), 1);
+    forum.lock().unwrap().faults = vec![Fault::Status(502); 3];
+    run("2026-11-29 12:45:00").await;
+    assert_eq!(failures(&mailbox), 1, "once per failure streak");
+    let r = run("2026-11-29 12:50:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "recovered: {r}");
+
+    // The login now demands a captcha: mailed at once; no password is posted.
+    server.reset().await;
+    let state = forum.clone();
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .respond_with(move |_: &Request| {
+            let _ = &state;
+            let body = std::fs::read(
+                common::fixtures()
+                    .join("discuz/errors/mobile_v1_viewthread_tid2_private_guest.json"),
+            )
+            .unwrap();
+            ResponseTemplate::new(200).set_body_raw(body, "application/json")
+        })
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/member.php"))
+        .respond_with(|_: &Request| {
+            let body = std::fs::read(
+                common::fixtures().join("discuz/login_default_captcha_on/login_page.html"),
+            )
+            .unwrap();
+            ResponseTemplate::new(200).set_body_raw(body, "text/html; charset=utf-8")
+        })
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500))
+        .expect(0)
+        .mount(&server)
+        .await;
+    run("2026-11-29 13:00:00").await;
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let captcha = mails
+        .iter()
+        .filter(|m| summary(m).1.contains("无法读取论坛"))
+        .nth(1)
+        .expect("a second failure mail, at once");
+    let text = body(captcha);
+    assert!(
+        text.contains("验证码") && text.contains("需要法官处理"),
+        "{text}"
+    );
+    run("2026-11-29 13:05:00").await;
+    assert_eq!(failures(&mailbox), 2, "the captcha streak is mailed once");
+    server.verify().await;
 }
