@@ -16,3 +16,4 @@ pub mod status;
 pub mod store;
 pub mod tally_cmd;
 pub mod time;
+pub mod wordcount_cmd;

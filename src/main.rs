@@ -72,6 +72,14 @@ enum Command {
         #[arg(long)]
         config: PathBuf,
     },
+    /// 按 Word 的方式数字数（报道、杀帖）：总字数、字符数、引用占比、去掉引用后的字数、重复句子占比
+    Wordcount {
+        /// 文本文件（UTF-8 或 GBK）；“-” 表示标准输入。[quote]…[/quote] 算引用
+        file: PathBuf,
+        /// 输出 JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// 检查本局配置文件，错误会指出文件、行号和键名
     CheckConfig {
         /// 配置文件（TOML）
@@ -137,6 +145,12 @@ fn main() -> ExitCode {
         ),
         Command::Status { config } => bansha::tally_cmd::status(
             &config,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr(),
+        ),
+        Command::Wordcount { file, json } => bansha::wordcount_cmd::run(
+            &file,
+            json,
             &mut std::io::stdout().lock(),
             &mut std::io::stderr(),
         ),

@@ -57,5 +57,23 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// Word counting throughput on the five seed texts (75 KB of mixed Chinese and Western text).
+fn bench_wordcount(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/seeds");
+    let mut text = String::new();
+    for e in std::fs::read_dir(&root).unwrap().flatten() {
+        text.push_str(&std::fs::read_to_string(e.path()).unwrap());
+    }
+    let mut group = c.benchmark_group("wordcount");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function(format!("seeds, {} KiB", text.len() / 1024), |b| {
+        b.iter(|| bansha_parsers::wordcount::count(&text).words)
+    });
+    group.bench_function("figures with repetition", |b| {
+        b.iter(|| bansha_parsers::wordcount::figures(&text, &[]).repeated_words)
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_wordcount);
 criterion_main!(benches);

@@ -15,6 +15,7 @@ mod guard;
 pub mod login;
 mod model;
 mod time;
+pub mod wordcount;
 
 pub use charset::{decode, Decoded};
 pub use error::{PageError, PageErrorKind};

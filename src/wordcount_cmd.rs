@@ -1,0 +1,62 @@
+//! `bansha wordcount [--json] FILE|-`: Word-compatible counts of a text (a report or kill post as
+//! the judge pastes it; `[quote]` blocks are the quoted part).
+
+use bansha_parsers::wordcount::{figures, split_bbcode_quotes};
+use std::io::{Read, Write};
+use std::path::Path;
+
+pub fn run(
+    path: &Path,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let mut bytes = Vec::new();
+    let read = if path == Path::new("-") {
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::read(path).map(|b| bytes = b)
+    };
+    if let Err(e) = read {
+        writeln!(err, "错误：无法读取 {}：{e}", path.display())?;
+        return Ok(1);
+    }
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let bytes = e.into_bytes();
+            let (t, _, bad) = encoding_rs::GB18030.decode(&bytes);
+            if bad {
+                writeln!(err, "错误：{} 既不是 UTF-8 也不是 GBK 文本", path.display())?;
+                return Ok(1);
+            }
+            writeln!(err, "提示：{} 按 GBK 读取", path.display())?;
+            t.into_owned()
+        }
+    };
+    let (own, quotes) = split_bbcode_quotes(&text);
+    let quote_refs: Vec<&str> = quotes.iter().map(String::as_str).collect();
+    let f = figures(&own, &quote_refs);
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &f)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "字数：{}", f.total.words)?;
+        writeln!(out, "字符数（不计空格）：{}", f.total.chars_no_spaces)?;
+        writeln!(out, "字符数（计空格）：{}", f.total.chars_with_spaces)?;
+        writeln!(
+            out,
+            "引用：{} 字，占 {:.1}%",
+            f.quoted_words,
+            f.quoted_share * 100.0
+        )?;
+        writeln!(out, "去掉引用后：{} 字", f.own.words)?;
+        writeln!(
+            out,
+            "重复句子：{} 字，占 {:.1}%",
+            f.repeated_words,
+            f.repeated_share * 100.0
+        )?;
+    }
+    Ok(0)
+}
