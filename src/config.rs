@@ -83,6 +83,12 @@ struct DayFile {
     day: u32,
     /// The day's vote thread (tid), for the daemon.
     vote_thread: Option<u64>,
+    /// The day's discussion threads (tid): their posts count for 潜水.
+    #[serde(default)]
+    discussion_threads: Vec<u64>,
+    /// Chat threads (灌水): never counted.
+    #[serde(default)]
+    chat_threads: Vec<u64>,
     closes_at: String,
     opens_at: Option<String>,
     #[serde(default)]
@@ -127,6 +133,8 @@ pub struct DayConfig {
     pub day: u32,
     /// The day's vote thread (tid) the daemon watches.
     pub vote_thread: Option<u64>,
+    pub discussion_threads: Vec<u64>,
+    pub chat_threads: Vec<u64>,
     pub opens_at: Option<DateTime<FixedOffset>>,
     pub closes_at: DateTime<FixedOffset>,
     /// Players out before this day's vote.
@@ -177,6 +185,54 @@ pub struct Rules {
     pub publish: PublishRules,
     #[serde(default)]
     pub schedule: ScheduleRules,
+    #[serde(default)]
+    pub lurk: LurkRules,
+}
+
+/// 潜水: how many posts a living player must make per game day, and in which threads.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LurkRules {
+    /// Which of the day's threads count: "discussion", "vote".
+    pub threads: Vec<String>,
+    /// Fewer counted posts than this is lurking (0: no post quota).
+    pub min_posts: u32,
+    /// And (when set) fewer than this share of the day's average (chuhan, jiaohui: 0.2).
+    pub min_share_of_average: Option<f64>,
+    /// m103: fewer than `window_min_posts` on each of `window_days` consecutive days.
+    pub window_days: Option<u32>,
+    pub window_min_posts: Option<u32>,
+    /// Not voting on the day is lurking too (m103, qipan).
+    pub must_vote: bool,
+    /// Posts that never count: "empty", "quote_only", "emoji_only", "number_only".
+    pub exclude: Vec<String>,
+    /// Regexes on a post's own text (width-folded, trimmed) for "路过"-style posts.
+    pub exclude_patterns: Vec<String>,
+    /// What lurking costs: "warning", "yellow_card", "lurk".
+    pub penalty: String,
+}
+
+impl Default for LurkRules {
+    fn default() -> Self {
+        LurkRules {
+            threads: vec!["discussion".into()],
+            min_posts: 5,
+            min_share_of_average: None,
+            window_days: None,
+            window_min_posts: None,
+            must_vote: false,
+            exclude: vec![
+                "empty".into(),
+                "quote_only".into(),
+                "emoji_only".into(),
+                "number_only".into(),
+            ],
+            exclude_patterns: vec![
+                "^(路过|围观|沙发|板凳|地板|顶|签到|打卡|mark)[!！。.~～]*$".into()
+            ],
+            penalty: "warning".into(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq, Default)]
@@ -739,6 +795,8 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
         days.push(DayConfig {
             day: d.day,
             vote_thread: d.vote_thread,
+            discussion_threads: d.discussion_threads,
+            chat_threads: d.chat_threads,
             opens_at,
             closes_at,
             dead: d.dead,

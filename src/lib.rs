@@ -6,6 +6,7 @@
 pub mod config;
 pub mod daemon;
 pub mod fetch;
+pub mod lurk_cmd;
 pub mod notify;
 pub mod posts;
 pub mod rules;

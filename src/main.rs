@@ -72,6 +72,24 @@ enum Command {
         #[arg(long)]
         config: PathBuf,
     },
+    /// 潜水统计：读取保存的讨论帖（及投票帖）页面，按本局规则统计每位玩家当天的有效发言数
+    Lurk {
+        /// 本局配置文件（TOML）
+        #[arg(long)]
+        config: PathBuf,
+        /// 第几天
+        #[arg(long)]
+        day: u32,
+        /// 输出 JSON
+        #[arg(long)]
+        json: bool,
+        /// 强制使用的字符编码（如 GBK）；默认按页面声明
+        #[arg(long)]
+        charset: Option<String>,
+        /// 当天各帖的页面文件（讨论帖、投票帖、灌水帖都可以给，按配置计数）
+        #[arg(required = true)]
+        pages: Vec<PathBuf>,
+    },
     /// 按 Word 的方式数字数（报道、杀帖）：总字数、字符数、引用占比、去掉引用后的字数、重复句子占比
     Wordcount {
         /// 文本文件（UTF-8 或 GBK）；“-” 表示标准输入。[quote]…[/quote] 算引用
@@ -145,6 +163,23 @@ fn main() -> ExitCode {
         ),
         Command::Status { config } => bansha::tally_cmd::status(
             &config,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr(),
+        ),
+        Command::Lurk {
+            config,
+            day,
+            json,
+            charset,
+            pages,
+        } => bansha::lurk_cmd::run(
+            &bansha::lurk_cmd::LurkArgs {
+                config,
+                day,
+                json,
+                charset,
+                pages,
+            },
             &mut std::io::stdout().lock(),
             &mut std::io::stderr(),
         ),

@@ -1,0 +1,146 @@
+//! `bansha lurk --config GAME.toml --day N [--json] PAGES...`: 潜水 counts from saved pages of the
+//! day's threads (discussion, vote, chat — the config says which count).
+
+use crate::config;
+use crate::rules::lurk::{lurk, Verdict};
+use crate::tally_cmd::read_pages;
+use bansha_parsers::ParseOptions;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::PathBuf;
+
+pub struct LurkArgs {
+    pub config: PathBuf,
+    pub day: u32,
+    pub json: bool,
+    pub charset: Option<String>,
+    pub pages: Vec<PathBuf>,
+}
+
+pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+    let game = match config::load(&args.config) {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    let Some(d) = game.day(args.day) else {
+        writeln!(err, "错误：配置中没有第 {} 天", args.day)?;
+        return Ok(2);
+    };
+    let opts = ParseOptions {
+        utc_offset: game.utc_offset,
+    };
+    let pages = match read_pages(&args.pages, args.charset.as_deref(), &opts) {
+        Ok(p) => p,
+        Err(e) => {
+            writeln!(err, "错误：{e:#}")?;
+            return Ok(1);
+        }
+    };
+    // Pages of several threads are expected here.
+    for w in pages
+        .warnings
+        .iter()
+        .filter(|w| !w.contains("页面来自不同的主题"))
+    {
+        writeln!(err, "警告：{w}")?;
+    }
+    // Pages missing from a counted thread: the day cannot be judged for those who fall short.
+    let (from, to) = crate::rules::lurk::window(&game, d);
+    let outages: Vec<_> = if pages.warnings.iter().any(|w| w.contains("缺少第")) {
+        vec![(from.unwrap_or(to - chrono::Duration::days(1)), to)]
+    } else {
+        Vec::new()
+    };
+    let voters: Option<BTreeSet<String>> = match d.vote_thread {
+        Some(tid) if game.rules.lurk.must_vote && pages.posts.iter().any(|p| p.tid == tid) => {
+            let vote_posts: Vec<_> = pages
+                .posts
+                .iter()
+                .filter(|p| p.tid == tid)
+                .cloned()
+                .collect();
+            let now = pages.newest.unwrap_or(d.closes_at).max(d.closes_at);
+            crate::rules::tally(&game, args.day, 1, now, &vote_posts)
+                .ok()
+                .map(|t| {
+                    t.ballots
+                        .iter()
+                        .filter(|b| b.counted)
+                        .map(|b| b.voter.clone())
+                        .collect()
+                })
+        }
+        _ => None,
+    };
+    let Some(report) = lurk(&game, args.day, &pages.posts, &outages, voters.as_ref()) else {
+        writeln!(err, "错误：配置中没有第 {} 天", args.day)?;
+        return Ok(2);
+    };
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &report)?;
+        writeln!(out)?;
+        return Ok(0);
+    }
+    let mut s = format!("[b]【{}】第{}天 发言统计[/b]\n", game.name, report.day);
+    s += &format!(
+        "统计时段：{} 至 {}；计入的帖子：{}\n",
+        report
+            .from
+            .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+            .unwrap_or_else(|| "开始".into()),
+        report.to.format("%Y-%m-%d %H:%M:%S"),
+        report
+            .threads
+            .iter()
+            .map(|t| format!("tid {t}"))
+            .collect::<Vec<_>>()
+            .join("、")
+    );
+    s += &format!(
+        "当天平均：{:.1} 帖；潜水标准：{}\n\n",
+        report.average, report.rule
+    );
+    for p in &report.players {
+        s += &format!("{} {} 帖", p.player, p.counted);
+        if !p.excluded.is_empty() {
+            let ex: Vec<String> = p
+                .excluded
+                .iter()
+                .map(|e| format!("{}：{}", e.floor, e.reason))
+                .collect();
+            s += &format!("（不计：{}）", ex.join("；"));
+        }
+        if p.voted == Some(false) {
+            s += "（未投票）";
+        }
+        s += "\n";
+    }
+    let lurkers: Vec<String> = report
+        .players
+        .iter()
+        .filter(|p| p.verdict == Verdict::Lurk)
+        .map(|p| format!("{}（{}）", p.player, p.reasons.join("；")))
+        .collect();
+    let unknown: Vec<String> = report
+        .players
+        .iter()
+        .filter(|p| p.verdict == Verdict::Unknown)
+        .map(|p| format!("{}（{}）", p.player, p.reasons.join("；")))
+        .collect();
+    s += &format!(
+        "\n[b]潜水[/b]：{}\n",
+        if lurkers.is_empty() {
+            "无".to_string()
+        } else {
+            format!("{}，各{}", lurkers.join("、"), report.penalty)
+        }
+    );
+    if !unknown.is_empty() {
+        s += &format!("[b]无法判断[/b]：{}\n", unknown.join("、"));
+    }
+    out.write_all(s.as_bytes())?;
+    Ok(0)
+}
