@@ -13,6 +13,8 @@ pub struct LurkArgs {
     pub config: PathBuf,
     pub day: u32,
     pub json: bool,
+    /// Print m103's 电梯楼 index instead.
+    pub elevator: bool,
     pub charset: Option<String>,
     pub pages: Vec<PathBuf>,
 }
@@ -79,6 +81,14 @@ pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
         writeln!(err, "错误：配置中没有第 {} 天", args.day)?;
         return Ok(2);
     };
+    if args.elevator {
+        let Some(&tid) = d.discussion_threads.first() else {
+            writeln!(err, "错误：第 {} 天没有配置 discussion_threads", args.day)?;
+            return Ok(2);
+        };
+        out.write_all(crate::rules::lurk::elevator(&report, tid).as_bytes())?;
+        return Ok(0);
+    }
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &report)?;
         writeln!(out)?;

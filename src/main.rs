@@ -86,6 +86,9 @@ enum Command {
         /// 强制使用的字符编码（如 GBK）；默认按页面声明
         #[arg(long)]
         charset: Option<String>,
+        /// 输出电梯楼（每位玩家只看该作者的链接和发言数，BBCode）
+        #[arg(long)]
+        elevator: bool,
         /// 当天各帖的页面文件（讨论帖、投票帖、灌水帖都可以给，按配置计数）
         #[arg(required = true)]
         pages: Vec<PathBuf>,
@@ -170,6 +173,7 @@ fn main() -> ExitCode {
             config,
             day,
             json,
+            elevator,
             charset,
             pages,
         } => bansha::lurk_cmd::run(
@@ -177,6 +181,7 @@ fn main() -> ExitCode {
                 config,
                 day,
                 json,
+                elevator,
                 charset,
                 pages,
             },

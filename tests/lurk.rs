@@ -297,3 +297,24 @@ fn the_plain_output_is_chinese() {
         ))
         .stdout(predicates::str::contains("[b]潜水[/b]：无"));
 }
+
+/// m103's 电梯楼: each player linked to the thread filtered to them, with the count.
+#[test]
+fn the_elevator_index_links_each_player() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["lurk", "--elevator", "--day", "2", "--config"])
+        .arg(game(dir.path(), "m103", DAY2))
+        .args(discussion())
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.starts_with("[b]第2天 电梯楼[/b]\n"), "{text}");
+    // 大灰狼 is uid 3 on the captured forum (common_member.json).
+    assert!(
+        text.contains("[url=forum.php?mod=viewthread&tid=4&page=1&authorid=3]大灰狼[/url]（5 帖）"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 13, "a title and 12 living players");
+}

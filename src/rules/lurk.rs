@@ -37,6 +37,8 @@ pub enum Verdict {
 #[derive(Debug, Clone, Serialize)]
 pub struct PlayerCount {
     pub player: String,
+    /// The forum uid, when a post of theirs showed it (for the 电梯楼 links).
+    pub uid: Option<u64>,
     pub counted: u32,
     pub excluded: Vec<Excluded>,
     pub voted: Option<bool>,
@@ -298,8 +300,13 @@ pub fn lurk(
             }
             (false, None) => Verdict::Lurk,
         };
+        let uid = posts
+            .iter()
+            .find(|p| p.author == player)
+            .and_then(|p| p.author_uid);
         players.push(PlayerCount {
             player,
+            uid,
             counted,
             excluded,
             voted,
@@ -337,4 +344,22 @@ pub fn lurk(
         penalty,
         rule,
     })
+}
+
+/// m103's 电梯楼: the index a judge posts on the discussion thread's second floor — each player's
+/// name linking to the thread filtered to that author, with the day's count.
+pub fn elevator(report: &LurkReport, tid: u64) -> String {
+    let mut s = format!("[b]第{}天 电梯楼[/b]\n", report.day);
+    for p in &report.players {
+        match p.uid {
+            Some(uid) => {
+                s += &format!(
+                "[url=forum.php?mod=viewthread&tid={tid}&page=1&authorid={uid}]{}[/url]（{} 帖）\n",
+                p.player, p.counted
+            )
+            }
+            None => s += &format!("{}（{} 帖）\n", p.player, p.counted),
+        }
+    }
+    s
 }
