@@ -187,6 +187,41 @@ pub struct Rules {
     pub schedule: ScheduleRules,
     #[serde(default)]
     pub lurk: LurkRules,
+    /// Checks of required posts by kind ("report", "kill", …): `[checks.report]`.
+    #[serde(default)]
+    pub checks: BTreeMap<String, PostCheck>,
+}
+
+/// What a required post (a report, a kill post) must satisfy. Word counts are Word's 字数.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PostCheck {
+    /// The name the judge reads ("报道", "杀帖").
+    pub label: String,
+    /// Words of the whole post, quotes included.
+    pub min_words: Option<usize>,
+    /// Words without the quotes.
+    pub min_own_words: Option<usize>,
+    /// Characters without spaces (chuhan counts 字 as characters).
+    pub min_chars: Option<usize>,
+    /// The quoted share of the words, at most.
+    pub max_quote_share: Option<f64>,
+    /// The share of words in repeated sentences, at most.
+    pub max_repeat_share: Option<f64>,
+    /// The post must name one of the code names given (bansha42: the killer's 代号).
+    #[serde(default)]
+    pub must_name_code: bool,
+    /// An edited post fails (a fix must be a new post).
+    #[serde(default)]
+    pub no_edits: bool,
+    /// Flag a post at least this similar (0–1: 1 − edit distance / length, on characters) to an
+    /// earlier text.
+    #[serde(default = "similarity")]
+    pub max_similarity: f64,
+}
+
+fn similarity() -> f64 {
+    0.8
 }
 
 /// 潜水: how many posts a living player must make per game day, and in which threads.

@@ -3,6 +3,7 @@
 //! The library holds everything the `bansha` binary wires together; parsing lives in the
 //! pure `bansha-parsers` crate. See `ARCHITECTURE.md` for the map.
 
+pub mod check_cmd;
 pub mod config;
 pub mod daemon;
 pub mod fetch;

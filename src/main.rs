@@ -93,6 +93,29 @@ enum Command {
         #[arg(required = true)]
         pages: Vec<PathBuf>,
     },
+    /// 检查报道、杀帖等必须的帖子：字数（Word 方式）、引用比例、重复、代号、编辑、原创
+    CheckPost {
+        /// 本局配置文件（TOML）
+        #[arg(long)]
+        config: PathBuf,
+        /// 帖子种类（本局规则 [checks.*] 中的名字，如 report、kill、kill_iou）
+        #[arg(long)]
+        kind: String,
+        /// 杀手代号（杀帖必须注明），可给多个
+        #[arg(long = "code-name")]
+        code_names: Vec<String>,
+        /// 帖子被编辑过
+        #[arg(long)]
+        edited: bool,
+        /// 与这些较早的文本比较相似度（原创首发）
+        #[arg(long)]
+        compare: Vec<PathBuf>,
+        /// 输出 JSON
+        #[arg(long)]
+        json: bool,
+        /// 帖子文本（UTF-8 或 GBK，[quote] 算引用）；“-” 表示标准输入
+        file: PathBuf,
+    },
     /// 按 Word 的方式数字数（报道、杀帖）：总字数、字符数、引用占比、去掉引用后的字数、重复句子占比
     Wordcount {
         /// 文本文件（UTF-8 或 GBK）；“-” 表示标准输入。[quote]…[/quote] 算引用
@@ -184,6 +207,27 @@ fn main() -> ExitCode {
                 elevator,
                 charset,
                 pages,
+            },
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr(),
+        ),
+        Command::CheckPost {
+            config,
+            kind,
+            code_names,
+            edited,
+            compare,
+            json,
+            file,
+        } => bansha::check_cmd::run(
+            &bansha::check_cmd::CheckArgs {
+                config,
+                kind,
+                code_names,
+                edited,
+                compare,
+                json,
+                file,
             },
             &mut std::io::stdout().lock(),
             &mut std::io::stderr(),
