@@ -152,7 +152,7 @@ impl Daemon {
 
         match self.fetch_thread(tid, full, &mut cursor, now).await {
             Ok(changes) => {
-                self.store.remove_meta("failing_since")?;
+                self.recovered(tid, now)?;
                 self.store.set_cursor(tid, &cursor)?;
                 for c in &changes {
                     match c {
@@ -164,43 +164,37 @@ impl Daemon {
                 self.alert_changes(g, d, &changes, now, report)?;
             }
             Err(e) => {
-                let since: Time = match self.store.get_meta("failing_since")? {
-                    Some(t) => t,
-                    None => {
-                        self.store.set_meta("failing_since", &now)?;
-                        now
-                    }
-                };
-                let limit =
-                    Duration::minutes(self.settings.poll.fetch_failure_alert_minutes as i64);
-                if e.needs_judge() || now - since >= limit {
-                    let mail = Mail {
-                        subject: format!("【bansha】无法读取论坛：{}", g.name),
-                        body: format!(
-                            "自 {} 起无法读取投票帖（tid {tid}）：\n{}\n\n{}",
-                            fmt(since),
-                            e.zh(),
-                            if e.needs_judge() {
-                                "需要法官处理（例如在浏览器里登录一次，或更新配置中的密码/cookie）；bansha 不会反复重试登录。"
-                            } else {
-                                "bansha 会继续重试；恢复后不再提醒。"
-                            }
-                        ),
-                        created_at: now,
-                    };
-                    if self
-                        .store
-                        .enqueue(&format!("fetchfail/{}", since.timestamp()), &mail)?
-                    {
-                        report.mails_queued += 1;
-                    }
-                }
-                report.errors.push(format!("fetch tid {tid}: {e}"));
+                self.failed(g, tid, &e, now, report)?;
                 if !close_due {
                     return Ok(());
                 }
                 // At the close, tally what the record holds rather than nothing; the judge has
                 // the failure mail.
+            }
+        }
+
+        // The other threads counted for 潜水 (the vote thread is fetched above).
+        let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
+        if lurk_on {
+            for t in crate::rules::lurk::threads_of(g, d)
+                .into_iter()
+                .filter(|t| *t != tid)
+            {
+                let mut c = self.store.cursor(t)?;
+                let full_t = close_due || c.last_full_scan.is_none();
+                match self.fetch_thread(t, full_t, &mut c, now).await {
+                    Ok(changes) => {
+                        self.recovered(t, now)?;
+                        self.store.set_cursor(t, &c)?;
+                        report.new_posts += changes
+                            .iter()
+                            .filter(|c| matches!(c, Change::New { .. }))
+                            .count();
+                    }
+                    Err(e) => {
+                        self.failed(g, t, &e, now, report)?;
+                    }
+                }
             }
         }
 
@@ -260,6 +254,133 @@ impl Daemon {
                 report.mails_queued += 1;
             }
             self.store.mark_event(&key, now)?;
+            if lurk_on {
+                self.lurk_mail(g, d, &tally, now, report)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A fetch of `tid` succeeded: its failure streak, if any, becomes an outage on record (潜水
+    /// draws no verdict across it), and a login problem is over.
+    fn recovered(&self, tid: u64, now: Time) -> anyhow::Result<()> {
+        let key = format!("failing_since/{tid}");
+        if let Some(since) = self.store.get_meta::<Time>(&key)? {
+            let mut outages: Vec<(Time, Time)> =
+                self.store.get_meta("outages")?.unwrap_or_default();
+            outages.push((since, now));
+            self.store.set_meta("outages", &outages)?;
+            self.store.remove_meta(&key)?;
+        }
+        self.store.remove_meta("login_failing_since")?;
+        Ok(())
+    }
+
+    /// A fetch of `tid` failed: start or continue its failure streak; mail the judge once per
+    /// streak after the configured time, and at once (once per streak) when the login needs them.
+    fn failed(
+        &self,
+        g: &GameConfig,
+        tid: u64,
+        e: &FetchError,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let streak = |key: &str| -> anyhow::Result<Time> {
+            Ok(match self.store.get_meta::<Time>(key)? {
+                Some(t) => t,
+                None => {
+                    self.store.set_meta(key, &now)?;
+                    now
+                }
+            })
+        };
+        let since = streak(&format!("failing_since/{tid}"))?;
+        let limit = Duration::minutes(self.settings.poll.fetch_failure_alert_minutes as i64);
+        let key = if e.needs_judge() {
+            Some(format!(
+                "loginfail/{}",
+                streak("login_failing_since")?.timestamp()
+            ))
+        } else if now - since >= limit {
+            Some(format!("fetchfail/{tid}/{}", since.timestamp()))
+        } else {
+            None
+        };
+        if let Some(key) = key {
+            let mail = Mail {
+                subject: format!("【bansha】无法读取论坛：{}", g.name),
+                body: format!(
+                    "自 {} 起无法读取帖子（tid {tid}）：\n{}\n\n{}",
+                    fmt(since),
+                    e.zh(),
+                    if e.needs_judge() {
+                        "需要法官处理（例如在浏览器里登录一次，或更新配置中的密码/cookie）；bansha 不会反复重试登录。"
+                    } else {
+                        "bansha 会继续重试；恢复后不再提醒。"
+                    }
+                ),
+                created_at: now,
+            };
+            if self.store.enqueue(&key, &mail)? {
+                report.mails_queued += 1;
+            }
+        }
+        report.errors.push(format!("fetch tid {tid}: {e}"));
+        Ok(())
+    }
+
+    /// The day's 潜水 counts and verdicts, mailed once at the close.
+    fn lurk_mail(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        tally: &Tally,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let mut posts = Vec::new();
+        for t in crate::rules::lurk::threads_of(g, d) {
+            posts.extend(self.store.posts_as_of(t, d.closes_at)?);
+        }
+        let mut outages: Vec<(Time, Time)> = self.store.get_meta("outages")?.unwrap_or_default();
+        for t in crate::rules::lurk::threads_of(g, d) {
+            if let Some(since) = self.store.get_meta::<Time>(&format!("failing_since/{t}"))? {
+                outages.push((since, now));
+            }
+        }
+        let voters: std::collections::BTreeSet<String> = tally
+            .ballots
+            .iter()
+            .filter(|b| b.counted)
+            .map(|b| b.voter.clone())
+            .collect();
+        let Some(lurk) = crate::rules::lurk::lurk(g, d.day, &posts, &outages, Some(&voters)) else {
+            return Ok(());
+        };
+        let lurkers: Vec<&str> = lurk
+            .players
+            .iter()
+            .filter(|p| p.verdict == crate::rules::lurk::Verdict::Lurk)
+            .map(|p| p.player.as_str())
+            .collect();
+        let key = event_key(g, d, "lurk");
+        let mail = Mail {
+            subject: format!(
+                "【bansha】{} 第{}天 发言统计：{}",
+                g.name,
+                d.day,
+                if lurkers.is_empty() {
+                    "无人潜水".to_string()
+                } else {
+                    format!("潜水 {}", lurkers.join("、"))
+                }
+            ),
+            body: crate::lurk_cmd::text(g, &lurk),
+            created_at: now,
+        };
+        if self.store.enqueue(&key, &mail)? {
+            report.mails_queued += 1;
         }
         Ok(())
     }

@@ -94,6 +94,12 @@ pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
         writeln!(out)?;
         return Ok(0);
     }
+    out.write_all(text(&game, &report).as_bytes())?;
+    Ok(0)
+}
+
+/// The 潜水 report as the judge reads it (BBCode, Chinese).
+pub fn text(game: &crate::config::GameConfig, report: &crate::rules::lurk::LurkReport) -> String {
     let mut s = format!("[b]【{}】第{}天 发言统计[/b]\n", game.name, report.day);
     s += &format!(
         "统计时段：{} 至 {}；计入的帖子：{}\n",
@@ -151,6 +157,5 @@ pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
     if !unknown.is_empty() {
         s += &format!("[b]无法判断[/b]：{}\n", unknown.join("、"));
     }
-    out.write_all(s.as_bytes())?;
-    Ok(0)
+    s
 }

@@ -177,9 +177,12 @@ enum Fault {
 }
 
 struct Forum {
-    /// Every post of the captured thread (v1 JSON objects), in order.
+    /// Every post of the captured vote thread (v1 JSON objects), in order.
     posts: Vec<Value>,
     envelope: Value,
+    /// The captured discussion thread (tid 4), served as it stood at `at` too.
+    discussion: Vec<Value>,
+    discussion_envelope: Value,
     /// Show the thread as it stood at this unix time.
     at: i64,
     /// pids taken out (deleted).
@@ -192,11 +195,15 @@ struct Forum {
 }
 
 fn captured_thread() -> (Vec<Value>, Value) {
+    captured("tid3_vote", 4)
+}
+
+fn captured(thread: &str, pages: u32) -> (Vec<Value>, Value) {
     let mut posts = Vec::new();
     let mut envelope = Value::Null;
-    for p in 1..=4 {
+    for p in 1..=pages {
         let path = common::fixtures().join(format!(
-            "discuz/mobile/guest/v1/viewthread_tid3_vote_p{p}.json"
+            "discuz/mobile/guest/v1/viewthread_{thread}_p{p}.json"
         ));
         let page: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
         posts.extend(
@@ -214,6 +221,28 @@ fn captured_thread() -> (Vec<Value>, Value) {
 }
 
 impl Forum {
+    fn discussion_page(&self, page: usize) -> Value {
+        let visible: Vec<Value> = self
+            .discussion
+            .iter()
+            .filter(|p| p["dbdateline"].as_str().unwrap().parse::<i64>().unwrap() <= self.at)
+            .cloned()
+            .collect();
+        let last = visible.len().div_ceil(10).max(1);
+        let page = page.clamp(1, last);
+        let mut out = self.discussion_envelope.clone();
+        out["Variables"]["postlist"] = Value::Array(
+            visible
+                .iter()
+                .skip((page - 1) * 10)
+                .take(10)
+                .cloned()
+                .collect(),
+        );
+        out["Variables"]["thread"]["replies"] = Value::String((visible.len() - 1).to_string());
+        out
+    }
+
     fn page(&self, page: usize) -> Value {
         let mut visible: Vec<Value> = self
             .posts
@@ -300,11 +329,29 @@ impl Respond for LoginResponder {
     }
 }
 
+struct DiscussionResponder(Arc<Mutex<Forum>>);
+
+impl Respond for DiscussionResponder {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let f = self.0.lock().unwrap();
+        let page: usize = req
+            .url
+            .query_pairs()
+            .find(|(k, _)| k == "page")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(1);
+        ResponseTemplate::new(200).set_body_json(f.discussion_page(page))
+    }
+}
+
 async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
     let (posts, envelope) = captured_thread();
+    let (discussion, discussion_envelope) = captured("tid4_discussion", 7);
     let state = Arc::new(Mutex::new(Forum {
         posts,
         envelope,
+        discussion,
+        discussion_envelope,
         at: 0,
         deleted: BTreeSet::new(),
         faults: Vec::new(),
@@ -317,6 +364,13 @@ async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
         .and(query_param("module", "viewthread"))
         .and(query_param("tid", "3"))
         .respond_with(ThreadResponder(state.clone()))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .and(query_param("module", "viewthread"))
+        .and(query_param("tid", "4"))
+        .respond_with(DiscussionResponder(state.clone()))
         .mount(&server)
         .await;
     Mock::given(method("GET"))
@@ -446,8 +500,13 @@ async fn a_day_of_polling_mails_the_judge_each_thing_once() {
     forum.lock().unwrap().at = 1795924800; // 2026-11-29 12:00:00 +08:00
     let r = run("2026-11-29 12:00:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    assert_eq!(r["new_posts"], 19, "pids 19 to 83: {r}");
-    assert_eq!(r["requests"], 2, "pages 1 and 2 (19 posts)");
+    // Vote thread: pids 19 to 83; discussion thread: the 46 rows up to pid 84.
+    assert_eq!(r["new_posts"], 19 + 46, "{r}");
+    assert_eq!(
+        forum.lock().unwrap().requests,
+        2,
+        "vote thread pages 1 and 2 (19 posts)"
+    );
     let first: Vec<String> = subjects(&mailbox).into_iter().map(|(_, s)| s).collect();
     assert!(first.iter().any(|s| s.contains("领先者变化")), "{first:?}");
     assert!(
@@ -468,11 +527,16 @@ async fn a_day_of_polling_mails_the_judge_each_thing_once() {
             Fault::Delay(std::time::Duration::from_secs(4)),
         ];
     }
+    let before = forum.lock().unwrap().requests;
     let r = run("2026-11-29 17:56:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    assert_eq!(r["new_posts"], 5, "pids 85, 88, 92, 95, 98: {r}");
+    assert_eq!(
+        r["new_posts"],
+        5 + 7,
+        "vote pids 85, 88, 92, 95, 98 and discussion pids 87 to 96: {r}"
+    );
     assert!(
-        r["requests"].as_u64().unwrap() <= 4,
+        forum.lock().unwrap().requests - before <= 4,
         "probe from the last page, plus two retries: {r}"
     );
 
@@ -557,6 +621,24 @@ async fn a_day_of_polling_mails_the_judge_each_thing_once() {
     assert!(
         final_body.contains("24# 音乐虫子（改票：冷雪）：改票未引用自己的原投票帖"),
         "the pre-edit ballot: {final_body}"
+    );
+    // The day's 潜水 mail (m103: under 5 discussion posts is a yellow card; pid 91 is blocked).
+    let lurk_mail = mails
+        .iter()
+        .find(|m| summary(m).1.contains("发言统计"))
+        .unwrap();
+    assert_eq!(count("发言统计"), 1);
+    assert!(
+        summary(lurk_mail)
+            .1
+            .contains("潜水 李逵、不见、小熊维尼、yucca、雪罂子"),
+        "{}",
+        summary(lurk_mail).1
+    );
+    assert!(
+        body(lurk_mail).contains("yucca 3 帖（不计：50#：被屏蔽，内容不可见）"),
+        "{}",
+        body(lurk_mail)
     );
     let edit_mail = mails
         .iter()

@@ -121,7 +121,8 @@ fn is_emoji(c: char) -> bool {
         0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0x2B00..=0x2BFF | 0xFE0F | 0x200D | 0x231A..=0x23FF)
 }
 
-fn threads_of(config: &GameConfig, d: &DayConfig) -> Vec<u64> {
+/// The threads whose posts count for a day (discussion and/or vote, per the rules).
+pub fn threads_of(config: &GameConfig, d: &DayConfig) -> Vec<u64> {
     let mut t = Vec::new();
     let rules = &config.rules.lurk;
     if rules.threads.iter().any(|k| k == "discussion") {
