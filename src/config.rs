@@ -190,6 +190,15 @@ pub struct Rules {
     /// Checks of required posts by kind ("report", "kill", …): `[checks.report]`.
     #[serde(default)]
     pub checks: BTreeMap<String, PostCheck>,
+    #[serde(default)]
+    pub discipline: DisciplineRules,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct DisciplineRules {
+    /// Warnings after which a player is replaced (chuhan, jiaohui: 2).
+    pub warnings_to_replace: Option<u32>,
 }
 
 /// What a required post (a report, a kill post) must satisfy. Word counts are Word's 字数.

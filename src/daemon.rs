@@ -364,6 +364,35 @@ impl Daemon {
             .filter(|p| p.verdict == crate::rules::lurk::Verdict::Lurk)
             .map(|p| p.player.as_str())
             .collect();
+        // Automatic ledger entries, one per lurker and day.
+        let kind = match g.rules.lurk.penalty.as_str() {
+            "yellow_card" => "yellow_card",
+            "lurk" => "lurk",
+            _ => "warning",
+        };
+        for p in lurk
+            .players
+            .iter()
+            .filter(|p| p.verdict == crate::rules::lurk::Verdict::Lurk)
+        {
+            let entry = crate::rules::ledger::Entry {
+                id: format!("auto-lurk-d{}-{}", d.day, p.player),
+                player: p.player.clone(),
+                kind: kind.into(),
+                day: Some(d.day),
+                reason: format!("潜水：{}", p.reasons.join("；")),
+                source: "auto".into(),
+                at: now.to_rfc3339(),
+                removed: false,
+            };
+            self.store.ledger_add(&g.name, &entry)?;
+        }
+        let entries = self.store.ledger(&g.name)?;
+        let standings = crate::rules::ledger::standings(
+            &entries,
+            &g.roster.players,
+            g.rules.discipline.warnings_to_replace,
+        );
         let key = event_key(g, d, "lurk");
         let mail = Mail {
             subject: format!(
@@ -376,7 +405,11 @@ impl Daemon {
                     format!("潜水 {}", lurkers.join("、"))
                 }
             ),
-            body: crate::lurk_cmd::text(g, &lurk),
+            body: format!(
+                "{}\n{}",
+                crate::lurk_cmd::text(g, &lurk),
+                crate::rules::ledger::text(&entries, &standings)
+            ),
             created_at: now,
         };
         if self.store.enqueue(&key, &mail)? {

@@ -124,6 +124,30 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// 违规记录（警告、蓝黄红牌、潜水）：查看正在运行的守护进程的记录，或由法官添加、撤销
+    Ledger {
+        /// 守护进程配置文件（TOML）
+        #[arg(long)]
+        config: PathBuf,
+        /// 游戏名（配置中的 name），默认第一个
+        #[arg(long)]
+        game: Option<String>,
+        /// 给这位玩家添加一条记录
+        #[arg(long)]
+        add: Option<String>,
+        /// 记录种类：warning、blue_card、yellow_card、red_card、lurk
+        #[arg(long)]
+        kind: Option<String>,
+        /// 原因
+        #[arg(long)]
+        reason: Option<String>,
+        /// 第几天
+        #[arg(long)]
+        day: Option<u32>,
+        /// 撤销这条记录（编号见列表中的方括号）
+        #[arg(long)]
+        remove: Option<String>,
+    },
     /// 检查本局配置文件，错误会指出文件、行号和键名
     CheckConfig {
         /// 配置文件（TOML）
@@ -235,6 +259,25 @@ fn main() -> ExitCode {
         Command::Wordcount { file, json } => bansha::wordcount_cmd::run(
             &file,
             json,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr(),
+        ),
+        Command::Ledger {
+            config,
+            game,
+            add,
+            kind,
+            reason,
+            day,
+            remove,
+        } => bansha::tally_cmd::ledger(
+            &config,
+            game.as_deref(),
+            add.as_deref(),
+            kind.as_deref(),
+            reason.as_deref(),
+            day,
+            remove.as_deref(),
             &mut std::io::stdout().lock(),
             &mut std::io::stderr(),
         ),

@@ -22,6 +22,89 @@ pub struct Status {
 }
 
 #[derive(Deserialize)]
+pub struct LedgerRequest {
+    pub game: Option<String>,
+    /// "list", "add" or "remove".
+    pub action: String,
+    pub player: Option<String>,
+    pub kind: Option<String>,
+    pub reason: Option<String>,
+    pub day: Option<u32>,
+    pub id: Option<String>,
+}
+
+async fn ledger(
+    State(s): State<Arc<Service>>,
+    Json(q): Json<LedgerRequest>,
+) -> (StatusCode, String) {
+    let d = &s.daemon;
+    let game = match &q.game {
+        Some(name) => d.settings.games.iter().find(|g| &g.name == name),
+        None => d.settings.games.first(),
+    };
+    let Some(game) = game else {
+        return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
+    };
+    let bad = |m: &str| (StatusCode::BAD_REQUEST, format!("{m}\n"));
+    match q.action.as_str() {
+        "list" => {}
+        "add" => {
+            let Some(player) = q.player.clone().filter(|p| game.roster.players.contains(p)) else {
+                return bad("--add 需要本局玩家的名字");
+            };
+            let kind = q.kind.clone().unwrap_or_default();
+            if !crate::rules::ledger::KINDS.contains(&kind.as_str()) {
+                return bad("--kind 只能是 warning、blue_card、yellow_card、red_card、lurk");
+            }
+            let now = s.clock.now();
+            let entry = crate::rules::ledger::Entry {
+                id: format!("j{}", now.timestamp_millis()),
+                player,
+                kind,
+                day: q.day,
+                reason: q.reason.clone().unwrap_or_default(),
+                source: "judge".into(),
+                at: now.to_rfc3339(),
+                removed: false,
+            };
+            if let Err(e) = d
+                .store
+                .ledger_add(&game.name, &entry)
+                .and(d.store.flush_blocking())
+            {
+                return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n"));
+            }
+        }
+        "remove" => {
+            let Some(id) = &q.id else {
+                return bad("--remove 需要记录编号");
+            };
+            match d
+                .store
+                .ledger_remove(&game.name, id)
+                .and_then(|found| d.store.flush_blocking().map(|_| found))
+            {
+                Ok(true) => {}
+                Ok(false) => return (StatusCode::NOT_FOUND, format!("没有编号为 {id} 的记录\n")),
+                Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
+            }
+        }
+        other => return bad(&format!("未知的操作 {other}")),
+    }
+    match d.store.ledger(&game.name) {
+        Ok(entries) => {
+            let st = crate::rules::ledger::standings(
+                &entries,
+                &game.roster.players,
+                game.rules.discipline.warnings_to_replace,
+            );
+            (StatusCode::OK, crate::rules::ledger::text(&entries, &st))
+        }
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
+    }
+}
+
+#[derive(Deserialize)]
 struct TallyQuery {
     day: u32,
     game: Option<String>,
@@ -99,6 +182,7 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
     let app = Router::new()
         .route("/status", get(status))
         .route("/tally", get(tally))
+        .route("/ledger", axum::routing::post(ledger))
         .with_state(service);
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;

@@ -202,6 +202,7 @@ pub struct Store {
     outbox: sled::Tree,
     sent: sled::Tree,
     meta: sled::Tree,
+    ledger: sled::Tree,
 }
 
 fn post_key(tid: u64, pid: u64) -> [u8; 16] {
@@ -235,8 +236,15 @@ impl Store {
             outbox: db.open_tree("outbox")?,
             sent: db.open_tree("sent")?,
             meta: db.open_tree("meta")?,
+            ledger: db.open_tree("ledger")?,
             db,
         })
+    }
+
+    /// Make everything written so far durable, from synchronous code.
+    pub fn flush_blocking(&self) -> Result<(), StoreError> {
+        self.db.flush()?;
+        Ok(())
     }
 
     /// Make everything written so far durable.
@@ -422,6 +430,45 @@ impl Store {
     pub fn set_meta<T: Serialize>(&self, key: &str, value: &T) -> Result<(), StoreError> {
         self.meta.insert(key, serde_json::to_vec(value)?)?;
         Ok(())
+    }
+
+    /// Add a ledger entry under its id; false if that id exists (automatic entries are
+    /// idempotent).
+    pub fn ledger_add(
+        &self,
+        game: &str,
+        entry: &crate::rules::ledger::Entry,
+    ) -> Result<bool, StoreError> {
+        let key = format!("{game}/{}", entry.id);
+        let r = self.ledger.compare_and_swap(
+            key,
+            None as Option<&[u8]>,
+            Some(serde_json::to_vec(entry)?),
+        )?;
+        Ok(r.is_ok())
+    }
+
+    /// A game's ledger entries, in the order they were added.
+    pub fn ledger(&self, game: &str) -> Result<Vec<crate::rules::ledger::Entry>, StoreError> {
+        let mut out: Vec<crate::rules::ledger::Entry> = Vec::new();
+        for item in self.ledger.scan_prefix(format!("{game}/")) {
+            let (_, v) = item?;
+            out.push(serde_json::from_slice(&v)?);
+        }
+        out.sort_by(|a, b| (a.at.as_str(), a.id.as_str()).cmp(&(b.at.as_str(), b.id.as_str())));
+        Ok(out)
+    }
+
+    /// Strike an entry out (it stays, marked); false if there is no such id.
+    pub fn ledger_remove(&self, game: &str, id: &str) -> Result<bool, StoreError> {
+        let key = format!("{game}/{id}");
+        let Some(v) = self.ledger.get(&key)? else {
+            return Ok(false);
+        };
+        let mut e: crate::rules::ledger::Entry = serde_json::from_slice(&v)?;
+        e.removed = true;
+        self.ledger.insert(key, serde_json::to_vec(&e)?)?;
+        Ok(true)
     }
 
     pub fn remove_meta(&self, key: &str) -> Result<(), StoreError> {

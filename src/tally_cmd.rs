@@ -451,6 +451,15 @@ fn ask_daemon(
     path: &str,
     err: &mut dyn Write,
 ) -> anyhow::Result<Result<String, i32>> {
+    ask_daemon_with(config, path, None, err)
+}
+
+fn ask_daemon_with(
+    config: &std::path::Path,
+    path: &str,
+    body: Option<serde_json::Value>,
+    err: &mut dyn Write,
+) -> anyhow::Result<Result<String, i32>> {
     let settings = match crate::settings::load(config) {
         Ok(s) => s,
         Err(e) => {
@@ -463,12 +472,17 @@ fn ask_daemon(
         .enable_all()
         .build()?;
     let answer = rt.block_on(async {
-        let r = reqwest::Client::builder()
+        let client = reqwest::Client::builder()
             .timeout(std::time::Duration::from_secs(10))
-            .build()?
-            .get(&url)
-            .send()
-            .await?;
+            .build()?;
+        let req = match &body {
+            Some(b) => client
+                .post(&url)
+                .header("content-type", "application/json")
+                .body(b.to_string()),
+            None => client.get(&url),
+        };
+        let r = req.send().await?;
         let status = r.status();
         Ok::<_, reqwest::Error>((status, r.text().await?))
     });
@@ -562,4 +576,39 @@ pub fn status(
     }
     writeln!(out, "待发邮件：{}，已发：{}", s.mails_waiting, s.mails_sent)?;
     Ok(0)
+}
+
+/// `bansha ledger`: the running daemon's discipline ledger; add or strike out entries.
+#[allow(clippy::too_many_arguments)]
+pub fn ledger(
+    config: &std::path::Path,
+    game: Option<&str>,
+    add: Option<&str>,
+    kind: Option<&str>,
+    reason: Option<&str>,
+    day: Option<u32>,
+    remove: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let action = match (add, remove) {
+        (Some(_), Some(_)) => {
+            writeln!(err, "错误：--add 和 --remove 不能同时使用")?;
+            return Ok(2);
+        }
+        (Some(_), None) => "add",
+        (None, Some(_)) => "remove",
+        (None, None) => "list",
+    };
+    let body = serde_json::json!({
+        "game": game, "action": action, "player": add, "kind": kind,
+        "reason": reason, "day": day, "id": remove,
+    });
+    match ask_daemon_with(config, "/ledger", Some(body), err)? {
+        Ok(text) => {
+            out.write_all(text.as_bytes())?;
+            Ok(0)
+        }
+        Err(code) => Ok(code),
+    }
 }

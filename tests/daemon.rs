@@ -817,6 +817,40 @@ async fn the_service_answers_status_and_live_tally_and_stops_on_sigterm() {
     assert_eq!(code, Some(1));
     assert!(err.contains("配置中没有第 9 天"), "{err}");
 
+    // The discipline ledger: the close gave each lurker a yellow card (m103); the judge adds a
+    // blue card and strikes one yellow card out.
+    let (code, ledger, err) = tokio::task::block_in_place(|| ask(&["ledger"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(ledger.contains("李逵：黄牌 1"), "{ledger}");
+    assert!(
+        ledger.contains("[auto-lurk-d2-李逵] 第2天 黄牌（自动）：潜水：发言 4 帖，少于 5 帖"),
+        "{ledger}"
+    );
+    let (code, ledger, err) = tokio::task::block_in_place(|| {
+        ask(&[
+            "ledger",
+            "--add",
+            "超人",
+            "--kind",
+            "blue_card",
+            "--reason",
+            "使用红色字体",
+            "--day",
+            "2",
+        ])
+    });
+    assert_eq!(code, Some(0), "{err}");
+    assert!(ledger.contains("超人：蓝牌 1"), "{ledger}");
+    let (code, ledger, _) =
+        tokio::task::block_in_place(|| ask(&["ledger", "--remove", "auto-lurk-d2-李逵"]));
+    assert_eq!(code, Some(0));
+    assert!(ledger.contains("（已撤销）"), "{ledger}");
+    assert!(!ledger.contains("李逵：黄牌 1"), "{ledger}");
+    let (code, _, err) =
+        tokio::task::block_in_place(|| ask(&["ledger", "--add", "路人甲", "--kind", "warning"]));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("本局玩家"), "{err}");
+
     std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -1,0 +1,194 @@
+//! The discipline ledger: warnings (chuhan, jiaohui: 2 → replacement), m103's cards (3 blue → 1
+//! yellow, 3 yellow → 1 red), lurk days. Entries come from the daemon (automatic, e.g. a lurk
+//! verdict at a close) or from the judge; the judge can strike any entry out. Pure: the store
+//! keeps the entries, this module sums them up.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Entry {
+    /// Stable id (the store key's last part).
+    pub id: String,
+    pub player: String,
+    /// "warning", "blue_card", "yellow_card", "red_card", "lurk".
+    pub kind: String,
+    pub day: Option<u32>,
+    pub reason: String,
+    /// "auto" or "judge".
+    pub source: String,
+    pub at: String,
+    /// Struck out by the judge.
+    #[serde(default)]
+    pub removed: bool,
+}
+
+pub const KINDS: [&str; 5] = ["warning", "blue_card", "yellow_card", "red_card", "lurk"];
+
+pub fn kind_zh(kind: &str) -> &'static str {
+    match kind {
+        "warning" => "警告",
+        "blue_card" => "蓝牌",
+        "yellow_card" => "黄牌",
+        "red_card" => "红牌",
+        "lurk" => "潜水",
+        _ => "记录",
+    }
+}
+
+/// One player's standing.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Standing {
+    pub player: String,
+    pub warnings: u32,
+    pub blue: u32,
+    pub yellow: u32,
+    pub red: u32,
+    pub lurk: u32,
+    /// What the rules say follows, in Chinese (empty when nothing).
+    pub consequence: String,
+}
+
+/// Sum the live entries per player. Cards promote: 3 blue → 1 yellow, 3 yellow → 1 red.
+/// `warnings_to_replace`: warnings after which the player is replaced (chuhan, jiaohui: 2).
+pub fn standings(
+    entries: &[Entry],
+    players: &[String],
+    warnings_to_replace: Option<u32>,
+) -> Vec<Standing> {
+    let mut out = Vec::new();
+    for p in players {
+        let live: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| &e.player == p && !e.removed)
+            .collect();
+        let n = |k: &str| live.iter().filter(|e| e.kind == k).count() as u32;
+        let mut blue = n("blue_card");
+        let mut yellow = n("yellow_card") + blue / 3;
+        blue %= 3;
+        let red = n("red_card") + yellow / 3;
+        yellow %= 3;
+        let warnings = n("warning");
+        let lurk = n("lurk");
+        let mut consequence = Vec::new();
+        if red > 0 {
+            consequence.push("红牌：罚下".to_string());
+        }
+        if let Some(limit) = warnings_to_replace {
+            if warnings >= limit {
+                consequence.push(format!("已累计 {warnings} 次警告：按规则替换"));
+            }
+        }
+        if !entries.iter().any(|e| &e.player == p) {
+            continue;
+        }
+        out.push(Standing {
+            player: p.clone(),
+            warnings,
+            blue,
+            yellow,
+            red,
+            lurk,
+            consequence: consequence.join("；"),
+        });
+    }
+    out
+}
+
+/// The ledger as the judge reads it.
+pub fn text(entries: &[Entry], standings: &[Standing]) -> String {
+    let mut s = String::from("[b]违规记录[/b]\n");
+    if standings.is_empty() {
+        s += "（无）\n";
+        return s;
+    }
+    for st in standings {
+        let mut parts = Vec::new();
+        for (n, what) in [
+            (st.warnings, "警告"),
+            (st.blue, "蓝牌"),
+            (st.yellow, "黄牌"),
+            (st.red, "红牌"),
+            (st.lurk, "潜水"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{what} {n}"));
+            }
+        }
+        if parts.is_empty() {
+            parts.push("无有效记录".into());
+        }
+        s += &format!("{}：{}", st.player, parts.join("，"));
+        if !st.consequence.is_empty() {
+            s += &format!("（{}）", st.consequence);
+        }
+        s += "\n";
+        for e in entries.iter().filter(|e| e.player == st.player) {
+            s += &format!(
+                "  [{}] {}{}{}：{}{}\n",
+                e.id,
+                e.day.map(|d| format!("第{d}天 ")).unwrap_or_default(),
+                kind_zh(&e.kind),
+                if e.source == "auto" {
+                    "（自动）"
+                } else {
+                    "（法官）"
+                },
+                e.reason,
+                if e.removed { "（已撤销）" } else { "" }
+            );
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(id: &str, player: &str, kind: &str) -> Entry {
+        Entry {
+            id: id.into(),
+            player: player.into(),
+            kind: kind.into(),
+            day: Some(2),
+            reason: "r".into(),
+            source: "judge".into(),
+            at: String::new(),
+            removed: false,
+        }
+    }
+
+    #[test]
+    fn cards_promote_and_warnings_replace() {
+        let players = vec!["甲".to_string(), "乙".to_string(), "丙".to_string()];
+        let mut entries = vec![
+            e("1", "甲", "blue_card"),
+            e("2", "甲", "blue_card"),
+            e("3", "甲", "blue_card"),
+            e("4", "甲", "yellow_card"),
+            e("5", "甲", "yellow_card"),
+            e("6", "乙", "warning"),
+            e("7", "乙", "warning"),
+        ];
+        let s = standings(&entries, &players, Some(2));
+        assert_eq!(
+            (s[0].blue, s[0].yellow, s[0].red),
+            (0, 0, 1),
+            "3 blue → yellow; 3 yellow → red"
+        );
+        assert!(s[0].consequence.contains("罚下"));
+        assert!(s[1].consequence.contains("替换"));
+        assert_eq!(s.len(), 2, "丙 has no entries");
+        entries[6].removed = true;
+        let s = standings(&entries, &players, Some(2));
+        assert_eq!(s[1].warnings, 1);
+        entries[5].removed = true;
+        let s = standings(&entries, &players, Some(2));
+        assert_eq!(
+            s[1].warnings, 0,
+            "struck-out entries are still listed, not counted"
+        );
+        assert!(s[1].consequence.is_empty());
+        assert!(text(&entries, &s).contains("（已撤销）"));
+    }
+}
