@@ -89,6 +89,12 @@ struct DayFile {
     /// Chat threads (灌水): never counted.
     #[serde(default)]
     chat_threads: Vec<u64>,
+    /// Threads whose posts are required posts to check: `[{ tid = 7, kind = "report" }]`.
+    #[serde(default)]
+    checked_threads: Vec<CheckedThread>,
+    /// The killers' code names (bansha42's 代号) a kill post must name.
+    #[serde(default)]
+    code_names: Vec<String>,
     closes_at: String,
     opens_at: Option<String>,
     #[serde(default)]
@@ -103,6 +109,14 @@ struct DayFile {
     runoff: Option<RunoffFile>,
     #[serde(default)]
     proxies: Vec<ProxyFile>,
+}
+
+/// A thread of required posts (报道楼, 杀帖) and the `[checks.KIND]` its posts must pass.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CheckedThread {
+    pub tid: u64,
+    pub kind: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -135,6 +149,8 @@ pub struct DayConfig {
     pub vote_thread: Option<u64>,
     pub discussion_threads: Vec<u64>,
     pub chat_threads: Vec<u64>,
+    pub checked_threads: Vec<CheckedThread>,
+    pub code_names: Vec<String>,
     pub opens_at: Option<DateTime<FixedOffset>>,
     pub closes_at: DateTime<FixedOffset>,
     /// Players out before this day's vote.
@@ -803,6 +819,18 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
                 }
             }
         }
+        for c in &d.checked_threads {
+            if !rules.checks.contains_key(&c.kind) {
+                return Err(err(
+                    "checked_threads",
+                    format!(
+                        "“{}”不是本局规则中的帖子种类（[checks.*]：{}）",
+                        c.kind,
+                        rules.checks.keys().cloned().collect::<Vec<_>>().join("、")
+                    ),
+                ));
+            }
+        }
         let runoff = match d.runoff {
             None => None,
             Some(r) => {
@@ -841,6 +869,8 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
             vote_thread: d.vote_thread,
             discussion_threads: d.discussion_threads,
             chat_threads: d.chat_threads,
+            checked_threads: d.checked_threads,
+            code_names: d.code_names,
             opens_at,
             closes_at,
             dead: d.dead,

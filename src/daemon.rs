@@ -198,6 +198,24 @@ impl Daemon {
             }
         }
 
+        // Threads of required posts (报道, 杀帖): check each new or edited post once.
+        for ct in &d.checked_threads {
+            let mut c = self.store.cursor(ct.tid)?;
+            let full_t = close_due || c.last_full_scan.is_none();
+            match self.fetch_thread(ct.tid, full_t, &mut c, now).await {
+                Ok(changes) => {
+                    self.recovered(ct.tid, now)?;
+                    self.store.set_cursor(ct.tid, &c)?;
+                    report.new_posts += changes
+                        .iter()
+                        .filter(|c| matches!(c, Change::New { .. }))
+                        .count();
+                    self.check_posts(g, d, ct, &changes, now, report)?;
+                }
+                Err(e) => self.failed(g, ct.tid, &e, now, report)?,
+            }
+        }
+
         let posts_now = self.store.posts_as_of(tid, now)?;
         let closed = now >= d.closes_at;
         // After the close: the posts as they stood at the close (an edit after it is not
@@ -256,6 +274,109 @@ impl Daemon {
             self.store.mark_event(&key, now)?;
             if lurk_on {
                 self.lurk_mail(g, d, &tally, now, report)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Check new and edited posts of a required-post thread; mail each failing one once.
+    fn check_posts(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        ct: &crate::config::CheckedThread,
+        changes: &[Change],
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let Some(rule) = g.rules.checks.get(&ct.kind) else {
+            return Ok(());
+        };
+        // Earlier texts from every thread watched for this day (first versions), for 原创首发.
+        let mut watched: Vec<u64> = d.vote_thread.into_iter().collect();
+        watched.extend(&d.discussion_threads);
+        watched.extend(d.checked_threads.iter().map(|c| c.tid));
+        let mut texts: Vec<(u64, Option<Time>, String, String)> = Vec::new();
+        for t in watched {
+            for rec in self.store.records(t)? {
+                if let Some(v) = rec.versions.first() {
+                    texts.push((
+                        v.post.pid,
+                        v.post.posted_at,
+                        format!("{} {}（pid {}）", v.post.floor, v.post.author, v.post.pid),
+                        v.post.text.clone(),
+                    ));
+                }
+            }
+        }
+        for c in changes {
+            let (pid, edited_now) = match c {
+                Change::New { pid } => (*pid, false),
+                Change::Edited { pid, .. } => (*pid, true),
+                Change::Gone { .. } => continue,
+            };
+            let Some(rec) = self.store.post_record(ct.tid, pid)? else {
+                continue;
+            };
+            let Some(v) = rec.versions.last() else {
+                continue;
+            };
+            let post = &v.post;
+            if !g.roster.players.contains(&post.author) || d.dead.contains(&post.author) {
+                continue;
+            }
+            let quotes: Vec<&str> = post.quotes.iter().map(|q| q.text.as_str()).collect();
+            let earlier: Vec<(String, String)> = texts
+                .iter()
+                .filter(|(p, t, _, _)| {
+                    *p != pid && t.zip(post.posted_at).is_some_and(|(a, b)| a < b)
+                })
+                .map(|(_, _, label, text)| (label.clone(), text.clone()))
+                .collect();
+            let verdict = crate::rules::checks::check_post(
+                rule,
+                &post.text,
+                &quotes,
+                &d.code_names,
+                edited_now || post.edited_at.is_some(),
+                &earlier,
+            );
+            if verdict.pass {
+                continue;
+            }
+            let line = format!(
+                "{} {} {}：{}",
+                post.floor,
+                post.author,
+                verdict.label,
+                verdict.failures.join("；")
+            );
+            let mut failing: Vec<String> =
+                self.store.get_meta("check_failures")?.unwrap_or_default();
+            failing.push(line.clone());
+            self.store.set_meta("check_failures", &failing)?;
+            let f = &verdict.figures;
+            let mail = Mail {
+                subject: format!("【bansha】{} 第{}天 {}不合格：{} {}", g.name, d.day, verdict.label, post.floor, post.author),
+                body: format!(
+                    "{}（pid {pid}）\n总字数 {}，去掉引用后 {} 字，字符数 {}；引用 {} 字（{:.1}%）；重复句子 {} 字（{:.1}%）\n不合格：{}\n",
+                    line,
+                    f.total.words,
+                    f.own.words,
+                    f.total.chars_no_spaces,
+                    f.quoted_words,
+                    f.quoted_share * 100.0,
+                    f.repeated_words,
+                    f.repeated_share * 100.0,
+                    verdict.failures.join("；")
+                ),
+                created_at: now,
+            };
+            if self.store.enqueue(
+                &format!("check/{}/{pid}/{}", ct.tid, rec.versions.len()),
+                &mail,
+            )? {
+                report.mails_queued += 1;
             }
         }
         Ok(())

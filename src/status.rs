@@ -19,6 +19,9 @@ pub struct Status {
     pub mails_waiting: usize,
     pub mails_sent: usize,
     pub healthy: bool,
+    /// Required posts (报道, 杀帖) that failed their checks.
+    #[serde(default)]
+    pub failing_posts: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -135,6 +138,12 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
             .map(|(t, what)| (t.format("%Y-%m-%d %H:%M:%S").to_string(), what)),
         mails_waiting: d.store.outbox().map(|q| q.len()).unwrap_or(0),
         mails_sent: d.store.sent_count(),
+        failing_posts: d
+            .store
+            .get_meta("check_failures")
+            .ok()
+            .flatten()
+            .unwrap_or_default(),
         healthy,
     })
 }

@@ -325,6 +325,14 @@ impl Store {
         Ok(changes)
     }
 
+    /// One post's record.
+    pub fn post_record(&self, tid: u64, pid: u64) -> Result<Option<PostRecord>, StoreError> {
+        Ok(match self.posts.get(post_key(tid, pid))? {
+            Some(v) => Some(serde_json::from_slice(&v)?),
+            None => None,
+        })
+    }
+
     /// Every post record of a thread, by pid.
     pub fn records(&self, tid: u64) -> Result<Vec<PostRecord>, StoreError> {
         let mut out = Vec::new();

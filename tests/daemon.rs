@@ -1010,3 +1010,66 @@ async fn failures_are_mailed_once_and_captchas_at_once() {
     assert_eq!(failures(&mailbox), 2, "the captcha streak is mailed once");
     server.verify().await;
 }
+
+/// bansha42's report thread (here the captured discussion thread, tid 4, stands in for it): each
+/// player's post is checked once against 报道's rules (≥ 301 words, seed 004 L47); each failing
+/// post is mailed once, the passing ones are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn required_posts_are_checked_and_failures_mailed_once() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795924800; // 12:00 on the 29th
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    std::fs::write(
+        dir.path().join("games/banshayishi-12.toml"),
+        format!(
+            "ruleset = \"bansha42\"\nname = \"报道测试\"\n{}\n[[days]]\nday = 2\nvote_thread = 3\n\
+             checked_threads = [{{ tid = 4, kind = \"report\" }}]\ncloses_at = \"2026-11-29 21:00:00\"\n\
+             dead = [\"龙舌\", \"青鸾花\"]\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    let run = |now: &'static str| {
+        let config = config.clone();
+        async move {
+            tokio::task::spawn_blocking(move || once(&config, now))
+                .await
+                .unwrap()
+        }
+    };
+    let r = run("2026-11-29 12:00:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let failing = |mailbox: &Mailbox| {
+        subjects(mailbox)
+            .into_iter()
+            .map(|(_, s)| s)
+            .filter(|s| s.contains("报道不合格"))
+            .collect::<Vec<_>>()
+    };
+    let first = failing(&mailbox);
+    // 42 posts by living players up to 12:00; 7 of them reach 301 words (pids 26, 29, 37, 48,
+    // 57, 64, 73: 371, 364, 483, 875, 384, 311, 481 words).
+    assert_eq!(first.len(), 35, "{first:#?}");
+    assert!(
+        first.iter().any(|s| s.ends_with("报道不合格：沙发 大灰狼")),
+        "{first:#?}"
+    );
+    assert!(
+        !first
+            .iter()
+            .any(|s| s.contains("路人甲") || s.contains("青鸾花")),
+        "non-players and the dead are not checked"
+    );
+    let m = mailbox.mails.lock().unwrap().clone();
+    let sofa = m
+        .iter()
+        .find(|m| summary(m).1.ends_with("报道不合格：沙发 大灰狼"))
+        .unwrap();
+    assert!(body(sofa).contains("总字数 3，少于 301"), "{}", body(sofa));
+
+    forum.lock().unwrap().at = 1795924800 + 300;
+    run("2026-11-29 12:05:00").await;
+    assert_eq!(failing(&mailbox).len(), 35, "nothing is mailed twice");
+}
