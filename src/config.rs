@@ -270,6 +270,9 @@ pub struct LurkRules {
     pub exclude_patterns: Vec<String>,
     /// What lurking costs: "warning", "yellow_card", "lurk".
     pub penalty: String,
+    /// Players may open their own analysis threads (chuhan): posts there count, and a second
+    /// thread by the same player on the same day is flagged.
+    pub player_threads: bool,
 }
 
 impl Default for LurkRules {
@@ -291,6 +294,7 @@ impl Default for LurkRules {
                 "^(路过|围观|沙发|板凳|地板|顶|签到|打卡|mark)[!！。.~～]*$".into()
             ],
             penalty: "warning".into(),
+            player_threads: false,
         }
     }
 }

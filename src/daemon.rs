@@ -476,7 +476,8 @@ impl Daemon {
             .filter(|b| b.counted)
             .map(|b| b.voter.clone())
             .collect();
-        let Some(lurk) = crate::rules::lurk::lurk(g, d.day, &posts, &outages, Some(&voters)) else {
+        let Some(lurk) = crate::rules::lurk::lurk(g, d.day, &posts, &outages, Some(&voters), &[])
+        else {
             return Ok(());
         };
         let lurkers: Vec<&str> = lurk

@@ -34,7 +34,24 @@ pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
     let opts = ParseOptions {
         utc_offset: game.utc_offset,
     };
-    let pages = match read_pages(&args.pages, args.charset.as_deref(), &opts) {
+    // Thread-list pages (the board, forumdisplay) are read apart: chuhan players' own threads.
+    let mut thread_list = Vec::new();
+    let mut thread_pages = Vec::new();
+    for p in &args.pages {
+        let bytes = std::fs::read(p).unwrap_or_default();
+        let is_list = String::from_utf8_lossy(&bytes).contains("normalthread_");
+        let ct = args
+            .charset
+            .as_ref()
+            .map(|c| format!("text/html; charset={c}"));
+        match is_list
+            .then(|| bansha_parsers::threadlist::parse_thread_list(&bytes, ct.as_deref(), &opts))
+        {
+            Some(Ok(list)) => thread_list.extend(list.threads),
+            _ => thread_pages.push(p.clone()),
+        }
+    }
+    let pages = match read_pages(&thread_pages, args.charset.as_deref(), &opts) {
         Ok(p) => p,
         Err(e) => {
             writeln!(err, "错误：{e:#}")?;
@@ -77,7 +94,14 @@ pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
         }
         _ => None,
     };
-    let Some(report) = lurk(&game, args.day, &pages.posts, &outages, voters.as_ref()) else {
+    let Some(report) = lurk(
+        &game,
+        args.day,
+        &pages.posts,
+        &outages,
+        voters.as_ref(),
+        &thread_list,
+    ) else {
         writeln!(err, "错误：配置中没有第 {} 天", args.day)?;
         return Ok(2);
     };
@@ -154,6 +178,18 @@ pub fn text(game: &crate::config::GameConfig, report: &crate::rules::lurk::LurkR
             format!("{}，各{}", lurkers.join("、"), report.penalty)
         }
     );
+    for x in &report.extra_threads {
+        s += &format!(
+            "[b]多开主题[/b]：{} 当天开了 {} 个主题帖（{}），规则每人每天只能开一个\n",
+            x.player,
+            x.tids.len(),
+            x.tids
+                .iter()
+                .map(|t| format!("tid {t}"))
+                .collect::<Vec<_>>()
+                .join("、")
+        );
+    }
     if !unknown.is_empty() {
         s += &format!("[b]无法判断[/b]：{}\n", unknown.join("、"));
     }

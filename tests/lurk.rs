@@ -318,3 +318,59 @@ fn the_elevator_index_links_each_player() {
     );
     assert_eq!(text.lines().count(), 13, "a title and 12 living players");
 }
+
+/// chuhan L128 "也可以自行开主题贴发表分析…每个玩家每个白天只能开一个主题贴": a player's own
+/// thread (from the board's thread list) counts, a second one the same day is flagged. The list is
+/// the captured board page with the opener of two threads changed to 李逵 (uid 5).
+#[test]
+fn chuhan_players_own_threads_count_and_a_second_is_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let board = std::fs::read_to_string(
+        common::fixtures().join("discuz/desktop/guest/forumdisplay_fid3.html"),
+    )
+    .unwrap();
+    let mut derived = String::new();
+    let mut rest = board.as_str();
+    for tid in ["4", "5"] {
+        let start = rest
+            .find(&format!("<tbody id=\"normalthread_{tid}\">"))
+            .unwrap();
+        derived.push_str(&rest[..start]);
+        let row_end = start + rest[start..].find("</tbody>").unwrap();
+        let row = rest[start..row_end].replacen(
+            "<a href=\"home.php?mod=space&amp;uid=2\" c=\"1\">版杀一室法官</a>",
+            "<a href=\"home.php?mod=space&amp;uid=5\" c=\"1\">李逵</a>",
+            1,
+        );
+        assert!(row.contains("李逵"), "row {tid} rewritten");
+        derived.push_str(&row);
+        rest = &rest[row_end..];
+    }
+    derived.push_str(rest);
+    let list = dir.path().join("board.html");
+    std::fs::write(&list, derived).unwrap();
+
+    let days = "[[days]]\nday = 2\ndiscussion_threads = []\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[rules.lurk]\nthreads = [\"discussion\"]\n";
+    let cfg = game(dir.path(), "chuhan", days);
+    let r = lurk(&cfg, 2, &[vec![list.clone()], discussion()].concat());
+    assert_eq!(r["player_threads"], serde_json::json!([4, 5]));
+    assert_eq!(r["extra_threads"][0]["player"], "李逵");
+    // tid 4's posts count now: it is 李逵's own thread.
+    assert_eq!(player(&r, "大灰狼")["counted"], 4);
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["lurk", "--day", "2", "--config"])
+        .arg(&cfg)
+        .arg(&list)
+        .args(discussion())
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.contains("[b]多开主题[/b]：李逵 当天开了 2 个主题帖（tid 4、tid 5）"),
+        "{text}"
+    );
+    // Without the thread list, nothing of tid 4 counts (no discussion thread configured).
+    let r = lurk(&cfg, 2, &discussion());
+    assert_eq!(player(&r, "大灰狼")["counted"], 0);
+}

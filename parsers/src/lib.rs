@@ -14,6 +14,7 @@ mod error;
 mod guard;
 pub mod login;
 mod model;
+pub mod threadlist;
 mod time;
 pub mod wordcount;
 

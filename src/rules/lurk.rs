@@ -55,12 +55,22 @@ pub struct Ignored {
     pub reason: String,
 }
 
+/// A player who opened more threads on one day than the rules allow (chuhan: one).
+#[derive(Debug, Clone, Serialize)]
+pub struct ExtraThreads {
+    pub player: String,
+    pub tids: Vec<u64>,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct LurkReport {
     pub day: u32,
     pub from: Option<Time>,
     pub to: Time,
     pub threads: Vec<u64>,
+    /// Threads players opened this day (counted when the rules allow player threads).
+    pub player_threads: Vec<u64>,
+    pub extra_threads: Vec<ExtraThreads>,
     pub average: f64,
     pub players: Vec<PlayerCount>,
     pub ignored: Vec<Ignored>,
@@ -135,9 +145,15 @@ pub fn threads_of(config: &GameConfig, d: &DayConfig) -> Vec<u64> {
 }
 
 /// Counted posts per living player on a day, with what was excluded and what was ignored.
-fn counts(config: &GameConfig, d: &DayConfig, posts: &[Post]) -> (PerPlayer, Vec<Ignored>) {
+fn counts(
+    config: &GameConfig,
+    d: &DayConfig,
+    posts: &[Post],
+    own_threads: &[u64],
+) -> (PerPlayer, Vec<Ignored>) {
     let (from, to) = window(config, d);
-    let counted_threads = threads_of(config, d);
+    let mut counted_threads = threads_of(config, d);
+    counted_threads.extend(own_threads);
     let alive: Vec<&String> = config
         .roster
         .players
@@ -231,11 +247,34 @@ pub fn lurk(
     posts: &[Post],
     outages: &[(Time, Time)],
     voters: Option<&BTreeSet<String>>,
+    thread_list: &[bansha_parsers::threadlist::ThreadEntry],
 ) -> Option<LurkReport> {
     let d = config.day(day)?;
     let rules = &config.rules.lurk;
     let (from, to) = window(config, d);
-    let (per, ignored) = counts(config, d, posts);
+    // Threads living players opened this day (the board's thread list).
+    let mut by_player: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for t in thread_list {
+        let Some(at) = t.created_at else { continue };
+        let alive = config.roster.players.contains(&t.author) && !d.dead.contains(&t.author);
+        if alive && from.is_none_or(|f| at > f) && at <= to {
+            by_player.entry(t.author.clone()).or_default().push(t.tid);
+        }
+    }
+    let own_threads: Vec<u64> = if rules.player_threads {
+        by_player.values().flatten().copied().collect()
+    } else {
+        Vec::new()
+    };
+    let extra_threads: Vec<ExtraThreads> = by_player
+        .iter()
+        .filter(|(_, tids)| rules.player_threads && tids.len() > 1)
+        .map(|(p, tids)| ExtraThreads {
+            player: p.clone(),
+            tids: tids.clone(),
+        })
+        .collect();
+    let (per, ignored) = counts(config, d, posts, &own_threads);
     let total: u32 = per.values().map(|(c, _)| *c).sum();
     let average = if per.is_empty() {
         0.0
@@ -256,7 +295,7 @@ pub fn lurk(
             .collect();
         prior.sort_by_key(|x| std::cmp::Reverse(x.closes_at));
         for x in prior.into_iter().take(n.saturating_sub(1) as usize) {
-            earlier.push(counts(config, x, posts).0);
+            earlier.push(counts(config, x, posts, &[]).0);
         }
     }
 
@@ -339,6 +378,8 @@ pub fn lurk(
         from,
         to,
         threads: threads_of(config, d),
+        player_threads: own_threads,
+        extra_threads,
         average,
         players,
         ignored,
