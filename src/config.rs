@@ -243,6 +243,9 @@ pub struct PostCheck {
     /// earlier text.
     #[serde(default = "similarity")]
     pub max_similarity: f64,
+    /// A failing post may be fixed (by a new post) until the close of this game day; after it a
+    /// failing post means out (bansha42: reports, day 1).
+    pub fix_by_day: Option<u32>,
 }
 
 fn similarity() -> f64 {

@@ -344,13 +344,25 @@ impl Daemon {
             if verdict.pass {
                 continue;
             }
-            let line = format!(
+            let mut line = format!(
                 "{} {} {}：{}",
                 post.floor,
                 post.author,
                 verdict.label,
                 verdict.failures.join("；")
             );
+            // Until when it may be fixed (bansha42: reports by the end of round 1).
+            if let Some(fix_day) = rule.fix_by_day {
+                match g.day(fix_day).map(|x| x.closes_at) {
+                    Some(deadline) if post.posted_at.is_some_and(|t| t <= deadline) => line
+                        .push_str(&format!(
+                            "。须在第{fix_day}天截止（{}）前重新跟帖补正，否则出局",
+                            deadline.format("%m-%d %H:%M")
+                        )),
+                    Some(_) => line.push_str(&format!("。已过第{fix_day}天截止，按规则判出局")),
+                    None => {}
+                }
+            }
             let mut failing: Vec<String> =
                 self.store.get_meta("check_failures")?.unwrap_or_default();
             failing.push(line.clone());

@@ -1026,7 +1026,7 @@ async fn required_posts_are_checked_and_failures_mailed_once() {
         format!(
             "ruleset = \"bansha42\"\nname = \"报道测试\"\n{}\n[[days]]\nday = 2\nvote_thread = 3\n\
              checked_threads = [{{ tid = 4, kind = \"report\" }}]\ncloses_at = \"2026-11-29 21:00:00\"\n\
-             dead = [\"龙舌\", \"青鸾花\"]\n",
+             dead = [\"龙舌\", \"青鸾花\"]\n[[days]]\nday = 1\ncloses_at = \"2026-11-28 12:00:00\"\n",
             common::ROSTER
         ),
     )
@@ -1068,6 +1068,18 @@ async fn required_posts_are_checked_and_failures_mailed_once() {
         .find(|m| summary(m).1.ends_with("报道不合格：沙发 大灰狼"))
         .unwrap();
     assert!(body(sofa).contains("总字数 3，少于 301"), "{}", body(sofa));
+    // Round 1 (day 1) closed at 12:00 on the 28th (seed 004 L48): 大灰狼's report from the 27th
+    // could have been fixed until then; a report after it is simply out.
+    assert!(
+        body(sofa).contains("须在第1天截止（11-28 12:00）前重新跟帖补正，否则出局"),
+        "{}",
+        body(sofa)
+    );
+    let late = m
+        .iter()
+        .find(|m| summary(m).1.contains("报道不合格") && body(m).contains("已过第1天截止"))
+        .is_some();
+    assert!(late, "posts after round 1 are marked out");
 
     forum.lock().unwrap().at = 1795924800 + 300;
     run("2026-11-29 12:05:00").await;

@@ -131,6 +131,7 @@ mod tests {
             must_name_code: false,
             no_edits: false,
             max_similarity: 0.8,
+            fix_by_day: None,
         };
         let a = "圣火令我觉得这一夜的月光格外清冷楚汉两军对峙已久".repeat(20);
         let b = a.replacen("楚汉", "秦汉", 3);
