@@ -53,6 +53,8 @@ struct GameFile {
     name: String,
     #[serde(default = "default_offset")]
     utc_offset: String,
+    /// The game board's fid: the daemon reads its thread list for players' own threads (chuhan).
+    board: Option<u64>,
     roster: RosterConfig,
     #[serde(default)]
     days: Vec<DayFile>,
@@ -502,6 +504,8 @@ pub struct GameConfig {
     /// The preset name or ruleset path the game names.
     pub ruleset: String,
     pub utc_offset: FixedOffset,
+    /// The game board's fid (players' own threads, chuhan).
+    pub board: Option<u64>,
     pub roster: RosterConfig,
     pub days: Vec<DayConfig>,
     pub rules: Rules,
@@ -896,6 +900,7 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
         name: game.name,
         ruleset: game.ruleset,
         utc_offset,
+        board: game.board,
         roster,
         days,
         rules,

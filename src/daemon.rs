@@ -173,13 +173,34 @@ impl Daemon {
             }
         }
 
-        // The other threads counted for 潜水 (the vote thread is fetched above).
+        // The other threads counted for 潜水 (the vote thread is fetched above), and the threads
+        // players opened themselves on the board (chuhan).
         let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
+        let mut lurk_threads = crate::rules::lurk::threads_of(g, d);
+        if lurk_on && g.rules.lurk.player_threads {
+            if let Some(fid) = g.board {
+                match self.forum.thread_list(fid).await {
+                    Ok(list) => {
+                        let key = format!("board/{}", g.name);
+                        let mut known: Vec<bansha_parsers::threadlist::ThreadEntry> =
+                            self.store.get_meta(&key)?.unwrap_or_default();
+                        for t in list.threads {
+                            match known.iter_mut().find(|k| k.tid == t.tid) {
+                                Some(k) => *k = t,
+                                None => known.push(t),
+                            }
+                        }
+                        self.store.set_meta(&key, &known)?;
+                    }
+                    Err(e) => report.errors.push(format!("board {fid}: {e}")),
+                }
+            }
+            lurk_threads.extend(self.player_threads(g, d)?);
+            lurk_threads.sort_unstable();
+            lurk_threads.dedup();
+        }
         if lurk_on {
-            for t in crate::rules::lurk::threads_of(g, d)
-                .into_iter()
-                .filter(|t| *t != tid)
-            {
+            for t in lurk_threads.into_iter().filter(|t| *t != tid) {
                 let mut c = self.store.cursor(t)?;
                 let full_t = close_due || c.last_full_scan.is_none();
                 match self.fetch_thread(t, full_t, &mut c, now).await {
@@ -463,6 +484,24 @@ impl Daemon {
         Ok(())
     }
 
+    /// Threads living players opened during the day, from the stored board list.
+    fn player_threads(&self, g: &GameConfig, d: &DayConfig) -> anyhow::Result<Vec<u64>> {
+        let list: Vec<bansha_parsers::threadlist::ThreadEntry> = self
+            .store
+            .get_meta(&format!("board/{}", g.name))?
+            .unwrap_or_default();
+        let (from, to) = crate::rules::lurk::window(g, d);
+        Ok(list
+            .iter()
+            .filter(|t| g.roster.players.contains(&t.author) && !d.dead.contains(&t.author))
+            .filter(|t| {
+                t.created_at
+                    .is_some_and(|c| from.is_none_or(|f| c > f) && c <= to)
+            })
+            .map(|t| t.tid)
+            .collect())
+    }
+
     /// The day's 潜水 counts and verdicts, mailed once at the close.
     fn lurk_mail(
         &self,
@@ -473,9 +512,18 @@ impl Daemon {
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
         let mut posts = Vec::new();
-        for t in crate::rules::lurk::threads_of(g, d) {
+        let own = if g.rules.lurk.player_threads {
+            self.player_threads(g, d)?
+        } else {
+            Vec::new()
+        };
+        for t in crate::rules::lurk::threads_of(g, d).into_iter().chain(own) {
             posts.extend(self.store.posts_as_of(t, d.closes_at)?);
         }
+        let board: Vec<bansha_parsers::threadlist::ThreadEntry> = self
+            .store
+            .get_meta(&format!("board/{}", g.name))?
+            .unwrap_or_default();
         let mut outages: Vec<(Time, Time)> = self.store.get_meta("outages")?.unwrap_or_default();
         for t in crate::rules::lurk::threads_of(g, d) {
             if let Some(since) = self.store.get_meta::<Time>(&format!("failing_since/{t}"))? {
@@ -488,7 +536,8 @@ impl Daemon {
             .filter(|b| b.counted)
             .map(|b| b.voter.clone())
             .collect();
-        let Some(lurk) = crate::rules::lurk::lurk(g, d.day, &posts, &outages, Some(&voters), &[])
+        let Some(lurk) =
+            crate::rules::lurk::lurk(g, d.day, &posts, &outages, Some(&voters), &board)
         else {
             return Ok(());
         };

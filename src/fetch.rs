@@ -224,6 +224,25 @@ impl Forum {
         }
     }
 
+    /// A board's thread list, newest threads first (always the desktop page: the API's
+    /// forumdisplay is unreliable across versions).
+    pub async fn thread_list(
+        &self,
+        fid: u64,
+    ) -> Result<bansha_parsers::threadlist::ThreadList, FetchError> {
+        let rel = format!("forum.php?mod=forumdisplay&fid={fid}&filter=author&orderby=dateline");
+        let body = self.request(&rel, None).await?;
+        let opts = ParseOptions {
+            utc_offset: self.utc_offset,
+        };
+        bansha_parsers::threadlist::parse_thread_list(
+            &body.bytes,
+            body.content_type.as_deref(),
+            &opts,
+        )
+        .map_err(|e| FetchError::Page(e.kind, e.detail))
+    }
+
     /// Log in with the configured password: the desktop form (formhash, loginhash), fields in
     /// the forum's charset. Captcha, security question and lock-out are returned, never retried.
     pub async fn log_in(&self) -> Result<(), FetchError> {

@@ -1085,3 +1085,57 @@ async fn required_posts_are_checked_and_failures_mailed_once() {
     run("2026-11-29 12:05:00").await;
     assert_eq!(failing(&mailbox).len(), 35, "nothing is mailed twice");
 }
+
+/// chuhan: the daemon reads the board's thread list; a thread a player opened that day (here the
+/// captured discussion thread, its opener changed to 李逵 on the captured board page) counts for
+/// 潜水 with the vote thread (seed 000 L128, L147).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chuhan_players_threads_on_the_board_are_counted() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let board = std::fs::read_to_string(
+        common::fixtures().join("discuz/desktop/guest/forumdisplay_fid3.html"),
+    )
+    .unwrap();
+    let start = board.find("<tbody id=\"normalthread_4\">").unwrap();
+    let end = start + board[start..].find("</tbody>").unwrap();
+    let row = board[start..end].replacen(
+        "<a href=\"home.php?mod=space&amp;uid=2\" c=\"1\">版杀一室法官</a>",
+        "<a href=\"home.php?mod=space&amp;uid=5\" c=\"1\">李逵</a>",
+        1,
+    );
+    let derived = format!("{}{}{}", &board[..start], row, &board[end..]);
+    Mock::given(method("GET"))
+        .and(path("/forum.php"))
+        .and(query_param("mod", "forumdisplay"))
+        .and(query_param("fid", "3"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(derived, "text/html; charset=utf-8"))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    std::fs::write(
+        dir.path().join("games/banshayishi-12.toml"),
+        format!(
+            "ruleset = \"chuhan\"\nname = \"楚汉测试\"\nboard = 3\n{}\n[[days]]\nday = 2\nvote_thread = 3\n\
+             closes_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let lurk = mails
+        .iter()
+        .find(|m| summary(m).1.contains("发言统计"))
+        .expect("the 潜水 mail");
+    let text = body(lurk);
+    // The hand count of tests/lurk.rs: 大灰狼 4 in tid 4 (without 沙发！) + 4 ballots.
+    assert!(text.contains("计入的帖子：tid 3"), "{text}");
+    assert!(text.contains("大灰狼 8 帖"), "{text}");
+}

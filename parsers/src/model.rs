@@ -28,7 +28,7 @@ pub enum PageSource {
 }
 
 /// How exact a time taken from a page is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimePrecision {
     Second,

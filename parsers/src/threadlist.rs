@@ -12,7 +12,7 @@ use scraper::{ElementRef, Html, Selector};
 use serde::Serialize;
 use std::sync::LazyLock;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct ThreadEntry {
     pub tid: u64,
     pub subject: String,
