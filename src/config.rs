@@ -97,6 +97,9 @@ struct DayFile {
     /// The killers' code names (bansha42's 代号) a kill post must name.
     #[serde(default)]
     code_names: Vec<String>,
+    /// Players who did not make their night move (judge input: moves reach the judge privately).
+    #[serde(default)]
+    missed_night_moves: Vec<String>,
     closes_at: String,
     opens_at: Option<String>,
     #[serde(default)]
@@ -153,6 +156,7 @@ pub struct DayConfig {
     pub chat_threads: Vec<u64>,
     pub checked_threads: Vec<CheckedThread>,
     pub code_names: Vec<String>,
+    pub missed_night_moves: Vec<String>,
     pub opens_at: Option<DateTime<FixedOffset>>,
     pub closes_at: DateTime<FixedOffset>,
     /// Players out before this day's vote.
@@ -269,6 +273,8 @@ pub struct LurkRules {
     pub window_min_posts: Option<u32>,
     /// Not voting on the day is lurking too (m103, qipan).
     pub must_vote: bool,
+    /// A missed night move (judge-entered, `missed_night_moves`) counts too (qipan).
+    pub night_move_duty: bool,
     /// Posts that never count: "empty", "quote_only", "emoji_only", "number_only".
     pub exclude: Vec<String>,
     /// Regexes on a post's own text (width-folded, trimmed) for "路过"-style posts.
@@ -289,6 +295,7 @@ impl Default for LurkRules {
             window_days: None,
             window_min_posts: None,
             must_vote: false,
+            night_move_duty: false,
             exclude: vec![
                 "empty".into(),
                 "quote_only".into(),
@@ -818,6 +825,9 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
         for n in &d.half_voters {
             check("half_voters", n)?;
         }
+        for n in &d.missed_night_moves {
+            check("missed_night_moves", n)?;
+        }
         for (k, v) in [
             ("sheriff", &d.sheriff),
             ("curse", &d.curse),
@@ -882,6 +892,7 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
             chat_threads: d.chat_threads,
             checked_threads: d.checked_threads,
             code_names: d.code_names,
+            missed_night_moves: d.missed_night_moves,
             opens_at,
             closes_at,
             dead: d.dead,

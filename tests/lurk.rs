@@ -374,3 +374,34 @@ fn chuhan_players_own_threads_count_and_a_second_is_flagged() {
     let r = lurk(&cfg, 2, &discussion());
     assert_eq!(player(&r, "大灰狼")["counted"], 0);
 }
+
+/// qipan L136 "上述3个环节，每个存活角色必须按时及时完成，如果1个环节没有完成，警告": the vote and the
+/// night move are duties; the judge records missed night moves (they reach the judge privately).
+#[test]
+fn qipan_duties_are_the_vote_and_the_night_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let seed = std::fs::read_to_string(common::fixtures().join("seeds/003_qipan.txt")).unwrap();
+    assert!(seed
+        .lines()
+        .nth(135)
+        .unwrap()
+        .contains("如果1个环节没有完成，警告"));
+    let days = format!("{DAY2}missed_night_moves = [\"超人\"]\n");
+    let r = lurk(
+        &game(dir.path(), "qipan", &days),
+        2,
+        &[discussion(), vote()].concat(),
+    );
+    let chaoren = player(&r, "超人");
+    assert_eq!(chaoren["verdict"], "lurk");
+    assert!(
+        chaoren["reasons"].to_string().contains("没有行使夜间行动"),
+        "{chaoren}"
+    );
+    assert_eq!(
+        player(&r, "大灰狼")["verdict"],
+        "ok",
+        "no post quota in qipan; he voted"
+    );
+    assert_eq!(r["penalty"], "警告一次");
+}

@@ -328,6 +328,9 @@ pub fn lurk(
         if rules.must_vote && voted == Some(false) {
             reasons.push("本讨论日没有投票".into());
         }
+        if rules.night_move_duty && d.missed_night_moves.contains(&player) {
+            reasons.push("没有行使夜间行动（法官记录）".into());
+        }
         let verdict = match (reasons.is_empty(), outage) {
             (true, _) => Verdict::Ok,
             (false, Some((a, b))) => {
@@ -372,6 +375,9 @@ pub fn lurk(
     }
     if rules.must_vote {
         rule.push_str("，或没有投票");
+    }
+    if rules.night_move_duty {
+        rule.push_str("，或没有行使夜间行动");
     }
     Some(LurkReport {
         day,
