@@ -275,6 +275,8 @@ pub struct LurkRules {
     pub must_vote: bool,
     /// A missed night move (judge-entered, `missed_night_moves`) counts too (qipan).
     pub night_move_duty: bool,
+    /// No 潜水 verdicts once the game is accelerated (m103: "游戏进程加速以前").
+    pub only_before_acceleration: bool,
     /// Posts that never count: "empty", "quote_only", "emoji_only", "number_only".
     pub exclude: Vec<String>,
     /// Regexes on a post's own text (width-folded, trimmed) for "路过"-style posts.
@@ -296,6 +298,7 @@ impl Default for LurkRules {
             window_min_posts: None,
             must_vote: false,
             night_move_duty: false,
+            only_before_acceleration: false,
             exclude: vec![
                 "empty".into(),
                 "quote_only".into(),

@@ -268,6 +268,20 @@ fn seed_rules_case_by_case() {
     );
     assert_eq!(r["penalty"], "黄牌一张");
     assert_eq!(chaoren["voted"], true);
+    // L354 "游戏进程加速以前": after acceleration nobody is called a lurker.
+    let accelerated = days.replace(
+        "dead = [\"龙舌\", \"青鸾花\"]\n",
+        "dead = [\"龙舌\", \"青鸾花\"]\naccelerated = true\n",
+    );
+    let r2 = lurk(
+        &game(dir.path(), "m103", &accelerated),
+        3,
+        &[discussion(), vote()].concat(),
+    );
+    assert_eq!(player(&r2, "超人")["verdict"], "ok");
+    assert!(player(&r2, "超人")["reasons"]
+        .to_string()
+        .contains("进程已加速"));
     // Everyone voted in the captured thread; with only its first page, 李逵 (pid 80 is on page 2)
     // has not.
     let r = lurk(
