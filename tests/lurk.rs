@@ -273,8 +273,9 @@ fn seed_rules_case_by_case() {
         "dead = [\"龙舌\", \"青鸾花\"]\n",
         "dead = [\"龙舌\", \"青鸾花\"]\naccelerated = true\n",
     );
+    let other = tempfile::tempdir().unwrap();
     let r2 = lurk(
-        &game(dir.path(), "m103", &accelerated),
+        &game(other.path(), "m103", &accelerated),
         3,
         &[discussion(), vote()].concat(),
     );
