@@ -77,6 +77,17 @@ pub struct RosterConfig {
     /// Other names the judge accepts for a player: `李逵 = ["黑旋风"]`.
     #[serde(default)]
     pub aliases: BTreeMap<String, Vec<String>>,
+    /// Secret: each player's role, faction and code name. Judge-only; never in public output.
+    #[serde(default)]
+    pub roles: BTreeMap<String, RoleConfig>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RoleConfig {
+    pub role: String,
+    pub faction: String,
+    pub code: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -214,6 +225,21 @@ pub struct Rules {
     pub checks: BTreeMap<String, PostCheck>,
     #[serde(default)]
     pub discipline: DisciplineRules,
+    /// Win conditions, as expressions over the game state (see `rules::state`).
+    #[serde(default)]
+    pub win: Vec<WinRule>,
+    /// "One elimination away" and similar warnings, same form.
+    #[serde(default)]
+    pub warn: Vec<WinRule>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WinRule {
+    /// What it means, for the judge ("异教徒方胜利（A）").
+    pub name: String,
+    /// e.g. `alive_role("僧侣") == 0 && alive_faction("异教徒") >= 1`.
+    pub when: String,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq, Default)]
@@ -791,6 +817,15 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
         }
     }
 
+    for name in roster.roles.keys() {
+        if !is_player(name) {
+            return Err(at(
+                &["roster", "roles", name],
+                format!("{name} 不在玩家名单中"),
+            ));
+        }
+    }
+
     // Days.
     let mut days = Vec::new();
     let mut day_numbers = BTreeSet::new();
@@ -909,7 +944,7 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
         });
     }
 
-    Ok(GameConfig {
+    let config = GameConfig {
         path: path.to_path_buf(),
         name: game.name,
         ruleset: game.ruleset,
@@ -918,7 +953,16 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
         roster,
         days,
         rules,
-    })
+    };
+    if let Err(message) = crate::rules::state::validate(&config) {
+        return Err(ConfigError {
+            file: file.clone(),
+            line: locate(text, &["rules", "win"]),
+            key: "rules.win".into(),
+            message,
+        });
+    }
+    Ok(config)
 }
 
 /// Deep-merge `over` into `base`: tables merge key by key, anything else replaces.

@@ -14,6 +14,7 @@ pub mod rules;
 pub mod run_cmd;
 pub mod schedule;
 pub mod settings;
+pub mod state_cmd;
 pub mod status;
 pub mod store;
 pub mod tally_cmd;

@@ -148,11 +148,67 @@ enum Command {
         #[arg(long)]
         remove: Option<String>,
     },
+    /// 局面（仅法官可见）：每个座位的身份、存活或出局原因、胜负条件
+    State {
+        /// 本局配置文件（TOML）
+        #[arg(long)]
+        config: PathBuf,
+        /// 局面文件，默认是配置文件旁的 <名字>.state.json
+        #[arg(long)]
+        state: Option<PathBuf>,
+        /// 输出 JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// 记录局面变化（出局、复活、替补、身份变化、法官记录的事实、撤销），并检查胜负条件
+    Change {
+        /// 本局配置文件（TOML）
+        #[arg(long)]
+        config: PathBuf,
+        /// 局面文件，默认是配置文件旁的 <名字>.state.json
+        #[arg(long)]
+        state: Option<PathBuf>,
+        #[command(subcommand)]
+        what: ChangeCmd,
+    },
     /// 检查本局配置文件，错误会指出文件、行号和键名
     CheckConfig {
         /// 配置文件（TOML）
         file: PathBuf,
     },
+}
+
+#[derive(Subcommand)]
+enum ChangeCmd {
+    /// 出局
+    Eliminate {
+        player: String,
+        /// 原因：投票、夜杀、毒杀、殉情、红牌……
+        #[arg(long)]
+        cause: String,
+        #[arg(long)]
+        day: Option<u32>,
+    },
+    /// 复活（特赦、圣光、解药……）
+    Revive {
+        player: String,
+        #[arg(long)]
+        cause: String,
+    },
+    /// 替补接替座位（保留身份与记录）
+    Replace { seat: String, by: String },
+    /// 身份或阵营变化（叛变、情侣结成阵营）
+    Role {
+        player: String,
+        #[arg(long)]
+        role: Option<String>,
+        #[arg(long)]
+        faction: Option<String>,
+    },
+    /// 法官记录的事实（如 连续未杀人夜数 1）
+    Fact { key: String, value: f64 },
+    /// 撤销上一条记录
+    Undo,
 }
 
 fn main() -> ExitCode {
@@ -281,6 +337,49 @@ fn main() -> ExitCode {
             &mut std::io::stdout().lock(),
             &mut std::io::stderr(),
         ),
+        Command::State {
+            config,
+            state,
+            json,
+        } => bansha::state_cmd::show(
+            &config,
+            state.as_deref(),
+            json,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr(),
+        ),
+        Command::Change {
+            config,
+            state,
+            what,
+        } => {
+            use bansha::rules::state::Change as C;
+            let change = match what {
+                ChangeCmd::Eliminate { player, cause, day } => {
+                    Some(C::Eliminate { player, cause, day })
+                }
+                ChangeCmd::Revive { player, cause } => Some(C::Revive { player, cause }),
+                ChangeCmd::Replace { seat, by } => Some(C::Replace { seat, by }),
+                ChangeCmd::Role {
+                    player,
+                    role,
+                    faction,
+                } => Some(C::SetRole {
+                    player,
+                    role,
+                    faction,
+                }),
+                ChangeCmd::Fact { key, value } => Some(C::Fact { key, value }),
+                ChangeCmd::Undo => None,
+            };
+            bansha::state_cmd::change(
+                &config,
+                state.as_deref(),
+                change,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr(),
+            )
+        }
         Command::CheckConfig { file } => bansha::tally_cmd::check_config(
             &file,
             &mut std::io::stdout().lock(),

@@ -5,6 +5,7 @@ pub mod checks;
 pub mod ledger;
 pub mod lurk;
 pub mod roster;
+pub mod state;
 pub mod tally;
 
 pub use tally::{tally, Ballot, BallotKind, Count, Outcome, OutcomeKind, Tally, TallyError};

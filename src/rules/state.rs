@@ -1,0 +1,288 @@
+//! The game state the judge keeps: who is alive, with which secret role and faction, how each
+//! change came about; and the win conditions evaluated on it. Pure: a list of events in, a
+//! snapshot and the conditions that hold out.
+//!
+//! Win conditions are expressions (evalexpr) a judge can read and edit in the ruleset:
+//! `alive_role("僧侣") == 0 && alive_faction("异教徒") >= 1`. Functions: `alive_role(r)`,
+//! `dead_role(r)` (a role may be qualified by faction: `"楚:兵"`), `alive_faction(f)`,
+//! `dead_faction(f)`, `alive(name)` (1 or 0), `total_alive()`, `fact(key)` (a number the judge
+//! sets: nights without a kill, "searched" …; 0 when unset).
+
+use crate::config::{GameConfig, WinRule};
+use evalexpr::{ContextWithMutableFunctions, DefaultNumericTypes, Function, HashMapContext, Value};
+
+type F = Function<DefaultNumericTypes>;
+type V = Value<DefaultNumericTypes>;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Change {
+    Eliminate {
+        player: String,
+        cause: String,
+        day: Option<u32>,
+    },
+    Revive {
+        player: String,
+        cause: String,
+    },
+    /// A substitute (替补) takes over a seat, with its role and record.
+    Replace {
+        seat: String,
+        by: String,
+    },
+    /// A role or faction change (bansha42's 叛变, m103's lovers).
+    SetRole {
+        player: String,
+        role: Option<String>,
+        faction: Option<String>,
+    },
+    Fact {
+        key: String,
+        value: f64,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub id: u32,
+    pub at: String,
+    pub change: Change,
+    #[serde(default)]
+    pub undone: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GameState {
+    pub events: Vec<Event>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Seat {
+    /// The forum name playing the seat now.
+    pub player: String,
+    pub role: String,
+    pub faction: String,
+    pub code: Option<String>,
+    pub alive: bool,
+    /// The last elimination or revival, in Chinese.
+    pub cause: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Snapshot {
+    pub seats: Vec<Seat>,
+    pub facts: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Condition {
+    pub name: String,
+    pub when: String,
+    pub holds: bool,
+    /// Set when the expression could not be evaluated.
+    pub error: Option<String>,
+}
+
+impl GameState {
+    /// Apply the live events to the roster.
+    pub fn snapshot(&self, config: &GameConfig) -> Snapshot {
+        let mut seats: Vec<Seat> = config
+            .roster
+            .players
+            .iter()
+            .map(|p| {
+                let r = config.roster.roles.get(p);
+                Seat {
+                    player: p.clone(),
+                    role: r.map(|r| r.role.clone()).unwrap_or_default(),
+                    faction: r.map(|r| r.faction.clone()).unwrap_or_default(),
+                    code: r.and_then(|r| r.code.clone()),
+                    alive: true,
+                    cause: None,
+                }
+            })
+            .collect();
+        let mut facts = BTreeMap::new();
+        for e in self.events.iter().filter(|e| !e.undone) {
+            let seat =
+                |seats: &mut Vec<Seat>, name: &str| seats.iter_mut().position(|s| s.player == name);
+            match &e.change {
+                Change::Eliminate { player, cause, day } => {
+                    if let Some(i) = seat(&mut seats, player) {
+                        seats[i].alive = false;
+                        seats[i].cause = Some(match day {
+                            Some(d) => format!("第{d}天 {cause}"),
+                            None => cause.clone(),
+                        });
+                    }
+                }
+                Change::Revive { player, cause } => {
+                    if let Some(i) = seat(&mut seats, player) {
+                        seats[i].alive = true;
+                        seats[i].cause = Some(format!("复活：{cause}"));
+                    }
+                }
+                Change::Replace { seat: old, by } => {
+                    if let Some(i) = seat(&mut seats, old) {
+                        seats[i].player = by.clone();
+                    }
+                }
+                Change::SetRole {
+                    player,
+                    role,
+                    faction,
+                } => {
+                    if let Some(i) = seat(&mut seats, player) {
+                        if let Some(r) = role {
+                            seats[i].role = r.clone();
+                        }
+                        if let Some(f) = faction {
+                            seats[i].faction = f.clone();
+                        }
+                    }
+                }
+                Change::Fact { key, value } => {
+                    facts.insert(key.clone(), *value);
+                }
+            }
+        }
+        Snapshot { seats, facts }
+    }
+
+    /// Record a change; returns its id.
+    pub fn push(&mut self, change: Change, at: String) -> u32 {
+        let id = self.events.iter().map(|e| e.id).max().unwrap_or(0) + 1;
+        self.events.push(Event {
+            id,
+            at,
+            change,
+            undone: false,
+        });
+        id
+    }
+
+    /// Undo the last live change; returns it.
+    pub fn undo(&mut self) -> Option<&Event> {
+        let e = self.events.iter_mut().rev().find(|e| !e.undone)?;
+        e.undone = true;
+        Some(e)
+    }
+}
+
+fn role_matches(seat: &Seat, wanted: &str) -> bool {
+    match wanted.split_once(':') {
+        Some((faction, role)) => seat.faction == faction && seat.role == role,
+        None => seat.role == wanted,
+    }
+}
+
+/// Evaluate conditions on a snapshot.
+pub fn evaluate(snapshot: &Snapshot, rules: &[WinRule]) -> Vec<Condition> {
+    let mut ctx = HashMapContext::new();
+    let seats = snapshot.seats.clone();
+    let count =
+        move |pred: Box<dyn Fn(&Seat) -> bool>| seats.iter().filter(|s| pred(s)).count() as i64;
+    let add = |ctx: &mut HashMapContext, name: &str, f: F| {
+        ctx.set_function(name.to_string(), f)
+            .expect("a mutable context");
+    };
+    for (name, alive, by_faction) in [
+        ("alive_role", true, false),
+        ("dead_role", false, false),
+        ("alive_faction", true, true),
+        ("dead_faction", false, true),
+    ] {
+        let seats = snapshot.seats.clone();
+        add(
+            &mut ctx,
+            name,
+            Function::new(move |arg: &V| {
+                let wanted = arg.as_string()?;
+                Ok(Value::Int(
+                    seats
+                        .iter()
+                        .filter(|s| s.alive == alive)
+                        .filter(|s| {
+                            if by_faction {
+                                s.faction == wanted
+                            } else {
+                                role_matches(s, &wanted)
+                            }
+                        })
+                        .count() as i64,
+                ))
+            }),
+        );
+    }
+    let seats = snapshot.seats.clone();
+    add(
+        &mut ctx,
+        "alive",
+        Function::new(move |arg: &V| {
+            let wanted = arg.as_string()?;
+            Ok(Value::Int(
+                seats
+                    .iter()
+                    .filter(|s| s.alive && s.player == wanted)
+                    .count() as i64,
+            ))
+        }),
+    );
+    let total = count(Box::new(|s: &Seat| s.alive));
+    add(
+        &mut ctx,
+        "total_alive",
+        Function::new(move |_: &V| Ok(Value::Int(total))),
+    );
+    let facts = snapshot.facts.clone();
+    add(
+        &mut ctx,
+        "fact",
+        Function::new(move |arg: &V| {
+            let key = arg.as_string()?;
+            let v = facts.get(&key).copied().unwrap_or(0.0);
+            // Whole numbers as integers, so `fact("x") == 1` compares as the judge expects.
+            Ok(if v.fract() == 0.0 && v.abs() < 1e15 {
+                Value::Int(v as i64)
+            } else {
+                Value::Float(v)
+            })
+        }),
+    );
+    rules
+        .iter()
+        .map(
+            |r| match evalexpr::eval_boolean_with_context(&r.when, &ctx) {
+                Ok(holds) => Condition {
+                    name: r.name.clone(),
+                    when: r.when.clone(),
+                    holds,
+                    error: None,
+                },
+                Err(e) => Condition {
+                    name: r.name.clone(),
+                    when: r.when.clone(),
+                    holds: false,
+                    error: Some(e.to_string()),
+                },
+            },
+        )
+        .collect()
+}
+
+/// Check that every expression parses and evaluates on the starting roster (for check-config).
+pub fn validate(config: &GameConfig) -> Result<(), String> {
+    let snap = GameState::default().snapshot(config);
+    for c in evaluate(&snap, &config.rules.win)
+        .into_iter()
+        .chain(evaluate(&snap, &config.rules.warn))
+    {
+        if let Some(e) = c.error {
+            return Err(format!("条件“{}”（{}）无法计算：{e}", c.name, c.when));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,222 @@
+//! `bansha state` (the judge's view: seats with roles, alive/dead with causes, win conditions)
+//! and `bansha change …` (eliminate, revive, replace, role, fact, undo). The state lives in a JSON
+//! file beside the game config (`GAME.state.json`), written atomically. Judge-only output: it
+//! shows roles and factions.
+
+use crate::config::{self, GameConfig};
+use crate::rules::state::{evaluate, Change, Condition, GameState, Snapshot};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub fn state_path(config: &Path, given: Option<&Path>) -> PathBuf {
+    match given {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let stem = config
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "game".into());
+            config.with_file_name(format!("{stem}.state.json"))
+        }
+    }
+}
+
+fn load_state(path: &Path) -> anyhow::Result<GameState> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(serde_json::from_slice(&b)
+            .map_err(|e| anyhow::anyhow!("{} 无法读取：{e}", path.display()))?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(GameState::default()),
+        Err(e) => Err(anyhow::anyhow!("{} 无法读取：{e}", path.display())),
+    }
+}
+
+fn save_state(path: &Path, state: &GameState) -> anyhow::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, serde_json::to_vec_pretty(state)?)?;
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}
+
+fn conditions(game: &GameConfig, snap: &Snapshot) -> (Vec<Condition>, Vec<Condition>) {
+    if game.roster.roles.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    (
+        evaluate(snap, &game.rules.win),
+        evaluate(snap, &game.rules.warn),
+    )
+}
+
+/// The judge's view as text.
+pub fn text(game: &GameConfig, state: &GameState) -> String {
+    let snap = state.snapshot(game);
+    let mut s = format!("【{}】局面（仅法官可见）\n", game.name);
+    let alive: Vec<_> = snap.seats.iter().filter(|x| x.alive).collect();
+    s += &format!("存活 {} 人：\n", alive.len());
+    for x in &snap.seats {
+        let role = if x.role.is_empty() {
+            "未配置身份".to_string()
+        } else {
+            format!("{}（{}）", x.role, x.faction)
+        };
+        let code = x
+            .code
+            .as_ref()
+            .map(|c| format!("，代号 {c}"))
+            .unwrap_or_default();
+        let status = if x.alive {
+            match &x.cause {
+                Some(c) => format!("存活（{c}）"),
+                None => "存活".into(),
+            }
+        } else {
+            format!("出局：{}", x.cause.clone().unwrap_or_default())
+        };
+        s += &format!("  {} — {role}{code} — {status}\n", x.player);
+    }
+    if !snap.facts.is_empty() {
+        let facts: Vec<String> = snap
+            .facts
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        s += &format!("记录：{}\n", facts.join("，"));
+    }
+    let (win, warn) = conditions(game, &snap);
+    if game.roster.roles.is_empty() {
+        s += "配置中没有身份（[roster.roles]），无法判断胜负条件\n";
+        return s;
+    }
+    let held: Vec<&Condition> = win.iter().filter(|c| c.holds).collect();
+    s += &format!(
+        "胜负条件：{}\n",
+        if held.is_empty() {
+            "尚无成立".to_string()
+        } else {
+            held.iter()
+                .map(|c| format!("【成立】{}", c.name))
+                .collect::<Vec<_>>()
+                .join("；")
+        }
+    );
+    for c in warn.iter().filter(|c| c.holds) {
+        s += &format!("提醒：{}\n", c.name);
+    }
+    for c in win.iter().chain(&warn).filter(|c| c.error.is_some()) {
+        s += &format!(
+            "无法计算：{}（{}）\n",
+            c.name,
+            c.error.clone().unwrap_or_default()
+        );
+    }
+    s
+}
+
+pub fn show(
+    config: &Path,
+    state_file: Option<&Path>,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let game = match config::load(config) {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    let state = load_state(&state_path(config, state_file))?;
+    if json {
+        let snap = state.snapshot(&game);
+        let (win, warn) = conditions(&game, &snap);
+        serde_json::to_writer_pretty(
+            &mut *out,
+            &serde_json::json!({"seats": snap.seats, "facts": snap.facts, "win": win, "warn": warn, "events": state.events}),
+        )?;
+        writeln!(out)?;
+    } else {
+        out.write_all(text(&game, &state).as_bytes())?;
+    }
+    Ok(0)
+}
+
+/// Apply a change (or undo) and report what now holds that did not before.
+pub fn change(
+    config: &Path,
+    state_file: Option<&Path>,
+    change: Option<Change>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let game = match config::load(config) {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    let path = state_path(config, state_file);
+    let mut state = load_state(&path)?;
+    let before = state.snapshot(&game);
+    let (win_before, warn_before) = conditions(&game, &before);
+    let name_ok = |n: &str| before.seats.iter().any(|s| s.player == n);
+    match change {
+        Some(c) => {
+            let who = match &c {
+                Change::Eliminate { player, .. }
+                | Change::Revive { player, .. }
+                | Change::SetRole { player, .. } => Some(player.clone()),
+                Change::Replace { seat, .. } => Some(seat.clone()),
+                Change::Fact { .. } => None,
+            };
+            if let Some(w) = who.filter(|w| !name_ok(w)) {
+                writeln!(err, "错误：{w} 不是本局的玩家（或座位已由替补接替）")?;
+                return Ok(2);
+            }
+            match &c {
+                Change::Eliminate { player, .. }
+                    if before.seats.iter().any(|s| &s.player == player && !s.alive) =>
+                {
+                    writeln!(err, "错误：{player} 已经出局")?;
+                    return Ok(2);
+                }
+                Change::Revive { player, .. }
+                    if before.seats.iter().any(|s| &s.player == player && s.alive) =>
+                {
+                    writeln!(err, "错误：{player} 还活着")?;
+                    return Ok(2);
+                }
+                _ => {}
+            }
+            let now = crate::schedule::Clock::now(&crate::schedule::SystemClock(game.utc_offset))
+                .to_rfc3339();
+            let id = state.push(c, now);
+            writeln!(out, "已记录 #{id}")?;
+        }
+        None => match state.undo() {
+            Some(e) => writeln!(out, "已撤销 #{}", e.id)?,
+            None => {
+                writeln!(err, "错误：没有可以撤销的记录")?;
+                return Ok(2);
+            }
+        },
+    }
+    save_state(&path, &state)?;
+    let after = state.snapshot(&game);
+    let (win, warn) = conditions(&game, &after);
+    for c in win
+        .iter()
+        .filter(|c| c.holds && !win_before.iter().any(|b| b.name == c.name && b.holds))
+    {
+        writeln!(out, "【胜负条件成立】{}", c.name)?;
+    }
+    for c in warn
+        .iter()
+        .filter(|c| c.holds && !warn_before.iter().any(|b| b.name == c.name && b.holds))
+    {
+        writeln!(out, "【提醒】{}", c.name)?;
+    }
+    out.write_all(text(&game, &state).as_bytes())?;
+    Ok(0)
+}

@@ -1,0 +1,376 @@
+//! Game state through `bansha change` / `bansha state`: scripted games from start to a decided
+//! end, each alert (and each non-alert) on the way; and roster secrecy in every public output.
+
+mod common;
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn write_game(dir: &Path, ruleset: &str, players: &[(&str, &str, &str)]) -> PathBuf {
+    let names: Vec<String> = players.iter().map(|(p, _, _)| format!("\"{p}\"")).collect();
+    let mut text = format!(
+        "ruleset = \"{ruleset}\"\nname = \"测试局\"\n[roster]\nplayers = [{}]\njudges = [\"版杀一室法官\"]\n[roster.roles]\n",
+        names.join(", ")
+    );
+    for (p, role, faction) in players {
+        text.push_str(&format!(
+            "\"{p}\" = {{ role = \"{role}\", faction = \"{faction}\" }}\n"
+        ));
+    }
+    text.push_str("[[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\n");
+    let path = dir.join(format!("{ruleset}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Run `bansha change …`; returns stdout.
+fn change(config: &Path, args: &[&str]) -> String {
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["change", "--config"])
+        .arg(config)
+        .args(args)
+        .assert()
+        .success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+fn alerts(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.starts_with('【'))
+        .map(String::from)
+        .filter(|l| !l.starts_with("【测试局】"))
+        .collect()
+}
+
+/// m103 (seed 002, RULES.md): 14 players; the lovers form their own faction; assassins win at half.
+#[test]
+fn m103_scripted_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = write_game(
+        dir.path(),
+        "m103",
+        &[
+            ("刺一", "卧底刺客", "杀了狗皇帝"),
+            ("刺二", "卧底刺客", "杀了狗皇帝"),
+            ("刺三", "卧底刺客", "杀了狗皇帝"),
+            ("刺四", "卧底刺客", "杀了狗皇帝"),
+            ("密探", "大内密探", "我爱皇帝"),
+            ("太医", "妙手太医", "我爱皇帝"),
+            ("侍卫", "御前侍卫", "我爱皇帝"),
+            ("太子", "东宫太子", "我爱皇帝"),
+            ("红娘", "牵线红娘", "我爱皇帝"),
+            ("妃一", "绝色宠妃", "我爱皇帝"),
+            ("妃二", "绝色宠妃", "我爱皇帝"),
+            ("妃三", "绝色宠妃", "我爱皇帝"),
+            ("妃四", "绝色宠妃", "我爱皇帝"),
+            ("帝王", "至尊帝王", "我爱皇帝"),
+        ],
+    );
+    // 1–3: the lovers (妃一, 侍卫) and cupid form 皇帝算什么: no alert.
+    for p in ["妃一", "侍卫", "红娘"] {
+        assert!(alerts(&change(&g, &["role", p, "--faction", "皇帝算什么"])).is_empty());
+    }
+    // 4–7: four court players out; 4 assassins of 10 alive: not yet half.
+    for (p, c) in [
+        ("密探", "夜杀"),
+        ("太医", "投票"),
+        ("妃二", "夜杀"),
+        ("妃三", "投票"),
+    ] {
+        assert!(
+            alerts(&change(&g, &["eliminate", p, "--cause", c, "--day", "2"])).is_empty(),
+            "{p}"
+        );
+    }
+    // 8: 太子 out: 4 assassins of 9 alive — one more non-assassin out and they have half.
+    let out = change(&g, &["eliminate", "太子", "--cause", "夜杀"]);
+    assert_eq!(
+        alerts(&out),
+        ["【提醒】再有一名非刺客出局，刺客即达到存活总数的一半"]
+    );
+    // 9: 妃一 voted out: 4 of 8 — the assassins win.
+    let out = change(&g, &["eliminate", "妃一", "--cause", "投票", "--day", "3"]);
+    assert_eq!(
+        alerts(&out),
+        ["【胜负条件成立】杀了狗皇帝（刺客）胜：存活人数不少于存活总数的一半"]
+    );
+    // 10: her lover 侍卫 dies with her: the court's four are gone, and the lovers (cupid aside).
+    let out = change(&g, &["eliminate", "侍卫", "--cause", "殉情", "--day", "3"]);
+    let a = alerts(&out);
+    assert_eq!(
+        a,
+        [
+            "【胜负条件成立】我爱皇帝 负：密探、太医、侍卫、太子全部出局",
+            "【胜负条件成立】皇帝算什么（情侣）负：除红娘外全部出局",
+        ]
+    );
+    // Undo the last change: 侍卫 lives again, the court's loss no longer holds.
+    let out = change(&g, &["undo"]);
+    assert!(out.contains("已撤销 #10"), "{out}");
+    assert!(!out.contains("【成立】我爱皇帝 负：密探"), "{out}");
+    assert!(
+        out.contains("侍卫 — 御前侍卫（皇帝算什么） — 存活"),
+        "{out}"
+    );
+}
+
+/// qipan (seed 003 L136–, RULES.md): killers lose after two nights without a kill.
+#[test]
+fn qipan_scripted_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut players = vec![("主杀", "主杀", "杀手"), ("副杀", "副杀", "杀手")];
+    let good: Vec<String> = (1..=14).map(|i| format!("好人{i}")).collect();
+    for g in &good {
+        players.push((g.as_str(), "平民", "好人"));
+    }
+    let g = write_game(dir.path(), "qipan", &players);
+    for (i, p) in good.iter().take(5).enumerate() {
+        assert!(alerts(&change(
+            &g,
+            &[
+                "eliminate",
+                p,
+                "--cause",
+                "夜杀",
+                "--day",
+                &(i + 1).to_string()
+            ]
+        ))
+        .is_empty());
+    }
+    assert!(alerts(&change(&g, &["fact", "连续未杀人夜数", "0"])).is_empty());
+    let out = change(&g, &["fact", "连续未杀人夜数", "1"]);
+    assert_eq!(alerts(&out), ["【提醒】杀手已一夜没有杀人，再一夜即负"]);
+    let out = change(&g, &["fact", "连续未杀人夜数", "2"]);
+    assert_eq!(alerts(&out), ["【胜负条件成立】杀手负：连续两夜没有杀人"]);
+    change(&g, &["undo"]);
+    // 副杀 and 主杀 voted out: the good side wins.
+    assert!(alerts(&change(&g, &["eliminate", "副杀", "--cause", "投票"])).is_empty());
+    let out = change(&g, &["eliminate", "主杀", "--cause", "投票"]);
+    assert_eq!(alerts(&out), ["【胜负条件成立】好人胜：杀手全部出局"]);
+}
+
+/// bansha42 (seed 004, RULES.md): 叛变 changes a player's side; a faction wiped out decides.
+#[test]
+fn bansha42_scripted_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = write_game(
+        dir.path(),
+        "bansha42",
+        &[
+            ("黑一", "联合杀", "黑道"),
+            ("黑二", "独立刺", "黑道"),
+            ("虾米", "游侠", "白道"),
+            ("白一", "巫师", "白道"),
+            ("白二", "游侠", "白道"),
+            ("白三", "游侠", "白道"),
+            ("白四", "游侠", "白道"),
+            ("白五", "游侠", "白道"),
+        ],
+    );
+    let out = change(
+        &g,
+        &["role", "虾米", "--role", "叛变的虾米", "--faction", "黑道"],
+    );
+    assert!(alerts(&out).is_empty());
+    for p in ["白一", "白二", "白三", "白四"] {
+        assert!(
+            alerts(&change(
+                &g,
+                &["eliminate", p, "--cause", "投票", "--day", "2"]
+            ))
+            .is_empty(),
+            "{p}"
+        );
+    }
+    assert!(alerts(&change(&g, &["revive", "白四", "--cause", "巫师解药"])).is_empty());
+    assert!(alerts(&change(&g, &["eliminate", "白四", "--cause", "贴杀"])).is_empty());
+    let out = change(&g, &["eliminate", "白五", "--cause", "投票", "--day", "3"]);
+    assert_eq!(alerts(&out), ["【胜负条件成立】黑道胜：白道全部出局"]);
+    // The state shows causes, roles and the decided condition.
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["state", "--config"])
+        .arg(&g)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("虾米 — 叛变的虾米（黑道） — 存活"), "{text}");
+    assert!(text.contains("白四 — 游侠（白道） — 出局：贴杀"), "{text}");
+    assert!(text.contains("【成立】黑道胜：白道全部出局"), "{text}");
+}
+
+/// chuhan (seed 000 L17 "对方小兵全灭或士相全灭，才能杀死或投票处决对方的帅"): warnings as 楚's 兵 fall,
+/// then 汉 wins when 楚帅 dies.
+#[test]
+fn chuhan_scripted_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut players: Vec<(String, String, String)> = Vec::new();
+    for side in ["楚", "汉"] {
+        for (role, n) in [
+            ("帅", 1),
+            ("车", 2),
+            ("马", 2),
+            ("炮", 2),
+            ("相", 2),
+            ("士", 2),
+            ("兵", 5),
+        ] {
+            for i in 1..=n {
+                players.push((
+                    format!("{side}{role}{i}"),
+                    role.to_string(),
+                    side.to_string(),
+                ));
+            }
+        }
+    }
+    let refs: Vec<(&str, &str, &str)> = players
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+        .collect();
+    let g = write_game(dir.path(), "chuhan", &refs);
+    for i in 1..=3 {
+        assert!(alerts(&change(
+            &g,
+            &["eliminate", &format!("楚兵{i}"), "--cause", "夜杀"]
+        ))
+        .is_empty());
+    }
+    let out = change(&g, &["eliminate", "楚兵4", "--cause", "投票"]);
+    assert_eq!(
+        alerts(&out),
+        ["【提醒】再死一个楚兵（或楚士楚相再死一个），楚帅即可被杀"]
+    );
+    let out = change(&g, &["eliminate", "楚兵5", "--cause", "夜杀"]);
+    assert_eq!(
+        alerts(&out),
+        ["【提醒】楚帅已可被杀或投票处决（楚兵全灭，或楚士楚相全灭）"]
+    );
+    for p in ["汉兵1", "汉车1"] {
+        assert!(alerts(&change(&g, &["eliminate", p, "--cause", "夜杀"])).is_empty());
+    }
+    let out = change(&g, &["eliminate", "楚帅1", "--cause", "投票"]);
+    assert_eq!(alerts(&out), ["【胜负条件成立】汉胜：楚帅死亡"]);
+}
+
+/// jiaohui (seed 001 §三, RULES.md): 教会 (C) when 异教徒 and 黑暗领主 are all out; 异教徒 (C) when the
+/// crusaders and the bard are.
+#[test]
+fn jiaohui_scripted_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut players = vec![
+        ("领主".to_string(), "黑暗领主", "异教徒"),
+        ("诗人".to_string(), "吟游诗人", "教会"),
+        ("恶子".to_string(), "恶魔之子", "异教徒"),
+    ];
+    for i in 1..=3 {
+        players.push((format!("异{i}"), "异教徒", "异教徒"));
+        players.push((format!("剑{i}"), "十字军剑士", "教会"));
+    }
+    for i in 1..=9 {
+        players.push((format!("僧{i}"), "僧侣", "教会"));
+    }
+    let refs: Vec<(&str, &str, &str)> = players
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), *b, *c))
+        .collect();
+    let g = write_game(dir.path(), "jiaohui", &refs);
+    for p in ["僧1", "僧2", "剑1", "剑2", "异1", "异2"] {
+        assert!(
+            alerts(&change(&g, &["eliminate", p, "--cause", "投票"])).is_empty(),
+            "{p}"
+        );
+    }
+    // A monk found and still alive is not enough: the fact says all surviving monks are found.
+    assert!(alerts(&change(&g, &["fact", "已找到全部存活僧侣", "0"])).is_empty());
+    let out = change(&g, &["fact", "已找到全部存活僧侣", "1"]);
+    assert_eq!(
+        alerts(&out),
+        ["【胜负条件成立】教会胜（A）：剑士找到全部存活僧侣且僧侣存活不少于 5 人"]
+    );
+    change(&g, &["undo"]);
+    change(&g, &["eliminate", "异3", "--cause", "夜杀"]);
+    let out = change(&g, &["eliminate", "领主", "--cause", "投票"]);
+    assert_eq!(
+        alerts(&out),
+        ["【胜负条件成立】教会胜（C）：异教徒与黑暗领主全部出局"]
+    );
+}
+
+/// Roles, factions and code names never appear in public output.
+#[test]
+fn the_roster_stays_secret_in_public_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let roles = [
+        ("大灰狼", "狼人", "狼人阵营", "圣火令"),
+        ("小飞", "平民", "好人阵营", "回天令"),
+        ("李逵", "狼人", "狼人阵营", "冰蚕丝"),
+        ("超人", "预言家", "好人阵营", "夜光蝶"),
+    ];
+    let mut text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples/banshayishi-12.toml"),
+    )
+    .unwrap();
+    let mut table = String::from("\n[roster.roles]\n");
+    for (p, r, f, c) in roles {
+        table.push_str(&format!(
+            "\"{p}\" = {{ role = \"{r}\", faction = \"{f}\", code = \"{c}\" }}\n"
+        ));
+    }
+    text = text.replace(
+        "judges = [\"版杀一室法官\", \"admin\"]\n",
+        &format!("judges = [\"版杀一室法官\", \"admin\"]\n{table}"),
+    );
+    let config = dir.path().join("game.toml");
+    std::fs::write(&config, text).unwrap();
+    let vote: Vec<PathBuf> = (1..=4)
+        .map(|p| {
+            common::fixtures().join(format!(
+                "discuz/desktop/guest/viewthread_tid3_vote_p{p}.html"
+            ))
+        })
+        .collect();
+    let discussion: Vec<PathBuf> = (1..=7)
+        .map(|p| {
+            common::fixtures().join(format!(
+                "discuz/desktop/guest/viewthread_tid4_discussion_p{p}.html"
+            ))
+        })
+        .collect();
+    let mut outputs = Vec::new();
+    for args in [
+        vec!["tally", "--day", "2"],
+        vec!["tally", "--day", "2", "--json"],
+        vec!["lurk", "--day", "2"],
+        vec!["lurk", "--day", "2", "--elevator"],
+    ] {
+        let out = Command::cargo_bin("bansha")
+            .unwrap()
+            .args(&args)
+            .arg("--config")
+            .arg(&config)
+            .args(&vote)
+            .args(&discussion)
+            .assert()
+            .success();
+        outputs.push(String::from_utf8(out.get_output().stdout.clone()).unwrap());
+    }
+    for out in &outputs {
+        for (_, r, f, c) in roles {
+            for secret in [r, f, c] {
+                assert!(!out.contains(secret), "{secret} in public output:\n{out}");
+            }
+        }
+    }
+    // The judge's own view does show them.
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["state", "--config"])
+        .arg(&config)
+        .assert()
+        .success();
+    let judge = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(judge.contains("狼人（狼人阵营），代号 圣火令"), "{judge}");
+}
