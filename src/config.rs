@@ -231,6 +231,23 @@ pub struct Rules {
     /// "One elimination away" and similar warnings, same form.
     #[serde(default)]
     pub warn: Vec<WinRule>,
+    /// Roles a vote cannot eliminate (until a condition holds, or once).
+    #[serde(default)]
+    pub protect: Vec<Protect>,
+}
+
+/// A protection applied when the judge confirms a vote's outcome.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Protect {
+    /// The protected role (`"楚:帅"` qualifies it by faction).
+    pub role: String,
+    /// The protection lifts when this expression holds.
+    pub unless: Option<String>,
+    /// A one-time protection: it absorbs one elimination, then this fact is set to 1.
+    pub once_fact: Option<String>,
+    /// What the judge is told (Chinese).
+    pub message: String,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]

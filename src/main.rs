@@ -171,6 +171,21 @@ enum Command {
         #[command(subcommand)]
         what: ChangeCmd,
     },
+    /// 确认某天的投票结果：统计、按规则检查保护（帅、徽章、太子……），记录出局，检查胜负条件
+    Confirm {
+        /// 本局配置文件（TOML）
+        #[arg(long)]
+        config: PathBuf,
+        /// 局面文件，默认是配置文件旁的 <名字>.state.json
+        #[arg(long)]
+        state: Option<PathBuf>,
+        /// 第几天
+        #[arg(long)]
+        day: u32,
+        /// 投票帖的页面文件（所有页）
+        #[arg(required = true)]
+        pages: Vec<PathBuf>,
+    },
     /// 检查本局配置文件，错误会指出文件、行号和键名
     CheckConfig {
         /// 配置文件（TOML）
@@ -380,6 +395,19 @@ fn main() -> ExitCode {
                 &mut std::io::stderr(),
             )
         }
+        Command::Confirm {
+            config,
+            state,
+            day,
+            pages,
+        } => bansha::state_cmd::confirm(
+            &config,
+            state.as_deref(),
+            day,
+            &pages,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr(),
+        ),
         Command::CheckConfig { file } => bansha::tally_cmd::check_config(
             &file,
             &mut std::io::stdout().lock(),

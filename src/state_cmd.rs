@@ -220,3 +220,96 @@ pub fn change(
     out.write_all(text(&game, &state).as_bytes())?;
     Ok(0)
 }
+
+/// `bansha confirm --day N PAGES…`: tally the day, apply the rules' protections, record the
+/// eliminations, and report what now holds.
+pub fn confirm(
+    config: &Path,
+    state_file: Option<&Path>,
+    day: u32,
+    pages: &[PathBuf],
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let game = match config::load(config) {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    let opts = bansha_parsers::ParseOptions {
+        utc_offset: game.utc_offset,
+    };
+    let read = match crate::tally_cmd::read_pages(pages, None, &opts) {
+        Ok(p) => p,
+        Err(e) => {
+            writeln!(err, "错误：{e:#}")?;
+            return Ok(1);
+        }
+    };
+    let Some(d) = game.day(day) else {
+        writeln!(err, "错误：配置中没有第 {day} 天")?;
+        return Ok(2);
+    };
+    let now = read.newest.unwrap_or(d.closes_at).max(d.closes_at);
+    let tally = match crate::rules::tally(&game, day, 1, now, &read.posts) {
+        Ok(t) => t,
+        Err(e) => {
+            writeln!(err, "错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    writeln!(out, "第{day}天投票结果：{}", tally.outcome.note)?;
+    if tally.outcome.kind != crate::rules::OutcomeKind::Eliminated {
+        writeln!(out, "没有人因投票出局，局面不变")?;
+        return Ok(0);
+    }
+    let path = state_path(config, state_file);
+    let mut state = load_state(&path)?;
+    let before = state.snapshot(&game);
+    let (win_before, warn_before) = conditions(&game, &before);
+    let at =
+        crate::schedule::Clock::now(&crate::schedule::SystemClock(game.utc_offset)).to_rfc3339();
+    for c in crate::rules::state::confirm(&game, &before, &tally.outcome.players) {
+        match c {
+            crate::rules::state::Confirmed::Eliminated(p) => {
+                state.push(
+                    Change::Eliminate {
+                        player: p.clone(),
+                        cause: "投票出局".into(),
+                        day: Some(day),
+                    },
+                    at.clone(),
+                );
+                writeln!(out, "{p} 投票出局，已记录")?;
+            }
+            crate::rules::state::Confirmed::Protected {
+                player,
+                message,
+                used,
+            } => {
+                writeln!(out, "【保护】{player}：{message}")?;
+                if let Some(f) = used {
+                    state.push(Change::Fact { key: f, value: 1.0 }, at.clone());
+                }
+            }
+        }
+    }
+    save_state(&path, &state)?;
+    let after = state.snapshot(&game);
+    let (win, warn) = conditions(&game, &after);
+    for c in win
+        .iter()
+        .filter(|c| c.holds && !win_before.iter().any(|b| b.name == c.name && b.holds))
+    {
+        writeln!(out, "【胜负条件成立】{}", c.name)?;
+    }
+    for c in warn
+        .iter()
+        .filter(|c| c.holds && !warn_before.iter().any(|b| b.name == c.name && b.holds))
+    {
+        writeln!(out, "【提醒】{}", c.name)?;
+    }
+    Ok(0)
+}

@@ -374,3 +374,69 @@ fn the_roster_stays_secret_in_public_output() {
     let judge = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(judge.contains("狼人（狼人阵营），代号 圣火令"), "{judge}");
 }
+
+/// `bansha confirm`: the captured day-2 vote puts 李逵 out — unless his role is protected.
+#[test]
+fn confirming_a_vote_applies_the_protections() {
+    let vote: Vec<PathBuf> = (1..=4)
+        .map(|p| {
+            common::fixtures().join(format!(
+                "discuz/desktop/guest/viewthread_tid3_vote_p{p}.html"
+            ))
+        })
+        .collect();
+    let with_role = |dir: &Path, ruleset_line: &str, role: &str, faction: &str| {
+        let mut text = std::fs::read_to_string(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples/banshayishi-12.toml"),
+        )
+        .unwrap();
+        text = text.replace("ruleset = \"m103\"", ruleset_line);
+        text = text.replace(
+            "judges = [\"版杀一室法官\", \"admin\"]\n",
+            &format!("judges = [\"版杀一室法官\", \"admin\"]\n[roster.roles]\n\"李逵\" = {{ role = \"{role}\", faction = \"{faction}\" }}\n\"大灰狼\" = {{ role = \"兵\", faction = \"楚\" }}\n\"小飞\" = {{ role = \"士\", faction = \"楚\" }}\n"),
+        );
+        let p = dir.join("game.toml");
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let confirm = |config: &Path| {
+        let out = Command::cargo_bin("bansha")
+            .unwrap()
+            .args(["confirm", "--day", "2", "--config"])
+            .arg(config)
+            .args(&vote)
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    // m103 L124: 太子 survives a vote.
+    let d = tempfile::tempdir().unwrap();
+    let cfg = with_role(d.path(), "ruleset = \"m103\"", "东宫太子", "我爱皇帝");
+    let out = confirm(&cfg);
+    assert!(
+        out.contains("【保护】李逵：太子被投票出局时发动“谁敢动我”，不出局"),
+        "{out}"
+    );
+    let state = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["state", "--config"])
+        .arg(&cfg)
+        .assert()
+        .success();
+    assert!(String::from_utf8_lossy(&state.get_output().stdout)
+        .contains("李逵 — 东宫太子（我爱皇帝） — 存活"));
+    // Any other role goes out.
+    let d = tempfile::tempdir().unwrap();
+    let cfg = with_role(d.path(), "ruleset = \"m103\"", "卧底刺客", "杀了狗皇帝");
+    let out = confirm(&cfg);
+    assert!(out.contains("李逵 投票出局，已记录"), "{out}");
+    // chuhan L17: 楚帅 does not die while a 楚兵 (大灰狼) and a 楚士 (小飞) live; with the 兵
+    // gone, he does.
+    let d = tempfile::tempdir().unwrap();
+    let cfg = with_role(d.path(), "ruleset = \"chuhan\"", "帅", "楚");
+    let out = confirm(&cfg);
+    assert!(out.contains("【保护】李逵：楚帅不死"), "{out}");
+    change(&cfg, &["eliminate", "大灰狼", "--cause", "夜杀"]);
+    let out = confirm(&cfg);
+    assert!(out.contains("李逵 投票出局，已记录"), "{out}");
+}

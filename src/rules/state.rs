@@ -276,13 +276,79 @@ pub fn evaluate(snapshot: &Snapshot, rules: &[WinRule]) -> Vec<Condition> {
 /// Check that every expression parses and evaluates on the starting roster (for check-config).
 pub fn validate(config: &GameConfig) -> Result<(), String> {
     let snap = GameState::default().snapshot(config);
+    let unless: Vec<WinRule> = config
+        .rules
+        .protect
+        .iter()
+        .filter_map(|p| {
+            p.unless.as_ref().map(|u| WinRule {
+                name: format!("保护 {}", p.role),
+                when: u.clone(),
+            })
+        })
+        .collect();
     for c in evaluate(&snap, &config.rules.win)
         .into_iter()
         .chain(evaluate(&snap, &config.rules.warn))
+        .chain(evaluate(&snap, &unless))
     {
         if let Some(e) = c.error {
             return Err(format!("条件“{}”（{}）无法计算：{e}", c.name, c.when));
         }
     }
     Ok(())
+}
+
+/// What confirming a vote does to one player.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Confirmed {
+    /// Out by the vote.
+    Eliminated(String),
+    /// Protected: the message for the judge; the fact a one-time protection used up, if any.
+    Protected {
+        player: String,
+        message: String,
+        used: Option<String>,
+    },
+}
+
+/// Apply the rules' protections to the players a vote puts out.
+pub fn confirm(config: &GameConfig, snapshot: &Snapshot, players: &[String]) -> Vec<Confirmed> {
+    let mut out = Vec::new();
+    for p in players {
+        let Some(seat) = snapshot.seats.iter().find(|s| &s.player == p) else {
+            continue;
+        };
+        let mut protected = None;
+        for rule in &config.rules.protect {
+            if !role_matches(seat, &rule.role) {
+                continue;
+            }
+            if let Some(f) = &rule.once_fact {
+                if snapshot.facts.get(f).copied().unwrap_or(0.0) >= 1.0 {
+                    continue;
+                }
+            }
+            if let Some(u) = &rule.unless {
+                let lifted = evaluate(
+                    snapshot,
+                    &[WinRule {
+                        name: String::new(),
+                        when: u.clone(),
+                    }],
+                );
+                if lifted.first().is_some_and(|c| c.holds) {
+                    continue;
+                }
+            }
+            protected = Some(Confirmed::Protected {
+                player: p.clone(),
+                message: rule.message.clone(),
+                used: rule.once_fact.clone(),
+            });
+            break;
+        }
+        out.push(protected.unwrap_or_else(|| Confirmed::Eliminated(p.clone())));
+    }
+    out
 }
