@@ -6,6 +6,7 @@
 pub mod check_cmd;
 pub mod config;
 pub mod daemon;
+pub mod draw_cmd;
 pub mod fetch;
 pub mod lurk_cmd;
 pub mod notify;

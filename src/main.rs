@@ -186,6 +186,14 @@ enum Command {
         #[arg(required = true)]
         pages: Vec<PathBuf>,
     },
+    /// 教会局的身份抽签（差额排序法）：列出计算过程，可写出身份表
+    Draw {
+        /// 抽签数字文件（TOML：seed、[[entry]] player / number / at）
+        entries: PathBuf,
+        /// 把身份表（[roster.roles] 配置片段）写到这个文件
+        #[arg(long)]
+        roster_out: Option<PathBuf>,
+    },
     /// 检查本局配置文件，错误会指出文件、行号和键名
     CheckConfig {
         /// 配置文件（TOML）
@@ -405,6 +413,15 @@ fn main() -> ExitCode {
             state.as_deref(),
             day,
             &pages,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr(),
+        ),
+        Command::Draw {
+            entries,
+            roster_out,
+        } => bansha::draw_cmd::run(
+            &entries,
+            roster_out.as_ref(),
             &mut std::io::stdout().lock(),
             &mut std::io::stderr(),
         ),

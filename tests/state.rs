@@ -440,3 +440,62 @@ fn confirming_a_vote_applies_the_protections() {
     let out = confirm(&cfg);
     assert!(out.contains("李逵 投票出局，已记录"), "{out}");
 }
+
+/// jiaohui §4.3 (seed 001 L140–L141): remainders modulo the seed, ascending, ties by submission
+/// time, roles in the listed order; the working is printed and the roster written.
+#[test]
+fn the_jiaohui_lottery_shows_its_working_and_writes_the_roster() {
+    let dir = tempfile::tempdir().unwrap();
+    let seed = std::fs::read_to_string(common::fixtures().join("seeds/001_jiaohui.txt")).unwrap();
+    assert!(seed
+        .lines()
+        .nth(140)
+        .unwrap()
+        .contains("按身份余数，由小到大"));
+    let mut entries = String::from("seed = 7919\n");
+    let names: Vec<String> = (1..=18).map(|i| format!("玩家{i:02}")).collect();
+    for (i, n) in names.iter().enumerate() {
+        // Numbers chosen so the remainders come out in reverse order of the names.
+        let number = 7919 * 3 + (18 - i as u32) * 10;
+        entries.push_str(&format!(
+            "[[entry]]\nplayer = \"{n}\"\nnumber = {number}\nat = \"2026-11-20 20:{i:02}:00\"\n"
+        ));
+    }
+    let file = dir.path().join("entries.toml");
+    std::fs::write(&file, entries).unwrap();
+    let roster = dir.path().join("roles.toml");
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["draw", "--roster-out"])
+        .arg(&roster)
+        .arg(&file)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.contains(" 1  玩家18  23767  23767 mod 7919 = 10  2026-11-20 20:17:00  黑暗领主"),
+        "{text}"
+    );
+    assert!(
+        text.contains(" 2  玩家17  23777  23777 mod 7919 = 20  2026-11-20 20:16:00  吟游诗人"),
+        "{text}"
+    );
+    let written = std::fs::read_to_string(&roster).unwrap();
+    assert!(
+        written.contains("\"玩家18\" = { role = \"黑暗领主\", faction = \"异教徒\" }"),
+        "{written}"
+    );
+    assert!(
+        written.contains("\"玩家01\" = { role = \"僧侣\", faction = \"教会\" }"),
+        "{written}"
+    );
+    // Duplicate numbers are refused.
+    std::fs::write(&file, "seed = 7919\nroles = [\"僧侣\", \"僧侣\"]\n[[entry]]\nplayer = \"甲\"\nnumber = 30000\nat = \"1\"\n[[entry]]\nplayer = \"乙\"\nnumber = 30000\nat = \"2\"\n").unwrap();
+    Command::cargo_bin("bansha")
+        .unwrap()
+        .arg("draw")
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("重复"));
+}

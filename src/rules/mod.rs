@@ -2,6 +2,7 @@
 //! no database, no clock.
 
 pub mod checks;
+pub mod draw;
 pub mod ledger;
 pub mod lurk;
 pub mod roster;
