@@ -234,6 +234,19 @@ pub struct Rules {
     /// Roles a vote cannot eliminate (until a condition holds, or once).
     #[serde(default)]
     pub protect: Vec<Protect>,
+    /// Players who go out together (m103's lovers).
+    #[serde(default)]
+    pub link: Vec<Link>,
+}
+
+/// When a member of `faction` goes out, its other living members (but `except_role`) follow.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    pub faction: String,
+    pub except_role: Option<String>,
+    /// The cause recorded for those who follow ("殉情").
+    pub cause: String,
 }
 
 /// A protection applied when the judge confirms a vote's outcome.

@@ -191,11 +191,30 @@ pub fn change(
             }
             let now = crate::schedule::Clock::now(&crate::schedule::SystemClock(game.utc_offset))
                 .to_rfc3339();
-            let id = state.push(c, now);
+            let follow: Vec<Change> = match &c {
+                Change::Eliminate { player, day, .. } => {
+                    crate::rules::state::followers(&game, &before, player)
+                        .into_iter()
+                        .map(|(p, cause)| Change::Eliminate {
+                            player: p,
+                            cause,
+                            day: *day,
+                        })
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            let id = state.push(c, now.clone());
             writeln!(out, "已记录 #{id}")?;
+            for f in follow {
+                if let Change::Eliminate { player, cause, .. } = &f {
+                    writeln!(out, "{player} 随之出局（{cause}）")?;
+                }
+                state.push_following(f, now.clone(), id);
+            }
         }
         None => match state.undo() {
-            Some(e) => writeln!(out, "已撤销 #{}", e.id)?,
+            Some(id) => writeln!(out, "已撤销 #{id}")?,
             None => {
                 writeln!(err, "错误：没有可以撤销的记录")?;
                 return Ok(2);
@@ -283,6 +302,19 @@ pub fn confirm(
                     at.clone(),
                 );
                 writeln!(out, "{p} 投票出局，已记录")?;
+                let of = state.events.last().map_or(0, |e| e.id);
+                for (f, cause) in crate::rules::state::followers(&game, &before, &p) {
+                    writeln!(out, "{f} 随之出局（{cause}）")?;
+                    state.push_following(
+                        Change::Eliminate {
+                            player: f,
+                            cause,
+                            day: Some(day),
+                        },
+                        at.clone(),
+                        of,
+                    );
+                }
             }
             crate::rules::state::Confirmed::Protected {
                 player,

@@ -89,30 +89,34 @@ fn m103_scripted_game() {
         alerts(&out),
         ["【提醒】再有一名非刺客出局，刺客即达到存活总数的一半"]
     );
-    // 9: 妃一 voted out: 4 of 8 — the assassins win.
+    // 9: 妃一 voted out, and her lover 侍卫 with her (殉情, automatic): 4 assassins of 7 alive; the
+    // court's four are gone; the lovers' faction is gone but for cupid.
     let out = change(&g, &["eliminate", "妃一", "--cause", "投票", "--day", "3"]);
+    assert!(out.contains("侍卫 随之出局（殉情）"), "{out}");
     assert_eq!(
         alerts(&out),
-        ["【胜负条件成立】杀了狗皇帝（刺客）胜：存活人数不少于存活总数的一半"]
-    );
-    // 10: her lover 侍卫 dies with her: the court's four are gone, and the lovers (cupid aside).
-    let out = change(&g, &["eliminate", "侍卫", "--cause", "殉情", "--day", "3"]);
-    let a = alerts(&out);
-    assert_eq!(
-        a,
         [
+            "【胜负条件成立】杀了狗皇帝（刺客）胜：存活人数不少于存活总数的一半",
             "【胜负条件成立】我爱皇帝 负：密探、太医、侍卫、太子全部出局",
             "【胜负条件成立】皇帝算什么（情侣）负：除红娘外全部出局",
         ]
     );
-    // Undo the last change: 侍卫 lives again, the court's loss no longer holds.
+    assert!(
+        out.contains("侍卫 — 御前侍卫（皇帝算什么） — 出局：第3天 殉情"),
+        "{out}"
+    );
+    // Undo it: both lovers live again, nothing holds but the warning.
     let out = change(&g, &["undo"]);
-    assert!(out.contains("已撤销 #10"), "{out}");
-    assert!(!out.contains("【成立】我爱皇帝 负：密探"), "{out}");
+    assert!(out.contains("已撤销 #9"), "{out}");
     assert!(
         out.contains("侍卫 — 御前侍卫（皇帝算什么） — 存活"),
         "{out}"
     );
+    assert!(
+        out.contains("妃一 — 绝色宠妃（皇帝算什么） — 存活"),
+        "{out}"
+    );
+    assert!(out.contains("胜负条件：尚无成立"), "{out}");
 }
 
 /// qipan (seed 003 L136–, RULES.md): killers lose after two nights without a kill.

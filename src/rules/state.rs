@@ -52,6 +52,9 @@ pub struct Event {
     pub change: Change,
     #[serde(default)]
     pub undone: bool,
+    /// Recorded as a consequence of this event (a lover following): undone with it.
+    #[serde(default)]
+    pub follows: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -160,15 +163,36 @@ impl GameState {
             at,
             change,
             undone: false,
+            follows: None,
         });
         id
     }
 
-    /// Undo the last live change; returns it.
-    pub fn undo(&mut self) -> Option<&Event> {
-        let e = self.events.iter_mut().rev().find(|e| !e.undone)?;
-        e.undone = true;
-        Some(e)
+    /// Record a change that follows from event `of` (undone together with it).
+    pub fn push_following(&mut self, change: Change, at: String, of: u32) -> u32 {
+        let id = self.push(change, at);
+        if let Some(e) = self.events.last_mut() {
+            e.follows = Some(of);
+        }
+        id
+    }
+
+    /// Undo the last live change, with what followed from it; returns its id.
+    pub fn undo(&mut self) -> Option<u32> {
+        let id = self
+            .events
+            .iter()
+            .rev()
+            .find(|e| !e.undone && e.follows.is_none())?
+            .id;
+        for e in self
+            .events
+            .iter_mut()
+            .filter(|e| e.id == id || e.follows == Some(id))
+        {
+            e.undone = true;
+        }
+        Some(id)
     }
 }
 
@@ -349,6 +373,34 @@ pub fn confirm(config: &GameConfig, snapshot: &Snapshot, players: &[String]) -> 
             break;
         }
         out.push(protected.unwrap_or_else(|| Confirmed::Eliminated(p.clone())));
+    }
+    out
+}
+
+/// The players who follow `player` out under the rules' links (m103's lovers), in roster order.
+pub fn followers(config: &GameConfig, snapshot: &Snapshot, player: &str) -> Vec<(String, String)> {
+    let Some(seat) = snapshot.seats.iter().find(|s| s.player == player) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for link in config
+        .rules
+        .link
+        .iter()
+        .filter(|l| l.faction == seat.faction)
+    {
+        if link.except_role.as_deref() == Some(seat.role.as_str()) {
+            continue;
+        }
+        for other in snapshot
+            .seats
+            .iter()
+            .filter(|s| s.alive && s.player != player && s.faction == link.faction)
+        {
+            if link.except_role.as_deref() != Some(other.role.as_str()) {
+                out.push((other.player.clone(), link.cause.clone()));
+            }
+        }
     }
     out
 }
