@@ -174,15 +174,7 @@ fn the_discussion_thread_matches_the_hand_count() {
     assert!((r["average"].as_f64().unwrap() - 70.0 / 12.0).abs() < 1e-9);
 }
 
-fn p(pid: u64, author: &'static str, at: &'static str, text: &'static str) -> DPost {
-    DPost {
-        pid,
-        author,
-        at,
-        text,
-        quotes: None,
-    }
-}
+use common::post as p;
 
 #[test]
 fn seed_rules_case_by_case() {

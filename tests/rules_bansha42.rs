@@ -9,15 +9,7 @@ use common::{run_cases, Case, DPost, Pages};
 const SEED: &str = "004_bansha42.txt";
 const AFTER: &str = "2026-11-29 21:30";
 
-fn p(pid: u64, author: &'static str, at: &'static str, text: &'static str) -> DPost {
-    DPost {
-        pid,
-        author,
-        at,
-        text,
-        quotes: None,
-    }
-}
+use common::post as p;
 
 const DAY1: &str =
     "[[days]]\nday = 1\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n";

@@ -11,15 +11,7 @@ const DAY2: &str =
     "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n";
 const DAY2_RUNOFF: &str = "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nrunoff = { closes_at = \"2026-11-29 21:30:00\", candidates = [\"李逵\", \"小飞\"] }\n";
 
-fn p(pid: u64, author: &'static str, at: &'static str, text: &'static str) -> DPost {
-    DPost {
-        pid,
-        author,
-        at,
-        text,
-        quotes: None,
-    }
-}
+use common::post as p;
 
 /// Eight ballots: 李逵 3 (大灰狼, 小飞, 花千树); four players do not vote (abstentions).
 fn three_for_likui() -> Vec<DPost> {

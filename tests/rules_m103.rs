@@ -10,15 +10,7 @@ const AFTER: &str = "2026-11-29 21:30";
 const DAY2: &str =
     "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n";
 
-fn p(pid: u64, author: &'static str, at: &'static str, text: &'static str) -> DPost {
-    DPost {
-        pid,
-        author,
-        at,
-        text,
-        quotes: None,
-    }
-}
+use common::post as p;
 
 #[test]
 fn m103() {

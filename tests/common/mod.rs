@@ -88,6 +88,17 @@ pub struct DPost {
     pub quotes: Option<u64>,
 }
 
+/// A reply (not quoting anything) for a derived page.
+pub fn post(pid: u64, author: &'static str, at: &'static str, text: &'static str) -> DPost {
+    DPost {
+        pid,
+        author,
+        at,
+        text,
+        quotes: None,
+    }
+}
+
 /// A thread page for ballots the captured thread does not contain: the captured API v4 page of
 /// the vote thread (`mobile/variants/v4_viewthread_tid3_ppp50_judge.json`, all 37 posts) with its
 /// replies replaced. Every field keeps the captured form — the reply is a copy of a captured
