@@ -102,6 +102,23 @@ pub fn text(game: &GameConfig, state: &GameState) -> String {
     for c in warn.iter().filter(|c| c.holds) {
         s += &format!("提醒：{}\n", c.name);
     }
+    // How far the others are: which single elimination would make each hold.
+    for (c, rule) in win
+        .iter()
+        .zip(&game.rules.win)
+        .filter(|(c, _)| !c.holds && c.error.is_none())
+    {
+        let away = crate::rules::state::one_away(&snap, rule);
+        if away.is_empty() {
+            s += &format!("未成立：{}（任何一人出局都不足以成立）\n", c.name);
+        } else {
+            s += &format!(
+                "未成立：{}（再出局一人即成立：{}）\n",
+                c.name,
+                away.join("、")
+            );
+        }
+    }
     for c in win.iter().chain(&warn).filter(|c| c.error.is_some()) {
         s += &format!(
             "无法计算：{}（{}）\n",

@@ -150,7 +150,12 @@ fn qipan_scripted_game() {
     assert_eq!(alerts(&out), ["【胜负条件成立】杀手负：连续两夜没有杀人"]);
     change(&g, &["undo"]);
     // 副杀 and 主杀 voted out: the good side wins.
-    assert!(alerts(&change(&g, &["eliminate", "副杀", "--cause", "投票"])).is_empty());
+    let out = change(&g, &["eliminate", "副杀", "--cause", "投票"]);
+    assert!(alerts(&out).is_empty());
+    assert!(
+        out.contains("未成立：好人胜：杀手全部出局（再出局一人即成立：主杀）"),
+        "{out}"
+    );
     let out = change(&g, &["eliminate", "主杀", "--cause", "投票"]);
     assert_eq!(alerts(&out), ["【胜负条件成立】好人胜：杀手全部出局"]);
 }
@@ -203,6 +208,15 @@ fn bansha42_scripted_game() {
     assert!(text.contains("虾米 — 叛变的虾米（黑道） — 存活"), "{text}");
     assert!(text.contains("白四 — 游侠（白道） — 出局：贴杀"), "{text}");
     assert!(text.contains("【成立】黑道胜：白道全部出局"), "{text}");
+    // How far the others are: three black players left, so no single elimination decides more.
+    assert!(
+        text.contains("未成立：白道胜：黑道全部出局（任何一人出局都不足以成立）"),
+        "{text}"
+    );
+    assert!(
+        text.contains("未成立：最后一轮：只剩一人定胜负（任何一人出局都不足以成立）"),
+        "{text}"
+    );
 }
 
 /// chuhan (seed 000 L17 "对方小兵全灭或士相全灭，才能杀死或投票处决对方的帅"): warnings as 楚's 兵 fall,

@@ -404,3 +404,20 @@ pub fn followers(config: &GameConfig, snapshot: &Snapshot, player: &str) -> Vec<
     }
     out
 }
+
+/// For a condition that does not hold: the living players whose elimination alone would make it
+/// hold ("one elimination away"), by name. Empty when no single elimination does.
+pub fn one_away(snapshot: &Snapshot, rule: &WinRule) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, seat) in snapshot.seats.iter().enumerate().filter(|(_, s)| s.alive) {
+        let mut next = snapshot.clone();
+        next.seats[i].alive = false;
+        if evaluate(&next, std::slice::from_ref(rule))
+            .first()
+            .is_some_and(|c| c.holds)
+        {
+            out.push(seat.player.clone());
+        }
+    }
+    out
+}
