@@ -283,9 +283,14 @@ impl Daemon {
                 ),
                 body: format!(
                     "截止时间 {} 已到，以下是按截止时刻的帖子内容统计的结果（截止后的编辑不计）。\n\
-                     可以直接复制到投票帖：\n\n{}",
+                     可以直接复制到投票帖：\n\n{}{}",
                     fmt(d.closes_at),
-                    bbcode(g, &tally)
+                    bbcode(g, &tally),
+                    if tally.outcome.kind == crate::rules::OutcomeKind::Eliminated {
+                        crate::state_cmd::projection(g, &tally.outcome.players)
+                    } else {
+                        String::new()
+                    }
                 ),
                 created_at: now,
             };

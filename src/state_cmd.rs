@@ -21,7 +21,7 @@ pub fn state_path(config: &Path, given: Option<&Path>) -> PathBuf {
     }
 }
 
-fn load_state(path: &Path) -> anyhow::Result<GameState> {
+pub fn load_state(path: &Path) -> anyhow::Result<GameState> {
     match std::fs::read(path) {
         Ok(b) => Ok(serde_json::from_slice(&b)
             .map_err(|e| anyhow::anyhow!("{} 无法读取：{e}", path.display()))?),
@@ -37,8 +37,16 @@ fn save_state(path: &Path, state: &GameState) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether every player has a role: win conditions are judged only on a complete roster.
+fn complete(game: &GameConfig) -> bool {
+    game.roster
+        .players
+        .iter()
+        .all(|p| game.roster.roles.contains_key(p))
+}
+
 fn conditions(game: &GameConfig, snap: &Snapshot) -> (Vec<Condition>, Vec<Condition>) {
-    if game.roster.roles.is_empty() {
+    if !complete(game) {
         return (Vec::new(), Vec::new());
     }
     (
@@ -83,8 +91,12 @@ pub fn text(game: &GameConfig, state: &GameState) -> String {
         s += &format!("记录：{}\n", facts.join("，"));
     }
     let (win, warn) = conditions(game, &snap);
-    if game.roster.roles.is_empty() {
-        s += "配置中没有身份（[roster.roles]），无法判断胜负条件\n";
+    if !complete(game) {
+        s += &format!(
+            "身份表不完整（[roster.roles] 有 {} / {} 人），不判断胜负条件\n",
+            game.roster.roles.len(),
+            game.roster.players.len()
+        );
         return s;
     }
     let held: Vec<&Condition> = win.iter().filter(|c| c.holds).collect();
@@ -361,4 +373,58 @@ pub fn confirm(
         writeln!(out, "【提醒】{}", c.name)?;
     }
     Ok(0)
+}
+
+/// For the judge's private mail at a close: what confirming the vote would do under the roles —
+/// protections, eliminations, and the conditions that would then hold. Empty without roles.
+pub fn projection(game: &GameConfig, outcome_players: &[String]) -> String {
+    if game.roster.roles.is_empty() || outcome_players.is_empty() {
+        return String::new();
+    }
+    let state = load_state(&state_path(&game.path, None)).unwrap_or_default();
+    let before = state.snapshot(game);
+    let mut after = state.clone();
+    let mut lines = Vec::new();
+    for c in crate::rules::state::confirm(game, &before, outcome_players) {
+        match c {
+            crate::rules::state::Confirmed::Eliminated(p) => {
+                lines.push(format!("{p} 出局"));
+                after.push(
+                    Change::Eliminate {
+                        player: p.clone(),
+                        cause: "投票出局".into(),
+                        day: None,
+                    },
+                    String::new(),
+                );
+                for (f, cause) in crate::rules::state::followers(game, &before, &p) {
+                    lines.push(format!("{f} 随之出局（{cause}）"));
+                    after.push(
+                        Change::Eliminate {
+                            player: f,
+                            cause,
+                            day: None,
+                        },
+                        String::new(),
+                    );
+                }
+            }
+            crate::rules::state::Confirmed::Protected {
+                player, message, ..
+            } => {
+                lines.push(format!("【保护】{player}：{message}"));
+            }
+        }
+    }
+    let (win, warn) = conditions(game, &after.snapshot(game));
+    for c in win.iter().filter(|c| c.holds) {
+        lines.push(format!("【胜负条件成立】{}", c.name));
+    }
+    for c in warn.iter().filter(|c| c.holds) {
+        lines.push(format!("【提醒】{}", c.name));
+    }
+    format!(
+        "\n—— 仅法官可见（按身份推算，确认后用 bansha confirm 记录）——\n{}\n",
+        lines.join("\n")
+    )
 }

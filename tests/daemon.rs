@@ -1139,3 +1139,46 @@ async fn chuhan_players_threads_on_the_board_are_counted() {
     assert!(text.contains("计入的帖子：tid 3"), "{text}");
     assert!(text.contains("大灰狼 8 帖"), "{text}");
 }
+
+/// The final mail tells the judge, privately, what confirming the vote would do under the secret
+/// roles: here 李逵 is m103's 太子 and survives the vote (seed 002 L124).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_final_mail_projects_the_vote_onto_the_roles() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let text = std::fs::read_to_string(&game).unwrap().replace(
+        "judges = [\"版杀一室法官\", \"admin\"]\n",
+        "judges = [\"版杀一室法官\", \"admin\"]\n[roster.roles]\n\"李逵\" = { role = \"东宫太子\", faction = \"我爱皇帝\" }\n",
+    );
+    std::fs::write(&game, text).unwrap();
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let final_mail = mails
+        .iter()
+        .find(|m| summary(m).1.contains("最终计票"))
+        .unwrap();
+    let text = body(final_mail);
+    assert!(text.contains("仅法官可见"), "{text}");
+    assert!(
+        text.contains("【保护】李逵：太子被投票出局时发动“谁敢动我”，不出局"),
+        "{text}"
+    );
+    // The public part (the BBCode above the line) has no role in it.
+    assert!(
+        !text.contains("胜负条件成立"),
+        "a partial roster decides nothing: {text}"
+    );
+    let public = text.split("—— 仅法官可见").next().unwrap();
+    assert!(
+        !public.contains("东宫太子") && !public.contains("我爱皇帝"),
+        "{public}"
+    );
+}
