@@ -4,8 +4,8 @@
 use crate::config;
 use crate::rules::checks::check_post;
 use bansha_parsers::wordcount::split_bbcode_quotes;
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::PathBuf;
 
 pub struct CheckArgs {
     pub config: PathBuf,
@@ -15,27 +15,6 @@ pub struct CheckArgs {
     pub compare: Vec<PathBuf>,
     pub json: bool,
     pub file: PathBuf,
-}
-
-fn read_text(path: &Path) -> Result<String, String> {
-    let mut bytes = Vec::new();
-    let r = if path == Path::new("-") {
-        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
-    } else {
-        std::fs::read(path).map(|b| bytes = b)
-    };
-    r.map_err(|e| format!("无法读取 {}：{e}", path.display()))?;
-    match String::from_utf8(bytes) {
-        Ok(t) => Ok(t),
-        Err(e) => {
-            let (t, _, bad) = encoding_rs::GB18030.decode(e.as_bytes());
-            if bad {
-                Err(format!("{} 既不是 UTF-8 也不是 GBK 文本", path.display()))
-            } else {
-                Ok(t.into_owned())
-            }
-        }
-    }
 }
 
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
@@ -64,7 +43,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
         )?;
         return Ok(2);
     };
-    let text = match read_text(&args.file) {
+    let text = match crate::wordcount_cmd::read_text(&args.file, err)? {
         Ok(t) => t,
         Err(m) => {
             writeln!(err, "错误：{m}")?;
@@ -73,7 +52,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
     };
     let mut earlier = Vec::new();
     for p in &args.compare {
-        match read_text(p) {
+        match crate::wordcount_cmd::read_text(p, err)? {
             Ok(t) => earlier.push((p.display().to_string(), t)),
             Err(m) => {
                 writeln!(err, "错误：{m}")?;

@@ -7,6 +7,7 @@
 use crate::config::{DayConfig, GameConfig};
 use crate::fetch::{FetchError, Forum};
 use crate::notify::Mailer;
+use crate::rules::tally::fmt_votes;
 use crate::rules::{self, Tally};
 use crate::settings::Settings;
 use crate::store::{Change, Cursor, Mail, Store, StoredPost};
@@ -812,14 +813,6 @@ impl Daemon {
             }
         }
         report.mails_waiting = self.store.outbox().map(|q| q.len()).unwrap_or(0);
-    }
-}
-
-fn fmt_votes(v: f64) -> String {
-    if (v - v.round()).abs() < 1e-9 {
-        format!("{}", v.round() as i64)
-    } else {
-        format!("{v}")
     }
 }
 

@@ -196,13 +196,7 @@ fn t(x: DateTime<FixedOffset>) -> String {
     x.format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
-fn votes(v: f64) -> String {
-    if (v - v.round()).abs() < 1e-9 {
-        format!("{}", v.round() as i64)
-    } else {
-        format!("{v}")
-    }
-}
+use crate::rules::tally::fmt_votes as votes;
 
 fn floor(f: &str) -> String {
     if f.is_empty() {

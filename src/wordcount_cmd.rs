@@ -11,27 +11,11 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
-    let mut bytes = Vec::new();
-    let read = if path == Path::new("-") {
-        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
-    } else {
-        std::fs::read(path).map(|b| bytes = b)
-    };
-    if let Err(e) = read {
-        writeln!(err, "错误：无法读取 {}：{e}", path.display())?;
-        return Ok(1);
-    }
-    let text = match String::from_utf8(bytes) {
+    let text = match read_text(path, err)? {
         Ok(t) => t,
-        Err(e) => {
-            let bytes = e.into_bytes();
-            let (t, _, bad) = encoding_rs::GB18030.decode(&bytes);
-            if bad {
-                writeln!(err, "错误：{} 既不是 UTF-8 也不是 GBK 文本", path.display())?;
-                return Ok(1);
-            }
-            writeln!(err, "提示：{} 按 GBK 读取", path.display())?;
-            t.into_owned()
+        Err(m) => {
+            writeln!(err, "错误：{m}")?;
+            return Ok(1);
         }
     };
     let (own, quotes) = split_bbcode_quotes(&text);
@@ -59,4 +43,30 @@ pub fn run(
         )?;
     }
     Ok(0)
+}
+
+/// Read a text file (or standard input for "-"): UTF-8, else GBK (decoded as GB18030, with a
+/// note on `err`). The error is the Chinese message for the judge.
+pub fn read_text(path: &Path, err: &mut dyn Write) -> std::io::Result<Result<String, String>> {
+    let mut bytes = Vec::new();
+    let read = if path == Path::new("-") {
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::read(path).map(|b| bytes = b)
+    };
+    if let Err(e) = read {
+        return Ok(Err(format!("无法读取 {}：{e}", path.display())));
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(t) => Ok(t),
+        Err(e) => {
+            let (t, _, bad) = encoding_rs::GB18030.decode(e.as_bytes());
+            if bad {
+                Err(format!("{} 既不是 UTF-8 也不是 GBK 文本", path.display()))
+            } else {
+                writeln!(err, "提示：{} 按 GBK 读取", path.display())?;
+                Ok(t.into_owned())
+            }
+        }
+    })
 }

@@ -91,7 +91,9 @@ pub fn window(config: &GameConfig, day: &DayConfig) -> (Option<Time>, Time) {
 }
 
 /// Why a post does not count, under the game's exclusions.
-pub fn exclusion(config: &GameConfig, p: &Post) -> Option<String> {
+/// `patterns`: the rules' `exclude_patterns`, compiled once per report (the config check has
+/// already refused any that do not compile).
+pub fn exclusion(config: &GameConfig, patterns: &[regex::Regex], p: &Post) -> Option<String> {
     let rules = &config.rules.lurk;
     let on = |k: &str| rules.exclude.iter().any(|e| e == k);
     let text = normalize(&p.text);
@@ -115,8 +117,8 @@ pub fn exclusion(config: &GameConfig, p: &Post) -> Option<String> {
     {
         return Some("只有数字".into());
     }
-    for pat in &rules.exclude_patterns {
-        if regex::Regex::new(pat).is_ok_and(|r| r.is_match(visible)) {
+    for pat in patterns {
+        if pat.is_match(visible) {
             return Some(format!(
                 "路过类帖子（{}）",
                 visible.chars().take(10).collect::<String>()
@@ -166,6 +168,13 @@ fn counts(
         .collect();
     let mut ignored = Vec::new();
     let mut seen = BTreeSet::new();
+    let patterns: Vec<regex::Regex> = config
+        .rules
+        .lurk
+        .exclude_patterns
+        .iter()
+        .filter_map(|p| regex::Regex::new(p).ok())
+        .collect();
     let judges: Vec<String> = config
         .roster
         .judges
@@ -227,7 +236,7 @@ fn counts(
             });
             continue;
         }
-        match exclusion(config, p) {
+        match exclusion(config, &patterns, p) {
             Some(reason) => entry.1.push(Excluded {
                 pid: p.pid,
                 floor: p.floor.clone(),

@@ -206,9 +206,6 @@ fn role_matches(seat: &Seat, wanted: &str) -> bool {
 /// Evaluate conditions on a snapshot.
 pub fn evaluate(snapshot: &Snapshot, rules: &[WinRule]) -> Vec<Condition> {
     let mut ctx = HashMapContext::new();
-    let seats = snapshot.seats.clone();
-    let count =
-        move |pred: Box<dyn Fn(&Seat) -> bool>| seats.iter().filter(|s| pred(s)).count() as i64;
     let add = |ctx: &mut HashMapContext, name: &str, f: F| {
         ctx.set_function(name.to_string(), f)
             .expect("a mutable context");
@@ -255,7 +252,7 @@ pub fn evaluate(snapshot: &Snapshot, rules: &[WinRule]) -> Vec<Condition> {
             ))
         }),
     );
-    let total = count(Box::new(|s: &Seat| s.alive));
+    let total = snapshot.seats.iter().filter(|s| s.alive).count() as i64;
     add(
         &mut ctx,
         "total_alive",

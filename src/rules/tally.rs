@@ -262,7 +262,8 @@ fn fmt_time(t: Time) -> String {
     t.format("%m-%d %H:%M:%S").to_string()
 }
 
-fn fmt_votes(v: f64) -> String {
+/// A vote count as the judge writes it: "4", "2.5".
+pub fn fmt_votes(v: f64) -> String {
     if (v - v.round()).abs() < 1e-9 {
         format!("{}", v.round() as i64)
     } else {
