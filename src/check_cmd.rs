@@ -25,6 +25,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
             return Ok(2);
         }
     };
+    let game = crate::state_cmd::with_state(game)?;
     let Some(rule) = game.rules.checks.get(&args.kind) else {
         let kinds: Vec<&String> = game.rules.checks.keys().collect();
         writeln!(

@@ -14,6 +14,7 @@ use crate::store::{Change, Cursor, Mail, Store, StoredPost};
 use crate::tally_cmd::bbcode;
 use chrono::{DateTime, Duration, FixedOffset};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
 type Time = DateTime<FixedOffset>;
@@ -115,14 +116,28 @@ impl Daemon {
             at: Some(now),
             ..Default::default()
         };
-        let days: Vec<(GameConfig, DayConfig)> = self
-            .active_days(now)
-            .into_iter()
-            .map(|(g, d)| (g.clone(), d.clone()))
-            .collect();
+        // Each game as the judge's recorded state leaves it (eliminations added to `dead`).
+        let mut days: Vec<(GameConfig, DayConfig)> = Vec::new();
+        for (g, d) in self.active_days(now) {
+            match crate::state_cmd::with_state(g.clone()) {
+                Ok(g) => {
+                    let d = g.day(d.day).cloned().unwrap_or_else(|| d.clone());
+                    days.push((g, d));
+                }
+                Err(e) => {
+                    report.errors.push(format!("{}: {e:#}", g.name));
+                    days.push((g.clone(), d.clone()));
+                }
+            }
+        }
         for (g, d) in &days {
             if let Err(e) = self.watch_day(g, d, now, &mut report).await {
                 report.errors.push(e.to_string());
+            }
+        }
+        for g in &self.settings.games {
+            if let Err(e) = self.watch_state(g, now, &mut report) {
+                report.errors.push(format!("{}: {e:#}", g.name));
             }
         }
         if let Err(e) = self.store.flush().await {
@@ -680,6 +695,90 @@ impl Daemon {
             if self.store.enqueue(&key, &mail)? {
                 report.mails_queued += 1;
             }
+        }
+        Ok(())
+    }
+
+    /// The game state the judge keeps with `bansha change` / `bansha confirm` (the state file
+    /// beside the game config): each win condition or warning that has come to hold, and each win
+    /// condition that has come within one elimination, is mailed once. One that stops holding (an
+    /// undo) and holds again is mailed again.
+    fn watch_state(
+        &self,
+        g: &GameConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let path = crate::state_cmd::state_path(&g.path, None);
+        if !path.exists() || !crate::state_cmd::complete(g) {
+            return Ok(());
+        }
+        let state = crate::state_cmd::load_state(&path)?;
+        let snap = state.snapshot(g);
+        let (win, warn) = crate::state_cmd::conditions(g, &snap);
+        let last = state
+            .events
+            .iter()
+            .rev()
+            .find(|e| !e.undone)
+            .map_or(0, |e| e.id);
+        let mut now_held: BTreeSet<String> = BTreeSet::new();
+        let mut news: Vec<(String, String, String)> = Vec::new();
+        for c in win.iter().filter(|c| c.holds) {
+            now_held.insert(format!("win:{}", c.name));
+            news.push((
+                format!("win:{}", c.name),
+                format!("胜负条件成立：{}", c.name),
+                format!("条件：{}\n成立。", c.when),
+            ));
+        }
+        for c in warn.iter().filter(|c| c.holds) {
+            now_held.insert(format!("warn:{}", c.name));
+            news.push((
+                format!("warn:{}", c.name),
+                format!("提醒：{}", c.name),
+                format!("条件：{}\n成立。", c.when),
+            ));
+        }
+        for (c, rule) in win.iter().zip(&g.rules.win).filter(|(c, _)| !c.holds) {
+            let away = crate::rules::state::one_away(&snap, rule);
+            if !away.is_empty() {
+                now_held.insert(format!("away:{}", c.name));
+                news.push((
+                    format!("away:{}", c.name),
+                    format!("再出局一人即成立：{}", c.name),
+                    format!(
+                        "条件：{}\n以下任何一人出局，该条件即成立：{}",
+                        c.when,
+                        away.join("、")
+                    ),
+                ));
+            }
+        }
+        let key = format!("held/{}", g.name);
+        let before: BTreeSet<String> = self.store.get_meta(&key)?.unwrap_or_default();
+        for (id, subject, why) in news {
+            if before.contains(&id) {
+                continue;
+            }
+            let mail = Mail {
+                subject: format!("【bansha】{} {subject}", g.name),
+                body: format!(
+                    "{why}\n\n（仅法官可见）根据局面记录 {}（第 {last} 条记录之后）：\n\n{}",
+                    path.display(),
+                    crate::state_cmd::text(g, &state)
+                ),
+                created_at: now,
+            };
+            if self
+                .store
+                .enqueue(&format!("state/{}/{id}/{last}", g.name), &mail)?
+            {
+                report.mails_queued += 1;
+            }
+        }
+        if before != now_held {
+            self.store.set_meta(&key, &now_held)?;
         }
         Ok(())
     }

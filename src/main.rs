@@ -168,6 +168,9 @@ enum Command {
         /// 局面文件，默认是配置文件旁的 <名字>.state.json
         #[arg(long)]
         state: Option<PathBuf>,
+        /// 变化发生的时间（论坛时间，如 2026-11-29 08:00），默认现在；此时间之后截止的投票中，出局者的票无效
+        #[arg(long)]
+        at: Option<String>,
         #[command(subcommand)]
         what: ChangeCmd,
     },
@@ -374,6 +377,7 @@ fn main() -> ExitCode {
         Command::Change {
             config,
             state,
+            at,
             what,
         } => {
             use bansha::rules::state::Change as C;
@@ -399,6 +403,7 @@ fn main() -> ExitCode {
                 &config,
                 state.as_deref(),
                 change,
+                at.as_deref(),
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr(),
             )

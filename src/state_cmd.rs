@@ -30,6 +30,18 @@ pub fn load_state(path: &Path) -> anyhow::Result<GameState> {
     }
 }
 
+/// The game config with the recorded state's eliminations added to each day's `dead`, when a
+/// state file sits beside it (so a player the judge has recorded as out cannot vote or be
+/// counted for 潜水).
+pub fn with_state(mut game: GameConfig) -> anyhow::Result<GameConfig> {
+    let path = state_path(&game.path, None);
+    if path.exists() {
+        let state = load_state(&path)?;
+        crate::rules::state::apply_to_days(&mut game, &state);
+    }
+    Ok(game)
+}
+
 fn save_state(path: &Path, state: &GameState) -> anyhow::Result<()> {
     let tmp = path.with_extension("json.tmp");
     std::fs::write(&tmp, serde_json::to_vec_pretty(state)?)?;
@@ -38,14 +50,14 @@ fn save_state(path: &Path, state: &GameState) -> anyhow::Result<()> {
 }
 
 /// Whether every player has a role: win conditions are judged only on a complete roster.
-fn complete(game: &GameConfig) -> bool {
+pub fn complete(game: &GameConfig) -> bool {
     game.roster
         .players
         .iter()
         .all(|p| game.roster.roles.contains_key(p))
 }
 
-fn conditions(game: &GameConfig, snap: &Snapshot) -> (Vec<Condition>, Vec<Condition>) {
+pub fn conditions(game: &GameConfig, snap: &Snapshot) -> (Vec<Condition>, Vec<Condition>) {
     if !complete(game) {
         return (Vec::new(), Vec::new());
     }
@@ -175,6 +187,7 @@ pub fn change(
     config: &Path,
     state_file: Option<&Path>,
     change: Option<Change>,
+    at: Option<&str>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
@@ -218,8 +231,17 @@ pub fn change(
                 }
                 _ => {}
             }
-            let now = crate::schedule::Clock::now(&crate::schedule::SystemClock(game.utc_offset))
-                .to_rfc3339();
+            let now = match at {
+                Some(t) => match crate::time::parse_local_time(t, game.utc_offset) {
+                    Ok(t) => t.to_rfc3339(),
+                    Err(e) => {
+                        writeln!(err, "错误：--at {e}")?;
+                        return Ok(2);
+                    }
+                },
+                None => crate::schedule::Clock::now(&crate::schedule::SystemClock(game.utc_offset))
+                    .to_rfc3339(),
+            };
             let follow: Vec<Change> = match &c {
                 Change::Eliminate { player, day, .. } => {
                     crate::rules::state::followers(&game, &before, player)

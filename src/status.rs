@@ -157,6 +157,11 @@ async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (S
     let Some(game) = game else {
         return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
     };
+    let game = match crate::state_cmd::with_state(game.clone()) {
+        Ok(g) => g,
+        Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}\n")),
+    };
+    let game = &game;
     let Some(day) = game.day(q.day) else {
         return (
             StatusCode::NOT_FOUND,

@@ -128,6 +128,7 @@ pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
             return Ok(2);
         }
     };
+    let game = crate::state_cmd::with_state(game)?;
     let opts = ParseOptions {
         utc_offset: game.utc_offset,
     };

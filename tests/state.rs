@@ -517,3 +517,94 @@ fn the_jiaohui_lottery_shows_its_working_and_writes_the_roster() {
         .code(2)
         .stderr(predicates::str::contains("重复"));
 }
+
+/// A player the judge records as out is out for every vote that closes after the recorded time:
+/// their own ballot is void and votes for them do not count. Recorded after the close, the day's
+/// tally is unchanged.
+#[test]
+fn recorded_eliminations_take_effect_in_later_tallies() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("banshayishi-12.toml");
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples/banshayishi-12.toml"),
+        &cfg,
+    )
+    .unwrap();
+    let tally = || -> serde_json::Value {
+        let out = Command::cargo_bin("bansha")
+            .unwrap()
+            .args(["tally", "--json", "--day", "2", "--config"])
+            .arg(&cfg)
+            .args((1..=4).map(|p| {
+                common::fixtures().join(format!(
+                    "discuz/desktop/guest/viewthread_tid3_vote_p{p}.html"
+                ))
+            }))
+            .assert()
+            .success();
+        serde_json::from_slice(&out.get_output().stdout).unwrap()
+    };
+    let votes_for = |t: &serde_json::Value, who: &str| -> f64 {
+        t["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["target"] == who)
+            .map_or(0.0, |c| c["votes"].as_f64().unwrap())
+    };
+    let before = tally();
+    assert_eq!(votes_for(&before, "大灰狼"), 2.0);
+
+    // Killed in the night after the day-2 close: day 2 is unchanged.
+    let out = change(
+        &cfg,
+        &[
+            "--at",
+            "2026-11-29 22:00",
+            "eliminate",
+            "大灰狼",
+            "--cause",
+            "夜杀",
+        ],
+    );
+    assert!(out.contains("大灰狼 — 未配置身份 — 出局：夜杀"), "{out}");
+    assert_eq!(tally()["counts"], before["counts"]);
+
+    // Recorded instead as killed the night before day 2: votes for 大灰狼 are void ("已出局")
+    // and 大灰狼's own ballots count for nobody.
+    change(&cfg, &["undo"]);
+    change(
+        &cfg,
+        &[
+            "--at",
+            "2026-11-29 08:00",
+            "eliminate",
+            "大灰狼",
+            "--cause",
+            "夜杀",
+        ],
+    );
+    let after = tally();
+    assert_eq!(votes_for(&after, "大灰狼"), 0.0, "{}", after["counts"]);
+    assert!(after["ballots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|b| b["reason"] == "无效：大灰狼 已出局"));
+    assert!(!after["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["voters"].as_array().unwrap())
+        .any(|v| v["voter"] == "大灰狼"));
+
+    // A time the judge cannot have meant is refused, naming the option.
+    Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["change", "--config"])
+        .arg(&cfg)
+        .args(["--at", "明早", "eliminate", "小飞", "--cause", "夜杀"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--at"));
+}

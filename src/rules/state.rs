@@ -108,6 +108,16 @@ impl GameState {
                 }
             })
             .collect();
+        // Players the game config already lists as out (a day's `dead`, for games that started
+        // before bansha kept their state), before any recorded event.
+        for d in &config.days {
+            for name in &d.dead {
+                if let Some(s) = seats.iter_mut().find(|s| &s.player == name && s.alive) {
+                    s.alive = false;
+                    s.cause = Some(format!("第{}天之前出局（配置 days.dead）", d.day));
+                }
+            }
+        }
         let mut facts = BTreeMap::new();
         for e in self.events.iter().filter(|e| !e.undone) {
             let seat =
@@ -292,6 +302,42 @@ pub fn evaluate(snapshot: &Snapshot, rules: &[WinRule]) -> Vec<Condition> {
             },
         )
         .collect()
+}
+
+/// Add to each day's `dead` the players the recorded events put out before that day's close (an
+/// event counts from the time it is recorded as happening; a revival before the close brings the
+/// player back). An event whose time cannot be read counts for every day.
+pub fn apply_to_days(config: &mut GameConfig, state: &GameState) {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for d in &config.days {
+        let before = GameState {
+            events: state
+                .events
+                .iter()
+                .filter(|e| {
+                    chrono::DateTime::parse_from_rfc3339(&e.at).map_or(true, |t| t < d.closes_at)
+                })
+                .cloned()
+                .collect(),
+        };
+        let mut bare = config.clone();
+        bare.days.clear();
+        let snap = before.snapshot(&bare);
+        out.push(
+            snap.seats
+                .into_iter()
+                .filter(|s| !s.alive)
+                .map(|s| s.player)
+                .collect(),
+        );
+    }
+    for (d, dead) in config.days.iter_mut().zip(out) {
+        for p in dead {
+            if !d.dead.contains(&p) {
+                d.dead.push(p);
+            }
+        }
+    }
 }
 
 /// Check that every expression parses and evaluates on the starting roster (for check-config).
