@@ -15,7 +15,7 @@ use crate::model::{
 use crate::time;
 
 /// A JSON field that Discuz may send as a string or as a number.
-fn num(v: Option<&Value>) -> Option<u64> {
+pub(crate) fn num(v: Option<&Value>) -> Option<u64> {
     match v? {
         Value::String(s) => s.trim().parse().ok(),
         Value::Number(n) => n.as_u64(),
@@ -23,7 +23,7 @@ fn num(v: Option<&Value>) -> Option<u64> {
     }
 }
 
-fn string(v: Option<&Value>) -> Option<String> {
+pub(crate) fn string(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
@@ -46,7 +46,11 @@ fn api_message_kind(messageval: &str, messagestr: &str) -> PageErrorKind {
     }
 }
 
-pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Result<ThreadPage, PageError> {
+/// The `Variables` object of a mobile API answer and its version, or the error the answer
+/// carries (an `error` field, a `Message` that is not a success).
+pub(crate) fn variables(
+    text: &str,
+) -> Result<(Option<u32>, serde_json::Map<String, Value>), PageError> {
     let root: Value = serde_json::from_str(text)
         .map_err(|e| PageError::new(PageErrorKind::BadJson, format!("invalid JSON: {e}")))?;
     let Some(obj) = root.as_object() else {
@@ -77,7 +81,11 @@ pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Result<ThreadPage, PageE
             "no \"Variables\" object: not a Discuz mobile API answer",
         ));
     };
-    let version = num(obj.get("Version")).map(|v| v as u32);
+    Ok((num(obj.get("Version")).map(|v| v as u32), vars.clone()))
+}
+
+pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Result<ThreadPage, PageError> {
+    let (version, vars) = variables(text)?;
     let double_escaped = version.is_some_and(|v| v >= 4);
     let Some(postlist) = vars.get("postlist") else {
         return Err(PageError::new(

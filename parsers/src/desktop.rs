@@ -189,7 +189,7 @@ pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Result<ThreadPage, PageE
     })
 }
 
-fn error_page(doc: &Html, markup: &str, has_subject: bool) -> PageError {
+pub(crate) fn error_page(doc: &Html, markup: &str, has_subject: bool) -> PageError {
     if let Some(h1) = doc.select(&H1).next() {
         if text_of(h1).contains("System Error") {
             let info = doc

@@ -14,6 +14,8 @@ mod error;
 mod guard;
 pub mod login;
 mod model;
+pub mod pm;
+pub mod poll;
 pub mod threadlist;
 mod time;
 pub mod wordcount;
