@@ -10,6 +10,7 @@ pub mod draw_cmd;
 pub mod fetch;
 pub mod lurk_cmd;
 pub mod notify;
+pub mod poll_pm_cmd;
 pub mod posts;
 pub mod rules;
 pub mod run_cmd;

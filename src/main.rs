@@ -24,6 +24,24 @@ enum Command {
         #[arg(long, default_value = "+08:00")]
         utc_offset: String,
     },
+    /// 读取保存的投票机页面（投票帖网页或手机接口 JSON，以及“查看投票参与人”页面），输出选项、票数和投票人（JSON）
+    Poll {
+        /// 保存的页面文件
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// 论坛时区偏移
+        #[arg(long, default_value = "+08:00")]
+        utc_offset: String,
+    },
+    /// 读取保存的短信页面（网页或手机接口 JSON），每条短信输出一行 JSON
+    Pm {
+        /// 保存的页面文件
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// 论坛时区偏移
+        #[arg(long, default_value = "+08:00")]
+        utc_offset: String,
+    },
     /// 统计投票：读取保存的投票帖页面，按本局规则输出可直接发帖的统计（BBCode）或 JSON
     Tally {
         /// 本局配置文件（TOML）
@@ -252,6 +270,24 @@ fn main() -> ExitCode {
             };
             bansha::posts::run(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())
         }),
+        Command::Poll { paths, utc_offset } => bansha::posts::parse_utc_offset(&utc_offset)
+            .and_then(|utc_offset| {
+                bansha::poll_pm_cmd::poll(
+                    &paths,
+                    &bansha_parsers::ParseOptions { utc_offset },
+                    &mut std::io::stdout().lock(),
+                    &mut std::io::stderr(),
+                )
+            }),
+        Command::Pm { paths, utc_offset } => bansha::posts::parse_utc_offset(&utc_offset)
+            .and_then(|utc_offset| {
+                bansha::poll_pm_cmd::pm(
+                    &paths,
+                    &bansha_parsers::ParseOptions { utc_offset },
+                    &mut std::io::stdout().lock(),
+                    &mut std::io::stderr(),
+                )
+            }),
         Command::Tally {
             config,
             day,

@@ -214,3 +214,86 @@ fn private_messages_match_the_database() {
         );
     }
 }
+
+fn bansha() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("bansha").unwrap()
+}
+
+#[test]
+fn the_poll_command_prints_options_counts_and_voters() {
+    let poll = common::fixtures().join("discuz/poll");
+    let out = bansha()
+        .arg("poll")
+        .arg(poll.join("viewthread_tid5_poll_guest.html"))
+        .args(["1", "3", "13"].map(|o| poll.join(format!("viewvote_tid5_option{o}_judge.html"))))
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let truth = rows("forum_polloption.json");
+    let names = members();
+    for (o, t) in v["options"].as_array().unwrap().iter().zip(&truth) {
+        assert_eq!(o["text"], field(t, "polloption"));
+        assert_eq!(o["votes"].as_u64().unwrap(), num(t, "votes"));
+        let id = num(t, "polloptionid");
+        if [1, 3, 13].contains(&id) {
+            // The guest page has no ids; the voter lists supply them.
+            assert_eq!(o["id"].as_u64(), Some(id));
+            let mut got: Vec<String> = o["voters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v["name"].as_str().unwrap().to_string())
+                .collect();
+            got.sort();
+            let mut want: Vec<String> = field(t, "voterids")
+                .split('\t')
+                .filter_map(|u| u.parse::<u64>().ok())
+                .map(|u| names[&u].clone())
+                .collect();
+            want.sort();
+            assert_eq!(got, want, "option {id}");
+        } else {
+            assert!(o["voters"].is_null());
+        }
+    }
+    // A page that is not a poll: exit 1, the file and the forum's words.
+    bansha()
+        .arg("poll")
+        .arg(common::fixtures().join("discuz/errors/viewvote_tid3_not_a_poll_judge.html"))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("viewvote_tid3_not_a_poll_judge.html"))
+        .stderr(predicates::str::contains("本帖非投票帖"));
+}
+
+#[test]
+fn the_pm_command_prints_each_message_once_with_the_exact_time() {
+    let pm = common::fixtures().join("discuz/pm");
+    let pages: Vec<std::path::PathBuf> = common::files_under(&pm, &|n| n.contains("subop_view"));
+    let out = bansha().arg("pm").args(&pages).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let got: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let truth = rows("ucenter_pm_messages.json");
+    assert_eq!(got.len(), truth.len());
+    for (g, t) in got.iter().zip(&truth) {
+        assert_eq!(g["pmid"].as_u64(), Some(num(t, "pmid")));
+        assert_eq!(g["from_uid"].as_u64(), Some(num(t, "authorid")));
+        assert_eq!(g["text"], field(t, "message"));
+        // Where API v1 gave the second, it wins over the desktop page's minute.
+        let at = chrono::DateTime::parse_from_rfc3339(g["sent_at"].as_str().unwrap()).unwrap();
+        let exact = [3, 4, 5, 7].contains(&num(t, "pmid"));
+        if exact {
+            assert_eq!(at.timestamp(), num(t, "dateline") as i64);
+            assert_eq!(g["precision"], "second");
+        } else {
+            assert_eq!(at.timestamp() / 60, num(t, "dateline") as i64 / 60);
+        }
+    }
+    bansha()
+        .arg("pm")
+        .arg(pm.join("space_do_pm_as_guest.html"))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("space_do_pm_as_guest.html"))
+        .stderr(predicates::str::contains("login_required"));
+}

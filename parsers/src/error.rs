@@ -70,7 +70,7 @@ impl PageErrorKind {
             PageErrorKind::ApiError => "手机接口返回错误",
             PageErrorKind::NotJson => "应为手机接口 JSON，实际不是",
             PageErrorKind::BadJson => "JSON 无法解析或不是 Discuz 接口数据",
-            PageErrorKind::NotAThreadPage => "不是 Discuz 帖子页面",
+            PageErrorKind::NotAThreadPage => "不是预期的 Discuz 页面（帖子、投票机、短信）",
             PageErrorKind::Empty => "内容为空",
         }
     }

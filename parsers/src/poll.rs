@@ -314,6 +314,40 @@ pub fn parse_voters(bytes: &[u8], content_type: Option<&str>) -> Result<VoterLis
     })
 }
 
+/// Put the voters of each voter-list page on its option (matched by id, or by text where the
+/// poll page gave no ids). Returns the lists that matched no option.
+pub fn attach_voters<'a>(poll: &mut Poll, lists: &'a [VoterList]) -> Vec<&'a VoterList> {
+    let mut unmatched = Vec::new();
+    for list in lists {
+        let Some(id) = list.option_id else {
+            unmatched.push(list);
+            continue;
+        };
+        let text = list
+            .options
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, t)| t.as_str());
+        let found = poll
+            .options
+            .iter_mut()
+            .find(|o| o.id == Some(id) || (o.id.is_none() && Some(o.text.as_str()) == text));
+        match found {
+            Some(o) => {
+                o.id = Some(id);
+                let voters = o.voters.get_or_insert_with(Vec::new);
+                for v in &list.voters {
+                    if !voters.contains(v) {
+                        voters.push(v.clone());
+                    }
+                }
+            }
+            None => unmatched.push(list),
+        }
+    }
+    unmatched
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,157 @@
+//! `bansha poll PATH...` and `bansha pm PATH...`: saved poll pages (the thread's poll panel or
+//! API answer, and its voter lists) and private-message pages, printed as JSON.
+
+use bansha_parsers::pm::{parse_pm, PrivateMessage};
+use bansha_parsers::poll::{attach_voters, parse_poll, parse_voters, Poll, VoterList};
+use bansha_parsers::{PageError, ParseOptions};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+fn page_error(path: &std::path::Path, what: &str, e: &PageError) -> String {
+    format!(
+        "错误：{} 不是可读取的{what}：{}（{}：{}）",
+        path.display(),
+        e.kind.zh(),
+        e.kind.code(),
+        e.detail
+    )
+}
+
+fn read(path: &std::path::Path, err: &mut dyn Write) -> anyhow::Result<Option<Vec<u8>>> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) => {
+            writeln!(err, "错误：无法打开文件 {}：{e}", path.display())?;
+            Ok(None)
+        }
+    }
+}
+
+/// Whether a page is a poll's voter list rather than the poll itself.
+fn is_voter_list(bytes: &[u8]) -> bool {
+    let probe = String::from_utf8_lossy(&bytes[..bytes.len().min(200_000)]);
+    probe.contains("voterlist") && !probe.contains("class=\"pcht\"")
+}
+
+/// Run `bansha poll`: one JSON object, the poll with each option's voters where a voter list
+/// was given. Exit 1 when a page could not be read.
+pub fn poll(
+    paths: &[PathBuf],
+    opts: &ParseOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let mut failed = 0;
+    let mut poll: Option<Poll> = None;
+    let mut lists: Vec<VoterList> = Vec::new();
+    for path in paths {
+        let Some(bytes) = read(path, err)? else {
+            failed += 1;
+            continue;
+        };
+        if is_voter_list(&bytes) {
+            match parse_voters(&bytes, None) {
+                Ok(l) => lists.push(l),
+                Err(e) => {
+                    writeln!(err, "{}", page_error(path, "投票参与人页面", &e))?;
+                    failed += 1;
+                }
+            }
+            continue;
+        }
+        match parse_poll(&bytes, None, opts) {
+            Ok(p) => poll = Some(p),
+            Err(e) => {
+                writeln!(err, "{}", page_error(path, "投票机页面", &e))?;
+                failed += 1;
+            }
+        }
+    }
+    let Some(mut poll) = poll else {
+        writeln!(err, "错误：没有读到投票机（需要投票帖页面或手机接口的 viewthread）")?;
+        return Ok(1);
+    };
+    for l in attach_voters(&mut poll, &lists) {
+        writeln!(
+            err,
+            "警告：投票参与人页面（选项 {:?}）对不上投票机的任何选项",
+            l.option_id
+        )?;
+    }
+    for o in &poll.options {
+        if let Some(v) = &o.voters {
+            if v.len() != o.votes as usize {
+                writeln!(
+                    err,
+                    "警告：选项“{}”显示 {} 票，参与人名单有 {} 人（名单可能分页，或两页读取之间有人投票）",
+                    o.text,
+                    o.votes,
+                    v.len()
+                )?;
+            }
+        }
+    }
+    serde_json::to_writer_pretty(&mut *out, &poll)?;
+    writeln!(out)?;
+    Ok(if failed == 0 { 0 } else { 1 })
+}
+
+/// Run `bansha pm`: one JSON object per private message (each once, in pmid order).
+pub fn pm(
+    paths: &[PathBuf],
+    opts: &ParseOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let mut failed = 0;
+    let mut messages: BTreeMap<u64, PrivateMessage> = BTreeMap::new();
+    for path in paths {
+        let Some(bytes) = read(path, err)? else {
+            failed += 1;
+            continue;
+        };
+        match parse_pm(&bytes, None, opts) {
+            Ok(page) => {
+                for w in &page.warnings {
+                    writeln!(
+                        err,
+                        "警告：{}：短信 {}：{}（{}）",
+                        path.display(),
+                        w.pid.map(|p| p.to_string()).unwrap_or_default(),
+                        w.kind.zh(),
+                        w.detail
+                    )?;
+                }
+                if !page.conversations.is_empty() {
+                    writeln!(
+                        err,
+                        "提示：{} 是收件箱列表（{} 个对话），内容要从每个对话的页面读取",
+                        path.display(),
+                        page.conversations.len()
+                    )?;
+                }
+                // The same message from several sources: keep the most exact time.
+                for m in page.messages {
+                    let finer = messages.get(&m.pmid).is_none_or(|old| {
+                        old.sent_at.is_none()
+                            || (m.sent_at.is_some() && m.precision < old.precision)
+                    });
+                    if finer {
+                        messages.insert(m.pmid, m);
+                    }
+                }
+            }
+            Err(e) => {
+                writeln!(err, "{}", page_error(path, "短信页面", &e))?;
+                failed += 1;
+            }
+        }
+    }
+    for m in messages.values() {
+        serde_json::to_writer(&mut *out, m)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(if failed == 0 { 0 } else { 1 })
+}
