@@ -427,6 +427,27 @@ pub struct VoteRules {
     pub sheriff_weight: f64,
     /// What happens to a living player who has no ballot at the close.
     pub non_voter: NonVoter,
+    /// Where ballots are cast: posts in the vote thread, private messages to the judge (qipan),
+    /// or the forum's poll (bansha42).
+    pub source: BallotSource,
+    /// Proxy ballots (代投 / 托票) the judge enters must be cast at least this many minutes
+    /// before the close (m103: 30; bansha42: 20, "20:40 for a 21:00 close"); 0 = until the close.
+    pub proxy_cutoff_minutes: u32,
+    /// A proxy that changes a standing ballot must reach the judge this many minutes before
+    /// the close (m103: 60).
+    pub proxy_change_cutoff_minutes: u32,
+    /// Handing the vote to the judge is final (bansha42 L76): the player's own ballots after it
+    /// are void, and a player who has voted cannot change by proxy.
+    pub proxy_final: bool,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BallotSource {
+    #[default]
+    Thread,
+    Pm,
+    Poll,
 }
 
 impl Default for VoteRules {
@@ -440,6 +461,10 @@ impl Default for VoteRules {
             self_vote: true,
             sheriff_weight: 1.0,
             non_voter: NonVoter::Nothing,
+            source: BallotSource::Thread,
+            proxy_cutoff_minutes: 0,
+            proxy_change_cutoff_minutes: 0,
+            proxy_final: false,
         }
     }
 }

@@ -279,15 +279,16 @@ fn main() -> ExitCode {
                     &mut std::io::stderr(),
                 )
             }),
-        Command::Pm { paths, utc_offset } => bansha::posts::parse_utc_offset(&utc_offset)
-            .and_then(|utc_offset| {
+        Command::Pm { paths, utc_offset } => {
+            bansha::posts::parse_utc_offset(&utc_offset).and_then(|utc_offset| {
                 bansha::poll_pm_cmd::pm(
                     &paths,
                     &bansha_parsers::ParseOptions { utc_offset },
                     &mut std::io::stdout().lock(),
                     &mut std::io::stderr(),
                 )
-            }),
+            })
+        }
         Command::Tally {
             config,
             day,

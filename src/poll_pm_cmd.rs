@@ -18,20 +18,68 @@ fn page_error(path: &std::path::Path, what: &str, e: &PageError) -> String {
     )
 }
 
-fn read(path: &std::path::Path, err: &mut dyn Write) -> anyhow::Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) => {
-            writeln!(err, "错误：无法打开文件 {}：{e}", path.display())?;
-            Ok(None)
-        }
-    }
-}
-
 /// Whether a page is a poll's voter list rather than the poll itself.
 fn is_voter_list(bytes: &[u8]) -> bool {
     let probe = String::from_utf8_lossy(&bytes[..bytes.len().min(200_000)]);
     probe.contains("voterlist") && !probe.contains("class=\"pcht\"")
+}
+
+/// Read saved poll pages: the poll (its last page read) with the voters of every voter-list page
+/// attached. Pages that cannot be read and lists that fit no option are reported in `problems`.
+pub fn read_poll(
+    paths: &[PathBuf],
+    opts: &ParseOptions,
+    problems: &mut Vec<String>,
+) -> anyhow::Result<Option<Poll>> {
+    let mut poll: Option<Poll> = None;
+    let mut lists: Vec<VoterList> = Vec::new();
+    for path in paths {
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => {
+                problems.push(format!("错误：无法打开文件 {}：{e}", path.display()));
+                continue;
+            }
+        };
+        if is_voter_list(&bytes) {
+            match parse_voters(&bytes, None) {
+                Ok(l) => lists.push(l),
+                Err(e) => problems.push(page_error(path, "投票参与人页面", &e)),
+            }
+            continue;
+        }
+        match parse_poll(&bytes, None, opts) {
+            Ok(p) => poll = Some(p),
+            Err(e) => problems.push(page_error(path, "投票机页面", &e)),
+        }
+    }
+    let Some(mut poll) = poll else {
+        return Ok(None);
+    };
+    for l in attach_voters(&mut poll, &lists) {
+        problems.push(format!(
+            "警告：投票参与人页面（选项 {:?}）对不上投票机的任何选项",
+            l.option_id
+        ));
+    }
+    for o in &poll.options {
+        match &o.voters {
+            Some(v) if v.len() != o.votes as usize => problems.push(format!(
+                "警告：选项“{}”显示 {} 票，参与人名单有 {} 人（名单可能分页，或两页读取之间有人投票）",
+                o.text,
+                o.votes,
+                v.len()
+            )),
+            None if o.votes > 0 => problems.push(format!(
+                "警告：选项“{}”有 {} 票，但没有它的参与人页面（viewvote&polloptionid={}）",
+                o.text,
+                o.votes,
+                o.id.map(|i| i.to_string()).unwrap_or_else(|| "?".into())
+            )),
+            _ => {}
+        }
+    }
+    Ok(Some(poll))
 }
 
 /// Run `bansha poll`: one JSON object, the poll with each option's voters where a voter list
@@ -42,94 +90,56 @@ pub fn poll(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
-    let mut failed = 0;
-    let mut poll: Option<Poll> = None;
-    let mut lists: Vec<VoterList> = Vec::new();
-    for path in paths {
-        let Some(bytes) = read(path, err)? else {
-            failed += 1;
-            continue;
-        };
-        if is_voter_list(&bytes) {
-            match parse_voters(&bytes, None) {
-                Ok(l) => lists.push(l),
-                Err(e) => {
-                    writeln!(err, "{}", page_error(path, "投票参与人页面", &e))?;
-                    failed += 1;
-                }
-            }
-            continue;
-        }
-        match parse_poll(&bytes, None, opts) {
-            Ok(p) => poll = Some(p),
-            Err(e) => {
-                writeln!(err, "{}", page_error(path, "投票机页面", &e))?;
-                failed += 1;
-            }
-        }
+    let mut problems = Vec::new();
+    let poll = read_poll(paths, opts, &mut problems)?;
+    let failed = problems.iter().any(|p| p.starts_with("错误"));
+    for p in &problems {
+        writeln!(err, "{p}")?;
     }
-    let Some(mut poll) = poll else {
-        writeln!(err, "错误：没有读到投票机（需要投票帖页面或手机接口的 viewthread）")?;
-        return Ok(1);
-    };
-    for l in attach_voters(&mut poll, &lists) {
+    let Some(poll) = poll else {
         writeln!(
             err,
-            "警告：投票参与人页面（选项 {:?}）对不上投票机的任何选项",
-            l.option_id
+            "错误：没有读到投票机（需要投票帖页面或手机接口的 viewthread）"
         )?;
-    }
-    for o in &poll.options {
-        if let Some(v) = &o.voters {
-            if v.len() != o.votes as usize {
-                writeln!(
-                    err,
-                    "警告：选项“{}”显示 {} 票，参与人名单有 {} 人（名单可能分页，或两页读取之间有人投票）",
-                    o.text,
-                    o.votes,
-                    v.len()
-                )?;
-            }
-        }
-    }
+        return Ok(1);
+    };
     serde_json::to_writer_pretty(&mut *out, &poll)?;
     writeln!(out)?;
-    Ok(if failed == 0 { 0 } else { 1 })
+    Ok(if failed { 1 } else { 0 })
 }
 
-/// Run `bansha pm`: one JSON object per private message (each once, in pmid order).
-pub fn pm(
+/// Read saved private-message pages: each message once, with the most exact time any page gave.
+pub fn read_pms(
     paths: &[PathBuf],
     opts: &ParseOptions,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> anyhow::Result<i32> {
-    let mut failed = 0;
+    problems: &mut Vec<String>,
+) -> Vec<PrivateMessage> {
     let mut messages: BTreeMap<u64, PrivateMessage> = BTreeMap::new();
     for path in paths {
-        let Some(bytes) = read(path, err)? else {
-            failed += 1;
-            continue;
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => {
+                problems.push(format!("错误：无法打开文件 {}：{e}", path.display()));
+                continue;
+            }
         };
         match parse_pm(&bytes, None, opts) {
             Ok(page) => {
                 for w in &page.warnings {
-                    writeln!(
-                        err,
+                    problems.push(format!(
                         "警告：{}：短信 {}：{}（{}）",
                         path.display(),
                         w.pid.map(|p| p.to_string()).unwrap_or_default(),
                         w.kind.zh(),
                         w.detail
-                    )?;
+                    ));
                 }
                 if !page.conversations.is_empty() {
-                    writeln!(
-                        err,
+                    problems.push(format!(
                         "提示：{} 是收件箱列表（{} 个对话），内容要从每个对话的页面读取",
                         path.display(),
                         page.conversations.len()
-                    )?;
+                    ));
                 }
                 // The same message from several sources: keep the most exact time.
                 for m in page.messages {
@@ -142,16 +152,32 @@ pub fn pm(
                     }
                 }
             }
-            Err(e) => {
-                writeln!(err, "{}", page_error(path, "短信页面", &e))?;
-                failed += 1;
-            }
+            Err(e) => problems.push(page_error(path, "短信页面", &e)),
         }
     }
-    for m in messages.values() {
+    messages.into_values().collect()
+}
+
+/// Run `bansha pm`: one JSON object per private message (each once, in pmid order).
+pub fn pm(
+    paths: &[PathBuf],
+    opts: &ParseOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let mut problems = Vec::new();
+    let messages = read_pms(paths, opts, &mut problems);
+    for p in &problems {
+        writeln!(err, "{p}")?;
+    }
+    for m in &messages {
         serde_json::to_writer(&mut *out, m)?;
         out.write_all(b"\n")?;
     }
     out.flush()?;
-    Ok(if failed == 0 { 0 } else { 1 })
+    Ok(if problems.iter().any(|p| p.starts_with("错误")) {
+        1
+    } else {
+        0
+    })
 }

@@ -311,19 +311,19 @@ pub fn confirm(
     let opts = bansha_parsers::ParseOptions {
         utc_offset: game.utc_offset,
     };
-    let read = match crate::tally_cmd::read_pages(pages, None, &opts) {
+    let Some(d) = game.day(day) else {
+        writeln!(err, "错误：配置中没有第 {day} 天")?;
+        return Ok(2);
+    };
+    let (read, casts) = match crate::tally_cmd::read_ballots(&game, d, pages, None, &opts, None) {
         Ok(p) => p,
         Err(e) => {
             writeln!(err, "错误：{e:#}")?;
             return Ok(1);
         }
     };
-    let Some(d) = game.day(day) else {
-        writeln!(err, "错误：配置中没有第 {day} 天")?;
-        return Ok(2);
-    };
     let now = read.newest.unwrap_or(d.closes_at).max(d.closes_at);
-    let tally = match crate::rules::tally(&game, day, 1, now, &read.posts) {
+    let tally = match crate::rules::tally_with(&game, day, 1, now, &read.posts, &casts) {
         Ok(t) => t,
         Err(e) => {
             writeln!(err, "错误：{e}")?;

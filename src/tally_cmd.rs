@@ -119,6 +119,69 @@ pub fn read_pages(
     })
 }
 
+/// Read the saved pages a day's ballots come in, by the rules' `vote.source`: vote-thread pages,
+/// private-message pages (qipan), or poll pages with their voter lists (bansha42). From saved
+/// poll pages bansha sees one reading, taken at `at`: the order of the votes is unknown.
+pub fn read_ballots(
+    game: &crate::config::GameConfig,
+    day: &crate::config::DayConfig,
+    paths: &[PathBuf],
+    charset: Option<&str>,
+    opts: &ParseOptions,
+    at: Option<DateTime<FixedOffset>>,
+) -> anyhow::Result<(Pages, Vec<rules::Cast>)> {
+    use crate::config::BallotSource;
+    let fatal = |problems: &[String]| -> anyhow::Result<()> {
+        match problems.iter().find(|p| p.starts_with("错误")) {
+            Some(p) => Err(anyhow::anyhow!("{}", p.trim_start_matches("错误："))),
+            None => Ok(()),
+        }
+    };
+    match game.rules.vote.source {
+        BallotSource::Thread => Ok((read_pages(paths, charset, opts)?, Vec::new())),
+        BallotSource::Pm => {
+            let mut problems = Vec::new();
+            let messages = crate::poll_pm_cmd::read_pms(paths, opts, &mut problems);
+            fatal(&problems)?;
+            let posts = rules::channels::pm_posts(game, day, &messages);
+            let newest = messages.iter().filter_map(|m| m.sent_at).max();
+            Ok((
+                Pages {
+                    posts,
+                    warnings: problems,
+                    newest,
+                },
+                Vec::new(),
+            ))
+        }
+        BallotSource::Poll => {
+            let mut problems = Vec::new();
+            let poll = crate::poll_pm_cmd::read_poll(paths, opts, &mut problems)?;
+            fatal(&problems)?;
+            let Some(poll) = poll else {
+                anyhow::bail!(
+                    "没有读到投票机（本局在投票机投票，需要投票帖页面或手机接口的 viewthread）"
+                );
+            };
+            let at = at.unwrap_or(day.closes_at).min(day.closes_at);
+            let casts = rules::channels::PollLog::default().observe(&poll, at);
+            problems.push(
+                "保存的页面只是投票机的一次读取，看不出票的先后：平票时按同时到达处理。\
+                 守护进程每次轮询都会记录新出现的票，先后以它的记录为准"
+                    .into(),
+            );
+            Ok((
+                Pages {
+                    posts: Vec::new(),
+                    warnings: problems,
+                    newest: Some(at),
+                },
+                casts,
+            ))
+        }
+    }
+}
+
 /// Run `bansha tally`; returns the exit code.
 pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
     let game = match config::load(&args.config) {
@@ -132,25 +195,30 @@ pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
     let opts = ParseOptions {
         utc_offset: game.utc_offset,
     };
-    let pages = match read_pages(&args.pages, args.charset.as_deref(), &opts) {
-        Ok(p) => p,
-        Err(e) => {
-            writeln!(err, "错误：{e:#}")?;
-            return Ok(1);
-        }
-    };
     let Some(day) = game.day(args.day) else {
         writeln!(err, "错误：{}", rules::TallyError::NoSuchDay(args.day))?;
         return Ok(2);
     };
-    let now = match &args.at {
+    let at = match &args.at {
         Some(s) => match parse_local_time(s, game.utc_offset) {
-            Ok(t) => t,
+            Ok(t) => Some(t),
             Err(m) => {
                 writeln!(err, "错误：--at：{m}")?;
                 return Ok(2);
             }
         },
+        None => None,
+    };
+    let (pages, casts) =
+        match read_ballots(&game, day, &args.pages, args.charset.as_deref(), &opts, at) {
+            Ok(p) => p,
+            Err(e) => {
+                writeln!(err, "错误：{e:#}")?;
+                return Ok(1);
+            }
+        };
+    let now = match at {
+        Some(t) => t,
         None => {
             let newest = pages.newest.unwrap_or(day.closes_at);
             if newest < day.closes_at {
@@ -165,7 +233,7 @@ pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
             newest
         }
     };
-    let tally = match rules::tally(&game, args.day, args.round, now, &pages.posts) {
+    let tally = match rules::tally_with(&game, args.day, args.round, now, &pages.posts, &casts) {
         Ok(t) => t,
         Err(e) => {
             writeln!(err, "错误：{e}")?;

@@ -45,7 +45,10 @@ fn poll_options_and_counts_match_the_database() {
         ("discuz/poll/mobile_v1_viewthread_tid5_judge.json", true),
         ("discuz/poll/mobile_v2_viewthread_tid5_judge.json", true),
         ("discuz/poll/mobile_v4_viewthread_tid5_judge.json", true),
-        ("discuz/poll/viewthread_tid5_poll_judge_not_voted.html", true),
+        (
+            "discuz/poll/viewthread_tid5_poll_judge_not_voted.html",
+            true,
+        ),
         ("discuz/poll/viewthread_tid5_poll_guest.html", false),
         (
             "discuz/poll/viewthread_tid5_poll_as_voter_dahuilang.html",
@@ -53,7 +56,8 @@ fn poll_options_and_counts_match_the_database() {
         ),
     ] {
         let (bytes, ct) = read(rel);
-        let poll = parse_poll(&bytes, ct.as_deref(), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let poll =
+            parse_poll(&bytes, ct.as_deref(), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"));
         assert_eq!(poll.tid, Some(5), "{rel}");
         assert_eq!(poll.options.len(), truth.len(), "{rel}");
         for (o, t) in poll.options.iter().zip(&truth) {
@@ -153,7 +157,12 @@ fn private_messages_match_the_database() {
         assert!(!page.messages.is_empty(), "{rel}");
         for m in &page.messages {
             let t = &truth[&m.pmid];
-            assert_eq!(m.from_uid, Some(num(t, "authorid")), "{rel} pmid {}", m.pmid);
+            assert_eq!(
+                m.from_uid,
+                Some(num(t, "authorid")),
+                "{rel} pmid {}",
+                m.pmid
+            );
             assert_eq!(m.from, names[&num(t, "authorid")], "{rel} pmid {}", m.pmid);
             assert_eq!(m.text, field(t, "message"), "{rel} pmid {}", m.pmid);
             let at = num(t, "dateline") as i64;
@@ -262,7 +271,9 @@ fn the_poll_command_prints_options_counts_and_voters() {
         .arg(common::fixtures().join("discuz/errors/viewvote_tid3_not_a_poll_judge.html"))
         .assert()
         .code(1)
-        .stderr(predicates::str::contains("viewvote_tid3_not_a_poll_judge.html"))
+        .stderr(predicates::str::contains(
+            "viewvote_tid3_not_a_poll_judge.html",
+        ))
         .stderr(predicates::str::contains("本帖非投票帖"));
 }
 
@@ -272,7 +283,10 @@ fn the_pm_command_prints_each_message_once_with_the_exact_time() {
     let pages: Vec<std::path::PathBuf> = common::files_under(&pm, &|n| n.contains("subop_view"));
     let out = bansha().arg("pm").args(&pages).assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    let got: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let got: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let truth = rows("ucenter_pm_messages.json");
     assert_eq!(got.len(), truth.len());
     for (g, t) in got.iter().zip(&truth) {

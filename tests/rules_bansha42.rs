@@ -1,53 +1,75 @@
-//! bansha42 (42-player game, seed 004): every vote rule of the seed, as a case through
-//! `bansha tally`. The game votes in the forum's poll (L72); reading the poll arrives with
-//! issue 7. Here the same rules run on thread pages in the preset's proxy format "票 ×××" (L76):
-//! derived pages, and the captured thread with its own format.
+//! bansha42 (42-player game, seed 004): every vote rule of the seed, as a case. The game votes
+//! in the forum's poll (L72), which shows who chose what but never when: the cases give the
+//! readings the daemon would make (each with the votes new since the reading before) and the
+//! rules see when each vote was first seen. The captured poll goes through `bansha tally`.
 
 mod common;
-use common::{run_cases, Case, DPost, Pages};
+use common::{run_cases, Case, Pages, Reading};
 
 const SEED: &str = "004_bansha42.txt";
 const AFTER: &str = "2026-11-29 21:30";
 
-use common::post as p;
-
 const DAY1: &str =
-    "[[days]]\nday = 1\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n";
+    "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n";
 const DAY2: &str =
-    "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n";
+    "[[days]]\nday = 2\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n";
+
+fn r(at: &'static str, new: Vec<(&'static str, Vec<&'static str>)>) -> Reading {
+    Reading { at, new }
+}
+
+/// One vote per reading, in this order, a minute apart from 10:00.
+fn one_by_one(votes: Vec<(&'static str, Vec<&'static str>)>) -> Pages {
+    const AT: [&str; 8] = [
+        "2026-11-29 10:00:00",
+        "2026-11-29 10:01:00",
+        "2026-11-29 10:02:00",
+        "2026-11-29 10:03:00",
+        "2026-11-29 10:04:00",
+        "2026-11-29 10:05:00",
+        "2026-11-29 10:06:00",
+        "2026-11-29 10:07:00",
+    ];
+    let mut readings = vec![r("2026-11-29 09:55:00", vec![])];
+    for (i, v) in votes.into_iter().enumerate() {
+        readings.push(r(AT[i], vec![v]));
+    }
+    Pages::Poll(readings)
+}
 
 /// Day 2 (two votes each): 李逵 3 (at 10:03), 冷雪 3 (10:04), 小飞 3 (10:05), 超人 2, 不见 1.
-fn two_votes() -> Vec<DPost> {
-    vec![
-        p(201, "大灰狼", "2026-11-29 10:00:00", "票 李逵 小飞"),
-        p(202, "小飞", "2026-11-29 10:01:00", "票 李逵、冷雪"),
-        p(203, "李逵", "2026-11-29 10:02:00", "票 小飞 冷雪"),
-        p(204, "花千树", "2026-11-29 10:03:00", "票 李逵 不见"),
-        p(205, "不见", "2026-11-29 10:04:00", "票 超人 冷雪"),
-        p(206, "冷雪", "2026-11-29 10:05:00", "票 小飞 超人"),
-    ]
+fn two_votes() -> Pages {
+    one_by_one(vec![
+        ("大灰狼", vec!["李逵", "小飞"]),
+        ("小飞", vec!["李逵", "冷雪"]),
+        ("李逵", vec!["小飞", "冷雪"]),
+        ("花千树", vec!["李逵", "不见"]),
+        ("不见", vec!["超人", "冷雪"]),
+        ("冷雪", vec!["小飞", "超人"]),
+    ])
 }
 
 #[test]
 fn bansha42() {
     run_cases(&[
         Case {
-            name: "round 1: one vote each, one out",
+            name: "round 1: one vote each, one out; two options in round 1 are void",
             seed: (SEED, 30, "第一轮：杀1人。票1出1"),
             ruleset: "bansha42",
             config: DAY1,
-            pages: Pages::Derived(vec![
-                p(201, "大灰狼", "2026-11-29 10:00:00", "票 李逵"),
-                p(202, "小飞", "2026-11-29 10:01:00", "票 李逵"),
-                p(203, "李逵", "2026-11-29 10:02:00", "票 小飞"),
-                p(204, "花千树", "2026-11-29 10:03:00", "票 李逵 小飞"),
+            pages: one_by_one(vec![
+                ("大灰狼", vec!["李逵"]),
+                ("小飞", vec!["李逵"]),
+                ("李逵", vec!["小飞"]),
+                ("花千树", vec!["李逵", "小飞"]),
             ]),
             day: 1,
             round: 1,
             at: Some(AFTER),
             check: |g| {
-                g.void(204, "一票写了多个对象");
+                g.void_of("花千树", "选了 2 项，每人只有 1 票");
                 assert_eq!(g.json["threshold"]["eliminate"], 1);
+                assert_eq!(g.json["ballots"][0]["source"], "poll");
                 g.assert_outcome("eliminated", &["李逵"]);
             },
         },
@@ -56,7 +78,7 @@ fn bansha42() {
             seed: (SEED, 31, "第二轮：杀8人。票2出4"),
             ruleset: "bansha42",
             config: DAY2,
-            pages: Pages::Derived(two_votes()),
+            pages: two_votes(),
             day: 2,
             round: 1,
             at: Some(AFTER),
@@ -70,46 +92,46 @@ fn bansha42() {
             seed: (SEED, 73, "如当轮投两票，投一票也有效"),
             ruleset: "bansha42",
             config: DAY2,
-            pages: Pages::Derived(vec![p(201, "大灰狼", "2026-11-29 10:00:00", "票 李逵")]),
+            pages: one_by_one(vec![("大灰狼", vec!["李逵"])]),
             day: 2,
             round: 1,
             at: Some(AFTER),
             check: |g| {
-                assert!(g.is_valid(201));
+                assert!(g.verdict_of("大灰狼").0);
                 assert_eq!(g.votes("李逵"), 1.0);
             },
         },
         Case {
-            name: "two votes for the same player count as one",
+            name: "two votes for the same player count as one (a proxy can name one twice)",
             seed: (SEED, 73, "同票作一票计"),
             ruleset: "bansha42",
-            config: DAY2,
-            pages: Pages::Derived(vec![p(201, "大灰狼", "2026-11-29 10:00:00", "票 李逵 李逵")]),
+            config: "[[days]]\nday = 2\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[[days.proxies]]\nvoter = \"大灰狼\"\ntarget = \"李逵 李逵\"\nat = \"2026-11-29 10:00:00\"\n",
+            pages: Pages::Poll(vec![]),
             day: 2,
             round: 1,
             at: Some(AFTER),
             check: |g| {
                 assert_eq!(g.votes("李逵"), 1.0);
-                assert!(g.verdict(201).1.contains("作一票计"), "{:?}", g.verdict(201));
+                assert!(g.verdict_of("大灰狼").0);
             },
         },
         Case {
-            name: "more names than votes is void",
+            name: "more options than votes is void",
             seed: (SEED, 33, "第四轮：杀8人。票2出4"),
             ruleset: "bansha42",
-            config: "[[days]]\nday = 4\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
-            pages: Pages::Derived(vec![p(201, "大灰狼", "2026-11-29 10:00:00", "票 李逵 小飞 冷雪")]),
+            config: "[[days]]\nday = 4\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+            pages: one_by_one(vec![("大灰狼", vec!["李逵", "小飞", "冷雪"])]),
             day: 4,
             round: 1,
             at: Some(AFTER),
-            check: |g| g.void(201, "写了 3 个对象，每人只有 2 票"),
+            check: |g| g.void_of("大灰狼", "选了 3 项，每人只有 2 票"),
         },
         Case {
             name: "rounds 5–6: three out",
             seed: (SEED, 34, "第五轮：杀6人。票2出3"),
             ruleset: "bansha42",
-            config: "[[days]]\nday = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
-            pages: Pages::Derived(two_votes()),
+            config: "[[days]]\nday = 5\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+            pages: two_votes(),
             day: 5,
             round: 1,
             at: Some(AFTER),
@@ -119,8 +141,8 @@ fn bansha42() {
             name: "round 7: two out",
             seed: (SEED, 36, "第七轮：杀4人。票2出2"),
             ruleset: "bansha42",
-            config: "[[days]]\nday = 7\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
-            pages: Pages::Derived(two_votes()),
+            config: "[[days]]\nday = 7\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+            pages: two_votes(),
             day: 7,
             round: 1,
             at: Some(AFTER),
@@ -131,7 +153,7 @@ fn bansha42() {
             seed: (SEED, 73, "逾期不投票的判为自杀"),
             ruleset: "bansha42",
             config: DAY2,
-            pages: Pages::Derived(two_votes()),
+            pages: two_votes(),
             day: 2,
             round: 1,
             at: Some(AFTER),
@@ -141,16 +163,19 @@ fn bansha42() {
             },
         },
         Case {
-            name: "a ballot after the close is void: still a suicide",
+            name: "a vote first seen after the close is void: still a suicide",
             seed: (SEED, 73, "活着的全部玩家参加投票"),
             ruleset: "bansha42",
             config: DAY1,
-            pages: Pages::Derived(vec![p(201, "雪罂子", "2026-11-29 21:00:30", "票 李逵")]),
+            pages: Pages::Poll(vec![
+                r("2026-11-29 21:00:00", vec![]),
+                r("2026-11-29 21:00:30", vec![("雪罂子", vec!["李逵"])]),
+            ]),
             day: 1,
             round: 1,
             at: Some(AFTER),
             check: |g| {
-                g.void(201, "截止");
+                g.void_of("雪罂子", "截止");
                 assert_eq!(g.non_voter("雪罂子").as_deref(), Some("未投票，按自杀出局"));
             },
         },
@@ -158,13 +183,13 @@ fn bansha42() {
             name: "a post-killed player's half vote breaks a tie",
             seed: (SEED, 74, "当轮被贴杀的人投票算半票，仅在平票时计算生效"),
             ruleset: "bansha42",
-            config: "[[days]]\nday = 1\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nhalf_voters = [\"蝈蝈\"]\n",
-            pages: Pages::Derived(vec![
-                p(201, "大灰狼", "2026-11-29 10:00:00", "票 李逵"),
-                p(202, "花千树", "2026-11-29 10:01:00", "票 李逵"),
-                p(203, "李逵", "2026-11-29 10:02:00", "票 小飞"),
-                p(204, "不见", "2026-11-29 10:03:00", "票 小飞"),
-                p(205, "蝈蝈", "2026-11-29 09:00:00", "票 李逵"),
+            config: "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nhalf_voters = [\"蝈蝈\"]\n",
+            pages: one_by_one(vec![
+                ("蝈蝈", vec!["李逵"]),
+                ("大灰狼", vec!["李逵"]),
+                ("花千树", vec!["李逵"]),
+                ("李逵", vec!["小飞"]),
+                ("不见", vec!["小飞"]),
             ]),
             day: 1,
             round: 1,
@@ -180,12 +205,12 @@ fn bansha42() {
             name: "a half vote does not count when there is no tie",
             seed: (SEED, 74, "仅在平票时计算生效"),
             ruleset: "bansha42",
-            config: "[[days]]\nday = 1\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nhalf_voters = [\"蝈蝈\"]\n",
-            pages: Pages::Derived(vec![
-                p(201, "大灰狼", "2026-11-29 10:00:00", "票 李逵"),
-                p(202, "花千树", "2026-11-29 10:01:00", "票 李逵"),
-                p(203, "李逵", "2026-11-29 10:02:00", "票 小飞"),
-                p(205, "蝈蝈", "2026-11-29 10:04:00", "票 小飞"),
+            config: "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nhalf_voters = [\"蝈蝈\"]\n",
+            pages: one_by_one(vec![
+                ("大灰狼", vec!["李逵"]),
+                ("花千树", vec!["李逵"]),
+                ("李逵", vec!["小飞"]),
+                ("蝈蝈", vec!["小飞"]),
             ]),
             day: 1,
             round: 1,
@@ -197,15 +222,15 @@ fn bansha42() {
             },
         },
         Case {
-            name: "tied: the one who got there later goes out first (后到先出)",
+            name: "tied: the one whose votes were seen arriving later goes out first (后到先出)",
             seed: (SEED, 79, "平票不加时，后到先出"),
             ruleset: "bansha42",
             config: DAY1,
-            pages: Pages::Derived(vec![
-                p(201, "大灰狼", "2026-11-29 10:00:00", "票 小飞"),
-                p(202, "花千树", "2026-11-29 10:01:00", "票 李逵"),
-                p(203, "李逵", "2026-11-29 10:02:00", "票 小飞"),
-                p(204, "不见", "2026-11-29 10:03:00", "票 李逵"),
+            pages: one_by_one(vec![
+                ("大灰狼", vec!["小飞"]),
+                ("花千树", vec!["李逵"]),
+                ("李逵", vec!["小飞"]),
+                ("不见", vec!["李逵"]),
             ]),
             day: 1,
             round: 1,
@@ -213,28 +238,53 @@ fn bansha42() {
             check: |g| {
                 g.assert_outcome("eliminated", &["李逵"]);
                 assert!(g.text.contains("后到先出"), "{}", g.text);
+                // Each vote says between which readings it arrived.
+                let (_, why) = g.verdict_of("不见");
+                assert!(why.contains("投票机 11-29 10:03:00 首次看到，上次读取 11-29 10:02:00"), "{why}");
             },
         },
         Case {
-            name: "tied and all there at the same moment: 15 minutes of overtime",
+            name: "tied and both reached in the same reading: 15 minutes of overtime",
             seed: (SEED, 79, "如果平票者所有票都同时到，则加时15分钟"),
             ruleset: "bansha42",
-            config: "[[days]]\nday = 1\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[[days.proxies]]\nvoter = \"大灰狼\"\ntarget = \"李逵\"\nat = \"2026-11-29 20:00:00\"\n[[days.proxies]]\nvoter = \"小飞\"\ntarget = \"冷雪\"\nat = \"2026-11-29 20:00:00\"\n",
-            pages: Pages::Derived(vec![]),
+            config: DAY1,
+            pages: Pages::Poll(vec![
+                r("2026-11-29 19:50:00", vec![("花千树", vec!["李逵"])]),
+                r("2026-11-29 20:00:00", vec![("大灰狼", vec!["李逵"]), ("小飞", vec!["冷雪"])]),
+                r("2026-11-29 20:05:00", vec![("李逵", vec!["冷雪"])]),
+            ]),
+            day: 1,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                // 李逵 reached 2 at 20:00, 冷雪 at 20:05: not simultaneous — 冷雪 later, out.
+                g.assert_outcome("eliminated", &["冷雪"]);
+            },
+        },
+        Case {
+            name: "tied, the deciding votes in the same reading: overtime, and the tally says why",
+            seed: (SEED, 79, "则加时15分钟"),
+            ruleset: "bansha42",
+            config: DAY1,
+            pages: Pages::Poll(vec![
+                r("2026-11-29 19:50:00", vec![]),
+                r("2026-11-29 20:00:00", vec![("大灰狼", vec!["李逵"]), ("小飞", vec!["冷雪"])]),
+            ]),
             day: 1,
             round: 1,
             at: Some(AFTER),
             check: |g| {
                 g.assert_outcome("overtime", &["冷雪", "李逵"]);
                 assert!(g.text.contains("加时 15 分钟"), "{}", g.text);
+                assert!(g.text.contains("同一次读取"), "{}", g.text);
             },
         },
         Case {
             name: "a proxy (托票) through the judge names its target and counts",
             seed: (SEED, 76, "托票必须明确指定＂票×××＂"),
             ruleset: "bansha42",
-            config: "[[days]]\nday = 1\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[[days.proxies]]\nvoter = \"大灰狼\"\ntarget = \"李逵\"\nat = \"2026-11-29 20:30:00\"\nnote = \"QQ 托票\"\n",
-            pages: Pages::Derived(vec![p(201, "小飞", "2026-11-29 10:00:00", "票 冷雪")]),
+            config: "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[[days.proxies]]\nvoter = \"大灰狼\"\ntarget = \"李逵\"\nat = \"2026-11-29 20:30:00\"\nnote = \"QQ 托票\"\n",
+            pages: one_by_one(vec![("小飞", vec!["冷雪"])]),
             day: 1,
             round: 1,
             at: Some(AFTER),
@@ -244,47 +294,53 @@ fn bansha42() {
             },
         },
         Case {
-            name: "no abstentions: 弃权 is void",
+            name: "a proxy from 20:40 on is void; after a proxy the player's own poll vote is void",
+            seed: (SEED, 76, "投票截止前20分钟，即20：40起不再接受托票"),
+            ruleset: "bansha42",
+            config: "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[[days.proxies]]\nvoter = \"大灰狼\"\ntarget = \"李逵\"\nat = \"2026-11-29 20:00:00\"\n[[days.proxies]]\nvoter = \"小飞\"\ntarget = \"李逵\"\nat = \"2026-11-29 20:45:00\"\n",
+            pages: Pages::Poll(vec![
+                r("2026-11-29 20:00:00", vec![]),
+                r("2026-11-29 20:10:00", vec![("大灰狼", vec!["冷雪"])]),
+            ]),
+            day: 1,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                g.void_of("大灰狼", "托票后本人的投票无效");
+                g.void_of("小飞", "代投须在截止前 20 分钟");
+                assert_eq!(g.votes("李逵"), 1.0);
+                assert_eq!(g.votes("冷雪"), 0.0);
+            },
+        },
+        Case {
+            name: "no abstentions: the poll's 弃权 option is void",
             seed: (SEED, 85, "哨子不接受任何自杀、弃权声明"),
             ruleset: "bansha42",
             config: DAY1,
-            pages: Pages::Derived(vec![p(201, "音乐虫子", "2026-11-29 10:00:00", "票 弃权")]),
+            pages: one_by_one(vec![("音乐虫子", vec!["弃权"])]),
             day: 1,
             round: 1,
             at: Some(AFTER),
             check: |g| {
-                g.void(201, "本局不接受弃权");
+                g.void_of("音乐虫子", "本局不接受弃权");
                 assert_eq!(g.non_voter("音乐虫子").as_deref(), Some("未投票，按自杀出局"));
             },
         },
         Case {
-            name: "the captured thread with the judge's format: 李逵 out, the abstention void",
-            seed: (SEED, 72, "按照投票楼规定投票"),
-            ruleset: "bansha42",
-            config: "[[days]]\nday = 1\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[rules.ballot]\nreason = \"required\"\nformats = [{ name = \"投票对象\", vote = \"投票对象：{target}\\n投票理由：{reason}\", change = \"改票对象：{target}\\n改票理由：{reason}\" }]\n",
-            pages: Pages::Captured,
-            day: 1,
-            round: 1,
-            at: None,
-            check: |g| {
-                g.void(50, "本局不接受弃权");
-                g.assert_outcome("eliminated", &["李逵"]);
-                assert_eq!(g.non_voter("音乐虫子").as_deref(), Some("未投票，按自杀出局"));
-            },
-        },
-        Case {
-            name: "players may not proxy their vote to another player",
-            seed: (SEED, 75, "任何人不得托票给其他游戏玩家"),
+            name: "the captured poll through bansha tally: 李逵 out, 弃权 void, a spectator ignored",
+            seed: (SEED, 72, "请使用投票机投票"),
             ruleset: "bansha42",
             config: DAY1,
-            pages: Pages::Derived(vec![p(201, "大灰狼", "2026-11-29 10:00:00", "小飞 第一天 第一次 投票 票 李逵")]),
+            pages: Pages::CapturedPoll,
             day: 1,
             round: 1,
             at: Some(AFTER),
             check: |g| {
-                // 大灰狼's post counts as his own vote; nobody votes for 小飞 through him.
-                assert_eq!(g.json["ballots"][0]["voter"], "大灰狼");
-                assert_eq!(g.non_voter("小飞").as_deref(), Some("未投票，按自杀出局"));
+                // Voter lists of options 1 (大灰狼), 3 (李逵) and 13 (弃权) were captured.
+                assert_eq!((g.votes("李逵"), g.votes("大灰狼")), (4.0, 3.0));
+                g.void_of("音乐虫子", "本局不接受弃权");
+                g.assert_outcome("eliminated", &["李逵"]);
+                assert!(g.json["warnings"].to_string().contains("没有它的参与人页面"), "{}", g.json["warnings"]);
             },
         },
     ]);

@@ -1,6 +1,7 @@
 //! qipan (棋盘图版杀2, seed 003): every vote rule of the seed, as a case through `bansha tally`.
-//! qipan's ballots reach the judge by private message (L104–L106); reading the inbox arrives with
-//! issue 7. Here the same rules run on thread pages: the captured thread, and derived pages.
+//! qipan's ballots reach the judge by private message (L104–L106): every case sends its ballots
+//! as private messages (the captured API v1 conversation answer with its messages replaced; the
+//! captured vote thread's replies resent by PM with pmid = pid).
 
 mod common;
 use common::{run_cases, Case, DPost, Pages};
@@ -75,7 +76,7 @@ fn qipan() {
             seed: (SEED, 98, "存活人数30％的最高票者判作被投死"),
             ruleset: "qipan",
             config: DAY2,
-            pages: Pages::Captured,
+            pages: Pages::CapturedAsPm,
             day: 2,
             round: 1,
             at: None,
@@ -91,7 +92,7 @@ fn qipan() {
             seed: (SEED, 100, "30％为上取整，如9人超过30％指的是3票和3票以上"),
             ruleset: "qipan",
             config: "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\", \"音乐虫子\", \"蝈蝈\", \"冷雪\"]\n",
-            pages: Pages::Captured,
+            pages: Pages::CapturedAsPm,
             day: 2,
             round: 1,
             at: None,
@@ -105,7 +106,7 @@ fn qipan() {
             seed: (SEED, 98, "如第一轮投票中没有超过30％的高票，则这个白天不死人"),
             ruleset: "qipan",
             config: "[[days]]\nday = 2\ncloses_at = \"2026-11-28 16:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
-            pages: Pages::Captured,
+            pages: Pages::CapturedAsPm,
             day: 2,
             round: 1,
             at: None,
@@ -119,7 +120,7 @@ fn qipan() {
             seed: (SEED, 98, "允许改票一次"),
             ruleset: "qipan",
             config: DAY2,
-            pages: Pages::Captured,
+            pages: Pages::CapturedAsPm,
             day: 2,
             round: 1,
             at: None,
@@ -135,7 +136,7 @@ fn qipan() {
             seed: (SEED, 130, "投票时需要写推理过程"),
             ruleset: "qipan",
             config: DAY2,
-            pages: Pages::Captured,
+            pages: Pages::CapturedAsPm,
             day: 2,
             round: 1,
             at: None,
@@ -146,7 +147,7 @@ fn qipan() {
             seed: (SEED, 98, "投票时尽可能写推理过程"),
             ruleset: "qipan",
             config: DAY2,
-            pages: Pages::Derived(vec![
+            pages: Pages::Pm(vec![
                 p(201, "大灰狼", "2026-11-29 10:00:00", "投票对象：小飞\n投票理由：他分票"),
                 p(202, "大灰狼", "2026-11-29 11:00:00", "改票对象：李逵\n改票理由："),
             ]),
@@ -163,7 +164,7 @@ fn qipan() {
             seed: (SEED, 130, "如果弃权，请写明弃票"),
             ruleset: "qipan",
             config: DAY2,
-            pages: Pages::Derived(vec![p(201, "音乐虫子", "2026-11-29 10:00:00", "投票对象：弃票\n投票理由：没有头绪")]),
+            pages: Pages::Pm(vec![p(201, "音乐虫子", "2026-11-29 10:00:00", "投票对象：弃票\n投票理由：没有头绪")]),
             day: 2,
             round: 1,
             at: Some(AFTER),
@@ -177,7 +178,7 @@ fn qipan() {
             seed: (SEED, 100, "如最高票出现平票(也必须超过总票数30%)，则进行第二次高票对决"),
             ruleset: "qipan",
             config: DAY2,
-            pages: Pages::Derived(four_four()),
+            pages: Pages::Pm(four_four()),
             day: 2,
             round: 1,
             at: Some(AFTER),
@@ -188,7 +189,7 @@ fn qipan() {
             seed: (SEED, 100, "投票可以不写原因"),
             ruleset: "qipan",
             config: DAY2_RUNOFF,
-            pages: Pages::Derived(vec![
+            pages: Pages::Pm(vec![
                 p(301, "大灰狼", "2026-11-29 21:05:00", "投票对象：李逵"),
                 p(302, "冷雪", "2026-11-29 21:06:00", "投票对象：李逵"),
                 p(303, "李逵", "2026-11-29 21:07:00", "投票对象：小飞"),
@@ -206,7 +207,7 @@ fn qipan() {
             seed: (SEED, 100, "但是不允许改票"),
             ruleset: "qipan",
             config: DAY2_RUNOFF,
-            pages: Pages::Derived(vec![
+            pages: Pages::Pm(vec![
                 p(301, "大灰狼", "2026-11-29 21:05:00", "投票对象：李逵"),
                 p(302, "大灰狼", "2026-11-29 21:10:00", "改票对象：小飞\n改票理由：再想想"),
             ]),
@@ -223,7 +224,7 @@ fn qipan() {
             seed: (SEED, 100, "投票对象为第一次投票最高票票数相同的可疑者"),
             ruleset: "qipan",
             config: DAY2_RUNOFF,
-            pages: Pages::Derived(vec![p(301, "大灰狼", "2026-11-29 21:05:00", "投票对象：冷雪")]),
+            pages: Pages::Pm(vec![p(301, "大灰狼", "2026-11-29 21:05:00", "投票对象：冷雪")]),
             day: 2,
             round: 2,
             at: Some(AFTER),
@@ -234,7 +235,7 @@ fn qipan() {
             seed: (SEED, 100, "则进行第二次高票对决"),
             ruleset: "qipan",
             config: DAY2_RUNOFF,
-            pages: Pages::Derived(vec![
+            pages: Pages::Pm(vec![
                 p(301, "大灰狼", "2026-11-29 21:05:00", "投票对象：李逵"),
                 p(302, "李逵", "2026-11-29 21:07:00", "投票对象：小飞"),
             ]),
@@ -248,7 +249,7 @@ fn qipan() {
             seed: (SEED, 102, "则只公布某某得到X票，不公布投票具体谁投给了谁"),
             ruleset: "qipan",
             config: DAY2,
-            pages: Pages::Captured,
+            pages: Pages::CapturedAsPm,
             day: 2,
             round: 1,
             at: None,
@@ -266,7 +267,7 @@ fn qipan() {
             seed: (SEED, 102, "如果是第二轮高票对决，则公布所有投票具体细节"),
             ruleset: "qipan",
             config: DAY2_RUNOFF,
-            pages: Pages::Derived(vec![
+            pages: Pages::Pm(vec![
                 p(301, "大灰狼", "2026-11-29 21:05:00", "投票对象：李逵"),
                 p(302, "李逵", "2026-11-29 21:07:00", "投票对象：小飞"),
             ]),
@@ -283,7 +284,7 @@ fn qipan() {
             seed: (SEED, 136, "如果1个环节没有完成，警告"),
             ruleset: "qipan",
             config: "[[days]]\nday = 2\ncloses_at = \"2026-11-28 14:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
-            pages: Pages::Captured,
+            pages: Pages::CapturedAsPm,
             day: 2,
             round: 1,
             at: None,
@@ -294,7 +295,7 @@ fn qipan() {
             seed: (SEED, 98, "截止时间为每天的21：00"),
             ruleset: "qipan",
             config: DAY2,
-            pages: Pages::Captured,
+            pages: Pages::CapturedAsPm,
             day: 2,
             round: 1,
             at: None,
@@ -308,7 +309,7 @@ fn qipan() {
             seed: (SEED, 108, "请大家根据线索投票"),
             ruleset: "qipan",
             config: DAY2,
-            pages: Pages::Captured,
+            pages: Pages::CapturedAsPm,
             day: 2,
             round: 1,
             at: None,

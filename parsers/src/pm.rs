@@ -58,8 +58,7 @@ static PTM: LazyLock<Selector> = LazyLock::new(|| Selector::parse("dd.ptm").unwr
 static NAME_A: LazyLock<Selector> = LazyLock::new(|| Selector::parse("a.xw1").unwrap());
 static TIME_SPAN: LazyLock<Selector> =
     LazyLock::new(|| Selector::parse("span.xg1 span[title]").unwrap());
-static VIEWER: LazyLock<Selector> =
-    LazyLock::new(|| Selector::parse("strong.vwmy a").unwrap());
+static VIEWER: LazyLock<Selector> = LazyLock::new(|| Selector::parse("strong.vwmy a").unwrap());
 static A: LazyLock<Selector> = LazyLock::new(|| Selector::parse("a[href]").unwrap());
 static PAGER_CURRENT: LazyLock<Selector> =
     LazyLock::new(|| Selector::parse("div.pg strong").unwrap());
@@ -308,9 +307,7 @@ fn from_desktop(text: &str, opts: &ParseOptions) -> Result<PmPage, PageError> {
                 plid: id,
                 with_uid,
                 with_name: None,
-                messages: TOTAL
-                    .captures(&text_of(dd))
-                    .and_then(|c| c[1].parse().ok()),
+                messages: TOTAL.captures(&text_of(dd)).and_then(|c| c[1].parse().ok()),
                 last_at: at,
             });
             continue;

@@ -59,16 +59,14 @@ pub struct VoterList {
 }
 
 static PCHT: LazyLock<Selector> = LazyLock::new(|| Selector::parse("div.pcht tr").unwrap());
-static PVT_LABEL: LazyLock<Selector> =
-    LazyLock::new(|| Selector::parse("td.pvt label").unwrap());
+static PVT_LABEL: LazyLock<Selector> = LazyLock::new(|| Selector::parse("td.pvt label").unwrap());
 static INPUT: LazyLock<Selector> =
     LazyLock::new(|| Selector::parse(r#"input[name="pollanswers[]"]"#).unwrap());
 static EM: LazyLock<Selector> = LazyLock::new(|| Selector::parse("td em").unwrap());
 static PINF: LazyLock<Selector> = LazyLock::new(|| Selector::parse("div.pinf").unwrap());
 static SELECT_OPTION: LazyLock<Selector> =
     LazyLock::new(|| Selector::parse("div.voterlist select option").unwrap());
-static VOTER: LazyLock<Selector> =
-    LazyLock::new(|| Selector::parse("ul.voterl li a").unwrap());
+static VOTER: LazyLock<Selector> = LazyLock::new(|| Selector::parse("ul.voterl li a").unwrap());
 static PAGER_CURRENT: LazyLock<Selector> =
     LazyLock::new(|| Selector::parse("div.pg strong").unwrap());
 static PAGER_LINK: LazyLock<Selector> = LazyLock::new(|| Selector::parse("div.pg a").unwrap());

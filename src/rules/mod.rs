@@ -1,6 +1,7 @@
 //! The rules: pure code that takes posts, the game config and an explicit `now`. No network,
 //! no database, no clock.
 
+pub mod channels;
 pub mod checks;
 pub mod draw;
 pub mod ledger;
@@ -9,4 +10,6 @@ pub mod roster;
 pub mod state;
 pub mod tally;
 
-pub use tally::{tally, Ballot, BallotKind, Count, Outcome, OutcomeKind, Tally, TallyError};
+pub use tally::{
+    tally, tally_with, Ballot, BallotKind, Cast, Count, Outcome, OutcomeKind, Tally, TallyError,
+};

@@ -67,6 +67,21 @@ pub enum Source {
     Post,
     /// Entered by the judge in the config (代投 / 托票).
     Judge,
+    /// A private message to the judge (qipan).
+    Pm,
+    /// A vote in the forum's poll (bansha42), timed by when bansha first saw it.
+    Poll,
+}
+
+/// A ballot that is no post: a poll vote, as bansha first saw it. The forum does not say when a
+/// poll vote was cast; it arrived after `since` (the previous reading of the poll, if any) and
+/// by `at`.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct Cast {
+    pub voter: String,
+    pub targets: Vec<String>,
+    pub at: Time,
+    pub since: Option<Time>,
 }
 
 /// One ballot post (or judge-entered ballot) and its verdict.
@@ -294,6 +309,19 @@ pub fn tally(
     now: Time,
     posts: &[Post],
 ) -> Result<Tally, TallyError> {
+    tally_with(config, day, round, now, posts, &[])
+}
+
+/// The tally with poll votes (`casts`) besides the posts (bansha42 votes only in the poll; posts
+/// then carry no ballots but the judge's proxies).
+pub fn tally_with(
+    config: &GameConfig,
+    day: u32,
+    round: u32,
+    now: Time,
+    posts: &[Post],
+    casts: &[Cast],
+) -> Result<Tally, TallyError> {
     let d = config.day(day).ok_or(TallyError::NoSuchDay(day))?;
     if !(1..=2).contains(&round) {
         return Err(TallyError::BadRound(round));
@@ -333,6 +361,7 @@ pub fn tally(
         standing: BTreeMap::new(),
         history: Vec::new(),
         ballot_pids: BTreeMap::new(),
+        proxied: std::collections::BTreeSet::new(),
     };
 
     // Posts and judge-entered ballots, in time order (pid breaks ties: it is the forum's order).
@@ -342,6 +371,9 @@ pub fn tally(
     }
     for x in d.proxies.iter().filter(|x| x.round == round) {
         items.push((Some(x.at), u64::MAX, Item::Proxy(x)));
+    }
+    for c in casts {
+        items.push((Some(c.at), u64::MAX - 1, Item::Cast(c)));
     }
     items.sort_by_key(|a| (a.0, a.1));
     let mut seen = std::collections::BTreeSet::new();
@@ -356,16 +388,27 @@ pub fn tally(
                 }
             }
             Item::Proxy(x) => engine.proxy(x),
+            Item::Cast(c) => engine.cast(c),
         }
     }
 
     let closed = now >= closes_at;
-    Ok(engine.finish(now, closed))
+    let mut t = engine.finish(now, closed);
+    if !casts.is_empty() {
+        // The forum gives no time for a poll vote: say what the order rests on.
+        if t.outcome.kind == OutcomeKind::Overtime {
+            t.outcome.note += "（这些票出现在投票机的同一次读取中，两次读取之间的先后无从得知）";
+        } else if t.outcome.note.contains("后到先出") {
+            t.outcome.note += "（先后以 bansha 每次读取投票机时首次看到的时间为准）";
+        }
+    }
+    Ok(t)
 }
 
 enum Item<'a> {
     Post(&'a Post),
     Proxy(&'a crate::config::Proxy),
+    Cast(&'a Cast),
 }
 
 struct Engine<'a> {
@@ -387,6 +430,8 @@ struct Engine<'a> {
     history: Vec<(Option<Time>, String, f64)>,
     /// Each voter's ballot posts (valid or not): a change must quote one of them.
     ballot_pids: BTreeMap<String, Vec<u64>>,
+    /// Players who have handed their vote to the judge (bansha42: their own ballots are void).
+    proxied: std::collections::BTreeSet<String>,
 }
 
 impl Engine<'_> {
@@ -622,17 +667,142 @@ impl Engine<'_> {
             p.floor.clone(),
             p.posted_at,
             p.posted_at_precision,
-            Source::Post,
+            match self.config.rules.vote.source {
+                crate::config::BallotSource::Pm => Source::Pm,
+                _ => Source::Post,
+            },
             attempt,
             quoted_own,
             edit,
         );
     }
 
+    /// A poll vote as first seen: the voter's options, at the reading that first showed them.
+    fn cast(&mut self, c: &Cast) {
+        let ignore = |me: &mut Self, reason: String| {
+            me.ignored.push(Ignored {
+                pid: 0,
+                floor: "投票机".into(),
+                author: c.voter.clone(),
+                posted_at: Some(c.at),
+                reason,
+            })
+        };
+        let Some(voter) = self.roster.player_named(&c.voter).cloned() else {
+            ignore(self, format!("{} 不是本局玩家，投票机中的票不计", c.voter));
+            return;
+        };
+        if !self.roster.is_alive(&voter) {
+            ignore(self, format!("{voter} 已出局，投票机中的票不计"));
+            return;
+        }
+        let written = c.targets.join("、");
+        let mut choices: Result<Vec<Choice>, String> = Ok(Vec::new());
+        for t in &c.targets {
+            match (
+                self.choices(&bansha_parsers::ballot::clean_target(t)),
+                &mut choices,
+            ) {
+                (Ok(more), Ok(all)) => {
+                    // Two votes for the same player count once.
+                    for m in more {
+                        if !all.contains(&m) {
+                            all.push(m);
+                        }
+                    }
+                }
+                (Err(e), Ok(_)) => choices = Err(e),
+                _ => {}
+            }
+        }
+        if let Ok(all) = &choices {
+            if all.len() > self.votes_per_player {
+                choices = Err(format!(
+                    "无效：选了 {} 项，每人只有 {} 票",
+                    all.len(),
+                    self.votes_per_player
+                ));
+            }
+        }
+        let attempt = Attempt {
+            intended: choices.clone().ok(),
+            wording: Wording::Vote,
+            written,
+            choices,
+            reason: None,
+            restated: true,
+        };
+        self.decide(
+            voter,
+            None,
+            "投票机".into(),
+            Some(c.at),
+            TimePrecision::Second,
+            Source::Poll,
+            attempt,
+            true,
+            None,
+        );
+        if let Some(b) = self.ballots.last_mut() {
+            b.reason += &match c.since {
+                Some(s) => format!(
+                    "（投票机 {} 首次看到，上次读取 {}，在此之间投出）",
+                    fmt_time(c.at),
+                    fmt_time(s)
+                ),
+                None => format!("（投票机 {} 首次读取时已有，投出时间不明）", fmt_time(c.at)),
+            };
+        }
+    }
+
     fn proxy(&mut self, x: &crate::config::Proxy) {
         let Some(voter) = self.roster.player_named(&x.voter).cloned() else {
             return;
         };
+        let vote = &self.config.rules.vote;
+        let standing = self.standing.contains_key(&voter);
+        let cutoff = if standing {
+            vote.proxy_change_cutoff_minutes
+                .max(vote.proxy_cutoff_minutes)
+        } else {
+            vote.proxy_cutoff_minutes
+        };
+        let refused = if standing && vote.proxy_final {
+            Some("无效：本人已经投票，不接受改票的托票".to_string())
+        } else if cutoff > 0 && x.at > self.closes_at - Duration::minutes(cutoff as i64) {
+            Some(format!(
+                "无效：{}须在截止前 {cutoff} 分钟（{}）之前",
+                if standing { "代投改票" } else { "代投" },
+                fmt_time(self.closes_at - Duration::minutes(cutoff as i64))
+            ))
+        } else {
+            None
+        };
+        if vote.proxy_final && !standing && refused.is_none() {
+            self.proxied.insert(voter.clone());
+        }
+        if let Some(refused) = refused {
+            let attempt = Attempt {
+                intended: None,
+                wording: Wording::Vote,
+                written: x.target.clone(),
+                choices: Err(refused),
+                reason: x.note.clone(),
+                restated: true,
+            };
+            self.decide(
+                voter,
+                None,
+                "法官代投".into(),
+                Some(x.at),
+                TimePrecision::Second,
+                Source::Judge,
+                attempt,
+                true,
+                None,
+            );
+            return;
+        }
         let choices = self.choices(&bansha_parsers::ballot::clean_target(&x.target));
         let attempt = Attempt {
             intended: choices.clone().ok(),
@@ -694,6 +864,9 @@ impl Engine<'_> {
                 verdict = Err(r);
             }
         };
+        if source != Source::Judge && self.proxied.contains(&voter) {
+            fail("无效：已托票给法官，托票后本人的投票无效".into());
+        }
         // Time first: a late or unreadable ballot is void whatever it says.
         match posted_at {
             None => fail("无效：无法读取发帖时间".into()),

@@ -167,6 +167,80 @@ pub fn derived_page(dir: &Path, name: &str, posts: &[DPost]) -> PathBuf {
     path
 }
 
+/// Private messages to the judge for ballots sent by PM (qipan): the captured API v1
+/// conversation answer (`pm/mobile_v1_mypm_subop_view_touid10_judge.json`) with its messages
+/// replaced, each in the captured form: pmid (= the given id), sender, uid, exact time, text.
+pub fn derived_pm_page(dir: &Path, name: &str, posts: &[DPost]) -> PathBuf {
+    use serde_json::Value;
+    let base = fixtures().join("discuz/pm/mobile_v1_mypm_subop_view_touid10_judge.json");
+    let mut page: Value = serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap();
+    let members: Vec<Value> = serde_json::from_slice(
+        &std::fs::read(fixtures().join("discuz/groundtruth/common_member.json")).unwrap(),
+    )
+    .unwrap();
+    let uid = |name: &str| -> String {
+        members
+            .iter()
+            .find(|m| m["username"] == name)
+            .map(|m| m["uid"].as_str().unwrap().to_string())
+            .unwrap_or_else(|| panic!("{name} is not a member of the captured forum"))
+    };
+    let east8 = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
+    let template = page["Variables"]["list"][0].clone();
+    let mut list = Vec::new();
+    for p in posts {
+        let at = chrono::NaiveDateTime::parse_from_str(p.at, "%Y-%m-%d %H:%M:%S")
+            .unwrap()
+            .and_local_timezone(east8)
+            .unwrap()
+            .timestamp();
+        let mut m = template.clone();
+        m["pmid"] = Value::String(p.pid.to_string());
+        m["plid"] = Value::String(p.pid.to_string());
+        m["authorid"] = Value::String(uid(p.author));
+        m["msgfromid"] = Value::String(uid(p.author));
+        m["author"] = Value::String(p.author.to_string());
+        m["msgfrom"] = Value::String(p.author.to_string());
+        m["dateline"] = Value::String(at.to_string());
+        m["message"] = Value::String(html_escape(p.text).replace('\n', "<br />"));
+        m["subject"] = Value::String(String::new());
+        list.push(m);
+    }
+    page["Variables"]["count"] = Value::String(list.len().to_string());
+    page["Variables"]["perpage"] = Value::String(list.len().max(1).to_string());
+    page["Variables"]["list"] = Value::Array(list);
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec(&page).unwrap()).unwrap();
+    path
+}
+
+/// The captured vote thread's replies (desktop pages 1–4, as a guest saw them), as [`DPost`]s.
+pub fn captured_replies() -> Vec<DPost> {
+    let mut out = Vec::new();
+    for p in 1..=4 {
+        let page = parse_fixture(&format!(
+            "discuz/desktop/guest/viewthread_tid3_vote_p{p}.html"
+        ))
+        .unwrap();
+        for post in page.posts.into_iter().filter(|p| !p.first && !p.blocked) {
+            out.push(DPost {
+                pid: post.pid,
+                author: Box::leak(post.author.into_boxed_str()),
+                at: Box::leak(
+                    post.posted_at
+                        .unwrap()
+                        .format("%Y-%m-%d %H:%M:%S")
+                        .to_string()
+                        .into_boxed_str(),
+                ),
+                text: Box::leak(post.text.into_boxed_str()),
+                quotes: None,
+            });
+        }
+    }
+    out
+}
+
 fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -189,6 +263,66 @@ pub enum Pages {
     Captured,
     /// A page derived from the captured one with these replies (see [`derived_page`]).
     Derived(Vec<DPost>),
+    /// The captured poll (tid 5): the API v1 answer and the voter lists of options 1, 3 and 13,
+    /// through `bansha tally` (one reading).
+    CapturedPoll,
+    /// Ballots sent to the judge by private message (see [`derived_pm_page`]).
+    Pm(Vec<DPost>),
+    /// The captured vote thread's replies, sent instead by private message, pmid = pid.
+    CapturedAsPm,
+    /// Readings of a poll, each with the votes that appeared since the reading before, in
+    /// the order the daemon would make them; the rules see when each vote was first seen.
+    Poll(Vec<Reading>),
+}
+
+pub struct Reading {
+    pub at: &'static str,
+    pub new: Vec<(&'static str, Vec<&'static str>)>,
+}
+
+/// The casts a series of poll readings yields (the daemon's log, built the same way).
+pub fn casts_of(readings: &[Reading], offset: chrono::FixedOffset) -> Vec<bansha::rules::Cast> {
+    use bansha_parsers::poll::{Poll, PollOption, PollVoter};
+    let mut log = bansha::rules::channels::PollLog::default();
+    let mut all: Vec<(&str, Vec<&str>)> = Vec::new();
+    for r in readings {
+        all.extend(r.new.iter().cloned());
+        let mut options: Vec<PollOption> = Vec::new();
+        for (voter, targets) in &all {
+            for t in targets {
+                let i = match options.iter().position(|o| o.text == *t) {
+                    Some(i) => i,
+                    None => {
+                        options.push(PollOption {
+                            id: Some(options.len() as u64 + 1),
+                            index: options.len() as u32 + 1,
+                            text: t.to_string(),
+                            votes: 0,
+                            voters: Some(Vec::new()),
+                        });
+                        options.len() - 1
+                    }
+                };
+                options[i].votes += 1;
+                options[i].voters.as_mut().unwrap().push(PollVoter {
+                    uid: None,
+                    name: voter.to_string(),
+                });
+            }
+        }
+        let poll = Poll {
+            tid: Some(5),
+            options,
+            voters_total: Some(all.len() as u32),
+            multiple: true,
+            max_choices: Some(2),
+            overt: Some(true),
+            expires_at: None,
+        };
+        let at = bansha::time::parse_local_time(r.at, offset).unwrap();
+        log.observe(&poll, at);
+    }
+    log.casts
 }
 
 /// One rule of one game, as a test case: the seed line it comes from, a game config, pages,
@@ -214,6 +348,29 @@ pub struct Got {
 }
 
 impl Got {
+    /// (valid, reason) of `voter`'s last ballot.
+    pub fn verdict_of(&self, voter: &str) -> (bool, String) {
+        let b = self.json["ballots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rfind(|b| b["voter"] == voter)
+            .unwrap_or_else(|| panic!("no ballot of {voter}: {}", self.json["ballots"]));
+        (
+            b["valid"].as_bool().unwrap(),
+            b["reason"].as_str().unwrap().to_string(),
+        )
+    }
+
+    /// Asserts `voter`'s last ballot is void for a reason containing `why`.
+    pub fn void_of(&self, voter: &str, why: &str) {
+        let (valid, reason) = self.verdict_of(voter);
+        assert!(
+            !valid && reason.contains(why),
+            "{voter}: {reason} (wanted void: {why})"
+        );
+    }
+
     /// (valid, reason) of the ballot in post `pid`.
     pub fn verdict(&self, pid: u64) -> (bool, String) {
         let b = self.json["ballots"]
@@ -312,7 +469,39 @@ pub fn run_cases(cases: &[Case]) {
             ),
         )
         .unwrap();
+        if let Pages::Poll(readings) = &case.pages {
+            // Poll readings go to the rules' entry point, as the daemon's cycle does.
+            let g = bansha::config::load(&game).unwrap();
+            let casts = casts_of(readings, g.utc_offset);
+            let at =
+                bansha::time::parse_local_time(case.at.expect("a time"), g.utc_offset).unwrap();
+            let tally =
+                bansha::rules::tally_with(&g, case.day, case.round, at, &[], &casts).unwrap();
+            let got = Got {
+                json: serde_json::to_value(&tally).unwrap(),
+                text: bansha::tally_cmd::bbcode(&g, &tally),
+            };
+            let result =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (case.check)(&got)));
+            if result.is_err() {
+                panic!("case {:?} failed; the tally was:\n{}", case.name, got.text);
+            }
+            continue;
+        }
         let pages = match &case.pages {
+            Pages::CapturedPoll => {
+                let poll = fixtures().join("discuz/poll");
+                let mut v = vec![poll.join("mobile_v1_viewthread_tid5_judge.json")];
+                for o in ["1", "3", "13"] {
+                    v.push(poll.join(format!("viewvote_tid5_option{o}_judge_inajax.xml")));
+                }
+                v
+            }
+            Pages::Poll(_) => unreachable!(),
+            Pages::Pm(posts) => vec![derived_pm_page(dir.path(), "pm.json", posts)],
+            Pages::CapturedAsPm => {
+                vec![derived_pm_page(dir.path(), "pm.json", &captured_replies())]
+            }
             Pages::Captured => (1..=4)
                 .map(|p| {
                     fixtures().join(format!(
