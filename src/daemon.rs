@@ -4,7 +4,7 @@
 //! the store, so a cycle that is repeated (after a crash, a restart, a catch-up) sends nothing
 //! twice.
 
-use crate::config::{DayConfig, GameConfig};
+use crate::config::{BallotSource, DayConfig, GameConfig};
 use crate::fetch::{FetchError, Forum};
 use crate::notify::Mailer;
 use crate::rules::tally::fmt_votes;
@@ -166,7 +166,13 @@ impl Daemon {
         // A full scan (catches edits and deletions) at the start, at the lock and at the close.
         let full = lock_due || close_due || cursor.last_full_scan.is_none();
 
-        match self.fetch_thread(tid, full, &mut cursor, now).await {
+        // A poll day's thread carries no ballots: the poll is read below instead.
+        let thread = if g.rules.vote.source == BallotSource::Poll {
+            Ok(Vec::new())
+        } else {
+            self.fetch_thread(tid, full, &mut cursor, now).await
+        };
+        match thread {
             Ok(changes) => {
                 self.recovered(tid, now)?;
                 self.store.set_cursor(tid, &cursor)?;
@@ -262,7 +268,13 @@ impl Daemon {
         } else {
             posts_now
         };
-        let tally = rules::tally(g, d.day, 1, now, &posts)?;
+        // Ballots that are not thread posts: the poll (bansha42), the judge's inbox (qipan).
+        let (posts, casts) = match g.rules.vote.source {
+            BallotSource::Thread => (posts, Vec::new()),
+            BallotSource::Poll => (posts, self.read_poll(g, tid, now, report).await?),
+            BallotSource::Pm => (self.read_pms(g, d, now, report).await?, Vec::new()),
+        };
+        let tally = rules::tally_with(g, d.day, 1, now, &posts, &casts)?;
 
         // Each void or late ballot, once.
         for b in tally.ballots.iter().filter(|b| !b.valid) {
@@ -697,6 +709,77 @@ impl Daemon {
             }
         }
         Ok(())
+    }
+
+    /// Read the poll once (only options whose count changed get their voter lists fetched),
+    /// log each vote as first seen, and return every vote logged so far. A failed reading is
+    /// reported like a failed page and leaves the log as it was.
+    async fn read_poll(
+        &self,
+        g: &GameConfig,
+        tid: u64,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<Vec<rules::Cast>> {
+        let last_key = format!("poll/{tid}/last");
+        let log_key = format!("poll/{tid}/log");
+        let mut log: rules::channels::PollLog = self.store.get_meta(&log_key)?.unwrap_or_default();
+        if log.readings.last().is_some_and(|t| *t >= now) {
+            return Ok(log.casts);
+        }
+        let previous: Option<bansha_parsers::poll::Poll> = self.store.get_meta(&last_key)?;
+        match self.forum.poll(tid, previous.as_ref()).await {
+            Ok(poll) => {
+                self.recovered(tid, now)?;
+                let new = log.observe(&poll, now);
+                report.new_posts += new.len();
+                self.store.set_meta(&last_key, &poll)?;
+                self.store.set_meta(&log_key, &log)?;
+            }
+            Err(e) => self.failed(g, tid, &e, now, report)?,
+        }
+        Ok(log.casts)
+    }
+
+    /// Read the judge's inbox (only conversations with something new), keep every message, and
+    /// return the day's ballots by private message as posts.
+    async fn read_pms(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<Vec<bansha_parsers::Post>> {
+        use bansha_parsers::pm::PrivateMessage;
+        use std::collections::BTreeMap;
+        let mut known: BTreeMap<u64, i64> = self.store.get_meta("pm/known")?.unwrap_or_default();
+        let mut messages: BTreeMap<u64, PrivateMessage> =
+            self.store.get_meta("pm/messages")?.unwrap_or_default();
+        let last_read: Option<Time> = self.store.get_meta("pm/read_at")?;
+        if last_read.is_none_or(|t| t < now) {
+            match self.forum.private_messages(&known).await {
+                Ok((conversations, new)) => {
+                    self.recovered(0, now)?;
+                    for m in new {
+                        if !messages.contains_key(&m.pmid) {
+                            report.new_posts += 1;
+                        }
+                        messages.insert(m.pmid, m);
+                    }
+                    for c in conversations {
+                        if let Some(t) = c.last_at {
+                            known.insert(c.plid, t.timestamp());
+                        }
+                    }
+                    self.store.set_meta("pm/messages", &messages)?;
+                    self.store.set_meta("pm/known", &known)?;
+                    self.store.set_meta("pm/read_at", &now)?;
+                }
+                Err(e) => self.failed(g, 0, &e, now, report)?,
+            }
+        }
+        let all: Vec<PrivateMessage> = messages.into_values().collect();
+        Ok(rules::channels::pm_posts(g, d, &all))
     }
 
     /// The game state the judge keeps with `bansha change` / `bansha confirm` (the state file

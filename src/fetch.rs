@@ -224,6 +224,150 @@ impl Forum {
         }
     }
 
+    /// Fetch and parse one page; a login demand triggers one login and one retry, the flood
+    /// page is waited out once.
+    async fn parsed<T>(
+        &self,
+        rel: &str,
+        parse: impl Fn(&[u8], Option<&str>) -> Result<T, bansha_parsers::PageError>,
+    ) -> Result<T, FetchError> {
+        let mut logged_in = false;
+        let mut waited = false;
+        loop {
+            let body = self.request(rel, None).await?;
+            match parse(&body.bytes, body.content_type.as_deref()) {
+                Ok(p) => return Ok(p),
+                Err(e)
+                    if matches!(
+                        e.kind,
+                        PageErrorKind::LoginRequired | PageErrorKind::NoPermission
+                    ) && !logged_in
+                        && self.login.is_some() =>
+                {
+                    self.log_in().await?;
+                    logged_in = true;
+                }
+                Err(e) if e.kind == PageErrorKind::Flood && !waited => {
+                    waited = true;
+                    tokio::time::sleep(Duration::from_millis(
+                        self.settings.min_gap_ms.max(1000) * 5,
+                    ))
+                    .await;
+                }
+                Err(e) => return Err(FetchError::Page(e.kind, e.detail)),
+            }
+        }
+    }
+
+    /// A reading of a poll thread: options and counts, and the voters of each option. Only the
+    /// options whose count changed since `previous` have their voter lists fetched (100 per
+    /// page); the others keep the voters read before.
+    pub async fn poll(
+        &self,
+        tid: u64,
+        previous: Option<&bansha_parsers::poll::Poll>,
+    ) -> Result<bansha_parsers::poll::Poll, FetchError> {
+        let opts = ParseOptions {
+            utc_offset: self.utc_offset,
+        };
+        let rel = match self.settings.source {
+            Source::Api => format!(
+                "api/mobile/index.php?version={}&module=viewthread&tid={tid}&page=1",
+                self.settings.api_version
+            ),
+            Source::Desktop => format!("forum.php?mod=viewthread&tid={tid}"),
+        };
+        let mut poll = self
+            .parsed(&rel, |b, ct| bansha_parsers::poll::parse_poll(b, ct, &opts))
+            .await?;
+        for o in poll.options.iter_mut() {
+            if o.votes == 0 {
+                o.voters = Some(Vec::new());
+                continue;
+            }
+            let before = previous.and_then(|p| {
+                p.options
+                    .iter()
+                    .find(|q| q.text == o.text && (q.id == o.id || q.id.is_none()))
+            });
+            if let Some(b) = before.filter(|b| b.votes == o.votes && b.voters.is_some()) {
+                o.voters = b.voters.clone();
+                continue;
+            }
+            let Some(id) = o.id else {
+                continue;
+            };
+            let mut voters = Vec::new();
+            let mut page = 1;
+            loop {
+                let rel = format!(
+                    "forum.php?mod=misc&action=viewvote&tid={tid}&polloptionid={id}&page={page}&inajax=1"
+                );
+                let list = self
+                    .parsed(&rel, bansha_parsers::poll::parse_voters)
+                    .await?;
+                voters.extend(list.voters);
+                if list.last_page <= page || page >= 100 {
+                    break;
+                }
+                page += 1;
+            }
+            o.voters = Some(voters);
+        }
+        Ok(poll)
+    }
+
+    /// The judge's private messages: the inbox list, then every conversation whose last message
+    /// is not in `known` (plid → last message time), all pages. Always API version 1 (exact
+    /// times). Reading a conversation marks it read on the forum.
+    pub async fn private_messages(
+        &self,
+        known: &std::collections::BTreeMap<u64, i64>,
+    ) -> Result<
+        (
+            Vec<bansha_parsers::pm::Conversation>,
+            Vec<bansha_parsers::pm::PrivateMessage>,
+        ),
+        FetchError,
+    > {
+        use bansha_parsers::pm::parse_pm;
+        let opts = ParseOptions {
+            utc_offset: self.utc_offset,
+        };
+        let mut conversations = Vec::new();
+        let mut page = 1;
+        loop {
+            let rel = format!("api/mobile/index.php?version=1&module=mypm&page={page}");
+            let p = self.parsed(&rel, |b, ct| parse_pm(b, ct, &opts)).await?;
+            conversations.extend(p.conversations);
+            if p.last_page <= page || page >= 100 {
+                break;
+            }
+            page += 1;
+        }
+        let mut messages = Vec::new();
+        for c in &conversations {
+            let last = c.last_at.map(|t| t.timestamp());
+            if last.is_some() && known.get(&c.plid).copied() == last {
+                continue;
+            }
+            let Some(uid) = c.with_uid else { continue };
+            let mut page = 1;
+            loop {
+                let rel = format!(
+                    "api/mobile/index.php?version=1&module=mypm&subop=view&touid={uid}&page={page}"
+                );
+                let p = self.parsed(&rel, |b, ct| parse_pm(b, ct, &opts)).await?;
+                messages.extend(p.messages);
+                if p.last_page <= page || page >= 100 {
+                    break;
+                }
+                page += 1;
+            }
+        }
+        Ok((conversations, messages))
+    }
+
     /// A board's thread list, newest threads first (always the desktop page: the API's
     /// forumdisplay is unreliable across versions).
     pub async fn thread_list(
