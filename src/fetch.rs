@@ -192,36 +192,13 @@ impl Forum {
     /// One thread page, parsed. A login demand triggers one login and one retry; the flood
     /// page is waited out once.
     pub async fn thread_page(&self, tid: u64, page: u32) -> Result<ThreadPage, FetchError> {
-        let rel = self.page_url(tid, page);
-        let mut logged_in = false;
-        let mut waited = false;
-        loop {
-            let body = self.request(&rel, None).await?;
-            let opts = ParseOptions {
-                utc_offset: self.utc_offset,
-            };
-            match parse_thread_page(&body.bytes, body.content_type.as_deref(), &opts) {
-                Ok(p) => return Ok(p),
-                Err(e)
-                    if matches!(
-                        e.kind,
-                        PageErrorKind::LoginRequired | PageErrorKind::NoPermission
-                    ) && !logged_in
-                        && self.login.is_some() =>
-                {
-                    self.log_in().await?;
-                    logged_in = true;
-                }
-                Err(e) if e.kind == PageErrorKind::Flood && !waited => {
-                    waited = true;
-                    tokio::time::sleep(Duration::from_millis(
-                        self.settings.min_gap_ms.max(1000) * 5,
-                    ))
-                    .await;
-                }
-                Err(e) => return Err(FetchError::Page(e.kind, e.detail)),
-            }
-        }
+        let opts = ParseOptions {
+            utc_offset: self.utc_offset,
+        };
+        self.parsed(&self.page_url(tid, page), |b, ct| {
+            parse_thread_page(b, ct, &opts)
+        })
+        .await
     }
 
     /// Fetch and parse one page; a login demand triggers one login and one retry, the flood

@@ -1320,21 +1320,6 @@ struct PollState {
     requests: Vec<String>,
 }
 
-fn members() -> BTreeMap<String, String> {
-    let rows: Vec<Value> = serde_json::from_slice(
-        &std::fs::read(common::fixtures().join("discuz/groundtruth/common_member.json")).unwrap(),
-    )
-    .unwrap();
-    rows.iter()
-        .map(|m| {
-            (
-                m["username"].as_str().unwrap().to_string(),
-                m["uid"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
-
 struct PollResponder(Arc<Mutex<PollState>>);
 
 impl Respond for PollResponder {
@@ -1371,7 +1356,6 @@ impl Respond for PollResponder {
         )
         .unwrap();
         let text = common_option_text(&captured, option);
-        let uids = members();
         let items: String = st
             .votes
             .iter()
@@ -1379,7 +1363,7 @@ impl Respond for PollResponder {
             .map(|(v, _)| {
                 format!(
                     "<li><p><a href=\"home.php?mod=space&amp;uid={}\" target=\"_blank\">{v}</a></p></li>\n",
-                    uids[*v]
+                    common::member_uid(v)
                 )
             })
             .collect();

@@ -88,6 +88,19 @@ pub struct DPost {
     pub quotes: Option<u64>,
 }
 
+/// The uid of a member of the captured forum (`groundtruth/common_member.json`).
+pub fn member_uid(name: &str) -> String {
+    let members: Vec<serde_json::Value> = serde_json::from_slice(
+        &std::fs::read(fixtures().join("discuz/groundtruth/common_member.json")).unwrap(),
+    )
+    .unwrap();
+    members
+        .iter()
+        .find(|m| m["username"] == name)
+        .map(|m| m["uid"].as_str().unwrap().to_string())
+        .unwrap_or_else(|| panic!("{name} is not a member of the captured forum"))
+}
+
 /// A reply (not quoting anything) for a derived page.
 pub fn post(pid: u64, author: &'static str, at: &'static str, text: &'static str) -> DPost {
     DPost {
@@ -108,17 +121,7 @@ pub fn derived_page(dir: &Path, name: &str, posts: &[DPost]) -> PathBuf {
     use serde_json::Value;
     let base = fixtures().join("discuz/mobile/variants/v4_viewthread_tid3_ppp50_judge.json");
     let mut page: Value = serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap();
-    let members: Vec<Value> = serde_json::from_slice(
-        &std::fs::read(fixtures().join("discuz/groundtruth/common_member.json")).unwrap(),
-    )
-    .unwrap();
-    let uid = |name: &str| -> String {
-        members
-            .iter()
-            .find(|m| m["username"] == name)
-            .map(|m| m["uid"].as_str().unwrap().to_string())
-            .unwrap_or_else(|| panic!("{name} is not a member of the captured forum"))
-    };
+    let uid = member_uid;
     let east8 = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
     let unix = |at: &str| -> i64 {
         let naive = chrono::NaiveDateTime::parse_from_str(at, "%Y-%m-%d %H:%M:%S").unwrap();
@@ -174,17 +177,7 @@ pub fn derived_pm_page(dir: &Path, name: &str, posts: &[DPost]) -> PathBuf {
     use serde_json::Value;
     let base = fixtures().join("discuz/pm/mobile_v1_mypm_subop_view_touid10_judge.json");
     let mut page: Value = serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap();
-    let members: Vec<Value> = serde_json::from_slice(
-        &std::fs::read(fixtures().join("discuz/groundtruth/common_member.json")).unwrap(),
-    )
-    .unwrap();
-    let uid = |name: &str| -> String {
-        members
-            .iter()
-            .find(|m| m["username"] == name)
-            .map(|m| m["uid"].as_str().unwrap().to_string())
-            .unwrap_or_else(|| panic!("{name} is not a member of the captured forum"))
-    };
+    let uid = member_uid;
     let east8 = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
     let template = page["Variables"]["list"][0].clone();
     let mut list = Vec::new();
