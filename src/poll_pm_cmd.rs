@@ -8,6 +8,23 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
+/// What reading saved pages ran into: pages that could not be read (the command fails) and
+/// notes for the judge (warnings and hints), each a full Chinese line.
+#[derive(Debug, Default)]
+pub struct Problems {
+    pub errors: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+impl Problems {
+    fn print(&self, err: &mut dyn Write) -> std::io::Result<()> {
+        for l in self.errors.iter().chain(&self.notes) {
+            writeln!(err, "{l}")?;
+        }
+        Ok(())
+    }
+}
+
 fn page_error(path: &std::path::Path, what: &str, e: &PageError) -> String {
     format!(
         "错误：{} 不是可读取的{what}：{}（{}：{}）",
@@ -26,51 +43,47 @@ fn is_voter_list(bytes: &[u8]) -> bool {
 
 /// Read saved poll pages: the poll (its last page read) with the voters of every voter-list page
 /// attached. Pages that cannot be read and lists that fit no option are reported in `problems`.
-pub fn read_poll(
-    paths: &[PathBuf],
-    opts: &ParseOptions,
-    problems: &mut Vec<String>,
-) -> anyhow::Result<Option<Poll>> {
+pub fn read_poll(paths: &[PathBuf], opts: &ParseOptions, problems: &mut Problems) -> Option<Poll> {
     let mut poll: Option<Poll> = None;
     let mut lists: Vec<VoterList> = Vec::new();
     for path in paths {
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
             Err(e) => {
-                problems.push(format!("错误：无法打开文件 {}：{e}", path.display()));
+                problems
+                    .errors
+                    .push(format!("错误：无法打开文件 {}：{e}", path.display()));
                 continue;
             }
         };
         if is_voter_list(&bytes) {
             match parse_voters(&bytes, None) {
                 Ok(l) => lists.push(l),
-                Err(e) => problems.push(page_error(path, "投票参与人页面", &e)),
+                Err(e) => problems.errors.push(page_error(path, "投票参与人页面", &e)),
             }
             continue;
         }
         match parse_poll(&bytes, None, opts) {
             Ok(p) => poll = Some(p),
-            Err(e) => problems.push(page_error(path, "投票机页面", &e)),
+            Err(e) => problems.errors.push(page_error(path, "投票机页面", &e)),
         }
     }
-    let Some(mut poll) = poll else {
-        return Ok(None);
-    };
+    let mut poll = poll?;
     for l in attach_voters(&mut poll, &lists) {
-        problems.push(format!(
+        problems.notes.push(format!(
             "警告：投票参与人页面（选项 {:?}）对不上投票机的任何选项",
             l.option_id
         ));
     }
     for o in &poll.options {
         match &o.voters {
-            Some(v) if v.len() != o.votes as usize => problems.push(format!(
+            Some(v) if v.len() != o.votes as usize => problems.notes.push(format!(
                 "警告：选项“{}”显示 {} 票，参与人名单有 {} 人（名单可能分页，或两页读取之间有人投票）",
                 o.text,
                 o.votes,
                 v.len()
             )),
-            None if o.votes > 0 => problems.push(format!(
+            None if o.votes > 0 => problems.notes.push(format!(
                 "警告：选项“{}”有 {} 票，但没有它的参与人页面（viewvote&polloptionid={}）",
                 o.text,
                 o.votes,
@@ -79,7 +92,7 @@ pub fn read_poll(
             _ => {}
         }
     }
-    Ok(Some(poll))
+    Some(poll)
 }
 
 /// Run `bansha poll`: one JSON object, the poll with each option's voters where a voter list
@@ -90,12 +103,10 @@ pub fn poll(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
-    let mut problems = Vec::new();
-    let poll = read_poll(paths, opts, &mut problems)?;
-    let failed = problems.iter().any(|p| p.starts_with("错误"));
-    for p in &problems {
-        writeln!(err, "{p}")?;
-    }
+    let mut problems = Problems::default();
+    let poll = read_poll(paths, opts, &mut problems);
+    let failed = !problems.errors.is_empty();
+    problems.print(err)?;
     let Some(poll) = poll else {
         writeln!(
             err,
@@ -112,21 +123,23 @@ pub fn poll(
 pub fn read_pms(
     paths: &[PathBuf],
     opts: &ParseOptions,
-    problems: &mut Vec<String>,
+    problems: &mut Problems,
 ) -> Vec<PrivateMessage> {
     let mut messages: BTreeMap<u64, PrivateMessage> = BTreeMap::new();
     for path in paths {
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
             Err(e) => {
-                problems.push(format!("错误：无法打开文件 {}：{e}", path.display()));
+                problems
+                    .errors
+                    .push(format!("错误：无法打开文件 {}：{e}", path.display()));
                 continue;
             }
         };
         match parse_pm(&bytes, None, opts) {
             Ok(page) => {
                 for w in &page.warnings {
-                    problems.push(format!(
+                    problems.notes.push(format!(
                         "警告：{}：短信 {}：{}（{}）",
                         path.display(),
                         w.pid.map(|p| p.to_string()).unwrap_or_default(),
@@ -135,7 +148,7 @@ pub fn read_pms(
                     ));
                 }
                 if !page.conversations.is_empty() {
-                    problems.push(format!(
+                    problems.notes.push(format!(
                         "提示：{} 是收件箱列表（{} 个对话），内容要从每个对话的页面读取",
                         path.display(),
                         page.conversations.len()
@@ -152,7 +165,7 @@ pub fn read_pms(
                     }
                 }
             }
-            Err(e) => problems.push(page_error(path, "短信页面", &e)),
+            Err(e) => problems.errors.push(page_error(path, "短信页面", &e)),
         }
     }
     messages.into_values().collect()
@@ -165,19 +178,13 @@ pub fn pm(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
-    let mut problems = Vec::new();
+    let mut problems = Problems::default();
     let messages = read_pms(paths, opts, &mut problems);
-    for p in &problems {
-        writeln!(err, "{p}")?;
-    }
+    problems.print(err)?;
     for m in &messages {
         serde_json::to_writer(&mut *out, m)?;
         out.write_all(b"\n")?;
     }
     out.flush()?;
-    Ok(if problems.iter().any(|p| p.starts_with("错误")) {
-        1
-    } else {
-        0
-    })
+    Ok(if problems.errors.is_empty() { 0 } else { 1 })
 }

@@ -131,8 +131,10 @@ pub fn read_ballots(
     at: Option<DateTime<FixedOffset>>,
 ) -> anyhow::Result<(Pages, Vec<rules::Cast>)> {
     use crate::config::BallotSource;
-    let fatal = |problems: &[String]| -> anyhow::Result<()> {
-        match problems.iter().find(|p| p.starts_with("错误")) {
+    use crate::poll_pm_cmd::Problems;
+    // A page that cannot be read fails the tally: a tally missing a page would be wrong.
+    let fatal = |problems: &Problems| -> anyhow::Result<()> {
+        match problems.errors.first() {
             Some(p) => Err(anyhow::anyhow!("{}", p.trim_start_matches("错误："))),
             None => Ok(()),
         }
@@ -140,7 +142,7 @@ pub fn read_ballots(
     match game.rules.vote.source {
         BallotSource::Thread => Ok((read_pages(paths, charset, opts)?, Vec::new())),
         BallotSource::Pm => {
-            let mut problems = Vec::new();
+            let mut problems = Problems::default();
             let messages = crate::poll_pm_cmd::read_pms(paths, opts, &mut problems);
             fatal(&problems)?;
             let posts = rules::channels::pm_posts(game, day, &messages);
@@ -148,15 +150,15 @@ pub fn read_ballots(
             Ok((
                 Pages {
                     posts,
-                    warnings: problems,
+                    warnings: strip_label(problems.notes),
                     newest,
                 },
                 Vec::new(),
             ))
         }
         BallotSource::Poll => {
-            let mut problems = Vec::new();
-            let poll = crate::poll_pm_cmd::read_poll(paths, opts, &mut problems)?;
+            let mut problems = Problems::default();
+            let poll = crate::poll_pm_cmd::read_poll(paths, opts, &mut problems);
             fatal(&problems)?;
             let Some(poll) = poll else {
                 anyhow::bail!(
@@ -165,7 +167,7 @@ pub fn read_ballots(
             };
             let at = at.unwrap_or(day.closes_at).min(day.closes_at);
             let casts = rules::channels::PollLog::default().observe(&poll, at);
-            problems.push(
+            problems.notes.push(
                 "保存的页面只是投票机的一次读取，看不出票的先后：平票时按同时到达处理。\
                  守护进程每次轮询都会记录新出现的票，先后以它的记录为准"
                     .into(),
@@ -173,13 +175,21 @@ pub fn read_ballots(
             Ok((
                 Pages {
                     posts: Vec::new(),
-                    warnings: problems,
+                    warnings: strip_label(problems.notes),
                     newest: Some(at),
                 },
                 casts,
             ))
         }
     }
+}
+
+/// Notes as the tally prints them (it adds its own "警告：").
+fn strip_label(notes: Vec<String>) -> Vec<String> {
+    notes
+        .into_iter()
+        .map(|n| n.trim_start_matches("警告：").to_string())
+        .collect()
 }
 
 /// Run `bansha tally`; returns the exit code.

@@ -72,6 +72,7 @@ static PAGER_CURRENT: LazyLock<Selector> =
 static PAGER_LINK: LazyLock<Selector> = LazyLock::new(|| Selector::parse("div.pg a").unwrap());
 static CANONICAL: LazyLock<Selector> =
     LazyLock::new(|| Selector::parse(r#"link[rel="canonical"]"#).unwrap());
+static LINK: LazyLock<Selector> = LazyLock::new(|| Selector::parse("a[href]").unwrap());
 static UID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"uid=(\d+)").unwrap());
 static TID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"tid=(\d+)").unwrap());
 static PAGE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"page=(\d+)").unwrap());
@@ -168,7 +169,7 @@ pub fn parse_poll(
         .or_else(|| {
             doc.select(&PINF)
                 .next()
-                .and_then(|p| p.select(&Selector::parse("a").unwrap()).next())
+                .and_then(|p| p.select(&LINK).next())
                 .and_then(|a| a.value().attr("href"))
                 .and_then(|h| TID.captures(h))
                 .and_then(|c| c[1].parse().ok())

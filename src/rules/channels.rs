@@ -102,9 +102,4 @@ impl PollLog {
         self.casts.extend(new.iter().cloned());
         new
     }
-
-    /// The longest gap between two readings: how precise the arrival order is.
-    pub fn precision(&self) -> Option<chrono::Duration> {
-        self.readings.windows(2).map(|w| w[1] - w[0]).max()
-    }
 }
