@@ -120,6 +120,10 @@ struct DayFile {
     bless: Option<String>,
     #[serde(default)]
     accelerated: bool,
+    /// When the judge confirmed the acceleration (m103): changes from then on are void.
+    accelerated_at: Option<String>,
+    /// The progress thread (进程帖) where players ask to speed the game up (m103).
+    progress_thread: Option<u64>,
     #[serde(default)]
     half_voters: Vec<String>,
     runoff: Option<RunoffFile>,
@@ -178,12 +182,22 @@ pub struct DayConfig {
     pub curse: Option<String>,
     /// 右士's blessing target: −1 vote at the close of round 1 (chuhan).
     pub bless: Option<String>,
-    /// The game has been accelerated (m103): changes are void.
+    /// The game has been accelerated (m103): changes are void (all day, or from
+    /// `accelerated_at`).
     pub accelerated: bool,
+    pub accelerated_at: Option<DateTime<FixedOffset>>,
+    pub progress_thread: Option<u64>,
     /// Players killed by a kill post this round (bansha42): half votes, for ties only.
     pub half_voters: Vec<String>,
     pub runoff: Option<Runoff>,
     pub proxies: Vec<Proxy>,
+}
+
+impl DayConfig {
+    /// Whether the game was accelerated by `t` (all day, or from the confirmed moment).
+    pub fn accelerated_by(&self, t: DateTime<FixedOffset>) -> bool {
+        self.accelerated || self.accelerated_at.is_some_and(|a| a <= t)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -237,6 +251,18 @@ pub struct Rules {
     /// Players who go out together (m103's lovers).
     #[serde(default)]
     pub link: Vec<Link>,
+    #[serde(default)]
+    pub acceleration: AccelerationRules,
+}
+
+/// m103: players ask in the progress thread to speed the game up; more than half of the living
+/// asking makes it so once the judge confirms.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AccelerationRules {
+    /// A regular expression a post's own text matches when it asks for acceleration; empty:
+    /// the game has no acceleration.
+    pub request: String,
 }
 
 /// When a member of `faction` goes out, its other living members (but `except_role`) follow.
@@ -831,6 +857,13 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
         ));
     }
 
+    if let Err(e) = regex::Regex::new(&rules.acceleration.request) {
+        return Err(at(
+            &["rules", "acceleration", "request"],
+            format!("不是有效的正则表达式：{e}"),
+        ));
+    }
+
     // Roster.
     let roster = game.roster;
     if roster.players.is_empty() {
@@ -993,6 +1026,11 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
             curse: d.curse,
             bless: d.bless,
             accelerated: d.accelerated,
+            accelerated_at: match &d.accelerated_at {
+                Some(t) => Some(time("accelerated_at", t)?),
+                None => None,
+            },
+            progress_thread: d.progress_thread,
             half_voters: d.half_voters,
             runoff,
             proxies,

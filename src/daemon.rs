@@ -259,6 +259,15 @@ impl Daemon {
             }
         }
 
+        // m103: acceleration requests in the progress thread; the judge is told once when more
+        // than half of the living have asked.
+        if let Some(pt) = d
+            .progress_thread
+            .filter(|_| !g.rules.acceleration.request.is_empty() && !d.accelerated_by(now))
+        {
+            self.watch_acceleration(g, d, pt, now, report).await?;
+        }
+
         let posts_now = self.store.posts_as_of(tid, now)?;
         let closed = now >= d.closes_at;
         // After the close: the posts as they stood at the close (an edit after it is not
@@ -707,6 +716,72 @@ impl Daemon {
             if self.store.enqueue(&key, &mail)? {
                 report.mails_queued += 1;
             }
+        }
+        Ok(())
+    }
+
+    async fn watch_acceleration(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        pt: u64,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let mut c = self.store.cursor(pt)?;
+        let full = c.last_full_scan.is_none();
+        match self.fetch_thread(pt, full, &mut c, now).await {
+            Ok(changes) => {
+                self.recovered(pt, now)?;
+                self.store.set_cursor(pt, &c)?;
+                report.new_posts += changes
+                    .iter()
+                    .filter(|c| matches!(c, Change::New { .. }))
+                    .count();
+            }
+            Err(e) => self.failed(g, pt, &e, now, report)?,
+        }
+        let posts = self.store.posts_as_of(pt, now)?;
+        let Some(a) = rules::acceleration::count(g, d, &posts, now).filter(|a| a.reached()) else {
+            return Ok(());
+        };
+        let lines: Vec<String> = a
+            .requests
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {}（pid {}，{}）",
+                    r.floor,
+                    r.player,
+                    r.pid,
+                    r.at.map(fmt).unwrap_or_default()
+                )
+            })
+            .collect();
+        let mail = Mail {
+            subject: format!(
+                "【bansha】{} 第{}天 申请加速的玩家已过半（{}/{}）",
+                g.name,
+                d.day,
+                a.requests.len(),
+                a.living
+            ),
+            body: format!(
+                "进程帖（tid {pt}）中申请加速的存活玩家已超过半数（需要 {} 人，{} 时达到）：\n{}\n\n\
+                 确认加速后，请在本局配置的第 {} 天写上 accelerated_at = \"确认的时间\"：\
+                 此后的改票无效，潜水不再判定。\n",
+                a.needed,
+                a.reached_at.map(fmt).unwrap_or_default(),
+                lines.join("\n"),
+                d.day
+            ),
+            created_at: now,
+        };
+        if self
+            .store
+            .enqueue(&format!("accel/{}/{}", g.name, d.day), &mail)?
+        {
+            report.mails_queued += 1;
         }
         Ok(())
     }

@@ -207,6 +207,16 @@ fn config_errors_point_at_the_key() {
         ),
         (format!("{base}{day}colour = 1\n"), "第 ", "未知的键"),
         (
+            format!("{base}{day}[rules.acceleration]\nrequest = \"(加速\"\n"),
+            "rules.acceleration.request",
+            "不是有效的正则表达式",
+        ),
+        (
+            format!("{base}[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00\"\naccelerated_at = \"昨晚\"\n"),
+            "days[0].accelerated_at",
+            "格式不对",
+        ),
+        (
             format!("{base}[[days]]\nday = 2\ncloses_at = \"明天九点\"\n"),
             "days[0].closes_at",
             "格式不对",

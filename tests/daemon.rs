@@ -1584,3 +1584,86 @@ async fn qipan_ballots_come_from_the_judges_inbox() {
     );
     assert_eq!(q.iter().filter(|x| x.contains("touid")).count(), 5, "{q:?}");
 }
+
+/// m103 acceleration (seed 002 L245): the daemon counts distinct living players asking in the
+/// progress thread (here the captured discussion thread, tid 4, with requests added in the
+/// captured post form) and tells the judge once, when more than half of the 12 living have asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acceleration_requests_past_half_are_mailed_once() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let text = std::fs::read_to_string(&game).unwrap().replace(
+        "discussion_threads = [4]\n",
+        "discussion_threads = [4]\nprogress_thread = 4\n",
+    );
+    std::fs::write(&game, text).unwrap();
+    // 11:00 + i minutes (2026-11-29 +08:00).
+    let requests: [(u64, &str, i64, &str); 9] = [
+        (901, "大灰狼", 0, "申请加速"),
+        (902, "小飞", 5, "同意加速，拖着没意思"),
+        (903, "大灰狼", 10, "再次申请加速"), // the same player twice counts once
+        (904, "龙舌", 15, "支持加速"),       // out: does not count
+        (905, "李逵", 20, "我觉得还不到时候"), // not a request
+        (906, "花千树", 25, "赞成进程加速"),
+        (907, "不见", 30, "同意 加速"),
+        (908, "冷雪", 35, "申请加速"),
+        (909, "蝈蝈", 40, "支持加速"),
+    ];
+    let late = (910u64, "超人", 90i64, "同意加速"); // 12:30: the 7th of 12 living
+    {
+        let mut f = forum.lock().unwrap();
+        let template = f.discussion[1].clone();
+        for (pid, author, minutes, text) in requests.iter().copied().chain([late]) {
+            let mut p = template.clone();
+            p["pid"] = Value::String(pid.to_string());
+            p["author"] = Value::String(author.into());
+            p["authorid"] = Value::String(common::member_uid(author));
+            p["dbdateline"] = Value::String((1795921200 + minutes * 60).to_string());
+            p["message"] = Value::String(text.into());
+            f.discussion.push(p);
+        }
+        f.at = 1795924800; // 12:00
+    }
+    let accel = |mailbox: &Mailbox| {
+        subjects(mailbox)
+            .into_iter()
+            .filter(|(_, s)| s.contains("加速"))
+            .map(|(_, s)| s)
+            .collect::<Vec<_>>()
+    };
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 12:00:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert!(accel(&mailbox).is_empty(), "6 of 12 is not more than half");
+
+    forum.lock().unwrap().at = 1795927200; // 12:40
+    for now in ["2026-11-29 12:40:00", "2026-11-29 12:50:00"] {
+        let c = config.clone();
+        let r = tokio::task::spawn_blocking(move || once(&c, now))
+            .await
+            .unwrap();
+        assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    }
+    assert_eq!(
+        accel(&mailbox),
+        ["【bansha】版杀一室 第十二局 第2天 申请加速的玩家已过半（7/12）"]
+    );
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let text = body(
+        mails
+            .iter()
+            .find(|m| summary(m).1.contains("加速"))
+            .unwrap(),
+    );
+    assert!(
+        text.contains("需要 7 人，2026-11-29 12:30:00 时达到"),
+        "{text}"
+    );
+    assert!(text.contains("accelerated_at"), "{text}");
+    assert!(!text.contains("龙舌") && !text.contains("李逵"), "{text}");
+}

@@ -210,6 +210,22 @@ fn m103() {
             },
         },
         Case {
+            name: "accelerated at a confirmed moment: changes before it stand, changes after are void",
+            seed: (SEED, 245, "如果在进程帖中申请加速的玩家超过所有存活玩家的二分之一则游戏进程加速"),
+            ruleset: "m103",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\naccelerated_at = \"2026-11-29 08:00:00\"\n",
+            pages: Pages::Captured,
+            day: 2,
+            round: 1,
+            at: None,
+            check: |g| {
+                // 冷雪 changed at 11-28 21:33, before; 蝈蝈 at 11-29 08:05, after.
+                assert!(g.is_valid(65), "{:?}", g.verdict(65));
+                g.void(75, "进程已于 11-29 08:00:00 加速");
+                assert_eq!(g.votes("李逵"), 5.0, "蝈蝈 stays on 李逵");
+            },
+        },
+        Case {
             name: "out players are not targets",
             seed: (SEED, 74, "不允许被选为技能或投票的目标"),
             ruleset: "m103",

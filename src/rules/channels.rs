@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 
 type Time = DateTime<FixedOffset>;
 
-/// When a day's private-message ballots start: its `opens_at`, else the previous day's close.
-pub fn pm_window_start(config: &GameConfig, d: &DayConfig) -> Option<Time> {
+/// When a day's private-message ballots (and acceleration requests) start: its `opens_at`, else
+/// the previous day's close.
+pub fn window_start(config: &GameConfig, d: &DayConfig) -> Option<Time> {
     d.opens_at.or_else(|| {
         config
             .days
@@ -28,7 +29,7 @@ pub fn pm_window_start(config: &GameConfig, d: &DayConfig) -> Option<Time> {
 /// so the ballot formats and verdicts of the vote thread apply to them unchanged. The judge's
 /// own messages and messages before the day's window are left out.
 pub fn pm_posts(config: &GameConfig, d: &DayConfig, messages: &[PrivateMessage]) -> Vec<Post> {
-    let start = pm_window_start(config, d);
+    let start = window_start(config, d);
     messages
         .iter()
         .filter(|m| !config.roster.judges.iter().any(|j| j == &m.from))

@@ -340,7 +340,7 @@ pub fn lurk(
         if rules.night_move_duty && d.missed_night_moves.contains(&player) {
             reasons.push("没有行使夜间行动（法官记录）".into());
         }
-        if rules.only_before_acceleration && d.accelerated && !reasons.is_empty() {
+        if rules.only_before_acceleration && d.accelerated_by(d.closes_at) && !reasons.is_empty() {
             reasons = vec!["进程已加速，不再判潜水".into()];
             players.push(PlayerCount {
                 player,

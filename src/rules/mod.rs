@@ -1,6 +1,7 @@
 //! The rules: pure code that takes posts, the game config and an explicit `now`. No network,
 //! no database, no clock.
 
+pub mod acceleration;
 pub mod channels;
 pub mod checks;
 pub mod draw;

@@ -928,6 +928,14 @@ impl Engine<'_> {
                 } else {
                     "无效：本局不允许改票".into()
                 });
+            } else if let Some(a) = self.day.accelerated_at {
+                // From the moment the judge confirmed it; a change at an unsure time is void.
+                if posted_at.is_none_or(|t| side(t, precision, a) != Side::Before || t == a) {
+                    fail(format!(
+                        "无效：进程已于 {} 加速，加速后不允许改票",
+                        fmt_time(a)
+                    ));
+                }
             } else if self.day.accelerated {
                 fail("无效：进程加速后不允许改票".into());
             }
@@ -1226,7 +1234,7 @@ impl Engine<'_> {
             outcome,
             publish_voters,
             living: living as usize,
-            accelerated: self.day.accelerated,
+            accelerated: self.day.accelerated_by(now),
         }
     }
 
