@@ -11,7 +11,6 @@ use crate::rules::tally::fmt_votes;
 use crate::rules::{self, Tally};
 use crate::settings::Settings;
 use crate::store::{Change, Cursor, Mail, Store, StoredPost};
-use crate::tally_cmd::bbcode;
 use chrono::{DateTime, Duration, FixedOffset};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -290,9 +289,10 @@ impl Daemon {
             let Some(pid) = b.pid else { continue };
             let key = format!("void/{}/{}/{pid}", g.name, d.day);
             let mail = Mail {
-                subject: format!(
-                    "【bansha】{} 第{}天 无效票：{} {}",
-                    g.name, d.day, b.floor, b.voter
+                subject: crate::render::subject(
+                    g,
+                    d.day,
+                    &format!("无效票：{} {}", b.floor, b.voter),
                 ),
                 body: format!(
                     "{} {}（pid {pid}，{}）：{}\n写的对象：{}\n\n（此邮件只发一次。）",
@@ -303,6 +303,8 @@ impl Daemon {
                     b.written
                 ),
                 created_at: now,
+                html: None,
+                files: Vec::new(),
             };
             if self.store.enqueue(&key, &mail)? {
                 report.mails_queued += 1;
@@ -313,24 +315,22 @@ impl Daemon {
             self.interim_mails(g, d, &tally, now, lock_due, report)?;
         } else {
             let key = event_key(g, d, "close");
-            let mail = Mail {
-                subject: format!(
-                    "【bansha】{} 第{}天 最终计票：{}",
-                    g.name, d.day, tally.outcome.note
-                ),
-                body: format!(
-                    "截止时间 {} 已到，以下是按截止时刻的帖子内容统计的结果（截止后的编辑不计）。\n\
-                     可以直接复制到投票帖：\n\n{}{}",
-                    fmt(d.closes_at),
-                    bbcode(g, &tally),
-                    if tally.outcome.kind == crate::rules::OutcomeKind::Eliminated {
-                        crate::state_cmd::projection(g, &tally.outcome.players)
-                    } else {
-                        String::new()
-                    }
-                ),
-                created_at: now,
-            };
+            let intro = format!(
+                "截止时间 {} 已到，以下是按截止时刻的帖子内容统计的结果（截止后的编辑不计）。\n可以直接复制到投票帖：",
+                fmt(d.closes_at)
+            );
+            let mut mail = crate::render::tally_mail(
+                g,
+                d,
+                &tally,
+                &self.settings.forum.base_url,
+                crate::render::tally_subject(g, d, &format!("最终计票：{}", tally.outcome.note)),
+                &intro,
+                now,
+            );
+            if tally.outcome.kind == crate::rules::OutcomeKind::Eliminated {
+                mail.body += &crate::state_cmd::projection(g, &tally.outcome.players);
+            }
             if self.store.enqueue(&key, &mail)? {
                 report.mails_queued += 1;
             }
@@ -432,7 +432,7 @@ impl Daemon {
             self.store.set_meta("check_failures", &failing)?;
             let f = &verdict.figures;
             let mail = Mail {
-                subject: format!("【bansha】{} 第{}天 {}不合格：{} {}", g.name, d.day, verdict.label, post.floor, post.author),
+                subject: crate::render::subject(g, d.day, &format!("{}不合格：{} {}", verdict.label, post.floor, post.author)),
                 body: format!(
                     "{}（pid {pid}）\n总字数 {}，去掉引用后 {} 字，字符数 {}；引用 {} 字（{:.1}%）；重复句子 {} 字（{:.1}%）\n不合格：{}\n",
                     line,
@@ -446,6 +446,8 @@ impl Daemon {
                     verdict.failures.join("；")
                 ),
                 created_at: now,
+                html: None,
+                files: Vec::new(),
             };
             if self.store.enqueue(
                 &format!("check/{}/{pid}/{}", ct.tid, rec.versions.len()),
@@ -505,7 +507,7 @@ impl Daemon {
         };
         if let Some(key) = key {
             let mail = Mail {
-                subject: format!("【bansha】无法读取论坛：{}", g.name),
+                subject: format!("[{}] 无法读取论坛", g.name),
                 body: format!(
                     "自 {} 起无法读取帖子（tid {tid}）：\n{}\n\n{}",
                     fmt(since),
@@ -517,6 +519,8 @@ impl Daemon {
                     }
                 ),
                 created_at: now,
+                html: None,
+                files: Vec::new(),
             };
             if self.store.enqueue(&key, &mail)? {
                 report.mails_queued += 1;
@@ -620,15 +624,17 @@ impl Daemon {
         );
         let key = event_key(g, d, "lurk");
         let mail = Mail {
-            subject: format!(
-                "【bansha】{} 第{}天 发言统计：{}",
-                g.name,
+            subject: crate::render::subject(
+                g,
                 d.day,
-                if lurkers.is_empty() {
-                    "无人潜水".to_string()
-                } else {
-                    format!("潜水 {}", lurkers.join("、"))
-                }
+                &format!(
+                    "发言统计：{}",
+                    if lurkers.is_empty() {
+                        "无人潜水".to_string()
+                    } else {
+                        format!("潜水 {}", lurkers.join("、"))
+                    }
+                ),
             ),
             body: format!(
                 "{}\n{}",
@@ -636,6 +642,8 @@ impl Daemon {
                 crate::rules::ledger::text(&entries, &standings)
             ),
             created_at: now,
+            html: None,
+            files: Vec::new(),
         };
         if self.store.enqueue(&key, &mail)? {
             report.mails_queued += 1;
@@ -660,64 +668,77 @@ impl Daemon {
             .map(|c| c.target.clone())
             .collect();
         let leader = leaders.join("、");
-        let body = |intro: String| format!("{intro}\n\n{}", bbcode(g, tally));
+        let mail = |what: String, intro: String| {
+            crate::render::tally_mail(
+                g,
+                d,
+                tally,
+                &self.settings.forum.base_url,
+                crate::render::tally_subject(g, d, &what),
+                &intro,
+                now,
+            )
+        };
         if lock_due {
             let key = event_key(g, d, "lock");
-            let mail = Mail {
-                subject: format!(
-                    "【bansha】{} 第{}天 进入截止前锁定时段（{} 起不得改票）",
-                    g.name,
-                    d.day,
-                    tally
-                        .lock_from
-                        .map(|l| l.format("%H:%M").to_string())
-                        .unwrap_or_default()
-                ),
-                body: body(format!("当前统计（{}）：", fmt(now))),
-                created_at: now,
-            };
-            if self.store.enqueue(&key, &mail)? {
-                report.mails_queued += 1;
-            }
+            let lock = tally
+                .lock_from
+                .map(|l| l.format("%H:%M").to_string())
+                .unwrap_or_default();
+            self.queue(&key, report, || {
+                mail(
+                    format!("进入截止前锁定时段（{lock} 起不得改票）"),
+                    format!("当前统计（{}）：", fmt(now)),
+                )
+            })?;
             self.store.mark_event(&key, now)?;
         }
         let leader_key = format!("leader/{}/{}", g.name, d.day);
         let last: Option<(u32, String)> = self.store.get_meta(&leader_key)?;
         if !leader.is_empty() && last.as_ref().map(|(_, l)| l) != Some(&leader) {
             let n = last.map_or(0, |(n, _)| n + 1);
-            let mail = Mail {
-                subject: format!("【bansha】{} 第{}天 领先者变化：{leader}", g.name, d.day),
-                body: body(format!(
-                    "当前领先：{leader}（{} 票），统计时间 {}：",
-                    fmt_votes(top),
-                    fmt(now)
-                )),
-                created_at: now,
-            };
-            if self.store.enqueue(&format!("{leader_key}/{n}"), &mail)? {
-                report.mails_queued += 1;
-            }
+            self.queue(&format!("{leader_key}/{n}"), report, || {
+                mail(
+                    format!("领先者变化：{leader}"),
+                    format!(
+                        "当前领先：{leader}（{} 票），统计时间 {}：",
+                        fmt_votes(top),
+                        fmt(now)
+                    ),
+                )
+            })?;
             self.store.set_meta(&leader_key, &(n, leader.clone()))?;
         }
         let hours = self.settings.poll.interim_every_hours;
         if hours > 0 {
             let bucket = now.timestamp() / (hours as i64 * 3600);
             let key = format!("interim/{}/{}/{bucket}", g.name, d.day);
-            let mail = Mail {
-                subject: format!(
-                    "【bansha】{} 第{}天 临时统计 {}",
-                    g.name,
-                    d.day,
-                    now.format("%m-%d %H:%M")
-                ),
-                body: body(format!("定时临时统计（每 {hours} 小时一次）：")),
-                created_at: now,
-            };
-            if self.store.enqueue(&key, &mail)? {
-                report.mails_queued += 1;
-            }
+            self.queue(&key, report, || {
+                mail(
+                    format!("临时统计 {}", now.format("%m-%d %H:%M")),
+                    format!("定时临时统计（每 {hours} 小时一次）："),
+                )
+            })?;
         }
         Ok(())
+    }
+
+    /// Queue the mail `make` builds under `key`, unless a mail with that key is queued or sent
+    /// already (then it is not built: tally mails draw a chart).
+    fn queue(
+        &self,
+        key: &str,
+        report: &mut CycleReport,
+        make: impl FnOnce() -> Mail,
+    ) -> anyhow::Result<bool> {
+        if self.store.mail_known(key)? {
+            return Ok(false);
+        }
+        let queued = self.store.enqueue(key, &make())?;
+        if queued {
+            report.mails_queued += 1;
+        }
+        Ok(queued)
     }
 
     async fn watch_acceleration(
@@ -759,12 +780,10 @@ impl Daemon {
             })
             .collect();
         let mail = Mail {
-            subject: format!(
-                "【bansha】{} 第{}天 申请加速的玩家已过半（{}/{}）",
-                g.name,
+            subject: crate::render::subject(
+                g,
                 d.day,
-                a.requests.len(),
-                a.living
+                &format!("申请加速的玩家已过半（{}/{}）", a.requests.len(), a.living),
             ),
             body: format!(
                 "进程帖（tid {pt}）中申请加速的存活玩家已超过半数（需要 {} 人，{} 时达到）：\n{}\n\n\
@@ -776,6 +795,8 @@ impl Daemon {
                 d.day
             ),
             created_at: now,
+            html: None,
+            files: Vec::new(),
         };
         if self
             .store
@@ -920,13 +941,15 @@ impl Daemon {
                 continue;
             }
             let mail = Mail {
-                subject: format!("【bansha】{} {subject}", g.name),
+                subject: format!("[{}] {subject}", g.name),
                 body: format!(
                     "{why}\n\n（仅法官可见）根据局面记录 {}（第 {last} 条记录之后）：\n\n{}",
                     path.display(),
                     crate::state_cmd::text(g, &state)
                 ),
                 created_at: now,
+                html: None,
+                files: Vec::new(),
             };
             if self
                 .store
@@ -976,7 +999,7 @@ impl Daemon {
                         }
                     };
                     let mail = Mail {
-                        subject: format!("【bansha】{} 第{}天 投票被编辑：{} {}", g.name, d.day, after.floor, after.author),
+                        subject: crate::render::subject(g, d.day, &format!("投票被编辑：{} {}", after.floor, after.author)),
                         body: format!(
                             "{} {}（pid {pid}）的帖子内容变了。\n{notice}\n\n之前看到的内容：\n{}\n\n{} 看到的内容：\n{}\n",
                             after.floor,
@@ -986,6 +1009,8 @@ impl Daemon {
                             after.text
                         ),
                         created_at: *seen_at,
+                        html: None,
+                        files: Vec::new(),
                     };
                     if self.store.enqueue(&key, &mail)? {
                         report.mails_queued += 1;
@@ -994,12 +1019,14 @@ impl Daemon {
                 Change::Gone { pid, last } if is_player(&last.author) && is_ballot(last) => {
                     let key = format!("gone/{}/{pid}", last.tid);
                     let mail = Mail {
-                        subject: format!("【bansha】{} 第{}天 投票帖消失：{} {}", g.name, d.day, last.floor, last.author),
+                        subject: crate::render::subject(g, d.day, &format!("投票帖消失：{} {}", last.floor, last.author)),
                         body: format!(
                             "{} {}（pid {pid}）的帖子在论坛上看不到了（被删除或进入回收站）。最后看到的内容：\n{}\n",
                             last.floor, last.author, last.text
                         ),
                         created_at: now,
+                        html: None,
+                        files: Vec::new(),
                     };
                     if self.store.enqueue(&key, &mail)? {
                         report.mails_queued += 1;

@@ -3,6 +3,7 @@
 //! The library holds everything the `bansha` binary wires together; parsing lives in the
 //! pure `bansha-parsers` crate. See `ARCHITECTURE.md` for the map.
 
+pub mod chart;
 pub mod check_cmd;
 pub mod config;
 pub mod daemon;
@@ -12,6 +13,7 @@ pub mod lurk_cmd;
 pub mod notify;
 pub mod poll_pm_cmd;
 pub mod posts;
+pub mod render;
 pub mod rules;
 pub mod run_cmd;
 pub mod schedule;

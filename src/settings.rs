@@ -94,7 +94,11 @@ pub struct LoginFile {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SmtpFile {
+    #[serde(default)]
     host: String,
+    /// Write each mail as an .eml file into this folder instead of sending it (a trial run, the
+    /// demo).
+    folder: Option<PathBuf>,
     port: Option<u16>,
     #[serde(default)]
     security: Security,
@@ -117,6 +121,8 @@ pub enum Security {
 #[derive(Debug, Clone)]
 pub struct SmtpSettings {
     pub host: String,
+    /// Deliver into this folder (lettre's file transport) instead of an SMTP server.
+    pub folder: Option<PathBuf>,
     pub port: u16,
     pub security: Security,
     pub username: Option<String>,
@@ -160,14 +166,21 @@ impl Default for PollSettings {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct StatusSettings {
-    /// Loopback address where `bansha status` and `bansha tally --live` ask the daemon.
+    /// Where the dashboard, `bansha status` and `bansha tally --live` reach the daemon.
+    /// Loopback by default; any other address needs a token.
     pub listen: String,
+    /// The dashboard's token, read from this file (chmod 600) or environment variable; asked
+    /// for as `?token=…` or `Authorization: Bearer …`. Required unless `listen` is loopback.
+    pub token_file: Option<PathBuf>,
+    pub token_env: Option<String>,
 }
 
 impl Default for StatusSettings {
     fn default() -> Self {
         StatusSettings {
             listen: "127.0.0.1:8719".into(),
+            token_file: None,
+            token_env: None,
         }
     }
 }
@@ -213,6 +226,8 @@ pub struct Settings {
     pub judge: JudgeSettings,
     pub poll: PollSettings,
     pub status: StatusSettings,
+    /// The dashboard's token (`status.token_file` / `status.token_env`).
+    pub status_token: Option<Secret>,
     pub games: Vec<GameConfig>,
 }
 
@@ -297,6 +312,12 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
     if s.judge.to.is_empty() || s.judge.to.iter().any(|a| !a.contains('@')) {
         return Err(at(&["judge", "to"], "需要至少一个有效的邮箱地址".into()));
     }
+    if s.smtp.host.is_empty() && s.smtp.folder.is_none() {
+        return Err(at(
+            &["smtp"],
+            "需要 host（SMTP 服务器）或 folder（把邮件写入文件夹）".into(),
+        ));
+    }
     if !s.smtp.from.contains('@') {
         return Err(at(&["smtp", "from"], "发件地址无效".into()));
     }
@@ -340,7 +361,33 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
         &s.smtp.password_env,
         &base,
     )?;
+    let status_token = secret(
+        path,
+        "status.token",
+        &s.status.token_file,
+        &s.status.token_env,
+        &base,
+    )?;
+    match s.status.listen.parse::<std::net::SocketAddr>() {
+        Err(_) => {
+            return Err(at(
+                &["status", "listen"],
+                format!("不是有效的地址：{}（例如 127.0.0.1:8719）", s.status.listen),
+            ))
+        }
+        Ok(a) if !a.ip().is_loopback() && status_token.is_none() => {
+            return Err(at(
+                &["status", "listen"],
+                format!(
+                    "{} 不是本机回环地址：仪表盘会显示身份，必须设置 token_file 或 token_env",
+                    s.status.listen
+                ),
+            ))
+        }
+        Ok(_) => {}
+    }
     let smtp = SmtpSettings {
+        folder: s.smtp.folder.as_ref().map(|f| base.join(f)),
         port: s.smtp.port.unwrap_or(match s.smtp.security {
             Security::Starttls => 587,
             Security::Tls => 465,
@@ -374,6 +421,7 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
         judge: s.judge,
         poll: s.poll,
         status: s.status,
+        status_token,
         games,
     })
 }

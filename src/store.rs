@@ -190,8 +190,38 @@ pub struct Cursor {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Mail {
     pub subject: String,
+    /// The plain-text part.
     pub body: String,
     pub created_at: Time,
+    /// The HTML alternative (mails queued by older versions have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
+    /// Files: an inline one (with `cid`) is shown by the HTML part, the rest are attachments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<MailFile>,
+}
+
+impl Mail {
+    /// A mail with a text body only (the HTML part is made from it when sent).
+    pub fn text(subject: String, body: String, created_at: Time) -> Mail {
+        Mail {
+            subject,
+            body,
+            created_at,
+            html: None,
+            files: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MailFile {
+    pub name: String,
+    pub content_type: String,
+    /// Referenced by the HTML part as `cid:…`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cid: Option<String>,
+    pub data: Vec<u8>,
 }
 
 pub struct Store {
@@ -388,6 +418,11 @@ impl Store {
     }
 
     /// Queue a mail under an idempotent key; false if that key was queued or sent before.
+    /// A mail with this key is queued or was sent.
+    pub fn mail_known(&self, key: &str) -> Result<bool, StoreError> {
+        Ok(self.sent.contains_key(key)? || self.outbox.contains_key(key)?)
+    }
+
     pub fn enqueue(&self, key: &str, mail: &Mail) -> Result<bool, StoreError> {
         if self.sent.contains_key(key)? {
             return Ok(false);

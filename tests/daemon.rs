@@ -65,106 +65,50 @@ fn smtp() -> (Mailbox, u16) {
 
 /// A received mail: Message-ID and decoded subject.
 fn summary(raw: &str) -> (String, String) {
-    let header = |name: &str| {
-        raw.lines()
-            .find(|l| {
-                l.to_ascii_lowercase()
-                    .starts_with(&format!("{}:", name.to_ascii_lowercase()))
-            })
-            .map(|l| l[name.len() + 1..].trim().to_string())
-            .unwrap_or_default()
-    };
-    // Subjects are RFC 2047 encoded words (UTF-8, base64), possibly folded; whitespace between
-    // two encoded words is not text, whitespace next to a plain word is.
-    let start = raw.find("\nSubject:").map(|i| i + 9).unwrap_or(0);
-    let mut tokens: Vec<(String, bool)> = Vec::new();
-    for (i, line) in raw[start..].lines().enumerate() {
-        if i > 0 && !line.starts_with(' ') {
-            break;
-        }
-        for word in line.split_whitespace() {
-            match word
-                .strip_prefix("=?utf-8?b?")
-                .or_else(|| word.strip_prefix("=?UTF-8?B?"))
-            {
-                Some(b64) => tokens.push((
-                    String::from_utf8_lossy(&base64_decode(b64.trim_end_matches("?=")))
-                        .into_owned(),
-                    true,
-                )),
-                None => tokens.push((word.to_string(), false)),
-            }
-        }
-    }
-    let mut subject = String::new();
-    for (i, (t, encoded)) in tokens.iter().enumerate() {
-        if i > 0 && !(*encoded && tokens[i - 1].1) {
-            subject.push(' ');
-        }
-        subject.push_str(t);
-    }
-    (header("Message-ID"), subject.trim().to_string())
+    let m = parsed(raw);
+    (
+        format!("<{}>", m.message_id().unwrap_or_default()),
+        m.subject().unwrap_or_default().to_string(),
+    )
 }
 
-/// A received mail's body, decoded (lettre picks base64 or quoted-printable for Chinese text).
+fn parsed(raw: &str) -> mail_parser::Message<'_> {
+    mail_parser::MessageParser::default()
+        .parse(raw.as_bytes())
+        .expect("a MIME message")
+}
+
+/// A received mail's plain-text part, decoded.
 fn body(raw: &str) -> String {
-    body_raw(raw).replace("\r\n", "\n")
+    parsed(raw)
+        .body_text(0)
+        .expect("a text part")
+        .replace("\r\n", "\n")
 }
 
-fn body_raw(raw: &str) -> String {
-    let (head, rest) = raw
-        .split_once("\r\n\r\n")
-        .or_else(|| raw.split_once("\n\n"))
-        .unwrap();
-    let head = head.to_ascii_lowercase();
-    if head.contains("content-transfer-encoding: base64") {
-        String::from_utf8_lossy(&base64_decode(rest)).into_owned()
-    } else if head.contains("content-transfer-encoding: quoted-printable") {
-        let joined = rest.replace("=\r\n", "").replace("=\n", "");
-        let b = joined.as_bytes();
-        let mut out = Vec::new();
-        let mut i = 0;
-        while i < b.len() {
-            if b[i] == b'=' && i + 2 < b.len() {
-                if let Ok(v) = u8::from_str_radix(&joined[i + 1..i + 3], 16) {
-                    out.push(v);
-                    i += 3;
-                    continue;
-                }
-            }
-            out.push(b[i]);
-            i += 1;
-        }
-        String::from_utf8_lossy(&out).into_owned()
-    } else {
-        rest.to_string()
-    }
+/// A received mail's HTML part, decoded.
+fn html(raw: &str) -> String {
+    parsed(raw).body_html(0).expect("an HTML part").into_owned()
 }
 
-fn base64_decode(s: &str) -> Vec<u8> {
-    let table = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let mut out = Vec::new();
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for c in s.bytes() {
-        let Some(v) = table(c) else { continue };
-        acc = (acc << 6) | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    out
+/// A received mail's attachments and inline parts: (file name or content id, content type, bytes).
+fn files(raw: &str) -> Vec<(String, String, Vec<u8>)> {
+    use mail_parser::MimeHeaders;
+    let m = parsed(raw);
+    m.attachments()
+        .map(|a| {
+            let ct = a
+                .content_type()
+                .map(|c| format!("{}/{}", c.ctype(), c.subtype().unwrap_or_default()))
+                .unwrap_or_default();
+            let name = a
+                .attachment_name()
+                .or(a.content_id())
+                .unwrap_or_default()
+                .to_string();
+            (name, ct, a.contents().to_vec())
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------- the forum
@@ -622,6 +566,57 @@ async fn a_day_of_polling_mails_the_judge_each_thing_once() {
         final_body.contains("24# 音乐虫子（改票：冷雪）：改票未引用自己的原投票帖"),
         "the pre-edit ballot: {final_body}"
     );
+    // The subject sorts by game and day; the HTML alternative has the tally as a table with
+    // links to the floors, the invalid ballots with reasons, the timeline as an inline PNG, and
+    // the BBCode both as a block and as an attachment equal to the text part's.
+    assert!(
+        final_subject.starts_with("[版杀一室 第十二局] 第2天 投票统计（截止 21:00）最终计票："),
+        "{final_subject}"
+    );
+    let page = html(final_mail);
+    assert!(
+        page.contains("<td style=\"border:1px solid #ccc;padding:4px 10px;vertical-align:top\"><b>李逵</b></td>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("yucca（<a href=\"http://127.0.0.1:"),
+        "a voter links to the floor: {page}"
+    );
+    assert!(
+        page.contains("forum.php?mod=redirect&amp;goto=findpost&amp;ptid=3&amp;pid="),
+        "{page}"
+    );
+    assert!(page.contains("改票未引用自己的原投票帖"), "{page}");
+    assert!(page.contains("<img src=\"cid:timeline\""), "{page}");
+    let attached = files(final_mail);
+    let names: Vec<&str> = attached.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(names, ["timeline", "第2天投票统计.txt"], "{names:?}");
+    let png = &attached[0];
+    assert_eq!(png.1, "image/png");
+    assert!(
+        png.2.starts_with(b"\x89PNG\r\n\x1a\n") && png.2.len() > 4_000,
+        "{} bytes: {:?}",
+        png.2.len(),
+        &png.2[..png.2.len().min(16)]
+    );
+    let code = String::from_utf8(attached[1].2.clone()).unwrap();
+    assert!(code.starts_with("[b]【版杀一室 第十二局】第2天"), "{code}");
+    assert!(
+        final_body.contains(&code),
+        "the attachment is the text's BBCode"
+    );
+    // A sample for people to look at (not committed): the mail as received, its HTML with the
+    // picture beside it.
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("judge-view");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("final-mail.eml"), final_mail).unwrap();
+    std::fs::write(
+        out.join("final-mail.html"),
+        page.replace("cid:timeline", "final-mail-timeline.png"),
+    )
+    .unwrap();
+    std::fs::write(out.join("final-mail-timeline.png"), &png.2).unwrap();
+
     // The day's 潜水 mail (m103: under 5 discussion posts is a yellow card; pid 91 is blocked).
     let lurk_mail = mails
         .iter()
@@ -1298,8 +1293,8 @@ async fn state_changes_are_mailed_to_the_judge_once() {
     assert_eq!(
         subjects,
         [
-            "【bansha】版杀一室 第十二局 胜负条件成立：我爱皇帝 负：密探、太医、侍卫、太子全部出局",
-            "【bansha】版杀一室 第十二局 胜负条件成立：杀了狗皇帝（刺客）胜：存活人数不少于存活总数的一半",
+            "[版杀一室 第十二局] 胜负条件成立：我爱皇帝 负：密探、太医、侍卫、太子全部出局",
+            "[版杀一室 第十二局] 胜负条件成立：杀了狗皇帝（刺客）胜：存活人数不少于存活总数的一半",
         ]
     );
 
@@ -1651,7 +1646,7 @@ async fn acceleration_requests_past_half_are_mailed_once() {
     }
     assert_eq!(
         accel(&mailbox),
-        ["【bansha】版杀一室 第十二局 第2天 申请加速的玩家已过半（7/12）"]
+        ["[版杀一室 第十二局] 第2天 申请加速的玩家已过半（7/12）"]
     );
     let mails = mailbox.mails.lock().unwrap().clone();
     let text = body(

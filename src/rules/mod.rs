@@ -10,6 +10,7 @@ pub mod lurk;
 pub mod roster;
 pub mod state;
 pub mod tally;
+pub mod timeline;
 
 pub use tally::{
     tally, tally_with, Ballot, BallotKind, Cast, Count, Outcome, OutcomeKind, Tally, TallyError,
