@@ -25,6 +25,18 @@ pub struct Daemon {
     mailer: Mailer,
     /// Cycles never overlap.
     lock: tokio::sync::Mutex<()>,
+    /// What the last cycle computed for each watched day, for the dashboard.
+    views: std::sync::Mutex<std::collections::BTreeMap<(String, u32), DayView>>,
+}
+
+/// One watched day as the last cycle left it: the dashboard shows exactly what the mails say.
+#[derive(Debug, Clone)]
+pub struct DayView {
+    pub game: GameConfig,
+    pub day: DayConfig,
+    pub tally: Tally,
+    /// 潜水 counts so far (when the rules judge 潜水).
+    pub lurk: Option<crate::rules::lurk::LurkReport>,
 }
 
 /// What one cycle did (logged, and kept for `bansha status`).
@@ -66,6 +78,7 @@ impl Daemon {
             forum,
             mailer,
             lock: tokio::sync::Mutex::new(()),
+            views: Default::default(),
         })
     }
 
@@ -283,6 +296,22 @@ impl Daemon {
             BallotSource::Pm => (self.read_pms(g, d, now, report).await?, Vec::new()),
         };
         let tally = rules::tally_with(g, d.day, 1, now, &posts, &casts)?;
+        let lurk = if lurk_on {
+            self.lurk_report(g, d, &tally, now.min(d.closes_at), now)?
+        } else {
+            None
+        };
+        if let Ok(mut views) = self.views.lock() {
+            views.insert(
+                (g.name.clone(), d.day),
+                DayView {
+                    game: g.clone(),
+                    day: d.clone(),
+                    tally: tally.clone(),
+                    lurk,
+                },
+            );
+        }
 
         // Each void or late ballot, once.
         for b in tally.ballots.iter().filter(|b| !b.valid) {
@@ -549,14 +578,15 @@ impl Daemon {
     }
 
     /// The day's 潜水 counts and verdicts, mailed once at the close.
-    fn lurk_mail(
+    /// The day's 潜水 counts from the record as it stood at `as_of`.
+    fn lurk_report(
         &self,
         g: &GameConfig,
         d: &DayConfig,
         tally: &Tally,
+        as_of: Time,
         now: Time,
-        report: &mut CycleReport,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<Option<crate::rules::lurk::LurkReport>> {
         let mut posts = Vec::new();
         let own = if g.rules.lurk.player_threads {
             self.player_threads(g, d)?
@@ -564,7 +594,7 @@ impl Daemon {
             Vec::new()
         };
         for t in crate::rules::lurk::threads_of(g, d).into_iter().chain(own) {
-            posts.extend(self.store.posts_as_of(t, d.closes_at)?);
+            posts.extend(self.store.posts_as_of(t, as_of)?);
         }
         let board: Vec<bansha_parsers::threadlist::ThreadEntry> = self
             .store
@@ -582,9 +612,33 @@ impl Daemon {
             .filter(|b| b.counted)
             .map(|b| b.voter.clone())
             .collect();
-        let Some(lurk) =
-            crate::rules::lurk::lurk(g, d.day, &posts, &outages, Some(&voters), &board)
-        else {
+        Ok(crate::rules::lurk::lurk(
+            g,
+            d.day,
+            &posts,
+            &outages,
+            Some(&voters),
+            &board,
+        ))
+    }
+
+    /// The watched days as the last cycle left them, by game and day.
+    pub fn views(&self) -> Vec<DayView> {
+        self.views
+            .lock()
+            .map(|v| v.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn lurk_mail(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        tally: &Tally,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let Some(lurk) = self.lurk_report(g, d, tally, d.closes_at, now)? else {
             return Ok(());
         };
         let lurkers: Vec<&str> = lurk

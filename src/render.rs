@@ -222,7 +222,7 @@ pub fn tally_html(d: &DayConfig, tally: &Tally, base: &str) -> String {
 /// A whole HTML document around a body fragment.
 pub fn document(title: &str, body: &str) -> String {
     format!(
-        "<!DOCTYPE html>\n<html lang=\"zh-CN\"><head><meta charset=\"utf-8\"><title>{}</title></head>\n\
+        "<!DOCTYPE html>\n<html lang=\"zh-CN\"><head><meta charset=\"utf-8\">\n<title>{}</title></head>\n\
          <body style=\"font-family:'PingFang SC','Microsoft YaHei','WenQuanYi Micro Hei',sans-serif;font-size:14px;color:#222;max-width:900px\">\n{body}\n\
          <p style=\"color:#888;font-size:12px;margin-top:24px\">bansha 自动统计，仅供法官核对；请以论坛原帖为准。</p>\n</body></html>\n",
         esc(title)

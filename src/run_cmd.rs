@@ -1,14 +1,15 @@
 //! `bansha run` (the service) and `bansha status`.
 
 use crate::daemon::{CycleReport, Daemon};
-use crate::schedule::{Clock, Service, SystemClock};
+use crate::schedule::{Clock, Service, ShiftedClock, SystemClock};
 use crate::settings;
 use crate::time::parse_local_time;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-/// `bansha run --config daemon.toml [--once [--now TIME]]`. Returns the exit code.
+/// `bansha run --config daemon.toml [--once] [--now TIME]`. Returns the exit code. Without
+/// `--once`, `--now` starts the service's clock at TIME (a rehearsal on a recorded game).
 pub fn run(
     config: &Path,
     once: bool,
@@ -27,10 +28,6 @@ pub fn run(
     let clock = SystemClock(offset);
     let now = match now {
         None => None,
-        Some(_) if !once => {
-            writeln!(err, "错误：--now 只能和 --once 一起使用")?;
-            return Ok(2);
-        }
         Some(s) => match parse_local_time(s, offset) {
             Ok(t) => Some(t),
             Err(m) => {
@@ -57,9 +54,13 @@ pub fn run(
             writeln!(out)?;
             return Ok(if report.errors.is_empty() { 0 } else { 1 });
         }
+        let clock: Arc<dyn Clock> = match now {
+            Some(t) => Arc::new(ShiftedClock::new(t, 1)),
+            None => Arc::new(clock),
+        };
         let service = Arc::new(Service {
             daemon: Arc::new(daemon),
-            clock: Arc::new(clock),
+            clock,
             last: tokio::sync::Mutex::new(None),
         });
         crate::status::serve(service.clone()).await?;

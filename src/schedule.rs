@@ -29,6 +29,31 @@ impl Clock for SystemClock {
     }
 }
 
+/// A clock that starts at a given moment and runs at `speed` times real time: rehearsing a
+/// recorded game (`bansha run --now T`) and the demo.
+pub struct ShiftedClock {
+    pub start: Time,
+    pub real_start: std::time::Instant,
+    pub speed: u32,
+}
+
+impl ShiftedClock {
+    pub fn new(start: Time, speed: u32) -> ShiftedClock {
+        ShiftedClock {
+            start,
+            real_start: std::time::Instant::now(),
+            speed: speed.max(1),
+        }
+    }
+}
+
+impl Clock for ShiftedClock {
+    fn now(&self) -> Time {
+        let elapsed = self.real_start.elapsed() * self.speed;
+        self.start + Duration::from_std(elapsed).unwrap_or_default()
+    }
+}
+
 /// Whether a cycle is due at `now`, given the last one.
 pub fn due(daemon: &Daemon, last: Option<Time>, now: Time) -> bool {
     let Some(last) = last else { return true };

@@ -555,6 +555,10 @@ fn ask_daemon_with(
                 .body(b.to_string()),
             None => client.get(&url),
         };
+        let req = match &settings.status_token {
+            Some(t) => req.bearer_auth(t.expose()),
+            None => req,
+        };
         let r = req.send().await?;
         let status = r.status();
         Ok::<_, reqwest::Error>((status, r.text().await?))
