@@ -104,6 +104,61 @@ impl Daemon {
         out
     }
 
+    /// Closed days whose after-close look is due: ten minutes after the close (and within two
+    /// days of it), once.
+    pub fn rechecks(&self, now: Time) -> Vec<(&GameConfig, &DayConfig)> {
+        let mut out = Vec::new();
+        for g in &self.settings.games {
+            if g.rules.vote.source == BallotSource::Poll {
+                continue;
+            }
+            for d in &g.days {
+                let due = d.closes_at + Duration::minutes(RECHECK_MINUTES);
+                if d.vote_thread.is_none() || now < due || now > d.closes_at + Duration::days(2) {
+                    continue;
+                }
+                if self
+                    .store
+                    .event_done(&event_key(g, d, "close"))
+                    .unwrap_or(false)
+                    && !self
+                        .store
+                        .event_done(&event_key(g, d, "recheck"))
+                        .unwrap_or(true)
+                {
+                    out.push((g, d));
+                }
+            }
+        }
+        out
+    }
+
+    async fn recheck(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let tid = d.vote_thread.expect("rechecked days have a vote thread");
+        let mut cursor = self.store.cursor(tid)?;
+        match self.fetch_thread(tid, true, &mut cursor, now).await {
+            Ok(changes) => {
+                self.recovered(tid, now)?;
+                self.store.set_cursor(tid, &cursor)?;
+                report.edited_posts += changes
+                    .iter()
+                    .filter(|c| matches!(c, Change::Edited { .. }))
+                    .count();
+                self.alert_changes(g, d, &changes, now, report)?;
+                self.store.mark_event(&event_key(g, d, "recheck"), now)?;
+            }
+            // Tried again next cycle, until two days after the close.
+            Err(e) => self.failed(g, tid, &e, now, report)?,
+        }
+        Ok(())
+    }
+
     /// The next moment something is due: a lock-window start or a close.
     pub fn next_deadline(&self, now: Time) -> Option<(Time, String)> {
         let mut best: Option<(Time, String)> = None;
@@ -145,6 +200,14 @@ impl Daemon {
         for (g, d) in &days {
             if let Err(e) = self.watch_day(g, d, now, &mut report).await {
                 report.errors.push(e.to_string());
+            }
+        }
+        // Ten minutes after a close the vote thread is read once more, in full: a ballot edited
+        // or deleted after the deadline is shown to the judge (the tally keeps the text as of
+        // the close).
+        for (g, d) in self.rechecks(now) {
+            if let Err(e) = self.recheck(g, d, now, &mut report).await {
+                report.errors.push(format!("{}: {e:#}", g.name));
             }
         }
         for g in &self.settings.games {
@@ -364,6 +427,10 @@ impl Daemon {
                 report.mails_queued += 1;
             }
             self.store.mark_event(&key, now)?;
+            if now >= d.closes_at + Duration::minutes(RECHECK_MINUTES) {
+                // This reading is already late enough to have seen edits after the close.
+                self.store.mark_event(&event_key(g, d, "recheck"), now)?;
+            }
             if lurk_on {
                 self.lurk_mail(g, d, &tally, now, report)?;
             }
@@ -1055,9 +1122,14 @@ impl Daemon {
                     let mail = Mail {
                         subject: crate::render::subject(g, d.day, &format!("投票被编辑：{} {}", after.floor, after.author)),
                         body: format!(
-                            "{} {}（pid {pid}）的帖子内容变了。\n{notice}\n\n之前看到的内容：\n{}\n\n{} 看到的内容：\n{}\n",
+                            "{} {}（pid {pid}）的帖子内容变了。\n{notice}\n{}\n之前看到的内容：\n{}\n\n{} 看到的内容：\n{}\n",
                             after.floor,
                             after.author,
+                            if after.edited_at.is_some_and(|t| t >= d.closes_at) {
+                                format!("这次编辑在截止（{}）之后，最终计票按截止时的内容。\n", fmt(d.closes_at))
+                            } else {
+                                String::new()
+                            },
                             before.text,
                             fmt(*seen_at),
                             after.text
@@ -1158,6 +1230,9 @@ fn lock_from(g: &GameConfig, d: &DayConfig) -> Option<Time> {
     let m = g.rules.vote.lock_minutes;
     (m > 0).then(|| d.closes_at - Duration::minutes(m as i64))
 }
+
+/// How long after a close the vote thread is read once more for late edits.
+const RECHECK_MINUTES: i64 = 10;
 
 fn event_key(g: &GameConfig, d: &DayConfig, what: &str) -> String {
     format!("{what}/{}/{}", g.name, d.day)

@@ -7,6 +7,7 @@ pub mod chart;
 pub mod check_cmd;
 pub mod config;
 pub mod daemon;
+pub mod demo;
 pub mod draw_cmd;
 pub mod fetch;
 pub mod lurk_cmd;

@@ -72,6 +72,12 @@ enum Command {
         #[arg(required_unless_present = "live")]
         pages: Vec<PathBuf>,
     },
+    /// 演示：在本机回放一局录下的游戏，守护进程按压缩的时间轮询、统计、写邮件，最后打印最终计票
+    Demo {
+        /// 演示文件（配置、记录、邮件）放在这里；重新运行会清空它
+        #[arg(long, default_value = "bansha-demo")]
+        dir: PathBuf,
+    },
     /// 运行守护进程：轮询论坛、记录帖子、按时统计、发邮件给法官
     Run {
         /// 守护进程配置文件（TOML）
@@ -322,6 +328,9 @@ fn main() -> ExitCode {
                 pages,
             };
             bansha::tally_cmd::run(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())
+        }
+        Command::Demo { dir } => {
+            bansha::demo::run(&dir, &mut std::io::stdout().lock(), &mut std::io::stderr())
         }
         Command::Run { config, once, now } => bansha::run_cmd::run(
             &config,

@@ -517,13 +517,24 @@ async fn a_day_of_polling_mails_the_judge_each_thing_once() {
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     assert_eq!(r["edited_posts"], 1, "pid 98: {r}");
 
-    // 21:30 — nothing new: nothing is sent again, and the closed day is no longer polled.
+    // 21:30 — the one look after the close (due ten minutes after it): the whole vote thread
+    // once more; nothing new, so nothing is sent again. 22:00 — the closed day is no longer
+    // polled.
     let sent_before = mailbox.mails.lock().unwrap().len();
     let requests_before = forum.lock().unwrap().requests;
     let r = run("2026-11-29 21:30:00").await;
     assert_eq!(r["mails_queued"], 0, "{r}");
+    assert_eq!(r["edited_posts"], 0, "{r}");
     assert_eq!(mailbox.mails.lock().unwrap().len(), sent_before);
-    assert_eq!(forum.lock().unwrap().requests, requests_before);
+    assert_eq!(
+        forum.lock().unwrap().requests,
+        requests_before + 4,
+        "4 pages"
+    );
+    let r = run("2026-11-29 22:00:00").await;
+    assert_eq!(r["requests"], 0, "{r}");
+    assert_eq!(mailbox.mails.lock().unwrap().len(), sent_before);
+    assert_eq!(forum.lock().unwrap().requests, requests_before + 4);
 
     // The judge's mailbox: every mail once.
     let all = subjects(&mailbox);

@@ -1,0 +1,121 @@
+//! `bansha demo`: the first thing a judge runs. The real daemon against the local replay of the
+//! recorded game, mails in a folder, the final tally printed.
+
+use std::path::Path;
+
+fn eml(path: &Path) -> (String, String, Option<String>, Vec<String>) {
+    let raw = std::fs::read(path).unwrap();
+    let m = mail_parser::MessageParser::default().parse(&raw).unwrap();
+    let files = m
+        .attachments()
+        .map(|a| {
+            use mail_parser::MimeHeaders;
+            a.attachment_name()
+                .or(a.content_id())
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    (
+        m.subject().unwrap_or_default().to_string(),
+        m.body_text(0).unwrap_or_default().into_owned(),
+        m.body_html(0).map(|h| h.into_owned()),
+        files,
+    )
+}
+
+#[test]
+fn the_demo_replays_the_recorded_day_and_prints_the_final_tally() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = dir.path().join("demo");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["demo", "--dir"])
+        .arg(&demo)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The final tally as the judge's mail has it: the recorded game's result.
+    for line in [
+        "李逵 4 票：yucca（9#）、大灰狼（10#）、雪罂子（27#）、花千树（32#）",
+        "大灰狼 2 票：超人（6#）、小飞（14#）",
+        "10# 大灰狼：小飞 → 李逵",
+        "29# 小飞（改票：李逵）：截止前 60 分钟内（11-29 20:00:00 起）不得改票",
+        "[b]结果[/b]：[color=red]李逵 以 4 票最高，出局[/color]",
+    ] {
+        assert!(stdout.contains(line), "{line}\n{stdout}");
+    }
+    assert!(!stdout.contains("· 错误："), "no cycle failed: {stdout}");
+
+    // The mails, in the order they were sent, named like an inbox.
+    let mut names: Vec<String> = std::fs::read_dir(demo.join("mails"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.iter().all(|n| n.ends_with(".eml")), "{names:?}");
+    let subjects: Vec<String> = names
+        .iter()
+        .map(|n| eml(&demo.join("mails").join(n)).0)
+        .collect();
+    for (i, s) in subjects.iter().enumerate() {
+        assert!(names[i].starts_with(&format!("{:02}-", i + 1)), "{names:?}");
+        assert!(
+            s.starts_with("[版杀一室 第十二局] 第2天 "),
+            "sorts by game and day: {s}"
+        );
+        assert!(stdout.contains(&format!("✉ {s}")), "{s} announced");
+    }
+    let position = |needle: &str| {
+        subjects
+            .iter()
+            .position(|s| s.contains(needle))
+            .unwrap_or_else(|| panic!("{needle}: {subjects:#?}"))
+    };
+    // A late change (void in the lock window), the lock, the close, then the edit made after
+    // the close, seen by the look ten minutes later.
+    let lock = position("进入截止前锁定时段（20:00 起不得改票）");
+    let late = position("无效票：29# 小飞");
+    let close = position("最终计票：李逵 以 4 票最高，出局");
+    let edit = position("投票被编辑：24# 音乐虫子");
+    assert!(lock < late && late < close && close < edit, "{subjects:#?}");
+    assert_eq!(subjects.len(), 25, "{subjects:#?}");
+    let names_of = |i: usize| eml(&demo.join("mails").join(&names[i]));
+    let (_, text, html, files) = names_of(close);
+    assert!(text.contains("李逵 4 票"), "{text}");
+    assert!(html.unwrap().contains("<img src=\"cid:timeline\""));
+    assert_eq!(files, ["timeline", "第2天投票统计.txt"]);
+    let (_, text, _, _) = names_of(edit);
+    assert!(
+        text.contains("这次编辑在截止（2026-11-29 21:00:00）之后，最终计票按截止时的内容。"),
+        "{text}"
+    );
+
+    // The HTML of the final mail, with its picture, for a browser.
+    let page = std::fs::read_to_string(demo.join("最终统计.html")).unwrap();
+    assert!(page.contains("src=\"timeline.png\""));
+    assert!(std::fs::read(demo.join("timeline.png"))
+        .unwrap()
+        .starts_with(b"\x89PNG"));
+
+    // Run again: the demo folder is reused; a folder that is not the demo's is left alone.
+    let again = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["demo", "--dir"])
+        .arg(&demo)
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    std::fs::write(dir.path().join("mine.txt"), "x").unwrap();
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["demo", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("不是 bansha 演示目录"));
+    assert!(dir.path().join("mine.txt").exists());
+}
