@@ -10,6 +10,7 @@ pub mod daemon;
 pub mod demo;
 pub mod draw_cmd;
 pub mod fetch;
+pub mod init_cmd;
 pub mod lurk_cmd;
 pub mod notify;
 pub mod poll_pm_cmd;

@@ -221,6 +221,12 @@ enum Command {
         #[arg(long)]
         roster_out: Option<PathBuf>,
     },
+    /// 从预设新建本局配置：在终端回答几个问题（规则、论坛地址、玩家名单文件、投票帖、截止时间）
+    Init {
+        /// 要写的本局配置文件；同一目录下没有 daemon.toml 时也写一个
+        #[arg(long, default_value = "game.toml")]
+        out: PathBuf,
+    },
     /// 检查本局配置文件，错误会指出文件、行号和键名
     CheckConfig {
         /// 配置文件（TOML）
@@ -473,6 +479,12 @@ fn main() -> ExitCode {
         } => bansha::draw_cmd::run(
             &entries,
             roster_out.as_ref(),
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr(),
+        ),
+        Command::Init { out } => bansha::init_cmd::run(
+            &out,
+            &mut std::io::stdin().lock(),
             &mut std::io::stdout().lock(),
             &mut std::io::stderr(),
         ),

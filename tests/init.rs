@@ -1,0 +1,128 @@
+//! `bansha init`: a game config from a preset, by answering questions.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn init(dir: &std::path::Path, out: &str, answers: &str) -> (Option<i32>, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .current_dir(dir)
+        .args(["init", "--out", out])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answers.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn check(dir: &std::path::Path, file: &str) -> (Option<i32>, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .current_dir(dir)
+        .args(["check-config", file])
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        ),
+    )
+}
+
+#[test]
+fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
+    let dir = tempfile::tempdir().unwrap();
+    // The captured game's roster, as a judge would keep it: one per line, some on one line.
+    std::fs::write(
+        dir.path().join("players.txt"),
+        "# 版杀一室 第十二局\n大灰狼\n小飞、李逵\n花千树, 不见\n冷雪\n蝈蝈\n小熊维尼\n超人\n音乐虫子\nyucca\n龙舌\n青鸾花\n雪罂子\n",
+    )
+    .unwrap();
+    let answers = [
+        "m104",              // no such ruleset: asked again
+        "m103",              //
+        "版杀一室 第十三局", //
+        "bbs.example.com",   // no scheme: asked again
+        "https://bbs.example.com/forum.php?mod=index",
+        "judge@example.com",
+        "nosuch.txt", // missing file: asked again
+        "players.txt",
+        "李逵",         // a player cannot be the judge: asked again
+        "版杀一室法官", //
+        "2",
+        "https://bbs.example.com/forum.php?mod=viewthread&tid=31&page=2",
+        "thread-32-1-1.html, 33",
+        "明天晚上", // not a time: asked again
+        "2026-12-01 21:00",
+        "龙舌、青鸾花",
+    ]
+    .join("\n")
+        + "\n";
+    let (code, out, err) = init(dir.path(), "games/g13.toml", &answers);
+    assert_eq!(code, Some(0), "{out}{err}");
+    for why in [
+        "没有叫 \"m104\" 的规则，请重新输入",
+        "应以 http:// 或 https:// 开头，请重新输入",
+        "无法读取 nosuch.txt",
+        "李逵 在玩家名单里",
+        "✓ 14 名玩家：大灰狼、小飞、李逵、花千树、不见、冷雪",
+    ] {
+        assert!(err.contains(why), "{why}\n{err}");
+    }
+    assert!(err.contains("截止时间"), "{err}");
+    let game = std::fs::read_to_string(dir.path().join("games/g13.toml")).unwrap();
+    for line in [
+        "ruleset = \"m103\"",
+        "name = \"版杀一室 第十三局\"",
+        "judges = [\"版杀一室法官\"]",
+        "vote_thread = 31",
+        "discussion_threads = [32, 33]",
+        "closes_at = \"2026-12-01 21:00:00\"",
+        "dead = [\"龙舌\", \"青鸾花\"]",
+    ] {
+        assert!(game.contains(line), "{line}\n{game}");
+    }
+    let (code, text) = check(dir.path(), "games/g13.toml");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("玩家 14 人"), "{text}");
+    let (code, text) = check(dir.path(), "games/daemon.toml");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("论坛 https://bbs.example.com/") && text.contains("judge@example.com"),
+        "{text}"
+    );
+
+    // Not overwritten; a second game beside an existing daemon.toml is not asked for the forum.
+    let (code, _, err) = init(dir.path(), "games/g13.toml", &answers);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("已存在，不会覆盖"), "{err}");
+    let second = "qipan\n棋盘杀\nplayers.txt\n法官\n\n40\n\n2026-12-02 21:00\n";
+    let (code, out, err) = init(dir.path(), "games/qipan.toml", second);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(!err.contains("论坛地址"), "{err}");
+    assert!(!out.contains("守护进程配置"), "{out}");
+    let (code, text) = check(dir.path(), "games/qipan.toml");
+    assert_eq!(code, Some(0), "{text}");
+
+    // Answers that run out: a clear error, nothing written.
+    let (code, _, err) = init(dir.path(), "games/short.toml", "m103\n短局\n");
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("输入已结束，还没有回答：玩家名单文件"),
+        "{err}"
+    );
+    assert!(!dir.path().join("games/short.toml").exists());
+}
