@@ -1177,11 +1177,28 @@ impl Daemon {
         let mut last = first.last_page.unwrap_or(start).max(start);
         let mut posts = first.posts;
         let mut page = start;
+        let pages = (last - start + 1) as u64;
+        let mut progress = (pages >= crate::progress::LONG_READ_PAGES).then(|| {
+            let mut p = crate::progress::Progress::new(
+                format!("reading tid {tid}"),
+                &format!("读取帖子 tid {tid}"),
+                pages,
+            );
+            p.inc();
+            p
+        });
         while page < last {
             page += 1;
             let p = self.forum.thread_page(tid, page).await?;
             last = last.max(p.last_page.unwrap_or(last));
             posts.extend(p.posts);
+            if let Some(pr) = progress.as_mut() {
+                pr.set_total((last - start + 1) as u64);
+                pr.inc();
+            }
+        }
+        if let Some(p) = progress {
+            p.finish();
         }
         let changes = self
             .store

@@ -15,6 +15,7 @@ pub mod lurk_cmd;
 pub mod notify;
 pub mod poll_pm_cmd;
 pub mod posts;
+pub mod progress;
 pub mod render;
 pub mod rules;
 pub mod run_cmd;

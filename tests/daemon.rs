@@ -1905,3 +1905,59 @@ async fn the_dashboard_off_loopback_needs_its_token() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// The first read of a long thread: progress lines in the log when stderr is not a terminal,
+/// one per tenth of the pages. The thread is the captured vote thread's first post (the judge's)
+/// replicated as replies to 250 pages (new pids), served 10 a page as captured.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_first_read_logs_its_progress() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795955400; // 20:30
+        let first = f.posts[0].clone();
+        let mut posts = vec![first.clone()];
+        for pid in 10_000u64..12_499 {
+            let mut p = first.clone();
+            p["pid"] = Value::String(pid.to_string());
+            p["first"] = Value::String("0".into());
+            p["position"] = Value::String((posts.len() + 1).to_string());
+            posts.push(p);
+        }
+        posts.truncate(2500);
+        f.posts = posts;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("min_gap_ms = 10", "min_gap_ms = 0");
+    std::fs::write(&config, text).unwrap();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+            .args(["run", "--once", "--now", "2026-11-29 20:30:00", "--config"])
+            .arg(&config)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("reading tid 3: page "))
+        .collect();
+    assert_eq!(
+        lines,
+        (1..=10)
+            .map(|t| format!("reading tid 3: page {}/250 ({}%)", t * 25, t * 10))
+            .collect::<Vec<_>>(),
+        "{log}"
+    );
+    // The short discussion thread (7 pages) goes without.
+    assert!(!log.contains("reading tid 4"), "{log}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["new_posts"].as_u64().unwrap() > 2500, "{report}");
+    assert_eq!(report["errors"], serde_json::json!([]), "{report}");
+}
