@@ -1960,4 +1960,26 @@ async fn a_long_first_read_logs_its_progress() {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(report["new_posts"].as_u64().unwrap() > 2500, "{report}");
     assert_eq!(report["errors"], serde_json::json!([]), "{report}");
+
+    // On a terminal (a pseudo-terminal from util-linux `script`): the bar, not the lines.
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let command = format!(
+        "{} run --once --now '2026-11-29 20:30:00' --config {}",
+        env!("CARGO_BIN_EXE_bansha"),
+        config.display()
+    );
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .output()
+            .expect("util-linux script")
+    })
+    .await
+    .unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{screen}");
+    assert!(screen.contains("读取帖子 tid 3 ["), "{screen}");
+    assert!(screen.contains("/250 页"), "{screen}");
+    assert!(!screen.contains("reading tid 3: page"), "{screen}");
 }
