@@ -225,8 +225,8 @@ fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
         None,
         |s| {
             let p = Path::new(s);
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("无法读取 {}：{e}", p.display()))?;
+            let text =
+                std::fs::read_to_string(p).map_err(|e| format!("无法读取 {}：{e}", p.display()))?;
             roster(&text).map_err(|e| format!("{}：{e}", p.display()))
         },
     )?;
