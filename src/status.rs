@@ -173,6 +173,14 @@ async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (S
             format!("配置中没有第 {} 天\n", q.day),
         );
     };
+    // The tally the last cycle computed (poll and PM ballots included), when it watched the day.
+    if let Some(v) = d
+        .views()
+        .into_iter()
+        .find(|v| v.game.name == game.name && v.day.day == q.day)
+    {
+        return (StatusCode::OK, bbcode(&v.game, &v.tally));
+    }
     let Some(tid) = day.vote_thread else {
         return (StatusCode::NOT_FOUND, "这一天没有设置投票帖\n".into());
     };
