@@ -247,8 +247,11 @@ impl Store {
     /// holds it.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| StoreError(format!("{}: {e}", dir.display())))?;
+        // A game's record is a few MB; sled's default page cache (1 GiB) would only let the idle
+        // daemon grow. 16 MiB keeps every hot page of a day's threads.
         let db = sled::Config::new()
             .path(dir.join("db"))
+            .cache_capacity(16 * 1024 * 1024)
             .open()
             .map_err(|e| match e {
                 sled::Error::Io(ref io) if io.kind() == std::io::ErrorKind::WouldBlock => {
