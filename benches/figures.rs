@@ -257,8 +257,14 @@ impl Respond for Replay {
             .unwrap_or(1usize)
             .clamp(1, last);
         let mut out = (*self.envelope).clone();
-        out["Variables"]["postlist"] =
-            Value::Array(posts.iter().skip((page - 1) * ppp).take(ppp).cloned().collect());
+        out["Variables"]["postlist"] = Value::Array(
+            posts
+                .iter()
+                .skip((page - 1) * ppp)
+                .take(ppp)
+                .cloned()
+                .collect(),
+        );
         out["Variables"]["thread"]["replies"] = Value::String((posts.len() - 1).to_string());
         out["Variables"]["ppp"] = Value::String(ppp.to_string());
         let body = serde_json::to_vec(&out).unwrap();
@@ -328,7 +334,12 @@ fn grown(n: usize, start: Time) -> (Vec<Value>, Value) {
     let mut i = 0;
     while posts.len() < n - ballots.len() {
         let t = start + Duration::minutes(i as i64);
-        posts.push(reply(&filler[i % filler.len()], 100_000 + i as u64, posts.len() + 1, t));
+        posts.push(reply(
+            &filler[i % filler.len()],
+            100_000 + i as u64,
+            posts.len() + 1,
+            t,
+        ));
         i += 1;
     }
     for (j, b) in ballots.iter().enumerate() {
@@ -356,13 +367,11 @@ async fn forum(posts: Vec<Value>, envelope: Value) -> (MockServer, Replay) {
 
 /// A game with one day on the replayed thread (tid 3), its roster the captured game's.
 fn game_toml(closes_at: &str) -> String {
-    let base =
-        std::fs::read_to_string(root().join("config/examples/banshayishi-12.toml")).unwrap();
-    base.replace("discussion_threads = [4]\n", "")
-        .replace(
-            "closes_at = \"2026-11-29 21:00:00\"",
-            &format!("closes_at = \"{closes_at}\""),
-        )
+    let base = std::fs::read_to_string(root().join("config/examples/banshayishi-12.toml")).unwrap();
+    base.replace("discussion_threads = [4]\n", "").replace(
+        "closes_at = \"2026-11-29 21:00:00\"",
+        &format!("closes_at = \"{closes_at}\""),
+    )
 }
 
 fn daemon_toml(forum: &str, ppp: u32, smtp: &str, extra_games: &[String]) -> String {
@@ -389,7 +398,11 @@ async fn poll_cost() -> Value {
             let (posts, envelope) = grown(5000, start);
             let (server, replay) = forum(posts, envelope).await;
             let dir = tempfile::tempdir().unwrap();
-            std::fs::write(dir.path().join("game.toml"), game_toml("2026-11-30 21:00:00")).unwrap();
+            std::fs::write(
+                dir.path().join("game.toml"),
+                game_toml("2026-11-30 21:00:00"),
+            )
+            .unwrap();
             let config = dir.path().join("daemon.toml");
             std::fs::write(
                 &config,
@@ -425,7 +438,12 @@ async fn poll_cost() -> Value {
                 let r = daemon.cycle(now).await;
                 ms.push(t.elapsed().as_secs_f64() * 1e3);
                 assert!(r.errors.is_empty(), "{:?}", r.errors);
-                assert_eq!(r.new_posts, k, "every new post recorded: {r:?} requests {}", replay.requests.load(Ordering::Relaxed));
+                assert_eq!(
+                    r.new_posts,
+                    k,
+                    "every new post recorded: {r:?} requests {}",
+                    replay.requests.load(Ordering::Relaxed)
+                );
                 reqs.push(replay.requests.swap(0, Ordering::Relaxed));
                 bytes.push(replay.bytes.swap(0, Ordering::Relaxed));
             }
@@ -448,8 +466,11 @@ async fn poll_cost() -> Value {
 
 // ---------------------------------------------------------------- latency
 
+/// Mails received (when, raw bytes), and the one being received.
+type Received = Arc<Mutex<Vec<(Instant, Vec<u8>)>>>;
+
 #[derive(Clone, Default)]
-struct Inbox(Arc<Mutex<Vec<(Instant, Vec<u8>)>>>, Arc<Mutex<Vec<u8>>>);
+struct Inbox(Received, Arc<Mutex<Vec<u8>>>);
 
 impl mailin_embedded::Handler for Inbox {
     fn data_start(&mut self, _: &str, _: &str, _: bool, _: &[String]) -> mailin_embedded::Response {
@@ -492,7 +513,11 @@ async fn latency() -> Value {
     let (posts, envelope) = grown(5000, start);
     let (server, replay) = forum(posts, envelope).await;
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("game.toml"), game_toml("2026-11-30 21:00:00")).unwrap();
+    std::fs::write(
+        dir.path().join("game.toml"),
+        game_toml("2026-11-30 21:00:00"),
+    )
+    .unwrap();
     let config = dir.path().join("daemon.toml");
     std::fs::write(
         &config,
@@ -570,7 +595,10 @@ async fn latency() -> Value {
     while launched.elapsed().as_secs() < 90 {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         let mails = inbox.0.lock().unwrap().clone();
-        if let Some((t, _)) = mails.iter().find(|(_, raw)| subject(raw).contains("最终计票")) {
+        if let Some((t, _)) = mails
+            .iter()
+            .find(|(_, raw)| subject(raw).contains("最终计票"))
+        {
             arrived = Some(t.saturating_duration_since(closes).as_secs_f64());
             break;
         }
@@ -601,6 +629,8 @@ async fn latency() -> Value {
 /// Peak RSS (KiB) and wall time of one run of the release binary.
 fn measured(args: &[String]) -> (f64, u64, bool) {
     let start = Instant::now();
+    // Reaped by wait4 below (which also gives this child's own peak RSS), not by `wait()`.
+    #[allow(clippy::zombie_processes)]
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
         .args(args)
         .stdout(std::process::Stdio::null())
@@ -613,11 +643,7 @@ fn measured(args: &[String]) -> (f64, u64, bool) {
     let r = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
     assert_eq!(r, child.id() as i32);
     let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    (
-        start.elapsed().as_secs_f64(),
-        usage.ru_maxrss as u64,
-        ok,
-    )
+    (start.elapsed().as_secs_f64(), usage.ru_maxrss as u64, ok)
 }
 
 fn scale() -> Value {
@@ -639,7 +665,12 @@ fn scale() -> Value {
         let mut threads = Vec::new();
         for (kind, tid, n, source) in [
             ("vote", 1000 + d as u64, 400usize, &ballots),
-            ("talk", 2000 + d as u64, 1600usize, &discussion.iter().collect::<Vec<_>>()),
+            (
+                "talk",
+                2000 + d as u64,
+                1600usize,
+                &discussion.iter().collect::<Vec<_>>(),
+            ),
         ] {
             let mut posts = vec![vote[0].clone()];
             for i in 0..n - 1 {
@@ -657,7 +688,8 @@ fn scale() -> Value {
                 let mut out = envelope.clone();
                 out["Variables"]["postlist"] = Value::Array(chunk.to_vec());
                 out["Variables"]["thread"]["tid"] = Value::String(tid.to_string());
-                out["Variables"]["thread"]["replies"] = Value::String((posts.len() - 1).to_string());
+                out["Variables"]["thread"]["replies"] =
+                    Value::String((posts.len() - 1).to_string());
                 out["Variables"]["ppp"] = Value::String("50".into());
                 out["Variables"]["page"] = Value::String((page + 1).to_string());
                 let f = dir.path().join(format!("{kind}{d}_p{}.json", page + 1));
@@ -674,9 +706,21 @@ fn scale() -> Value {
             closes.format("%Y-%m-%d %H:%M:%S"),
         );
         let cfg = game.display().to_string();
-        let mut tally = vec!["tally".into(), "--config".into(), cfg.clone(), "--day".into(), d.to_string()];
+        let mut tally = vec![
+            "tally".into(),
+            "--config".into(),
+            cfg.clone(),
+            "--day".into(),
+            d.to_string(),
+        ];
         tally.extend(threads[0].iter().cloned());
-        let mut lurk = vec!["lurk".into(), "--config".into(), cfg, "--day".into(), d.to_string()];
+        let mut lurk = vec![
+            "lurk".into(),
+            "--config".into(),
+            cfg,
+            "--day".into(),
+            d.to_string(),
+        ];
         lurk.extend(threads[1].iter().cloned());
         lurk.extend(threads[0].iter().cloned());
         commands.push(tally);
@@ -734,13 +778,19 @@ async fn idle() -> Value {
     let (server, _replay) = forum(posts, envelope).await;
     let dir = tempfile::tempdir().unwrap();
     let mut extra = Vec::new();
-    std::fs::write(dir.path().join("game.toml"), game_toml("2026-11-30 21:00:00")).unwrap();
+    std::fs::write(
+        dir.path().join("game.toml"),
+        game_toml("2026-11-30 21:00:00"),
+    )
+    .unwrap();
     for i in 2..=10 {
         let name = format!("game{i}.toml");
         std::fs::write(
             dir.path().join(&name),
-            game_toml("2026-11-30 21:00:00")
-                .replace("name = \"版杀一室 第十二局\"", &format!("name = \"第{i}局\"")),
+            game_toml("2026-11-30 21:00:00").replace(
+                "name = \"版杀一室 第十二局\"",
+                &format!("name = \"第{i}局\""),
+            ),
         )
         .unwrap();
         extra.push(name);
@@ -778,8 +828,8 @@ async fn idle() -> Value {
             .send()
             .await
         {
-            let v: Value = serde_json::from_str(&r.text().await.unwrap_or_default())
-                .unwrap_or(Value::Null);
+            let v: Value =
+                serde_json::from_str(&r.text().await.unwrap_or_default()).unwrap_or(Value::Null);
             if !v["last_cycle"].is_null() {
                 break;
             }
@@ -811,7 +861,9 @@ async fn idle() -> Value {
         let mut cur = String::new();
         let mut rows: Vec<(u64, String)> = Vec::new();
         for l in smaps.lines() {
-            if l.contains('-') && !l.contains(':') || l.split_whitespace().count() >= 5 && !l.ends_with("kB") {
+            if l.contains('-') && !l.contains(':')
+                || l.split_whitespace().count() >= 5 && !l.ends_with("kB")
+            {
                 cur = l.to_string();
             } else if let Some(v) = l.strip_prefix("Rss:") {
                 let kb: u64 = v.trim().trim_end_matches(" kB").trim().parse().unwrap_or(0);

@@ -51,7 +51,7 @@ fn api_message_kind(messageval: &str, messagestr: &str) -> PageErrorKind {
 pub(crate) fn variables(
     text: &str,
 ) -> Result<(Option<u32>, serde_json::Map<String, Value>), PageError> {
-    let root: Value = serde_json::from_str(text)
+    let mut root: Value = serde_json::from_str(text)
         .map_err(|e| PageError::new(PageErrorKind::BadJson, format!("invalid JSON: {e}")))?;
     let Some(obj) = root.as_object() else {
         return Err(PageError::new(
@@ -75,13 +75,14 @@ pub(crate) fn variables(
             ));
         }
     }
-    let Some(vars) = obj.get("Variables").and_then(Value::as_object) else {
-        return Err(PageError::new(
+    let version = num(obj.get("Version")).map(|v| v as u32);
+    match root.get_mut("Variables").map(Value::take) {
+        Some(Value::Object(vars)) => Ok((version, vars)),
+        _ => Err(PageError::new(
             PageErrorKind::BadJson,
             "no \"Variables\" object: not a Discuz mobile API answer",
-        ));
-    };
-    Ok((num(obj.get("Version")).map(|v| v as u32), vars.clone()))
+        )),
+    }
 }
 
 pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Result<ThreadPage, PageError> {
@@ -106,10 +107,11 @@ pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Result<ThreadPage, PageE
     let replies = num(thread.and_then(|t| t.get("replies")));
     let ppp = num(vars.get("ppp")).map(|p| p as u32).filter(|p| *p > 0);
     let ordertype = num(thread.and_then(|t| t.get("ordertype"))).unwrap_or(0);
+    // The forum's floor names, their markup stripped once for the page.
     let postno: Vec<String> = match vars.get("cache_custominfo_postno") {
         Some(Value::Array(a)) => a
             .iter()
-            .map(|v| string(Some(v)).unwrap_or_default())
+            .map(|v| strip_markup(&string(Some(v)).unwrap_or_default()))
             .collect(),
         _ => Vec::new(),
     };
@@ -174,8 +176,13 @@ pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Result<ThreadPage, PageE
         if !post.blocked {
             match p.get("message") {
                 Some(Value::String(html)) => {
-                    let frag = Html::parse_fragment(&crate::guard::limit_nesting(html));
-                    let b = body::render(frag.root_element(), double_escaped);
+                    let b = match body::render_plain(html, double_escaped) {
+                        Some(b) => b,
+                        None => {
+                            let frag = Html::parse_fragment(&crate::guard::limit_nesting(html));
+                            body::render(frag.root_element(), double_escaped)
+                        }
+                    };
                     apply_body(&mut post, b, opts, &mut warnings);
                 }
                 Some(Value::Null) | None => {}
@@ -217,23 +224,25 @@ pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Result<ThreadPage, PageE
 /// The floor label the desktop page would show for running number `n`, using the forum's
 /// custom names when the API sends them (`cache_custominfo_postno`: suffix, then names).
 fn floor_label(n: u32, postno: &[String]) -> String {
-    let strip = |s: &str| {
-        Html::parse_fragment(s)
-            .root_element()
-            .text()
-            .collect::<String>()
-    };
     if (1..=4).contains(&n) {
         if let Some(name) = postno.get(n as usize).filter(|s| !s.is_empty()) {
-            return strip(name);
+            return name.clone();
         }
         if postno.is_empty() {
             return FLOOR_NAMES[n as usize - 1].to_string();
         }
     }
-    let suffix = postno
-        .first()
-        .map(|s| strip(s))
-        .unwrap_or_else(|| "#".into());
+    let suffix = postno.first().map(String::as_str).unwrap_or("#");
     format!("{n}{suffix}")
+}
+
+/// The text of a bit of markup (a floor name may carry a `<font>`).
+fn strip_markup(s: &str) -> String {
+    if !s.contains(['<', '&']) {
+        return s.to_string();
+    }
+    Html::parse_fragment(s)
+        .root_element()
+        .text()
+        .collect::<String>()
 }

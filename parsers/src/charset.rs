@@ -9,8 +9,9 @@ use crate::model::{Warning, WarningKind};
 
 /// Text decoded from bytes, with the encoding that was used.
 #[derive(Debug, Clone)]
-pub struct Decoded {
-    pub text: String,
+pub struct Decoded<'a> {
+    /// Borrowed from the input when it was valid UTF-8 already (the common case), else owned.
+    pub text: std::borrow::Cow<'a, str>,
     pub encoding: &'static str,
     pub warnings: Vec<Warning>,
 }
@@ -32,7 +33,7 @@ const SNIFF_LIMIT: usize = 4096;
 
 /// Decode `bytes` by the `Content-Type` charset, else the declared charset, else UTF-8.
 /// Invalid bytes become U+FFFD and a warning; this never fails.
-pub fn decode(bytes: &[u8], content_type: Option<&str>) -> Decoded {
+pub fn decode<'a>(bytes: &'a [u8], content_type: Option<&str>) -> Decoded<'a> {
     let mut warnings = Vec::new();
     let mut label: Option<String> = content_type
         .and_then(|ct| CT_CHARSET.captures(ct))
@@ -68,7 +69,7 @@ pub fn decode(bytes: &[u8], content_type: Option<&str>) -> Decoded {
         ));
     }
     Decoded {
-        text: text.into_owned(),
+        text,
         encoding: used.name(),
         warnings,
     }

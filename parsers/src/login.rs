@@ -97,7 +97,7 @@ pub fn parse_login_result(bytes: &[u8], content_type: Option<&str>) -> LoginOutc
     static SCRIPT: OnceLock<Regex> = OnceLock::new();
     static TAGS: OnceLock<Regex> = OnceLock::new();
     static NUM: OnceLock<Regex> = OnceLock::new();
-    let text = decode(bytes, content_type).text;
+    let text = decode(bytes, content_type).text.into_owned();
     let body = re(&CDATA, r"(?s)<!\[CDATA\[(.*)\]\]>")
         .captures(&text)
         .map(|c| c[1].to_string())
