@@ -91,6 +91,60 @@ fn squash(s: &str) -> String {
 }
 
 pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Result<ThreadPage, PageError> {
+    parse_with(text, opts, true)
+}
+
+/// The parts of a thread page the parser reads: the head (title, canonical link), and from the
+/// top pager to the fast-reply form (subject, reply count, pagers, the posts), each post's
+/// author card cut after its name (the pop-up profile, avatar and statistics: about half of a
+/// post's markup, never read). Parsing this instead of the whole page gives the same result
+/// (tested on every captured page) in about half the time. `None` when the page does not have
+/// the expected landmarks (then the whole page is parsed).
+fn slim(markup: &str) -> Option<String> {
+    let postlist = markup.find("<div id=\"postlist\"")?;
+    let head_end = markup[..postlist].find("</head>")? + "</head>".len();
+    let start = markup[..postlist]
+        .rfind("<div id=\"pgt\"")
+        .unwrap_or(postlist);
+    let end = markup[postlist..]
+        .find("<div id=\"f_pst\"")
+        .or_else(|| markup[postlist..].find("<div id=\"ft\""))
+        .map_or(markup.len(), |e| postlist + e);
+    let region = &markup[start..end];
+    let mut out = String::with_capacity(head_end + region.len() / 2 + 32);
+    out.push_str(&markup[..head_end]);
+    out.push_str("<body>");
+    const CARD: &str = "<div class=\"p_pop blk bui";
+    const PLC: &str = "<td class=\"plc\">";
+    let mut rest = region;
+    while let Some(a) = rest.find(CARD) {
+        let after = &rest[a..];
+        let next_post = after[1..]
+            .find("<div id=\"post_")
+            .map_or(after.len(), |n| n + 1);
+        match after[..next_post].find(PLC) {
+            Some(b) => {
+                out.push_str(&rest[..a]);
+                // Close the card's container and cell as the cut-out part did.
+                out.push_str("</div>\n</td>\n");
+                rest = &after[b..];
+            }
+            None => {
+                out.push_str(&rest[..a + CARD.len()]);
+                rest = &after[CARD.len()..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out.push_str("</body></html>");
+    Some(out)
+}
+
+pub(crate) fn parse_with(
+    text: &str,
+    opts: &ParseOptions,
+    slim_page: bool,
+) -> Result<ThreadPage, PageError> {
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     let (markup, is_ajax) = if trimmed.starts_with("<?xml") {
         match (trimmed.find("<![CDATA["), trimmed.rfind("]]>")) {
@@ -101,7 +155,14 @@ pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Result<ThreadPage, PageE
     } else {
         (text, false)
     };
-    let doc = Html::parse_document(&crate::guard::limit_nesting(markup));
+    let slimmed = if slim_page && !is_ajax {
+        slim(markup)
+    } else {
+        None
+    };
+    let doc = Html::parse_document(&crate::guard::limit_nesting(
+        slimmed.as_deref().unwrap_or(markup),
+    ));
     let mut warnings = Vec::new();
 
     let post_tables: Vec<ElementRef<'_>> = doc
@@ -111,6 +172,10 @@ pub(crate) fn parse(text: &str, opts: &ParseOptions) -> Result<ThreadPage, PageE
     let subject = doc.select(&SUBJECT).next().map(|s| squash(&text_of(s)));
 
     if post_tables.is_empty() {
+        if slimmed.is_some() {
+            // Whatever this is, it is judged on the whole page.
+            return parse_with(text, opts, false);
+        }
         return Err(error_page(&doc, markup, subject.is_some()));
     }
 
@@ -442,4 +507,49 @@ pub(crate) fn apply_body(
             }
         })
         .collect();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every captured page (both forums, guest, judge, admin, variants, other User-Agents,
+    /// error pages): the slimmed document gives exactly what the whole page gives.
+    #[test]
+    fn the_slimmed_page_parses_as_the_whole_page() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+        let mut stack = vec![root];
+        let (mut pages, mut slimmed) = (0, 0);
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                if p.extension().is_none_or(|x| x != "html" && x != "xml") {
+                    continue;
+                }
+                let bytes = std::fs::read(&p).unwrap();
+                let text = crate::charset::decode(&bytes, None).text;
+                let opts = ParseOptions::default();
+                let fast = parse_with(&text, &opts, true);
+                let full = parse_with(&text, &opts, false);
+                let show = |r: &Result<ThreadPage, PageError>| match r {
+                    Ok(page) => serde_json::to_string(page).unwrap(),
+                    Err(e) => format!("{e:?}"),
+                };
+                assert_eq!(show(&fast), show(&full), "{}", p.display());
+                pages += 1;
+                if full.is_ok() && slim(&text).is_some() {
+                    slimmed += 1;
+                }
+            }
+        }
+        assert!(pages > 50, "{pages} pages");
+        assert!(
+            slimmed >= 20,
+            "the slim path was taken on {slimmed} of {pages} pages"
+        );
+    }
 }
