@@ -380,13 +380,9 @@ impl Daemon {
         for b in tally.ballots.iter().filter(|b| !b.valid) {
             let Some(pid) = b.pid else { continue };
             let key = format!("void/{}/{}/{pid}", g.name, d.day);
-            let mail = Mail {
-                subject: crate::render::subject(
-                    g,
-                    d.day,
-                    &format!("无效票：{} {}", b.floor, b.voter),
-                ),
-                body: format!(
+            let mail = Mail::text(
+                crate::render::subject(g, d.day, &format!("无效票：{} {}", b.floor, b.voter)),
+                format!(
                     "{} {}（pid {pid}，{}）：{}\n写的对象：{}\n\n（此邮件只发一次。）",
                     b.floor,
                     b.voter,
@@ -394,10 +390,8 @@ impl Daemon {
                     b.reason,
                     b.written
                 ),
-                created_at: now,
-                html: None,
-                files: Vec::new(),
-            };
+                now,
+            );
             if self.store.enqueue(&key, &mail)? {
                 report.mails_queued += 1;
             }
@@ -527,9 +521,9 @@ impl Daemon {
             failing.push(line.clone());
             self.store.set_meta("check_failures", &failing)?;
             let f = &verdict.figures;
-            let mail = Mail {
-                subject: crate::render::subject(g, d.day, &format!("{}不合格：{} {}", verdict.label, post.floor, post.author)),
-                body: format!(
+            let mail = Mail::text(
+                crate::render::subject(g, d.day, &format!("{}不合格：{} {}", verdict.label, post.floor, post.author)),
+                format!(
                     "{}（pid {pid}）\n总字数 {}，去掉引用后 {} 字，字符数 {}；引用 {} 字（{:.1}%）；重复句子 {} 字（{:.1}%）\n不合格：{}\n",
                     line,
                     f.total.words,
@@ -541,10 +535,8 @@ impl Daemon {
                     f.repeated_share * 100.0,
                     verdict.failures.join("；")
                 ),
-                created_at: now,
-                html: None,
-                files: Vec::new(),
-            };
+                now,
+            );
             if self.store.enqueue(
                 &format!("check/{}/{pid}/{}", ct.tid, rec.versions.len()),
                 &mail,
@@ -602,9 +594,9 @@ impl Daemon {
             None
         };
         if let Some(key) = key {
-            let mail = Mail {
-                subject: format!("[{}] 无法读取论坛", g.name),
-                body: format!(
+            let mail = Mail::text(
+                format!("[{}] 无法读取论坛", g.name),
+                format!(
                     "自 {} 起无法读取帖子（tid {tid}）：\n{}\n\n{}",
                     fmt(since),
                     e.zh(),
@@ -614,10 +606,8 @@ impl Daemon {
                         "bansha 会继续重试；恢复后不再提醒。"
                     }
                 ),
-                created_at: now,
-                html: None,
-                files: Vec::new(),
-            };
+                now,
+            );
             if self.store.enqueue(&key, &mail)? {
                 report.mails_queued += 1;
             }
@@ -744,8 +734,8 @@ impl Daemon {
             g.rules.discipline.warnings_to_replace,
         );
         let key = event_key(g, d, "lurk");
-        let mail = Mail {
-            subject: crate::render::subject(
+        let mail = Mail::text(
+            crate::render::subject(
                 g,
                 d.day,
                 &format!(
@@ -757,15 +747,13 @@ impl Daemon {
                     }
                 ),
             ),
-            body: format!(
+            format!(
                 "{}\n{}",
                 crate::lurk_cmd::text(g, &lurk),
                 crate::rules::ledger::text(&entries, &standings)
             ),
-            created_at: now,
-            html: None,
-            files: Vec::new(),
-        };
+            now,
+        );
         if self.store.enqueue(&key, &mail)? {
             report.mails_queued += 1;
         }
@@ -900,13 +888,13 @@ impl Daemon {
                 )
             })
             .collect();
-        let mail = Mail {
-            subject: crate::render::subject(
+        let mail = Mail::text(
+            crate::render::subject(
                 g,
                 d.day,
                 &format!("申请加速的玩家已过半（{}/{}）", a.requests.len(), a.living),
             ),
-            body: format!(
+            format!(
                 "进程帖（tid {pt}）中申请加速的存活玩家已超过半数（需要 {} 人，{} 时达到）：\n{}\n\n\
                  确认加速后，请在本局配置的第 {} 天写上 accelerated_at = \"确认的时间\"：\
                  此后的改票无效，潜水不再判定。\n",
@@ -915,10 +903,8 @@ impl Daemon {
                 lines.join("\n"),
                 d.day
             ),
-            created_at: now,
-            html: None,
-            files: Vec::new(),
-        };
+            now,
+        );
         if self
             .store
             .enqueue(&format!("accel/{}/{}", g.name, d.day), &mail)?
@@ -1061,17 +1047,15 @@ impl Daemon {
             if before.contains(&id) {
                 continue;
             }
-            let mail = Mail {
-                subject: format!("[{}] {subject}", g.name),
-                body: format!(
+            let mail = Mail::text(
+                format!("[{}] {subject}", g.name),
+                format!(
                     "{why}\n\n（仅法官可见）根据局面记录 {}（第 {last} 条记录之后）：\n\n{}",
                     path.display(),
                     crate::state_cmd::text(g, &state)
                 ),
-                created_at: now,
-                html: None,
-                files: Vec::new(),
-            };
+                now,
+            );
             if self
                 .store
                 .enqueue(&format!("state/{}/{id}/{last}", g.name), &mail)?
@@ -1119,9 +1103,9 @@ impl Daemon {
                             "论坛没有显示编辑记录（60 秒内的编辑或管理员编辑不留记录）".into()
                         }
                     };
-                    let mail = Mail {
-                        subject: crate::render::subject(g, d.day, &format!("投票被编辑：{} {}", after.floor, after.author)),
-                        body: format!(
+                    let mail = Mail::text(
+                        crate::render::subject(g, d.day, &format!("投票被编辑：{} {}", after.floor, after.author)),
+                        format!(
                             "{} {}（pid {pid}）的帖子内容变了。\n{notice}\n{}\n之前看到的内容：\n{}\n\n{} 看到的内容：\n{}\n",
                             after.floor,
                             after.author,
@@ -1134,26 +1118,22 @@ impl Daemon {
                             fmt(*seen_at),
                             after.text
                         ),
-                        created_at: *seen_at,
-                        html: None,
-                        files: Vec::new(),
-                    };
+                        *seen_at,
+                    );
                     if self.store.enqueue(&key, &mail)? {
                         report.mails_queued += 1;
                     }
                 }
                 Change::Gone { pid, last } if is_player(&last.author) && is_ballot(last) => {
                     let key = format!("gone/{}/{pid}", last.tid);
-                    let mail = Mail {
-                        subject: crate::render::subject(g, d.day, &format!("投票帖消失：{} {}", last.floor, last.author)),
-                        body: format!(
+                    let mail = Mail::text(
+                        crate::render::subject(g, d.day, &format!("投票帖消失：{} {}", last.floor, last.author)),
+                        format!(
                             "{} {}（pid {pid}）的帖子在论坛上看不到了（被删除或进入回收站）。最后看到的内容：\n{}\n",
                             last.floor, last.author, last.text
                         ),
-                        created_at: now,
-                        html: None,
-                        files: Vec::new(),
-                    };
+                        now,
+                    );
                     if self.store.enqueue(&key, &mail)? {
                         report.mails_queued += 1;
                     }
