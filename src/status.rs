@@ -399,15 +399,24 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
             esc(&g.name),
             esc(&g.ruleset)
         );
-        if let Some((t, what)) = d.next_deadline(now).filter(|(_, w)| w.starts_with(&g.name)) {
+        let days: Vec<_> = views.iter().filter(|v| v.game.name == g.name).collect();
+        // This game's next lock start or close.
+        let next = days
+            .iter()
+            .flat_map(|v| {
+                [(v.tally.lock_from, "锁定"), (Some(v.day.closes_at), "截止")]
+                    .into_iter()
+                    .filter_map(move |(t, what)| t.map(|t| (t, v.day.day, what)))
+            })
+            .filter(|(t, _, _)| *t > now)
+            .min();
+        if let Some((t, day, what)) = next {
             h += &format!(
-                "<p>下一个时间点：<b>{}</b> {}（{}）</p>\n",
-                esc(&what),
+                "<p>下一个时间点：<b>第{day}天 {what}</b> {}（{}）</p>\n",
                 fmt(t),
                 time_left(t, now)
             );
         }
-        let days: Vec<_> = views.iter().filter(|v| v.game.name == g.name).collect();
         if days.is_empty() {
             h += "<p>目前没有在监视的投票。</p>\n";
         }

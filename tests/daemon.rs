@@ -1805,6 +1805,10 @@ async fn the_dashboard_shows_the_live_tally_in_a_browser() {
     assert!(dom.contains("第2天 · 锁定时段（不得改票）"), "{dom}");
     assert!(dom.contains("截止：<b>2026-11-29 21:00:00</b>"), "{dom}");
     assert!(dom.contains("还有 30 分钟"), "{dom}");
+    assert!(
+        dom.contains("下一个时间点：<b>第2天 截止</b> 2026-11-29 21:00:00（还有 30 分钟）"),
+        "{dom}"
+    );
     assert!(dom.contains("<svg"), "the timeline: {dom}");
     assert!(dom.contains("发言统计（潜水）：截至目前"), "{dom}");
     assert!(dom.contains("<b style=\"color:#1a7f37\">正常</b>"), "{dom}");
