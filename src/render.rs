@@ -9,6 +9,13 @@ use chrono::{DateTime, Duration, FixedOffset};
 
 type Time = DateTime<FixedOffset>;
 
+/// Text from the forum or the config as it may stand in BBCode: brackets made full-width, so
+/// nothing a player writes (a name, a target, a quote in a reason) can open or close a tag in
+/// the post the judge pastes.
+pub fn bb(s: &str) -> String {
+    s.replace('[', "［").replace(']', "］")
+}
+
 pub fn esc(s: &str) -> String {
     html_escape::encode_text(s).into_owned()
 }

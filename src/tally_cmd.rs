@@ -287,6 +287,7 @@ fn floor(f: &str) -> String {
 
 /// The tally as the judge posts it: Discuz BBCode, Chinese. Never roles or factions.
 pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
+    use crate::render::bb;
     let mut s = String::new();
     let round = if tally.round == 2 {
         "第二轮（高票辩论）"
@@ -295,7 +296,9 @@ pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
     };
     s += &format!(
         "[b]【{}】第{}天 {}投票统计[/b]\n",
-        game.name, tally.day, round
+        bb(&game.name),
+        tally.day,
+        round
     );
     s += &format!("截止时间：{}", t(tally.closes_at));
     if let Some(lock) = tally.lock_from {
@@ -318,7 +321,7 @@ pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
         s += "（无人得票）\n";
     }
     for c in &tally.counts {
-        s += &format!("{} {} 票", c.target, votes(c.votes));
+        s += &format!("{} {} 票", bb(&c.target), votes(c.votes));
         let adj: Vec<String> = c
             .adjustments
             .iter()
@@ -343,7 +346,7 @@ pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
                     } else {
                         String::new()
                     };
-                    format!("{}（{}{w}）", v.voter, floor(&v.floor))
+                    format!("{}（{}{w}）", bb(&v.voter), floor(&v.floor))
                 })
                 .collect();
             s += &format!("：{}", vs.join("、"));
@@ -356,7 +359,7 @@ pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
             let vs: Vec<String> = tally
                 .abstentions
                 .iter()
-                .map(|v| format!("{}（{}）", v.voter, floor(&v.floor)))
+                .map(|v| format!("{}（{}）", bb(&v.voter), floor(&v.floor)))
                 .collect();
             s += &format!("：{}", vs.join("、"));
         }
@@ -376,9 +379,9 @@ pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
                 s += &format!(
                     "{} {}：{} → {}\n",
                     floor(&b.floor),
-                    b.voter,
-                    b.replaces.join("、"),
-                    b.targets.join("、")
+                    bb(&b.voter),
+                    bb(&b.replaces.join("、")),
+                    bb(&b.targets.join("、"))
                 );
             }
         }
@@ -387,21 +390,21 @@ pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
             s += "\n[b]无效票[/b]\n";
             for b in invalid {
                 let what = match &b.target {
-                    Some(x) => format!("（{}：{x}）", b.kind.zh()),
+                    Some(x) => format!("（{}：{}）", b.kind.zh(), bb(x)),
                     None => format!("（{}）", b.kind.zh()),
                 };
                 s += &format!(
                     "{} {}{what}：{}\n",
                     floor(&b.floor),
-                    b.voter,
-                    b.reason.trim_start_matches("无效：")
+                    bb(&b.voter),
+                    bb(b.reason.trim_start_matches("无效："))
                 );
             }
         }
         if !tally.ignored.is_empty() {
             s += "\n[b]不计的帖子[/b]\n";
             for i in &tally.ignored {
-                s += &format!("{} {}：{}\n", floor(&i.floor), i.author, i.reason);
+                s += &format!("{} {}：{}\n", floor(&i.floor), bb(&i.author), bb(&i.reason));
             }
         }
     }
@@ -413,7 +416,7 @@ pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
         let vs: Vec<String> = tally
             .non_voters
             .iter()
-            .map(|n| format!("{}（{}）", n.player, n.consequence))
+            .map(|n| format!("{}（{}）", bb(&n.player), bb(&n.consequence)))
             .collect();
         s += &format!("{}\n", vs.join("、"));
     }
@@ -452,7 +455,7 @@ pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
     };
     s += &format!(
         "[b]结果[/b]：[color={color}]{}[/color]\n",
-        tally.outcome.note
+        bb(&tally.outcome.note)
     );
     s
 }

@@ -425,10 +425,10 @@ pub fn elevator(report: &LurkReport, tid: u64) -> String {
             Some(uid) => {
                 s += &format!(
                 "[url=forum.php?mod=viewthread&tid={tid}&page=1&authorid={uid}]{}[/url]（{} 帖）\n",
-                p.player, p.counted
+                crate::render::bb(&p.player), p.counted
             )
             }
-            None => s += &format!("{}（{} 帖）\n", p.player, p.counted),
+            None => s += &format!("{}（{} 帖）\n", crate::render::bb(&p.player), p.counted),
         }
     }
     s
