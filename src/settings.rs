@@ -318,6 +318,22 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
             "需要 host（SMTP 服务器）或 folder（把邮件写入文件夹）".into(),
         ));
     }
+    if s.smtp.security == Security::Plain && s.smtp.folder.is_none() {
+        let host = s.smtp.host.trim_matches(['[', ']']);
+        let loopback = host == "localhost"
+            || host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        if !loopback {
+            return Err(at(
+                &["smtp", "security"],
+                format!(
+                    "不加密的 SMTP（plain）只允许连本机的中继（127.0.0.1、::1 或 localhost），{} 不是；请用 starttls 或 tls",
+                    s.smtp.host
+                ),
+            ));
+        }
+    }
     if !s.smtp.from.contains('@') {
         return Err(at(&["smtp", "from"], "发件地址无效".into()));
     }

@@ -104,7 +104,10 @@ fn player_text_never_becomes_markup() {
     assert!(links > 0);
     assert_eq!(elevator.matches("[url=").count(), links, "{elevator}");
     for t in tags(&elevator) {
-        assert!(["b", "/b", "url", "/url"].contains(&t.as_str()), "{t}: {elevator}");
+        assert!(
+            ["b", "/b", "url", "/url"].contains(&t.as_str()),
+            "{t}: {elevator}"
+        );
     }
     assert!(elevator.contains("［/url］［url=http://x］"), "{elevator}");
 

@@ -104,3 +104,42 @@ fn run_refuses_a_bad_config_before_touching_anything() {
         .stderr(predicate::str::contains("配置错误"));
     assert!(!dir.path().join("state").exists());
 }
+
+/// Mail goes encrypted unless the config names a relay on this machine: plain SMTP to any other
+/// host is refused at load, pointing at `smtp.security`.
+#[test]
+fn plain_smtp_is_only_for_a_loopback_relay() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = daemon_config(dir.path(), "", 0o600);
+    let text = std::fs::read_to_string(&p).unwrap();
+    for (host, ok) in [
+        ("127.0.0.1", true),
+        ("localhost", true),
+        ("::1", true),
+        ("smtp.example.com", false),
+        ("192.168.1.10", false),
+    ] {
+        std::fs::write(
+            &p,
+            text.replace("host = \"127.0.0.1\"", &format!("host = \"{host}\"")),
+        )
+        .unwrap();
+        let a = bansha().arg("check-config").arg(&p).assert();
+        if ok {
+            a.success();
+        } else {
+            a.code(1)
+                .stderr(predicate::str::contains("smtp.security"))
+                .stderr(predicate::str::contains(host))
+                .stderr(predicate::str::contains("starttls"));
+        }
+    }
+    // The same host with TLS is fine.
+    std::fs::write(
+        &p,
+        text.replace("host = \"127.0.0.1\"", "host = \"smtp.example.com\"")
+            .replace("security = \"plain\"", "security = \"tls\""),
+    )
+    .unwrap();
+    bansha().arg("check-config").arg(&p).assert().success();
+}
