@@ -2147,3 +2147,78 @@ async fn secrets_never_appear_in_any_output() {
         }
     }
 }
+
+/// The SMTP server down for a simulated hour (and more) across the busiest stretch of the day:
+/// every mail an uninterrupted run sends arrives afterwards, once each, in the same order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn smtp_down_for_an_hour_loses_nothing_and_keeps_the_order() {
+    // 16:30 to 20:10 in ten-minute cycles: void ballots, a leader change, the lock.
+    let times: Vec<(i64, String)> = (0..23)
+        .map(|i| {
+            let unix = 1795941000 + i * 600; // from 16:30
+            let t = chrono::DateTime::from_timestamp(unix, 0)
+                .unwrap()
+                .with_timezone(&chrono::FixedOffset::east_opt(8 * 3600).unwrap());
+            (unix, t.format("%Y-%m-%d %H:%M:%S").to_string())
+        })
+        .collect();
+    let day = |down: Option<std::ops::Range<usize>>| {
+        let times = times.clone();
+        async move {
+            let (mailbox, smtp_port) = smtp();
+            let (server, forum) = forum_server().await;
+            let dir = tempfile::tempdir().unwrap();
+            let config = setup(dir.path(), &server.uri(), smtp_port);
+            // The day so far, read before the stretch begins.
+            forum.lock().unwrap().at = times[0].0 - 600;
+            let c = config.clone();
+            let first = times[0].0 - 600;
+            let start = chrono::DateTime::from_timestamp(first, 0)
+                .unwrap()
+                .with_timezone(&chrono::FixedOffset::east_opt(8 * 3600).unwrap())
+                .format("%Y-%m-%d %H:%M:%S")
+                .to_string();
+            tokio::task::spawn_blocking(move || once(&c, &start))
+                .await
+                .unwrap();
+            let before = mailbox.mails.lock().unwrap().len();
+            for (i, (unix, now)) in times.iter().enumerate() {
+                let is_down = down.as_ref().is_some_and(|d| d.contains(&i));
+                mailbox.refuse.store(is_down, Ordering::SeqCst);
+                forum.lock().unwrap().at = *unix;
+                let (c, now) = (config.clone(), now.clone());
+                let r = tokio::task::spawn_blocking(move || once(&c, &now))
+                    .await
+                    .unwrap();
+                if is_down {
+                    assert!(
+                        r["errors"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .any(|e| e.as_str().unwrap().contains("smtp")),
+                        "{r}"
+                    );
+                }
+            }
+            let got: Vec<(String, String)> = subjects(&mailbox).split_off(before);
+            drop(server);
+            got
+        }
+    };
+    let clean = day(None).await;
+    // Down from 16:40 to 19:50 (cycles 1..=20): back for the 20:00 cycle.
+    let outage = day(Some(1..21)).await;
+    assert!(clean.len() >= 5, "{clean:#?}");
+    let subjects_of = |v: &[(String, String)]| v.iter().map(|m| m.1.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        subjects_of(&outage),
+        subjects_of(&clean),
+        "the same mails, in the same order"
+    );
+    let ids: BTreeSet<&String> = outage.iter().map(|m| &m.0).collect();
+    assert_eq!(ids.len(), outage.len(), "each once");
+    let clean_ids: Vec<&String> = clean.iter().map(|m| &m.0).collect();
+    let outage_ids: Vec<&String> = outage.iter().map(|m| &m.0).collect();
+    assert_eq!(outage_ids, clean_ids, "the same Message-IDs");
+}
