@@ -11,6 +11,8 @@ mod body;
 mod charset;
 mod desktop;
 mod error;
+#[doc(hidden)]
+pub mod fuzz;
 mod guard;
 pub mod login;
 mod model;
