@@ -141,11 +141,8 @@ impl Daemon {
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
         let tid = d.vote_thread.expect("rechecked days have a vote thread");
-        let mut cursor = self.store.cursor(tid)?;
-        match self.fetch_thread(tid, true, &mut cursor, now).await {
+        match self.read_thread(tid, true, now).await? {
             Ok(changes) => {
-                self.recovered(tid, now)?;
-                self.store.set_cursor(tid, &cursor)?;
                 report.edited_posts += changes
                     .iter()
                     .filter(|c| matches!(c, Change::Edited { .. }))
@@ -237,20 +234,16 @@ impl Daemon {
         let lock_due =
             lock.is_some_and(|l| now >= l) && !self.store.event_done(&event_key(g, d, "lock"))?;
         let close_due = now >= d.closes_at;
-        let mut cursor = self.store.cursor(tid)?;
-        // A full scan (catches edits and deletions) at the start, at the lock and at the close.
-        let full = lock_due || close_due || cursor.last_full_scan.is_none();
-
-        // A poll day's thread carries no ballots: the poll is read below instead.
+        // A poll day's thread carries no ballots: the poll is read below instead. A full scan
+        // (catches edits and deletions) at the start, at the lock and at the close.
         let thread = if g.rules.vote.source == BallotSource::Poll {
+            self.recovered(tid, now)?;
             Ok(Vec::new())
         } else {
-            self.fetch_thread(tid, full, &mut cursor, now).await
+            self.read_thread(tid, lock_due || close_due, now).await?
         };
         match thread {
             Ok(changes) => {
-                self.recovered(tid, now)?;
-                self.store.set_cursor(tid, &cursor)?;
                 for c in &changes {
                     match c {
                         Change::New { .. } => report.new_posts += 1,
@@ -298,12 +291,8 @@ impl Daemon {
         }
         if lurk_on {
             for t in lurk_threads.into_iter().filter(|t| *t != tid) {
-                let mut c = self.store.cursor(t)?;
-                let full_t = close_due || c.last_full_scan.is_none();
-                match self.fetch_thread(t, full_t, &mut c, now).await {
+                match self.read_thread(t, close_due, now).await? {
                     Ok(changes) => {
-                        self.recovered(t, now)?;
-                        self.store.set_cursor(t, &c)?;
                         report.new_posts += changes
                             .iter()
                             .filter(|c| matches!(c, Change::New { .. }))
@@ -318,12 +307,8 @@ impl Daemon {
 
         // Threads of required posts (报道, 杀帖): check each new or edited post once.
         for ct in &d.checked_threads {
-            let mut c = self.store.cursor(ct.tid)?;
-            let full_t = close_due || c.last_full_scan.is_none();
-            match self.fetch_thread(ct.tid, full_t, &mut c, now).await {
+            match self.read_thread(ct.tid, close_due, now).await? {
                 Ok(changes) => {
-                    self.recovered(ct.tid, now)?;
-                    self.store.set_cursor(ct.tid, &c)?;
                     report.new_posts += changes
                         .iter()
                         .filter(|c| matches!(c, Change::New { .. }))
@@ -858,12 +843,8 @@ impl Daemon {
         now: Time,
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
-        let mut c = self.store.cursor(pt)?;
-        let full = c.last_full_scan.is_none();
-        match self.fetch_thread(pt, full, &mut c, now).await {
+        match self.read_thread(pt, false, now).await? {
             Ok(changes) => {
-                self.recovered(pt, now)?;
-                self.store.set_cursor(pt, &c)?;
                 report.new_posts += changes
                     .iter()
                     .filter(|c| matches!(c, Change::New { .. }))
@@ -1145,6 +1126,27 @@ impl Daemon {
     }
 
     /// Fetch what can have changed: from the last page known (or everything on a full scan).
+    /// Read a thread into the record: from its last known page on, or from page 1 when `full`
+    /// (and when it was never read in full). The cursor is saved, and a past failure of the
+    /// thread cleared, only when the read succeeded; a failed read is the caller's to report.
+    async fn read_thread(
+        &self,
+        tid: u64,
+        full: bool,
+        now: Time,
+    ) -> anyhow::Result<Result<Vec<Change>, FetchError>> {
+        let mut cursor = self.store.cursor(tid)?;
+        let full = full || cursor.last_full_scan.is_none();
+        match self.fetch_thread(tid, full, &mut cursor, now).await {
+            Ok(changes) => {
+                self.recovered(tid, now)?;
+                self.store.set_cursor(tid, &cursor)?;
+                Ok(Ok(changes))
+            }
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
     async fn fetch_thread(
         &self,
         tid: u64,

@@ -517,33 +517,21 @@ mod tests {
     /// error pages): the slimmed document gives exactly what the whole page gives.
     #[test]
     fn the_slimmed_page_parses_as_the_whole_page() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
-        let mut stack = vec![root];
         let (mut pages, mut slimmed) = (0, 0);
-        while let Some(dir) = stack.pop() {
-            for e in std::fs::read_dir(&dir).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                    continue;
-                }
-                if p.extension().is_none_or(|x| x != "html" && x != "xml") {
-                    continue;
-                }
-                let bytes = std::fs::read(&p).unwrap();
-                let text = crate::charset::decode(&bytes, None).text;
-                let opts = ParseOptions::default();
-                let fast = parse_with(&text, &opts, true);
-                let full = parse_with(&text, &opts, false);
-                let show = |r: &Result<ThreadPage, PageError>| match r {
-                    Ok(page) => serde_json::to_string(page).unwrap(),
-                    Err(e) => format!("{e:?}"),
-                };
-                assert_eq!(show(&fast), show(&full), "{}", p.display());
-                pages += 1;
-                if full.is_ok() && slim(&text).is_some() {
-                    slimmed += 1;
-                }
+        for p in crate::fixture_files(&["html", "xml"]) {
+            let bytes = std::fs::read(&p).unwrap();
+            let text = crate::charset::decode(&bytes, None).text;
+            let opts = ParseOptions::default();
+            let fast = parse_with(&text, &opts, true);
+            let full = parse_with(&text, &opts, false);
+            let show = |r: &Result<ThreadPage, PageError>| match r {
+                Ok(page) => serde_json::to_string(page).unwrap(),
+                Err(e) => format!("{e:?}"),
+            };
+            assert_eq!(show(&fast), show(&full), "{}", p.display());
+            pages += 1;
+            if full.is_ok() && slim(&text).is_some() {
+                slimmed += 1;
             }
         }
         assert!(pages > 50, "{pages} pages");

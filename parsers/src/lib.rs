@@ -103,3 +103,28 @@ fn with_charset_facts(mut page: ThreadPage, decoded: Decoded) -> ThreadPage {
     page.warnings.splice(0..0, decoded.warnings);
     page
 }
+
+/// Every captured file under `tests/fixtures/` whose extension is one of `exts` (for tests
+/// that hold a fast path to the full one on all real pages).
+#[cfg(test)]
+pub(crate) fn fixture_files(exts: &[&str]) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack =
+        vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p
+                .extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| exts.contains(&x))
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
