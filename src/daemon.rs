@@ -1169,9 +1169,35 @@ impl Daemon {
             p.inc();
             p
         });
+        // Pages the forum claims but does not have come back as the last page again (Discuz
+        // clamps the page number): a reply count that claims a million posts must not become
+        // a hundred thousand requests. A page that repeats an older page instead is an error,
+        // not the end: reading on from it would take the posts after it for deleted.
+        let mut seen: std::collections::HashSet<u64> = posts.iter().map(|p| p.pid).collect();
+        let mut previous: Vec<u64> = posts.iter().map(|p| p.pid).collect();
+        // Stopped before the page count the forum gave: the read is complete as far as the
+        // forum serves it, but not proof that a post missing from it was deleted.
+        let mut cut_short = false;
         while page < last {
             page += 1;
             let p = self.forum.thread_page(tid, page).await?;
+            let pids: Vec<u64> = p.posts.iter().map(|p| p.pid).collect();
+            if pids.is_empty() || pids == previous {
+                crate::fetch::tracing_line(&format!(
+                    "tid {tid}: page {page} repeats page {}; the thread ends there (the forum claimed {last} pages)",
+                    page - 1
+                ));
+                last = page - 1;
+                cut_short = true;
+                break;
+            }
+            if pids.iter().all(|pid| seen.contains(pid)) {
+                return Err(FetchError::Network(format!(
+                    "tid {tid} 第 {page} 页返回的是前面某一页的帖子"
+                )));
+            }
+            seen.extend(pids.iter().copied());
+            previous = pids;
             last = last.max(p.last_page.unwrap_or(last));
             posts.extend(p.posts);
             if let Some(pr) = progress.as_mut() {
@@ -1184,7 +1210,7 @@ impl Daemon {
         }
         let changes = self
             .store
-            .record(tid, &posts, now, full)
+            .record(tid, &posts, now, full && !cut_short)
             .map_err(|e| FetchError::Network(e.to_string()))?;
         cursor.last_page = last;
         if full {

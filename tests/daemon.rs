@@ -136,6 +136,10 @@ struct Forum {
     /// Thread-page requests served.
     requests: usize,
     logged_in: bool,
+    /// The reply count the thread claims instead of the true one.
+    claim_replies: Option<u64>,
+    /// (asked, served): this page number answers with that page.
+    serve_instead: Option<(usize, usize)>,
 }
 
 fn captured_thread() -> (Vec<Value>, Value) {
@@ -206,6 +210,10 @@ impl Forum {
             }
         }
         let last = visible.len().div_ceil(10).max(1);
+        let page = match self.serve_instead {
+            Some((asked, served)) if asked == page => served,
+            _ => page,
+        };
         let page = page.clamp(1, last);
         let slice: Vec<Value> = visible
             .iter()
@@ -215,7 +223,11 @@ impl Forum {
             .collect();
         let mut out = self.envelope.clone();
         out["Variables"]["postlist"] = Value::Array(slice);
-        out["Variables"]["thread"]["replies"] = Value::String((visible.len() - 1).to_string());
+        let replies = self
+            .claim_replies
+            .unwrap_or(visible.len() as u64 - 1)
+            .to_string();
+        out["Variables"]["thread"]["replies"] = Value::String(replies);
         out
     }
 }
@@ -301,6 +313,8 @@ async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
         faults: Vec::new(),
         requests: 0,
         logged_in: false,
+        claim_replies: None,
+        serve_instead: None,
     }));
     let server = MockServer::start().await;
     Mock::given(method("GET"))
@@ -2221,4 +2235,70 @@ async fn smtp_down_for_an_hour_loses_nothing_and_keeps_the_order() {
     let clean_ids: Vec<&String> = clean.iter().map(|m| &m.0).collect();
     let outage_ids: Vec<&String> = outage.iter().map(|m| &m.0).collect();
     assert_eq!(outage_ids, clean_ids, "the same Message-IDs");
+}
+
+/// A forum that claims a million replies costs one extra request, not a hundred thousand: the
+/// page past the end comes back as the last page again and the read stops there (and such a
+/// read, cut short of the forum's own count, never takes a missing post for deleted). A forum
+/// that answers a page number with an older page is an error for that read: nothing is
+/// recorded from it, and no post is taken for deleted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forum_that_lies_about_its_pages_costs_nothing_and_deletes_nothing() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let run = |now: &'static str| {
+        let config = config.clone();
+        async move {
+            tokio::task::spawn_blocking(move || once(&config, now))
+                .await
+                .unwrap()
+        }
+    };
+    // 19:00, the first read; the thread claims 999,999 replies (100,000 pages of 10).
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795950000; // 19:00
+        f.claim_replies = Some(999_999);
+    }
+    let r = run("2026-11-29 19:00:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert_eq!(
+        forum.lock().unwrap().requests,
+        4,
+        "pages 1-3, then page 4 repeats page 3: {r}"
+    );
+    // 19:30, an ordinary poll: the last page, then the repeat.
+    forum.lock().unwrap().requests = 0;
+    forum.lock().unwrap().at = 1795951800;
+    let r = run("2026-11-29 19:30:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert_eq!(forum.lock().unwrap().requests, 2, "{r}");
+
+    // 20:01, the full read at the lock; page 3 answers with page 1.
+    {
+        let mut f = forum.lock().unwrap();
+        f.claim_replies = None;
+        f.at = 1795953660;
+        f.serve_instead = Some((3, 1));
+    }
+    let r = run("2026-11-29 20:01:00").await;
+    let errors = r["errors"].to_string();
+    assert!(errors.contains("第 3 页返回的是前面某一页的帖子"), "{r}");
+    // 20:05, the forum is right again.
+    forum.lock().unwrap().serve_instead = None;
+    forum.lock().unwrap().at = 1795953900;
+    let r = run("2026-11-29 20:05:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    drop(server);
+    let store = bansha::store::Store::open(&dir.path().join("state")).unwrap();
+    let records = store.records(3).unwrap();
+    assert!(records.len() > 25, "{}", records.len());
+    let gone: Vec<u64> = records
+        .iter()
+        .filter(|r| r.gone_at.is_some())
+        .map(|r| r.versions[0].post.pid)
+        .collect();
+    assert!(gone.is_empty(), "taken for deleted: {gone:?}");
 }
