@@ -387,6 +387,19 @@ fn daemon_toml(forum: &str, ppp: u32, smtp: &str, extra_games: &[String]) -> Str
     s
 }
 
+/// Mail written to a folder (no SMTP server needed).
+const FOLDER: &str = "[smtp]\nfolder = \"mails\"\nfrom = \"bansha@localhost\"";
+
+/// A directory with one game (closing at `closes_at`) and a daemon config for the replay
+/// forum at `forum`.
+fn configs(forum: &str, ppp: u32, closes_at: &str, smtp: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("game.toml"), game_toml(closes_at)).unwrap();
+    let config = dir.path().join("daemon.toml");
+    std::fs::write(&config, daemon_toml(forum, ppp, smtp, &[])).unwrap();
+    (dir, config)
+}
+
 // ---------------------------------------------------------------- poll cost
 
 async fn poll_cost() -> Value {
@@ -397,23 +410,7 @@ async fn poll_cost() -> Value {
             // 500 pages of 10 posts: 5,000 posts.
             let (posts, envelope) = grown(5000, start);
             let (server, replay) = forum(posts, envelope).await;
-            let dir = tempfile::tempdir().unwrap();
-            std::fs::write(
-                dir.path().join("game.toml"),
-                game_toml("2026-11-30 21:00:00"),
-            )
-            .unwrap();
-            let config = dir.path().join("daemon.toml");
-            std::fs::write(
-                &config,
-                daemon_toml(
-                    &server.uri(),
-                    ppp,
-                    "[smtp]\nfolder = \"mails\"\nfrom = \"bansha@localhost\"",
-                    &[],
-                ),
-            )
-            .unwrap();
+            let (_dir, config) = configs(&server.uri(), ppp, "2026-11-30 21:00:00", FOLDER);
             let daemon = Daemon::open(bansha::settings::load(&config).unwrap()).unwrap();
             let mut now = start + Duration::days(5);
             let t0 = Instant::now();
@@ -512,23 +509,7 @@ async fn latency() -> Value {
     let start = at(2026, 11, 20, 8, 0);
     let (posts, envelope) = grown(5000, start);
     let (server, replay) = forum(posts, envelope).await;
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("game.toml"),
-        game_toml("2026-11-30 21:00:00"),
-    )
-    .unwrap();
-    let config = dir.path().join("daemon.toml");
-    std::fs::write(
-        &config,
-        daemon_toml(
-            &server.uri(),
-            50,
-            "[smtp]\nfolder = \"mails\"\nfrom = \"bansha@localhost\"",
-            &[],
-        ),
-    )
-    .unwrap();
+    let (_dir, config) = configs(&server.uri(), 50, "2026-11-30 21:00:00", FOLDER);
     let settings = bansha::settings::load(&config).unwrap();
     let interval = settings.poll.interval_secs;
     let daemon = Daemon::open(settings).unwrap();
@@ -565,22 +546,14 @@ async fn latency() -> Value {
     let (posts, envelope) = grown(5000, start);
     let (server, _replay) = forum(posts, envelope).await;
     let (inbox, port) = smtp();
-    let dir = tempfile::tempdir().unwrap();
-    let close = "2026-11-29 21:00:00";
-    std::fs::write(dir.path().join("game.toml"), game_toml(close)).unwrap();
-    let config = dir.path().join("daemon.toml");
-    std::fs::write(
-        &config,
-        daemon_toml(
-            &server.uri(),
-            50,
-            &format!(
-                "[smtp]\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"plain\"\nfrom = \"bansha@localhost\""
-            ),
-            &[],
+    let (dir, config) = configs(
+        &server.uri(),
+        50,
+        "2026-11-29 21:00:00",
+        &format!(
+            "[smtp]\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"plain\"\nfrom = \"bansha@localhost\""
         ),
-    )
-    .unwrap();
+    );
     let log = std::fs::File::create(dir.path().join("daemon.log")).unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
         .args(["run", "--now", "2026-11-29 20:59:57", "--config"])
@@ -803,13 +776,8 @@ async fn idle() -> Value {
         .port();
     std::fs::write(
         &config,
-        daemon_toml(
-            &server.uri(),
-            50,
-            "[smtp]\nfolder = \"mails\"\nfrom = \"bansha@localhost\"",
-            &extra,
-        )
-        .replace("127.0.0.1:0", &format!("127.0.0.1:{status_port}")),
+        daemon_toml(&server.uri(), 50, FOLDER, &extra)
+            .replace("127.0.0.1:0", &format!("127.0.0.1:{status_port}")),
     )
     .unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
