@@ -49,6 +49,9 @@ pub struct CycleReport {
     pub mails_queued: usize,
     pub mails_sent: usize,
     pub mails_waiting: usize,
+    /// Reads of the forum that failed (each is also in `errors`).
+    #[serde(default)]
+    pub fetch_failures: usize,
     pub errors: Vec<String>,
 }
 
@@ -236,6 +239,8 @@ impl Daemon {
         let close_due = now >= d.closes_at;
         // A poll day's thread carries no ballots: the poll is read below instead. A full scan
         // (catches edits and deletions) at the start, at the lock and at the close.
+        // A ballot source that could not be read this cycle: its record may miss ballots.
+        let mut stale = false;
         let thread = if g.rules.vote.source == BallotSource::Poll {
             self.recovered(tid, now)?;
             Ok(Vec::new())
@@ -258,8 +263,10 @@ impl Daemon {
                 if !close_due {
                     return Ok(());
                 }
-                // At the close, tally what the record holds rather than nothing; the judge has
-                // the failure mail.
+                // At the close the day stays open: no final tally from a record that may miss
+                // the last ballots. The next cycle tries again (the scheduler backs off), and
+                // the tally is made at the real cutoff once the thread is read.
+                stale = true;
             }
         }
 
@@ -338,11 +345,13 @@ impl Daemon {
             posts_now
         };
         // Ballots that are not thread posts: the poll (bansha42), the judge's inbox (qipan).
+        let failures = report.errors.len();
         let (posts, casts) = match g.rules.vote.source {
             BallotSource::Thread => (posts, Vec::new()),
             BallotSource::Poll => (posts, self.read_poll(g, tid, now, report).await?),
             BallotSource::Pm => (self.read_pms(g, d, now, report).await?, Vec::new()),
         };
+        stale |= report.errors.len() > failures;
         let tally = rules::tally_with(g, d.day, 1, now, &posts, &casts)?;
         let lurk = if lurk_on {
             self.lurk_report(g, d, &tally, now.min(d.closes_at), now)?
@@ -384,6 +393,8 @@ impl Daemon {
 
         if !closed {
             self.interim_mails(g, d, &tally, now, lock_due, report)?;
+        } else if stale {
+            // The final tally waits for a complete reading (see above).
         } else {
             let key = event_key(g, d, "close");
             let intro = format!(
@@ -579,10 +590,29 @@ impl Daemon {
             None
         };
         if let Some(key) = key {
+            // Days past their close whose final tally waits for this forum.
+            let waiting: String = g
+                .days
+                .iter()
+                .filter(|d| d.vote_thread.is_some() && now >= d.closes_at)
+                .filter(|d| {
+                    !self
+                        .store
+                        .event_done(&event_key(g, d, "close"))
+                        .unwrap_or(true)
+                })
+                .map(|d| {
+                    format!(
+                        "第{}天已于 {} 截止：最终计票要等论坛恢复、读到截止前的全部投票后才发出。\n",
+                        d.day,
+                        fmt(d.closes_at)
+                    )
+                })
+                .collect();
             let mail = Mail::text(
                 format!("[{}] 无法读取论坛", g.name),
                 format!(
-                    "自 {} 起无法读取帖子（tid {tid}）：\n{}\n\n{}",
+                    "自 {} 起无法读取帖子（tid {tid}）：\n{}\n\n{waiting}{}",
                     fmt(since),
                     e.zh(),
                     if e.needs_judge() {
@@ -597,6 +627,7 @@ impl Daemon {
                 report.mails_queued += 1;
             }
         }
+        report.fetch_failures += 1;
         report.errors.push(format!("fetch tid {tid}: {e}"));
         Ok(())
     }

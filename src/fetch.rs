@@ -195,10 +195,19 @@ impl Forum {
         let opts = ParseOptions {
             utc_offset: self.utc_offset,
         };
-        self.parsed(&self.page_url(tid, page), |b, ct| {
-            parse_thread_page(b, ct, &opts)
-        })
-        .await
+        let p = self
+            .parsed(&self.page_url(tid, page), |b, ct| {
+                parse_thread_page(b, ct, &opts)
+            })
+            .await?;
+        // A page cut off in transit keeps the posts that arrived whole, but a read built on it
+        // would take the missing ones for deleted: the read fails and is tried again.
+        if p.truncated {
+            return Err(FetchError::Network(format!(
+                "tid {tid} 第 {page} 页不完整（页面在传输中被截断）"
+            )));
+        }
+        Ok(p)
     }
 
     /// Fetch and parse one page; a login demand triggers one login and one retry, the flood

@@ -58,11 +58,7 @@ pub fn run(
             Some(t) => Arc::new(ShiftedClock::new(t, 1)),
             None => Arc::new(clock),
         };
-        let service = Arc::new(Service {
-            daemon: Arc::new(daemon),
-            clock,
-            last: tokio::sync::Mutex::new(None),
-        });
+        let service = Arc::new(Service::new(Arc::new(daemon), clock));
         crate::status::serve(service.clone()).await?;
         crate::schedule::run(service).await?;
         Ok(0)
