@@ -543,17 +543,11 @@ impl Daemon {
         Ok(())
     }
 
-    /// A fetch of `tid` succeeded: its failure streak, if any, becomes an outage on record (潜水
-    /// draws no verdict across it), and a login problem is over.
-    fn recovered(&self, tid: u64, now: Time) -> anyhow::Result<()> {
-        let key = format!("failing_since/{tid}");
-        if let Some(since) = self.store.get_meta::<Time>(&key)? {
-            let mut outages: Vec<(Time, Time)> =
-                self.store.get_meta("outages")?.unwrap_or_default();
-            outages.push((since, now));
-            self.store.set_meta("outages", &outages)?;
-            self.store.remove_meta(&key)?;
-        }
+    /// A fetch of `tid` succeeded: its failure streak, if any, is over, and so is a login
+    /// problem. (The read after a streak picks up every post made during it, with the forum's
+    /// times; 潜水 withholds verdicts only while a counted thread is still unreadable.)
+    fn recovered(&self, tid: u64, _now: Time) -> anyhow::Result<()> {
+        self.store.remove_meta(&format!("failing_since/{tid}"))?;
         self.store.remove_meta("login_failing_since")?;
         Ok(())
     }
@@ -673,7 +667,8 @@ impl Daemon {
             .store
             .get_meta(&format!("board/{}", g.name))?
             .unwrap_or_default();
-        let mut outages: Vec<(Time, Time)> = self.store.get_meta("outages")?.unwrap_or_default();
+        // Counted threads unreadable right now: their counts may be short.
+        let mut outages: Vec<(Time, Time)> = Vec::new();
         for t in crate::rules::lurk::threads_of(g, d) {
             if let Some(since) = self.store.get_meta::<Time>(&format!("failing_since/{t}"))? {
                 outages.push((since, now));
@@ -720,6 +715,12 @@ impl Daemon {
             .filter(|p| p.verdict == crate::rules::lurk::Verdict::Lurk)
             .map(|p| p.player.as_str())
             .collect();
+        let undecided: Vec<&str> = lurk
+            .players
+            .iter()
+            .filter(|p| p.verdict == crate::rules::lurk::Verdict::Unknown)
+            .map(|p| p.player.as_str())
+            .collect();
         // Automatic ledger entries, one per lurker and day.
         let kind = match g.rules.lurk.penalty.as_str() {
             "yellow_card" => "yellow_card",
@@ -755,11 +756,16 @@ impl Daemon {
                 g,
                 d.day,
                 &format!(
-                    "发言统计：{}",
+                    "发言统计：{}{}",
                     if lurkers.is_empty() {
                         "无人潜水".to_string()
                     } else {
                         format!("潜水 {}", lurkers.join("、"))
+                    },
+                    if undecided.is_empty() {
+                        String::new()
+                    } else {
+                        format!("；论坛无法读取，待法官判定：{}", undecided.join("、"))
                     }
                 ),
             ),

@@ -49,6 +49,14 @@ impl std::fmt::Display for FetchError {
 
 impl std::error::Error for FetchError {}
 
+/// Whether an error answer is Discuz's "request_tainting" page.
+fn refused(body: &[u8], content_type: Option<&str>) -> bool {
+    matches!(
+        parse_thread_page(body, content_type, &ParseOptions::default()),
+        Err(e) if e.kind == PageErrorKind::RequestTainting
+    )
+}
+
 /// A fetched response body with its Content-Type.
 struct Body {
     bytes: Vec<u8>,
@@ -95,6 +103,8 @@ impl Forum {
             .user_agent(settings.user_agent.clone())
             .timeout(Duration::from_secs(settings.timeout_secs))
             .connect_timeout(Duration::from_secs(settings.timeout_secs))
+            // Discuz redirects once or twice (login, findpost); more is a loop.
+            .redirect(reqwest::redirect::Policy::limited(5))
             .build()
             .map_err(|e| e.to_string())?;
         Ok(Forum {
@@ -138,6 +148,10 @@ impl Forum {
                 let r = req.send().await;
                 *last = Some(Instant::now());
                 match r {
+                    // A redirect loop does not end by asking again.
+                    Err(e) if e.is_redirect() => {
+                        return Err(FetchError::Network(format!("论坛的重定向没有尽头（{e}）")))
+                    }
                     Err(e) => Err(FetchError::Network(e.to_string())),
                     Ok(resp) => {
                         let status = resp.status().as_u16();
@@ -148,6 +162,14 @@ impl Forum {
                             .map(String::from);
                         match resp.bytes().await {
                             Err(e) => Err(FetchError::Network(e.to_string())),
+                            // Discuz answers a request it refuses ("request_tainting") with a
+                            // 503 System Error page: asking again gets the same.
+                            Ok(b) if status >= 500 && refused(&b, content_type.as_deref()) => {
+                                return Err(FetchError::Page(
+                                    PageErrorKind::RequestTainting,
+                                    format!("HTTP {status}"),
+                                ));
+                            }
                             Ok(_) if status >= 500 => Err(FetchError::Http(status)),
                             Ok(b) => Ok((
                                 status,
