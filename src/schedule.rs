@@ -9,8 +9,8 @@
 
 use crate::daemon::{CycleReport, Daemon};
 use crate::settings::PollSettings;
-use std::sync::atomic::Ordering;
 use chrono::{DateTime, Duration, FixedOffset, Utc};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::sync::Mutex;
 use tokio_cron_scheduler::{Job, JobScheduler};

@@ -224,6 +224,9 @@ pub struct MailFile {
     pub data: Vec<u8>,
 }
 
+/// One entry of `Store::dump`: tree, key, value.
+pub type DumpEntry = (String, Vec<u8>, Vec<u8>);
+
 pub struct Store {
     db: sled::Db,
     posts: sled::Tree,
@@ -233,6 +236,10 @@ pub struct Store {
     sent: sled::Tree,
     meta: sled::Tree,
     ledger: sled::Tree,
+    /// `sent.journal`: one line per mail the SMTP server accepted, appended the moment it says
+    /// so. A write to the page cache survives the process being killed where sled's flush may
+    /// not have run yet; replayed into `sent` at the next open.
+    journal: std::sync::Mutex<std::fs::File>,
 }
 
 fn post_key(tid: u64, pid: u64) -> [u8; 16] {
@@ -262,7 +269,9 @@ impl Store {
                 }
                 other => StoreError(other.to_string()),
             })?;
-        Ok(Store {
+        let journal_path = dir.join("sent.journal");
+        let io = |e: std::io::Error| StoreError(format!("{}: {e}", journal_path.display()));
+        let store = Store {
             posts: db.open_tree("posts")?,
             cursors: db.open_tree("cursors")?,
             events: db.open_tree("events")?,
@@ -271,7 +280,67 @@ impl Store {
             meta: db.open_tree("meta")?,
             ledger: db.open_tree("ledger")?,
             db,
-        })
+            journal: std::sync::Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&journal_path)
+                    .map_err(io)?,
+            ),
+        };
+        // Mails accepted by the server after the last flush of the record: sent, not to be
+        // sent again. A torn last line (the process died inside the write) is skipped: its
+        // mail was not marked, so at worst it goes out twice.
+        let lines = std::fs::read_to_string(&journal_path).map_err(io)?;
+        let mut replayed = 0;
+        for line in lines.lines() {
+            if let Ok((key, at)) = serde_json::from_str::<(String, Time)>(line) {
+                if !store.sent.contains_key(&key)? {
+                    store.sent.insert(key.as_str(), serde_json::to_vec(&at)?)?;
+                    store.outbox.remove(key.as_str())?;
+                    replayed += 1;
+                }
+            }
+        }
+        if !lines.is_empty() {
+            store.db.flush()?;
+            store
+                .journal
+                .lock()
+                .map_err(|_| StoreError("sent journal lock poisoned".into()))?
+                .set_len(0)
+                .map_err(io)?;
+            if replayed > 0 {
+                crate::fetch::tracing_line(&format!(
+                    "store: {replayed} mails the server had accepted before the last stop are marked sent"
+                ));
+            }
+        }
+        Ok(store)
+    }
+
+    /// Every entry of every tree but the meta entries named in `skip`, in key order: two stores
+    /// compare equal when they hold the same record (the crash-safety test).
+    pub fn dump(&self, skip: &[&str]) -> Result<Vec<DumpEntry>, StoreError> {
+        let mut out = Vec::new();
+        for (name, tree) in [
+            ("posts", &self.posts),
+            ("cursors", &self.cursors),
+            ("events", &self.events),
+            ("outbox", &self.outbox),
+            ("sent", &self.sent),
+            ("meta", &self.meta),
+            ("ledger", &self.ledger),
+        ] {
+            for kv in tree.iter() {
+                let (k, v) = kv?;
+                if name == "meta" && skip.iter().any(|s| k.as_ref() == s.as_bytes()) {
+                    continue;
+                }
+                out.push((name.to_string(), k.to_vec(), v.to_vec()));
+            }
+        }
+        Ok(out)
     }
 
     /// Make everything written so far durable, from synchronous code.
@@ -454,6 +523,16 @@ impl Store {
 
     /// The SMTP server accepted the mail: move it from the outbox to the sent log.
     pub fn mark_sent(&self, key: &str, at: Time) -> Result<(), StoreError> {
+        {
+            use std::io::Write;
+            let mut line = serde_json::to_string(&(key, at))?;
+            line.push('\n');
+            self.journal
+                .lock()
+                .map_err(|_| StoreError("sent journal lock poisoned".into()))?
+                .write_all(line.as_bytes())
+                .map_err(|e| StoreError(format!("sent.journal: {e}")))?;
+        }
         self.sent.insert(key, serde_json::to_vec(&at)?)?;
         self.outbox.remove(key)?;
         Ok(())
@@ -520,5 +599,51 @@ impl Store {
     pub fn remove_meta(&self, key: &str) -> Result<(), StoreError> {
         self.meta.remove(key)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at() -> Time {
+        DateTime::parse_from_rfc3339("2026-11-29T21:00:05+08:00").unwrap()
+    }
+
+    #[test]
+    fn a_mail_the_journal_calls_sent_is_not_sent_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mail = Mail::text("主题".into(), "正文".into(), at());
+        {
+            let store = Store::open(dir.path()).unwrap();
+            assert!(store.enqueue("close/g/2", &mail).unwrap());
+            assert!(store.enqueue("lurk/g/2", &mail).unwrap());
+            store.flush_blocking().unwrap();
+        }
+        // The server accepted close/g/2 and the process died before sled flushed: only the
+        // journal line made it (plus a torn line from a write cut short).
+        std::fs::write(
+            dir.path().join("sent.journal"),
+            format!(
+                "{}\n[\"lurk/g",
+                serde_json::to_string(&("close/g/2", at())).unwrap()
+            ),
+        )
+        .unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let outbox: Vec<String> = store.outbox().unwrap().into_iter().map(|m| m.0).collect();
+        assert_eq!(outbox, ["lurk/g/2"]);
+        assert!(!store.enqueue("close/g/2", &mail).unwrap(), "sent already");
+        assert_eq!(
+            std::fs::metadata(dir.path().join("sent.journal"))
+                .unwrap()
+                .len(),
+            0,
+            "merged into the record and emptied"
+        );
+        // Marking writes the journal first.
+        store.mark_sent("lurk/g/2", at()).unwrap();
+        let journal = std::fs::read_to_string(dir.path().join("sent.journal")).unwrap();
+        assert!(journal.contains("lurk/g/2"), "{journal}");
     }
 }
