@@ -242,7 +242,7 @@ impl Daemon {
         // A ballot source that could not be read this cycle: its record may miss ballots.
         let mut stale = false;
         let thread = if g.rules.vote.source == BallotSource::Poll {
-            self.recovered(tid, now)?;
+            self.recovered(tid)?;
             Ok(Vec::new())
         } else {
             self.read_thread(tid, lock_due || close_due, now).await?
@@ -345,13 +345,13 @@ impl Daemon {
             posts_now
         };
         // Ballots that are not thread posts: the poll (bansha42), the judge's inbox (qipan).
-        let failures = report.errors.len();
+        let failures = report.fetch_failures;
         let (posts, casts) = match g.rules.vote.source {
             BallotSource::Thread => (posts, Vec::new()),
             BallotSource::Poll => (posts, self.read_poll(g, tid, now, report).await?),
             BallotSource::Pm => (self.read_pms(g, d, now, report).await?, Vec::new()),
         };
-        stale |= report.errors.len() > failures;
+        stale |= report.fetch_failures > failures;
         let tally = rules::tally_with(g, d.day, 1, now, &posts, &casts)?;
         let lurk = if lurk_on {
             self.lurk_report(g, d, &tally, now.min(d.closes_at), now)?
@@ -546,7 +546,7 @@ impl Daemon {
     /// A fetch of `tid` succeeded: its failure streak, if any, is over, and so is a login
     /// problem. (The read after a streak picks up every post made during it, with the forum's
     /// times; 潜水 withholds verdicts only while a counted thread is still unreadable.)
-    fn recovered(&self, tid: u64, _now: Time) -> anyhow::Result<()> {
+    fn recovered(&self, tid: u64) -> anyhow::Result<()> {
         self.store.remove_meta(&format!("failing_since/{tid}"))?;
         self.store.remove_meta("login_failing_since")?;
         Ok(())
@@ -951,7 +951,7 @@ impl Daemon {
         let previous: Option<bansha_parsers::poll::Poll> = self.store.get_meta(&last_key)?;
         match self.forum.poll(tid, previous.as_ref()).await {
             Ok(poll) => {
-                self.recovered(tid, now)?;
+                self.recovered(tid)?;
                 let new = log.observe(&poll, now);
                 report.new_posts += new.len();
                 self.store.set_meta(&last_key, &poll)?;
@@ -980,7 +980,7 @@ impl Daemon {
         if last_read.is_none_or(|t| t < now) {
             match self.forum.private_messages(&known).await {
                 Ok((conversations, new)) => {
-                    self.recovered(0, now)?;
+                    self.recovered(0)?;
                     for m in new {
                         if !messages.contains_key(&m.pmid) {
                             report.new_posts += 1;
@@ -1176,7 +1176,7 @@ impl Daemon {
         let full = full || cursor.last_full_scan.is_none();
         match self.fetch_thread(tid, full, &mut cursor, now).await {
             Ok(changes) => {
-                self.recovered(tid, now)?;
+                self.recovered(tid)?;
                 self.store.set_cursor(tid, &cursor)?;
                 Ok(Ok(changes))
             }

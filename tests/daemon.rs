@@ -1383,6 +1383,8 @@ async fn state_changes_are_mailed_to_the_judge_once() {
 struct PollState {
     votes: Vec<(&'static str, &'static str)>,
     requests: Vec<String>,
+    /// The forum answers 502.
+    down: bool,
 }
 
 struct PollResponder(Arc<Mutex<PollState>>);
@@ -1391,6 +1393,9 @@ impl Respond for PollResponder {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let mut st = self.0.lock().unwrap();
         st.requests.push(req.url.query().unwrap_or("").to_string());
+        if st.down {
+            return ResponseTemplate::new(502);
+        }
         let q: BTreeMap<String, String> = req.url.query_pairs().into_owned().collect();
         if q.get("module").map(String::as_str) == Some("viewthread") {
             let mut v: Value = serde_json::from_slice(
@@ -1462,8 +1467,10 @@ fn common_option_text(page: &str, id: u64) -> String {
 
 /// A bansha42 day voting in the poll (tid 5) against a server replaying the captured poll as
 /// it changes; the final mail's outcome and each reading's cost.
+/// `down`: the readings at which the forum answers 502.
 async fn poll_day(
     readings: &[(&'static str, Vec<(&'static str, &'static str)>)],
+    down: &[&str],
 ) -> (Vec<(String, String)>, Arc<Mutex<PollState>>) {
     let (mailbox, smtp_port) = smtp();
     let server = MockServer::start().await;
@@ -1491,13 +1498,22 @@ async fn poll_day(
     )
     .unwrap();
     for (at, new) in readings {
-        state.lock().unwrap().votes.extend(new.iter().cloned());
+        let is_down = down.contains(at);
+        {
+            let mut st = state.lock().unwrap();
+            st.votes.extend(new.iter().cloned());
+            st.down = is_down;
+        }
         let c = config.clone();
         let at = *at;
         let r = tokio::task::spawn_blocking(move || once(&c, at))
             .await
             .unwrap();
-        assert_eq!(r["errors"], serde_json::json!([]), "{at}: {r}");
+        if is_down {
+            assert_eq!(r["fetch_failures"], 1, "{at}: {r}");
+        } else {
+            assert_eq!(r["errors"], serde_json::json!([]), "{at}: {r}");
+        }
     }
     let mails = mailbox
         .mails
@@ -1511,16 +1527,19 @@ async fn poll_day(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_poll_is_read_over_time_and_later_arrivals_go_first() {
-    let (mails, state) = poll_day(&[
-        ("2026-11-29 19:50:00", vec![("花千树", "李逵")]),
-        (
-            "2026-11-29 20:00:00",
-            vec![("大灰狼", "李逵"), ("小飞", "冷雪")],
-        ),
-        ("2026-11-29 20:10:00", vec![("李逵", "冷雪")]),
-        ("2026-11-29 20:20:00", vec![]),
-        ("2026-11-29 21:00:00", vec![]),
-    ])
+    let (mails, state) = poll_day(
+        &[
+            ("2026-11-29 19:50:00", vec![("花千树", "李逵")]),
+            (
+                "2026-11-29 20:00:00",
+                vec![("大灰狼", "李逵"), ("小飞", "冷雪")],
+            ),
+            ("2026-11-29 20:10:00", vec![("李逵", "冷雪")]),
+            ("2026-11-29 20:20:00", vec![]),
+            ("2026-11-29 21:00:00", vec![]),
+        ],
+        &[],
+    )
     .await;
     let (subject, text) = mails
         .iter()
@@ -1545,14 +1564,17 @@ async fn the_poll_is_read_over_time_and_later_arrivals_go_first() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn votes_seen_in_the_same_reading_mean_overtime() {
-    let (mails, _) = poll_day(&[
-        ("2026-11-29 19:50:00", vec![]),
-        (
-            "2026-11-29 20:00:00",
-            vec![("大灰狼", "李逵"), ("小飞", "冷雪")],
-        ),
-        ("2026-11-29 21:00:00", vec![]),
-    ])
+    let (mails, _) = poll_day(
+        &[
+            ("2026-11-29 19:50:00", vec![]),
+            (
+                "2026-11-29 20:00:00",
+                vec![("大灰狼", "李逵"), ("小飞", "冷雪")],
+            ),
+            ("2026-11-29 21:00:00", vec![]),
+        ],
+        &[],
+    )
     .await;
     let (subject, text) = mails
         .iter()
@@ -1560,6 +1582,28 @@ async fn votes_seen_in_the_same_reading_mean_overtime() {
         .expect("a final mail");
     assert!(subject.contains("加时 15 分钟"), "{subject}");
     assert!(text.contains("同一次读取"), "{text}");
+}
+
+/// A poll that cannot be read at the close gets no final tally from the last reading: the day
+/// stays open and is tallied when the poll answers again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_unreadable_at_the_close_is_tallied_when_it_answers() {
+    let (mails, _) = poll_day(
+        &[
+            ("2026-11-29 19:50:00", vec![("花千树", "李逵")]),
+            ("2026-11-29 21:00:05", vec![("大灰狼", "李逵")]),
+            ("2026-11-29 21:01:00", vec![]),
+            ("2026-11-29 21:03:00", vec![]),
+        ],
+        &["2026-11-29 21:00:05", "2026-11-29 21:01:00"],
+    )
+    .await;
+    let finals: Vec<&(String, String)> = mails
+        .iter()
+        .filter(|(s, _)| s.contains("最终计票"))
+        .collect();
+    assert_eq!(finals.len(), 1, "{mails:#?}");
+    assert!(finals[0].1.contains("大灰狼"), "{}", finals[0].1);
 }
 
 /// qipan votes by private message: the daemon logs in as the judge, reads the inbox (API v1,
