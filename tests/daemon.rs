@@ -2715,7 +2715,9 @@ async fn crash_run(kills: &[(usize, std::time::Duration)], clean: Option<&CrashR
             })
             .await
             .unwrap();
-            // Where it landed, from what the forum and the mailbox saw of the attempt.
+            // Where it landed, from what the forum and the mailbox saw of the attempt, once the
+            // server has finished with what the client sent before it died.
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
             let polled = forum.lock().unwrap().requests - requests;
             let sent = mailbox.mails.lock().unwrap().len() - mails;
             let full = clean.map(|c| c.steps[i].1).unwrap_or(0);
