@@ -11,13 +11,96 @@ use crate::settings::{Security, SmtpSettings};
 use crate::store::Mail;
 use lettre::message::header::ContentType;
 use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
-use lettre::transport::smtp::authentication::Credentials;
-use lettre::{AsyncFileTransport, AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use lettre::transport::smtp::authentication::{Credentials, DEFAULT_MECHANISMS};
+use lettre::transport::smtp::client::{AsyncSmtpConnection, TlsParameters};
+use lettre::transport::smtp::extension::ClientId;
+use lettre::{AsyncFileTransport, AsyncTransport, Message, Tokio1Executor};
 use std::time::Duration;
 
 enum Transport {
-    Smtp(AsyncSmtpTransport<Tokio1Executor>),
+    Smtp(Box<Smtp>),
     Folder(AsyncFileTransport<Tokio1Executor>),
+}
+
+/// An SMTP server and the one connection kept open to it between mails.
+///
+/// bansha opens the TCP connection itself, with Nagle's algorithm off (`TCP_NODELAY`), and
+/// hands it to lettre's connection type: lettre 0.11.23 writes a mail's closing `.` as its own
+/// five-byte write, which Nagle holds until the server acknowledges the body — 40 ms on Linux
+/// (the delayed ACK) for every mail, and a window in which a killed daemon's kernel still
+/// delivers the mail while bansha never hears it was accepted (lettre/lettre#1159 fixes this
+/// upstream, unreleased). Implicit TLS (port 465) still uses lettre's own socket.
+struct Smtp {
+    host: String,
+    port: u16,
+    security: Security,
+    credentials: Option<Credentials>,
+    connection: tokio::sync::Mutex<Option<AsyncSmtpConnection>>,
+}
+
+const SMTP_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Smtp {
+    async fn connect(&self) -> Result<AsyncSmtpConnection, String> {
+        let hello = ClientId::default();
+        let tls = || {
+            TlsParameters::new(self.host.clone()).map_err(|e| format!("SMTP {}: {e}", self.host))
+        };
+        let mut conn = if self.security == Security::Tls {
+            AsyncSmtpConnection::connect_tokio1(
+                (self.host.as_str(), self.port),
+                Some(SMTP_TIMEOUT),
+                &hello,
+                Some(tls()?),
+                None,
+            )
+            .await
+            .map_err(|e| e.to_string())?
+        } else {
+            let tcp = tokio::net::TcpStream::connect((self.host.as_str(), self.port))
+                .await
+                .map_err(|e| format!("SMTP {}:{}: {e}", self.host, self.port))?;
+            tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+            let mut conn = AsyncSmtpConnection::connect_with_transport(Box::new(tcp), &hello)
+                .await
+                .map_err(|e| e.to_string())?;
+            if self.security == Security::Starttls {
+                if !conn.can_starttls() {
+                    return Err(format!("SMTP {} does not offer STARTTLS", self.host));
+                }
+                conn.starttls(tls()?, &hello)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+            conn
+        };
+        if let Some(c) = &self.credentials {
+            conn.auth(DEFAULT_MECHANISMS, c)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(conn)
+    }
+
+    /// Send over the kept connection (opened, or opened again when the server dropped it).
+    async fn send(&self, message: &Message) -> Result<(), String> {
+        let mut slot = self.connection.lock().await;
+        let reusable = match slot.as_mut() {
+            Some(c) => !c.has_broken() && c.test_connected().await,
+            None => false,
+        };
+        if !reusable {
+            *slot = Some(self.connect().await?);
+        }
+        let conn = slot.as_mut().expect("connected above");
+        match conn.send(message.envelope(), &message.formatted()).await {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                *slot = None;
+                Err(e.to_string())
+            }
+        }
+    }
 }
 
 pub struct Mailer {
@@ -47,24 +130,19 @@ impl Mailer {
                 to,
             });
         }
-        let builder = match smtp.security {
-            Security::Starttls => AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(&smtp.host)
-                .map_err(|e| format!("SMTP {}: {e}", smtp.host))?,
-            Security::Tls => AsyncSmtpTransport::<Tokio1Executor>::relay(&smtp.host)
-                .map_err(|e| format!("SMTP {}: {e}", smtp.host))?,
-            Security::Plain => {
-                AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(smtp.host.clone())
-            }
-        };
-        let mut builder = builder
-            .port(smtp.port)
-            .timeout(Some(Duration::from_secs(30)));
-        if let (Some(user), Some(pass)) = (&smtp.username, &smtp.password) {
-            builder =
-                builder.credentials(Credentials::new(user.clone(), pass.expose().to_string()));
-        }
         Ok(Mailer {
-            transport: Transport::Smtp(builder.build()),
+            transport: Transport::Smtp(Box::new(Smtp {
+                host: smtp.host.clone(),
+                port: smtp.port,
+                security: smtp.security,
+                credentials: match (&smtp.username, &smtp.password) {
+                    (Some(user), Some(pass)) => {
+                        Some(Credentials::new(user.clone(), pass.expose().to_string()))
+                    }
+                    _ => None,
+                },
+                connection: tokio::sync::Mutex::new(None),
+            })),
             from,
             to,
         })
@@ -74,7 +152,15 @@ impl Mailer {
     pub async fn send(&self, key: &str, mail: &Mail) -> Result<(), String> {
         let message = self.message(key, mail)?;
         match &self.transport {
-            Transport::Smtp(t) => t.send(message).await.map(|_| ()).map_err(|e| e.to_string()),
+            Transport::Smtp(t) => {
+                match tokio::time::timeout(SMTP_TIMEOUT, t.send(&message)).await {
+                    Ok(r) => r,
+                    Err(_) => {
+                        *t.connection.lock().await = None;
+                        Err(format!("SMTP {}: no answer in {SMTP_TIMEOUT:?}", t.host))
+                    }
+                }
+            }
             Transport::Folder(t) => t.send(message).await.map(|_| ()).map_err(|e| e.to_string()),
         }
     }
