@@ -1,6 +1,7 @@
 //! Mail to the judge (the only module that talks SMTP). Mails are queued in the store first and
-//! sent from there; each carries a Message-ID derived from its idempotent key, so a mail the
-//! server accepted just before a crash and that is sent again after it is recognisably the same.
+//! sent from there over one kept connection; each carries a Message-ID derived from its
+//! idempotent key, so a mail the server accepted in the instant before a crash and that is sent
+//! again after it is recognisably the same.
 //! With `smtp.folder` set, mails are written there as .eml files instead (lettre's file
 //! transport).
 //!
