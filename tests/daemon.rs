@@ -474,6 +474,20 @@ fn once(config: &Path, now: &str) -> Value {
     })
 }
 
+/// `bansha run --once --now NOW`, SIGKILLed after `delay`.
+fn once_killed(config: &Path, now: &str, delay: std::time::Duration) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["run", "--once", "--now", now, "--config"])
+        .arg(config)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+}
+
 fn subjects(mailbox: &Mailbox) -> Vec<(String, String)> {
     mailbox
         .mails
@@ -779,16 +793,11 @@ async fn a_killed_daemon_restarts_to_the_same_outcome() {
     let kill_after = |delay_ms: u64| {
         let config = config.clone();
         move || {
-            let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
-                .args(["run", "--once", "--now", "2026-11-29 21:06:00", "--config"])
-                .arg(&config)
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn()
-                .unwrap();
-            std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-            let _ = child.kill(); // SIGKILL
-            let _ = child.wait();
+            once_killed(
+                &config,
+                "2026-11-29 21:06:00",
+                std::time::Duration::from_millis(delay_ms),
+            )
         }
     };
     // Mid-poll: the second page hangs.
@@ -2701,20 +2710,9 @@ async fn crash_run(kills: &[(usize, std::time::Duration)], clean: Option<&CrashR
             let requests = forum.lock().unwrap().requests;
             let mails = mailbox.mails.lock().unwrap().len();
             let (c, now, delay) = (config.clone(), now.clone(), *delay);
-            tokio::task::spawn_blocking(move || {
-                let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
-                    .args(["run", "--once", "--now", &now, "--config"])
-                    .arg(&c)
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::null())
-                    .spawn()
-                    .unwrap();
-                std::thread::sleep(delay);
-                let _ = child.kill(); // SIGKILL
-                let _ = child.wait();
-            })
-            .await
-            .unwrap();
+            tokio::task::spawn_blocking(move || once_killed(&c, &now, delay))
+                .await
+                .unwrap();
             // Where it landed, from what the forum and the mailbox saw of the attempt, once the
             // server has finished with what the client sent before it died.
             tokio::time::sleep(std::time::Duration::from_millis(300)).await;
