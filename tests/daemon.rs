@@ -197,19 +197,8 @@ impl Forum {
             .filter(|p| p["dbdateline"].as_str().unwrap().parse::<i64>().unwrap() <= self.at)
             .cloned()
             .collect();
-        let last = visible.len().div_ceil(10).max(1);
-        let page = page.clamp(1, last);
-        let mut out = self.discussion_envelope.clone();
-        out["Variables"]["postlist"] = Value::Array(
-            visible
-                .iter()
-                .skip((page - 1) * 10)
-                .take(10)
-                .cloned()
-                .collect(),
-        );
-        out["Variables"]["thread"]["replies"] = Value::String((visible.len() - 1).to_string());
-        out
+        let replies = visible.len() as u64 - 1;
+        served(&self.discussion_envelope, &visible, page, replies)
     }
 
     fn page(&self, page: usize) -> Value {
@@ -230,27 +219,31 @@ impl Forum {
                 p["message"] = Value::String("投票对象：冷雪<br />\n投票理由：她改票太随意".into());
             }
         }
-        let last = visible.len().div_ceil(10).max(1);
         let page = match self.serve_instead {
-            Some((asked, served)) if asked == page => served,
+            Some((asked, instead)) if asked == page => instead,
             _ => page,
         };
-        let page = page.clamp(1, last);
-        let slice: Vec<Value> = visible
+        let replies = self.claim_replies.unwrap_or(visible.len() as u64 - 1);
+        served(&self.envelope, &visible, page, replies)
+    }
+}
+
+/// Page `page` (10 posts a page, clamped to the last as Discuz does) of `visible`, in the
+/// captured envelope, claiming `replies` replies.
+fn served(envelope: &Value, visible: &[Value], page: usize, replies: u64) -> Value {
+    let last = visible.len().div_ceil(10).max(1);
+    let page = page.clamp(1, last);
+    let mut out = envelope.clone();
+    out["Variables"]["postlist"] = Value::Array(
+        visible
             .iter()
             .skip((page - 1) * 10)
             .take(10)
             .cloned()
-            .collect();
-        let mut out = self.envelope.clone();
-        out["Variables"]["postlist"] = Value::Array(slice);
-        let replies = self
-            .claim_replies
-            .unwrap_or(visible.len() as u64 - 1)
-            .to_string();
-        out["Variables"]["thread"]["replies"] = Value::String(replies);
-        out
-    }
+            .collect(),
+    );
+    out["Variables"]["thread"]["replies"] = Value::String(replies.to_string());
+    out
 }
 
 struct ThreadResponder(Arc<Mutex<Forum>>);
@@ -472,6 +465,36 @@ fn once(config: &Path, now: &str) -> Value {
             String::from_utf8_lossy(&out.stderr)
         )
     })
+}
+
+/// Give the service's dashboard a free loopback port (the tests' config says 127.0.0.1:0,
+/// which only `--once` runs can leave unresolved, since the CLI must find the service).
+fn pin_status_port(config: &Path) -> u16 {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let text = std::fs::read_to_string(config)
+        .unwrap()
+        .replace("127.0.0.1:0", &format!("127.0.0.1:{port}"));
+    std::fs::write(config, text).unwrap();
+    port
+}
+
+/// `bansha ARGS --config CONFIG`: exit code, stdout, stderr.
+fn cli(config: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(args)
+        .arg("--config")
+        .arg(config)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// `bansha run --once --now NOW`, SIGKILLed after `delay`.
@@ -843,15 +866,7 @@ async fn the_service_answers_status_and_live_tally_and_stops_on_sigterm() {
     forum.lock().unwrap().at = i64::MAX;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let text = std::fs::read_to_string(&config)
-        .unwrap()
-        .replace("127.0.0.1:0", &format!("127.0.0.1:{port}"));
-    std::fs::write(&config, text).unwrap();
+    pin_status_port(&config);
 
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
         .args(["run", "--config"])
@@ -860,19 +875,7 @@ async fn the_service_answers_status_and_live_tally_and_stops_on_sigterm() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let ask = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
-            .args(args)
-            .arg("--config")
-            .arg(&config)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    };
+    let ask = |args: &[&str]| cli(&config, args);
     let mut status = String::new();
     for _ in 0..100 {
         let (code, out, _) = tokio::task::block_in_place(|| ask(&["status"]));
@@ -1845,15 +1848,7 @@ async fn the_dashboard_shows_the_live_tally_in_a_browser() {
     forum.lock().unwrap().at = 1795955400; // 2026-11-29 20:30:00 +08:00
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let text = std::fs::read_to_string(&config)
-        .unwrap()
-        .replace("127.0.0.1:0", &format!("127.0.0.1:{port}"));
-    std::fs::write(&config, text).unwrap();
+    let port = pin_status_port(&config);
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
         .args(["run", "--now", "2026-11-29 20:30:00", "--config"])
         .arg(&config)
@@ -1862,16 +1857,8 @@ async fn the_dashboard_shows_the_live_tally_in_a_browser() {
         .spawn()
         .unwrap();
     let ask = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
-            .args(args)
-            .arg("--config")
-            .arg(&config)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
+        let (code, out, _) = cli(&config, args);
+        (code, out)
     };
     let mut ready = false;
     for _ in 0..150 {
@@ -2143,18 +2130,11 @@ async fn secrets_never_appear_in_any_output() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&smtp_pw, std::fs::Permissions::from_mode(0o600)).unwrap();
     }
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let text = std::fs::read_to_string(&config)
-        .unwrap()
-        .replace("127.0.0.1:0", &format!("127.0.0.1:{port}"))
-        .replace(
-            "security = \"plain\"\n",
-            "security = \"plain\"\nusername = \"bansha-user\"\npassword_file = \"smtp-password\"\n",
-        );
+    let port = pin_status_port(&config);
+    let text = std::fs::read_to_string(&config).unwrap().replace(
+        "security = \"plain\"\n",
+        "security = \"plain\"\nusername = \"bansha-user\"\npassword_file = \"smtp-password\"\n",
+    );
     std::fs::write(&config, text).unwrap();
 
     let mut outputs: Vec<(String, String)> = Vec::new();
@@ -2167,17 +2147,8 @@ async fn secrets_never_appear_in_any_output() {
         .spawn()
         .unwrap();
     let ask = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
-            .args(args)
-            .arg("--config")
-            .arg(&config)
-            .output()
-            .unwrap();
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
+        let (_, out, err) = cli(&config, args);
+        format!("{out}{err}")
     };
     let mut status = String::new();
     for _ in 0..150 {
