@@ -9,9 +9,9 @@
 //! binary is run as a user runs it for the scale, latency and idle figures.
 //! `BANSHA_BENCH_QUICK=1` shortens the timed loops (a smoke run, not figures).
 
-use bansha::config;
 use bansha::daemon::Daemon;
-use bansha::rules::{tally_with, Cast};
+use bansha::domain::config;
+use bansha::domain::rules::{tally_with, Cast};
 use bansha_parsers::{parse_thread_page, ParseOptions, Post};
 use chrono::{DateTime, Duration, FixedOffset, TimeZone};
 use serde_json::{json, Value};
@@ -411,7 +411,7 @@ async fn poll_cost() -> Value {
             let (posts, envelope) = grown(5000, start);
             let (server, replay) = forum(posts, envelope).await;
             let (_dir, config) = configs(&server.uri(), ppp, "2026-11-30 21:00:00", FOLDER);
-            let daemon = Daemon::open(bansha::settings::load(&config).unwrap()).unwrap();
+            let daemon = Daemon::open(bansha::domain::settings::load(&config).unwrap()).unwrap();
             let mut now = start + Duration::days(5);
             let t0 = Instant::now();
             let r = daemon.cycle(now).await;
@@ -510,7 +510,7 @@ async fn latency() -> Value {
     let (posts, envelope) = grown(5000, start);
     let (server, replay) = forum(posts, envelope).await;
     let (_dir, config) = configs(&server.uri(), 50, "2026-11-30 21:00:00", FOLDER);
-    let settings = bansha::settings::load(&config).unwrap();
+    let settings = bansha::domain::settings::load(&config).unwrap();
     let interval = settings.poll.interval_secs;
     let daemon = Daemon::open(settings).unwrap();
     let mut now = start + Duration::days(5);

@@ -2,8 +2,8 @@
 //! thread of 10,000 ballot posts (the captured posts repeated with new pids and later times,
 //! as a long game's busiest thread might be). `cargo bench --bench tally`.
 
-use bansha::config;
-use bansha::rules::tally;
+use bansha::domain::config;
+use bansha::domain::rules::tally;
 use bansha_parsers::{parse_thread_page, ParseOptions, Post};
 use chrono::Duration;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

@@ -1,29 +1,23 @@
 //! bansha: the counting work of a Discuz! forum mafia game (版杀) judge.
 //!
 //! The library holds everything the `bansha` binary wires together; parsing lives in the
-//! pure `bansha-parsers` crate. See `ARCHITECTURE.md` for the map.
+//! pure `bansha-parsers` crate. Imports go one way (ARCHITECTURE.md, enforced by
+//! `tests/layers.rs`):
+//!
+//! `cli → daemon → {present, io} → domain → bansha-parsers`
+//!
+//! - [`domain`]: pure — config and settings types with their validation, the rules, the
+//!   judge's game state, times. No network, no store, no files, no clock.
+//! - [`present`]: pure — everything the judge reads: BBCode, HTML, mail subjects and bodies,
+//!   the dashboard page, the timeline chart.
+//! - [`io`]: one owner per resource — the forum, the store (sled), SMTP, the files bansha reads
+//!   and writes, the wall clock, the log.
+//! - [`daemon`]: the poll cycle (read → decide → queue → send, where decide is pure), the
+//!   service and its scheduler, the HTTP answers.
+//! - [`cli`]: one module per subcommand.
 
-pub mod chart;
-pub mod check_cmd;
-pub mod config;
+pub mod cli;
 pub mod daemon;
-pub mod demo;
-pub mod draw_cmd;
-pub mod fetch;
-pub mod init_cmd;
-pub mod lurk_cmd;
-pub mod notify;
-pub mod poll_pm_cmd;
-pub mod posts;
-pub mod progress;
-pub mod render;
-pub mod rules;
-pub mod run_cmd;
-pub mod schedule;
-pub mod settings;
-pub mod state_cmd;
-pub mod status;
-pub mod store;
-pub mod tally_cmd;
-pub mod time;
-pub mod wordcount_cmd;
+pub mod domain;
+pub mod io;
+pub mod present;

@@ -759,7 +759,7 @@ async fn a_day_of_polling_mails_the_judge_each_thing_once() {
 
     // The store holds both versions of the edited post.
     drop(server);
-    let store = bansha::store::Store::open(&dir.path().join("state")).unwrap();
+    let store = bansha::io::store::Store::open(&dir.path().join("state")).unwrap();
     let records = store.records(3).unwrap();
     let r98 = records
         .iter()
@@ -2361,7 +2361,7 @@ async fn a_forum_that_lies_about_its_pages_costs_nothing_and_deletes_nothing() {
     let r = run("2026-11-29 20:05:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     drop(server);
-    let store = bansha::store::Store::open(&dir.path().join("state")).unwrap();
+    let store = bansha::io::store::Store::open(&dir.path().join("state")).unwrap();
     let records = store.records(3).unwrap();
     assert!(records.len() > 25, "{}", records.len());
     let gone: Vec<u64> = records
@@ -2647,7 +2647,7 @@ async fn every_forum_fault_records_nothing_false_and_is_reported_once() {
 /// the store at the end.
 struct CrashRun {
     mails: Vec<(String, String)>,
-    store: Vec<bansha::store::DumpEntry>,
+    store: Vec<bansha::io::store::DumpEntry>,
     /// Per step: how long the uninterrupted cycle took and its vote-thread requests.
     steps: Vec<(std::time::Duration, usize)>,
     /// Kills by where they landed: polling, tallying, sending.
@@ -2710,7 +2710,7 @@ async fn crash_run(kills: &[(usize, std::time::Duration)], clean: Option<&CrashR
     }
     // A mail the server accepted as its client died is recorded when the server finishes it.
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    let store = bansha::store::Store::open(&dir.path().join("state"))
+    let store = bansha::io::store::Store::open(&dir.path().join("state"))
         .unwrap()
         .dump(&["last_cycle"])
         .unwrap();
@@ -2801,7 +2801,7 @@ async fn sigkill_at_random_moments_loses_nothing_and_sends_nothing_twice() {
     if killed.store != clean.store {
         let a: BTreeSet<_> = clean.store.iter().collect();
         let b: BTreeSet<_> = killed.store.iter().collect();
-        let show = |e: &&bansha::store::DumpEntry| {
+        let show = |e: &&bansha::io::store::DumpEntry| {
             format!(
                 "{} {} {}",
                 e.0,

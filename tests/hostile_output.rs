@@ -5,7 +5,7 @@
 
 mod common;
 
-use bansha::config;
+use bansha::domain::config;
 use bansha_parsers::{parse_thread_page, ParseOptions, Post};
 use chrono::{Duration, TimeZone};
 
@@ -72,7 +72,7 @@ fn player_text_never_becomes_markup() {
     let d = g.day(1).unwrap().clone();
     let posts = posts();
     let now = d.closes_at + Duration::minutes(1);
-    let tally = bansha::rules::tally(&g, 1, 1, now, &posts).unwrap();
+    let tally = bansha::domain::rules::tally(&g, 1, 1, now, &posts).unwrap();
     // The hostile names reach the outputs: as a counted voter, a non-voter, an ignored author;
     // a written target loses its markup when the ballot is read.
     assert!(tally
@@ -84,7 +84,7 @@ fn player_text_never_becomes_markup() {
     assert!(tally.ballots.iter().any(|b| b.written == "点我"));
 
     // BBCode: only bansha's own tags.
-    let code = bansha::tally_cmd::bbcode(&g, &tally);
+    let code = bansha::cli::tally::bbcode(&g, &tally);
     for t in tags(&code) {
         assert!(
             ["b", "/b", "color", "/color"].contains(&t.as_str()),
@@ -98,8 +98,8 @@ fn player_text_never_becomes_markup() {
     );
 
     // The 电梯楼 post: bansha's links only, one per player whose uid is known.
-    let lurk = bansha::rules::lurk::lurk(&g, 1, &posts, &[], None, &[]).unwrap();
-    let elevator = bansha::rules::lurk::elevator(&lurk, 3);
+    let lurk = bansha::domain::rules::lurk::lurk(&g, 1, &posts, &[], None, &[]).unwrap();
+    let elevator = bansha::domain::rules::lurk::elevator(&lurk, 3);
     let links = lurk.players.iter().filter(|p| p.uid.is_some()).count();
     assert!(links > 0);
     assert_eq!(elevator.matches("[url=").count(), links, "{elevator}");
@@ -112,18 +112,22 @@ fn player_text_never_becomes_markup() {
     assert!(elevator.contains("［/url］［url=http://x］"), "{elevator}");
 
     // The HTML mail, the dashboard's tally and the timeline: no element of a player's.
-    let mail = bansha::render::tally_mail(
+    let mail = bansha::present::html::tally_mail(
         &g,
         &d,
         &tally,
         "http://127.0.0.1/",
-        bansha::render::tally_subject(&g, &d, "最终计票"),
+        bansha::present::html::tally_subject(&g, &d, "最终计票"),
         "测试",
         now,
     );
     let html = mail.html.clone().unwrap();
-    let dashboard = bansha::render::tally_html(&d, &tally, "http://127.0.0.1/");
-    let svg = bansha::chart::svg("t", &bansha::rules::timeline::of(&tally), tally.lock_from);
+    let dashboard = bansha::present::html::tally_html(&d, &tally, "http://127.0.0.1/");
+    let svg = bansha::present::chart::svg(
+        "t",
+        &bansha::domain::rules::timeline::of(&tally),
+        tally.lock_from,
+    );
     for (what, out) in [("mail", &html), ("dashboard", &dashboard), ("svg", &svg)] {
         assert!(!out.contains("<script"), "{what}: {out}");
         assert!(!out.contains("<img src=x"), "{what}: {out}");

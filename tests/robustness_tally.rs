@@ -2,8 +2,8 @@
 //! invariants: one standing ballot per voter, counts that add up, every living player either
 //! counted or listed as a non-voter.
 
-use bansha::config;
-use bansha::rules::tally;
+use bansha::domain::config;
+use bansha::domain::rules::tally;
 use bansha_parsers::ballot::{FormatSpec, Grammar};
 use bansha_parsers::{Post, Quote, TimePrecision};
 use chrono::{DateTime, Duration, FixedOffset};

@@ -10,7 +10,7 @@
 
 mod common;
 
-use bansha::tally_cmd::{run, TallyArgs};
+use bansha::cli::tally::{run, TallyArgs};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -274,9 +274,12 @@ pub struct Reading {
 }
 
 /// The casts a series of poll readings yields (the daemon's log, built the same way).
-pub fn casts_of(readings: &[Reading], offset: chrono::FixedOffset) -> Vec<bansha::rules::Cast> {
+pub fn casts_of(
+    readings: &[Reading],
+    offset: chrono::FixedOffset,
+) -> Vec<bansha::domain::rules::Cast> {
     use bansha_parsers::poll::{Poll, PollOption, PollVoter};
-    let mut log = bansha::rules::channels::PollLog::default();
+    let mut log = bansha::domain::rules::channels::PollLog::default();
     let mut all: Vec<(&str, Vec<&str>)> = Vec::new();
     for r in readings {
         all.extend(r.new.iter().cloned());
@@ -312,7 +315,7 @@ pub fn casts_of(readings: &[Reading], offset: chrono::FixedOffset) -> Vec<bansha
             overt: Some(true),
             expires_at: None,
         };
-        let at = bansha::time::parse_local_time(r.at, offset).unwrap();
+        let at = bansha::domain::time::parse_local_time(r.at, offset).unwrap();
         log.observe(&poll, at);
     }
     log.casts
@@ -440,7 +443,7 @@ impl Got {
 /// Run every case through `bansha tally` (the library entry behind the command: config file and
 /// page files in, JSON and BBCode out).
 pub fn run_cases(cases: &[Case]) {
-    use bansha::tally_cmd::{run, TallyArgs};
+    use bansha::cli::tally::{run, TallyArgs};
     assert!(cases.len() >= 15, "at least 15 cases per game");
     for case in cases {
         let (file, line, text) = case.seed;
@@ -464,15 +467,16 @@ pub fn run_cases(cases: &[Case]) {
         .unwrap();
         if let Pages::Poll(readings) = &case.pages {
             // Poll readings go to the rules' entry point, as the daemon's cycle does.
-            let g = bansha::config::load(&game).unwrap();
+            let g = bansha::domain::config::load(&game).unwrap();
             let casts = casts_of(readings, g.utc_offset);
-            let at =
-                bansha::time::parse_local_time(case.at.expect("a time"), g.utc_offset).unwrap();
+            let at = bansha::domain::time::parse_local_time(case.at.expect("a time"), g.utc_offset)
+                .unwrap();
             let tally =
-                bansha::rules::tally_with(&g, case.day, case.round, at, &[], &casts).unwrap();
+                bansha::domain::rules::tally_with(&g, case.day, case.round, at, &[], &casts)
+                    .unwrap();
             let got = Got {
                 json: serde_json::to_value(&tally).unwrap(),
-                text: bansha::tally_cmd::bbcode(&g, &tally),
+                text: bansha::cli::tally::bbcode(&g, &tally),
             };
             let result =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (case.check)(&got)));

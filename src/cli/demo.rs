@@ -1,0 +1,343 @@
+//! `bansha demo`: the real pipeline on a recorded game, with no setup. A local replay of the
+//! captured Discuz pages (the day-2 vote and discussion threads of 版杀一室 第十二局, as the
+//! mobile API served them) shows each post from its recorded time on, and pid 98 with its text
+//! from before the 21:05 edit until then. The daemon polls it at simulated moments through the
+//! day (time compressed: a day and a half in a few seconds), exactly as `bansha run --once
+//! --now T` would; its mails go into a folder (lettre's file transport). At the end the demo
+//! prints the mails it wrote and the final tally.
+
+use crate::daemon::Daemon;
+use axum::extract::{Query, State};
+use axum::routing::get;
+use axum::Router;
+use chrono::{DateTime, Duration, FixedOffset, TimeZone};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+
+type Time = DateTime<FixedOffset>;
+
+const GAME: &str = include_str!("../../config/examples/banshayishi-12.toml");
+const VOTE: [&str; 4] = [
+    include_str!("../../tests/fixtures/discuz/mobile/guest/v1/viewthread_tid3_vote_p1.json"),
+    include_str!("../../tests/fixtures/discuz/mobile/guest/v1/viewthread_tid3_vote_p2.json"),
+    include_str!("../../tests/fixtures/discuz/mobile/guest/v1/viewthread_tid3_vote_p3.json"),
+    include_str!("../../tests/fixtures/discuz/mobile/guest/v1/viewthread_tid3_vote_p4.json"),
+];
+const DISCUSSION: [&str; 7] = [
+    include_str!("../../tests/fixtures/discuz/mobile/guest/v1/viewthread_tid4_discussion_p1.json"),
+    include_str!("../../tests/fixtures/discuz/mobile/guest/v1/viewthread_tid4_discussion_p2.json"),
+    include_str!("../../tests/fixtures/discuz/mobile/guest/v1/viewthread_tid4_discussion_p3.json"),
+    include_str!("../../tests/fixtures/discuz/mobile/guest/v1/viewthread_tid4_discussion_p4.json"),
+    include_str!("../../tests/fixtures/discuz/mobile/guest/v1/viewthread_tid4_discussion_p5.json"),
+    include_str!("../../tests/fixtures/discuz/mobile/guest/v1/viewthread_tid4_discussion_p6.json"),
+    include_str!("../../tests/fixtures/discuz/mobile/guest/v1/viewthread_tid4_discussion_p7.json"),
+];
+/// pid 98 as typed at 17:55:05, before its author edited it at 21:05:30 (scenario key V23).
+const PID98_BEFORE: &str = "投票对象：冷雪<br />\n投票理由：她改票太随意";
+const PID98_EDITED_AT: i64 = 1795957530;
+const MARKER: &str = ".bansha-demo";
+
+/// A captured thread: its posts in order, and the first page's envelope.
+struct Thread {
+    posts: Vec<Value>,
+    envelope: Value,
+}
+
+impl Thread {
+    fn load(pages: &[&str]) -> anyhow::Result<Thread> {
+        let mut posts = Vec::new();
+        let mut envelope = Value::Null;
+        for (i, page) in pages.iter().enumerate() {
+            let v: Value = serde_json::from_str(page)?;
+            if let Some(list) = v["Variables"]["postlist"].as_array() {
+                posts.extend(list.iter().cloned());
+            }
+            if i == 0 {
+                envelope = v;
+            }
+        }
+        Ok(Thread { posts, envelope })
+    }
+
+    /// Page `page` of the thread as it stood at unix time `at` (10 posts a page, as captured).
+    fn page(&self, at: i64, page: usize) -> Value {
+        let mut visible: Vec<Value> = self
+            .posts
+            .iter()
+            .filter(|p| dateline(p) <= at)
+            .cloned()
+            .collect();
+        if at < PID98_EDITED_AT {
+            for p in visible.iter_mut().filter(|p| p["pid"] == "98") {
+                p["message"] = Value::String(PID98_BEFORE.into());
+            }
+        }
+        let last = visible.len().div_ceil(10).max(1);
+        let page = page.clamp(1, last);
+        let mut out = self.envelope.clone();
+        out["Variables"]["postlist"] = Value::Array(
+            visible
+                .iter()
+                .skip((page - 1) * 10)
+                .take(10)
+                .cloned()
+                .collect(),
+        );
+        out["Variables"]["thread"]["replies"] =
+            Value::String(visible.len().saturating_sub(1).to_string());
+        out
+    }
+}
+
+fn dateline(p: &Value) -> i64 {
+    p["dbdateline"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(i64::MAX)
+}
+
+struct Replay {
+    vote: Thread,
+    discussion: Thread,
+    /// The simulated moment, unix seconds.
+    at: AtomicI64,
+    requests: AtomicU64,
+}
+
+async fn api(
+    State(r): State<Arc<Replay>>,
+    Query(q): Query<HashMap<String, String>>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    r.requests.fetch_add(1, Ordering::Relaxed);
+    let page = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+    let thread = match (
+        q.get("module").map(String::as_str),
+        q.get("tid").map(String::as_str),
+    ) {
+        (Some("viewthread"), Some("3")) => &r.vote,
+        (Some("viewthread"), Some("4")) => &r.discussion,
+        _ => return (axum::http::StatusCode::NOT_FOUND, "not in the recording").into_response(),
+    };
+    axum::Json(thread.page(r.at.load(Ordering::Relaxed), page)).into_response()
+}
+
+/// The simulated moments the daemon polls at: every two hours through the day, every 15
+/// minutes in the last two hours, every 5 around the lock and the close, and a last look after
+/// the edit of pid 98.
+fn moments(offset: FixedOffset) -> Vec<Time> {
+    let at = |d: u32, h: u32, m: u32| {
+        offset
+            .with_ymd_and_hms(2026, 11, d, h, m, 0)
+            .single()
+            .expect("valid time")
+    };
+    let mut out = Vec::new();
+    let mut t = at(28, 14, 0);
+    while t < at(29, 18, 0) {
+        out.push(t);
+        t += Duration::hours(2);
+    }
+    while t < at(29, 19, 45) {
+        out.push(t);
+        t += Duration::minutes(15);
+    }
+    while t <= at(29, 21, 10) {
+        out.push(t);
+        t += Duration::minutes(5);
+    }
+    out
+}
+
+fn prepare(dir: &Path) -> anyhow::Result<()> {
+    if dir.exists() {
+        let empty = std::fs::read_dir(dir)?.next().is_none();
+        if !empty && !dir.join(MARKER).exists() {
+            anyhow::bail!(
+                "目录 {} 已存在且不是 bansha 演示目录；请换一个目录（--dir）",
+                dir.display()
+            );
+        }
+        std::fs::remove_dir_all(dir)?;
+    }
+    std::fs::create_dir_all(dir.join("games"))?;
+    std::fs::write(dir.join(MARKER), "bansha demo; safe to delete\n")?;
+    Ok(())
+}
+
+/// `bansha demo [--dir DIR]`. Returns the exit code.
+pub fn run(dir: &Path, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+    if let Err(e) = prepare(dir) {
+        writeln!(err, "错误：{e:#}")?;
+        return Ok(1);
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(replay_game(dir, out))?;
+    Ok(0)
+}
+
+async fn replay_game(dir: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    let replay = Arc::new(Replay {
+        vote: Thread::load(&VOTE)?,
+        discussion: Thread::load(&DISCUSSION)?,
+        at: AtomicI64::new(0),
+        requests: AtomicU64::new(0),
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let forum = format!("http://{}/", listener.local_addr()?);
+    let app = Router::new()
+        .route("/api/mobile/index.php", get(api))
+        .with_state(replay.clone());
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+
+    std::fs::write(dir.join("games/banshayishi-12.toml"), GAME)?;
+    let config = dir.join("daemon.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "# Written by `bansha demo`: the daemon against a local replay of a recorded game.\n\
+             state_dir = \"state\"\n\n\
+             [forum]\nbase_url = \"{forum}\"\nsource = \"api\"\napi_version = 1\n\
+             posts_per_page = 10\nmin_gap_ms = 0\nretries = 1\ntimeout_secs = 10\n\n\
+             [smtp]\nfolder = \"mails\"\nfrom = \"bansha@localhost\"\n\n\
+             [judge]\nto = [\"judge@localhost\"]\n\n\
+             [poll]\ninterim_every_hours = 6\n\n\
+             [status]\nlisten = \"127.0.0.1:0\"\n\n\
+             [[games]]\nconfig = \"games/banshayishi-12.toml\"\n"
+        ),
+    )?;
+    let settings = crate::domain::settings::load(&config).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let offset = settings.games[0].utc_offset;
+    let daemon = Daemon::open(settings)?;
+    writeln!(
+        out,
+        "bansha 演示：版杀一室 第十二局 第2天（m103 规则，截止 2026-11-29 21:00，20:00 起锁定）\n\
+         本机回放录下的论坛页面：{forum}\n守护进程按模拟时间轮询（一天半压缩到几秒），邮件写入 {}\n",
+        dir.join("mails").display()
+    )?;
+    let folder = dir.join("mails");
+    let mut mails: Vec<Written> = Vec::new();
+    for now in moments(offset) {
+        replay.at.store(now.timestamp(), Ordering::Relaxed);
+        let r = daemon.cycle(now).await;
+        writeln!(
+            out,
+            "[{}] 请求 {:>2} · 新帖 {:>2} · 编辑 {}{}",
+            now.format("%m-%d %H:%M"),
+            r.requests,
+            r.new_posts,
+            r.edited_posts,
+            if r.errors.is_empty() {
+                String::new()
+            } else {
+                format!(" · 错误：{}", r.errors.join("；"))
+            }
+        )?;
+        for m in name_mails(&folder, mails.len())? {
+            writeln!(out, "        ✉ {}", m.subject)?;
+            mails.push(m);
+        }
+    }
+
+    writeln!(
+        out,
+        "\n法官共收到 {} 封邮件，在 {}",
+        mails.len(),
+        folder.display()
+    )?;
+    if let Some(last) = mails.iter().rev().find(|m| m.subject.contains("最终计票")) {
+        let page = dir.join("最终统计.html");
+        let mut html = last.html.clone();
+        if let Some(png) = &last.png {
+            std::fs::write(dir.join("timeline.png"), png)?;
+            html = html.replace("cid:timeline", "timeline.png");
+        }
+        std::fs::write(&page, html)?;
+        writeln!(
+            out,
+            "\n最终计票邮件（HTML 版已另存为 {}，可用浏览器打开）：\n\n{}",
+            page.display(),
+            last.text.trim_end()
+        )?;
+    }
+    writeln!(
+        out,
+        "\n共向回放论坛发出 {} 次请求，用时 {:.1} 秒。配置在 {}，可用 bansha check-config 检查。",
+        replay.requests.load(Ordering::Relaxed),
+        started.elapsed().as_secs_f64(),
+        config.display()
+    )?;
+    Ok(())
+}
+
+/// Already renamed here: "NN-…" (lettre's names are UUIDs, whose first dash is at 8).
+fn renamed(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.len() > 3 && b[0].is_ascii_digit() && b[1].is_ascii_digit() && b[2] == b'-'
+}
+
+struct Written {
+    subject: String,
+    text: String,
+    html: String,
+    png: Option<Vec<u8>>,
+}
+
+/// The .eml files lettre wrote since the last call (named by a random id), renamed in the order
+/// they were sent as `NN-subject.eml` so the folder reads like an inbox.
+fn name_mails(folder: &Path, before: usize) -> anyhow::Result<Vec<Written>> {
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    if !folder.exists() {
+        return Ok(Vec::new());
+    }
+    for e in std::fs::read_dir(folder)? {
+        let p = e?.path();
+        let fresh = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.ends_with(".eml") && !renamed(n));
+        if fresh {
+            files.push((std::fs::metadata(&p)?.modified()?, p));
+        }
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for (i, (_, path)) in files.into_iter().enumerate() {
+        let raw = std::fs::read(&path)?;
+        let Some(m) = mail_parser::MessageParser::default().parse(&raw) else {
+            continue;
+        };
+        let i = before + i;
+        let subject = m.subject().unwrap_or_default().to_string();
+        let safe: String = subject
+            .chars()
+            .map(|c| if "/\\:*?\"<>|".contains(c) { '_' } else { c })
+            .take(60)
+            .collect();
+        std::fs::rename(&path, folder.join(format!("{:02}-{safe}.eml", i + 1)))?;
+        let png = m
+            .attachments()
+            .find(|a| {
+                use mail_parser::MimeHeaders;
+                a.content_id() == Some("timeline")
+            })
+            .map(|a| a.contents().to_vec());
+        out.push(Written {
+            text: m.body_text(0).unwrap_or_default().into_owned(),
+            html: m.body_html(0).unwrap_or_default().into_owned(),
+            subject,
+            png,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,359 @@
+//! `bansha init`: write a game config from a preset, asking the judge on the terminal (the
+//! forum, the rule system, the roster file, the day's threads and deadline), and a daemon config
+//! beside it when there is none. Answers are read line by line from stdin, so the questions can
+//! also be answered from a file; a wrong answer is asked again with the reason. The result is
+//! loaded back the way `bansha check-config` loads it before the command says it is done.
+
+use crate::domain::config::PRESETS;
+use crate::domain::time::parse_local_time;
+use chrono::FixedOffset;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+struct Asker<'a> {
+    input: &'a mut dyn BufRead,
+    err: &'a mut dyn Write,
+    /// Answers that come from a file or a pipe are echoed, so the transcript reads right.
+    echo: bool,
+}
+
+impl Asker<'_> {
+    /// Ask until `check` accepts the answer; an empty answer takes `default` when there is one.
+    fn ask<T>(
+        &mut self,
+        question: &str,
+        default: Option<&str>,
+        check: impl Fn(&str) -> Result<T, String>,
+    ) -> anyhow::Result<T> {
+        loop {
+            match default {
+                Some(d) if !d.is_empty() => write!(self.err, "{question}（默认 {d}）：")?,
+                _ => write!(self.err, "{question}：")?,
+            }
+            self.err.flush()?;
+            let mut line = String::new();
+            if self.input.read_line(&mut line)? == 0 {
+                anyhow::bail!("输入已结束，还没有回答：{question}");
+            }
+            let answer = line.trim();
+            if self.echo {
+                writeln!(self.err, "{answer}")?;
+            }
+            let answer = if answer.is_empty() {
+                default.unwrap_or("")
+            } else {
+                answer
+            };
+            match check(answer) {
+                Ok(v) => return Ok(v),
+                Err(why) => writeln!(self.err, "  ✗ {why}，请重新输入")?,
+            }
+        }
+    }
+}
+
+/// A thread id from "3", "…forum.php?mod=viewthread&tid=3…" or "…/thread-3-1-1.html".
+pub fn thread_id(s: &str) -> Option<u64> {
+    let s = s.trim();
+    if let Ok(n) = s.parse::<u64>() {
+        return (n > 0).then_some(n);
+    }
+    let re = regex::Regex::new(r"(?:[?&]tid=|thread-)(\d+)").expect("valid");
+    re.captures(s)
+        .and_then(|c| c[1].parse().ok())
+        .filter(|n| *n > 0)
+}
+
+/// Player names from a roster file: one per line, or separated by commas or 、; `#` starts a
+/// comment.
+pub fn roster(text: &str) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("");
+        for name in line.split([',', '，', '、', '\t']) {
+            let name = name.trim().trim_start_matches('\u{feff}');
+            if name.is_empty() {
+                continue;
+            }
+            if out.iter().any(|n| n == name) {
+                return Err(format!("名单里 {name} 出现了两次"));
+            }
+            out.push(name.to_string());
+        }
+    }
+    if out.len() < 3 {
+        return Err(format!("名单里只有 {} 名玩家", out.len()));
+    }
+    Ok(out)
+}
+
+fn quoted(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+fn list(items: &[String]) -> String {
+    let q: Vec<String> = items.iter().map(|s| quoted(s)).collect();
+    format!("[{}]", q.join(", "))
+}
+
+fn names(s: &str) -> Vec<String> {
+    s.split([',', '，', '、', ' ', '\t'])
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// `bansha init --out GAME.toml`. Returns the exit code.
+pub fn run(
+    out_path: &Path,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    if out_path.exists() {
+        writeln!(err, "错误：{} 已存在，不会覆盖", out_path.display())?;
+        return Ok(1);
+    }
+    let base = out_path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let daemon_path = base.join("daemon.toml");
+    use std::io::IsTerminal;
+    let echo = !std::io::stdin().is_terminal();
+    let mut a = Asker { input, err, echo };
+    let result = ask_all(&mut a, &daemon_path);
+    let err = a.err;
+    let answers = match result {
+        Ok(x) => x,
+        Err(e) => {
+            writeln!(err, "\n错误：{e:#}")?;
+            return Ok(1);
+        }
+    };
+    if !base.as_os_str().is_empty() {
+        std::fs::create_dir_all(&base)?;
+    }
+    std::fs::write(out_path, game_toml(&answers))?;
+    // Loaded back the way the daemon will load it.
+    if let Err(e) = crate::domain::config::load(out_path) {
+        writeln!(err, "配置错误：{e}")?;
+        return Ok(1);
+    }
+    writeln!(out, "已写入本局配置：{}", out_path.display())?;
+    if !daemon_path.exists() {
+        let rel = out_path
+            .file_name()
+            .map(PathBuf::from)
+            .unwrap_or_else(|| out_path.to_path_buf());
+        std::fs::write(&daemon_path, daemon_toml(&answers, &rel))?;
+        writeln!(
+            out,
+            "已写入守护进程配置：{}（请填写 SMTP 和登录信息，然后运行 bansha check-config {}）",
+            daemon_path.display(),
+            daemon_path.display()
+        )?;
+    }
+    writeln!(
+        out,
+        "下一步：bansha check-config {}；规则细节（格式、锁定、潜水）在预设 {} 里，需要改的键见 config/README.md",
+        out_path.display(),
+        answers.ruleset
+    )?;
+    Ok(0)
+}
+
+struct Answers {
+    ruleset: String,
+    name: String,
+    forum: String,
+    judge_mail: String,
+    players: Vec<String>,
+    judges: Vec<String>,
+    day: u32,
+    vote_thread: u64,
+    discussion: Vec<u64>,
+    closes_at: String,
+    dead: Vec<String>,
+}
+
+fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
+    let rulesets: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+    let offset = FixedOffset::east_opt(8 * 3600).expect("valid");
+    let ruleset = a.ask(
+        &format!("规则（{}）", rulesets.join(" / ")),
+        None,
+        |s| {
+            rulesets
+                .iter()
+                .find(|r| r.eq_ignore_ascii_case(s))
+                .map(|r| r.to_string())
+                .ok_or_else(|| format!("没有叫 {s:?} 的规则"))
+        },
+    )?;
+    let name = a.ask("游戏名称（邮件标题里显示）", None, |s| {
+        if s.is_empty() {
+            Err("名称不能为空".into())
+        } else {
+            Ok(s.to_string())
+        }
+    })?;
+    let (forum, judge_mail) = if daemon_path.exists() {
+        (String::new(), String::new())
+    } else {
+        let forum = a.ask(
+            "论坛地址（forum.php 所在的网址，例如 https://bbs.example.com/）",
+            None,
+            |s| {
+                if s.starts_with("http://") || s.starts_with("https://") {
+                    let root = s.split("forum.php").next().unwrap_or(s);
+                    Ok(format!("{}/", root.trim_end_matches('/')))
+                } else {
+                    Err("应以 http:// 或 https:// 开头".into())
+                }
+            },
+        )?;
+        let mail = a.ask("法官的邮箱（统计结果发到这里）", None, |s| {
+            if s.contains('@') && !s.contains(' ') {
+                Ok(s.to_string())
+            } else {
+                Err("不是有效的邮箱地址".into())
+            }
+        })?;
+        (forum, mail)
+    };
+    let players = a.ask(
+        "玩家名单文件（每行一个论坛用户名，或用逗号、顿号分隔）",
+        None,
+        |s| {
+            let p = Path::new(s);
+            let text =
+                std::fs::read_to_string(p).map_err(|e| format!("无法读取 {}：{e}", p.display()))?;
+            roster(&text).map_err(|e| format!("{}：{e}", p.display()))
+        },
+    )?;
+    writeln!(
+        a.err,
+        "  ✓ {} 名玩家：{}",
+        players.len(),
+        players.join("、")
+    )?;
+    let judges = a.ask(
+        "法官的论坛用户名（多个用逗号分隔）",
+        None,
+        |s| {
+            let n = names(s);
+            if n.is_empty() {
+                Err("至少一个".into())
+            } else if let Some(p) = n.iter().find(|j| players.contains(j)) {
+                Err(format!("{p} 在玩家名单里"))
+            } else {
+                Ok(n)
+            }
+        },
+    )?;
+    let day = a.ask("第几天", Some("1"), |s| {
+        s.parse::<u32>()
+            .ok()
+            .filter(|d| *d >= 1)
+            .ok_or_else(|| "应是 1 以上的数字".to_string())
+    })?;
+    let vote_thread = a.ask(
+        &format!("第{day}天投票帖（tid 或帖子网址）"),
+        None,
+        |s| thread_id(s).ok_or_else(|| format!("{s:?} 里找不到 tid")),
+    )?;
+    let discussion = a.ask(
+        &format!("第{day}天讨论帖（tid 或网址，多个用逗号分隔，可留空）"),
+        Some(""),
+        |s| {
+            s.split([',', '，', ' '])
+                .filter(|x| !x.trim().is_empty())
+                .map(|x| thread_id(x).ok_or_else(|| format!("{x:?} 里找不到 tid")))
+                .collect::<Result<Vec<u64>, String>>()
+        },
+    )?;
+    let closes_at = a.ask(
+        &format!("第{day}天投票截止时间（论坛时间，例如 2026-12-01 21:00）"),
+        None,
+        |s| {
+            parse_local_time(s, offset)
+                .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+                .map_err(|e| e.to_string())
+        },
+    )?;
+    let dead = if day > 1 {
+        a.ask(
+            "已经出局的玩家（逗号分隔，可留空）",
+            Some(""),
+            |s| {
+                let n = names(s);
+                match n.iter().find(|d| !players.contains(d)) {
+                    Some(x) => Err(format!("{x} 不在玩家名单里")),
+                    None => Ok(n),
+                }
+            },
+        )?
+    } else {
+        Vec::new()
+    };
+    Ok(Answers {
+        ruleset,
+        name,
+        forum,
+        judge_mail,
+        players,
+        judges,
+        day,
+        vote_thread,
+        discussion,
+        closes_at,
+        dead,
+    })
+}
+
+fn game_toml(a: &Answers) -> String {
+    let mut s = format!(
+        "# Written by `bansha init`. The rules come from the preset {ruleset:?} (config/rulesets/);\n\
+         # override any of them under [rules] (see config/README.md). Check with:\n\
+         #   bansha check-config THIS_FILE\n\
+         ruleset = {}\nname = {}\nutc_offset = \"+08:00\"   # the forum's time zone\n\n\
+         [roster]\nplayers = {}\njudges = {}\n\n\
+         [[days]]\nday = {}\nvote_thread = {}\n",
+        quoted(&a.ruleset),
+        quoted(&a.name),
+        list(&a.players),
+        list(&a.judges),
+        a.day,
+        a.vote_thread,
+        ruleset = a.ruleset,
+    );
+    if !a.discussion.is_empty() {
+        let d: Vec<String> = a.discussion.iter().map(u64::to_string).collect();
+        s += &format!("discussion_threads = [{}]\n", d.join(", "));
+    }
+    s += &format!("closes_at = {}\n", quoted(&a.closes_at));
+    if !a.dead.is_empty() {
+        s += &format!("dead = {}\n", list(&a.dead));
+    }
+    s += "\n# Each new day: another [[days]] block with its vote thread and deadline.\n";
+    s
+}
+
+fn daemon_toml(a: &Answers, game: &Path) -> String {
+    format!(
+        "# Written by `bansha init`. Fill in SMTP (and a login for private boards), then:\n\
+         #   bansha check-config daemon.toml && bansha run --config daemon.toml\n\
+         # Every key is explained in config/daemon.example.toml.\n\
+         state_dir = \"state\"\n\n\
+         [forum]\nbase_url = {}\nsource = \"api\"\n\n\
+         # [forum.login]\n# username = \"法官的用户名\"\n# password_file = \"forum-password\"   # chmod 600\n\n\
+         [smtp]\n# host = \"smtp.example.com\"\n# username = \"bansha@example.com\"\n\
+         # password_file = \"smtp-password\"   # chmod 600\n\
+         folder = \"mails\"   # until SMTP is set up, mails are written here as .eml files\n\
+         from = \"bansha@localhost\"\n\n\
+         [judge]\nto = [{}]\n\n\
+         [[games]]\nconfig = {}\n",
+        quoted(&a.forum),
+        quoted(&a.judge_mail),
+        quoted(&game.display().to_string())
+    )
+}

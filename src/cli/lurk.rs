@@ -1,0 +1,201 @@
+//! `bansha lurk --config GAME.toml --day N [--json] PAGES...`: 潜水 counts from saved pages of the
+//! day's threads (discussion, vote, chat — the config says which count).
+
+use crate::cli::tally::read_pages;
+use crate::domain::config;
+use crate::domain::rules::lurk::{lurk, Verdict};
+use bansha_parsers::ParseOptions;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::PathBuf;
+
+pub struct LurkArgs {
+    pub config: PathBuf,
+    pub day: u32,
+    pub json: bool,
+    /// Print m103's 电梯楼 index instead.
+    pub elevator: bool,
+    pub charset: Option<String>,
+    pub pages: Vec<PathBuf>,
+}
+
+pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+    let game = match config::load(&args.config) {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    let game = crate::cli::state::with_state(game)?;
+    let Some(d) = game.day(args.day) else {
+        writeln!(err, "错误：配置中没有第 {} 天", args.day)?;
+        return Ok(2);
+    };
+    let opts = ParseOptions {
+        utc_offset: game.utc_offset,
+    };
+    // Thread-list pages (the board, forumdisplay) are read apart: chuhan players' own threads.
+    let mut thread_list = Vec::new();
+    let mut thread_pages = Vec::new();
+    for p in &args.pages {
+        let bytes = std::fs::read(p).unwrap_or_default();
+        let is_list = String::from_utf8_lossy(&bytes).contains("normalthread_");
+        let ct = args
+            .charset
+            .as_ref()
+            .map(|c| format!("text/html; charset={c}"));
+        match is_list
+            .then(|| bansha_parsers::threadlist::parse_thread_list(&bytes, ct.as_deref(), &opts))
+        {
+            Some(Ok(list)) => thread_list.extend(list.threads),
+            _ => thread_pages.push(p.clone()),
+        }
+    }
+    let pages = match read_pages(&thread_pages, args.charset.as_deref(), &opts) {
+        Ok(p) => p,
+        Err(e) => {
+            writeln!(err, "错误：{e:#}")?;
+            return Ok(1);
+        }
+    };
+    // Pages of several threads are expected here.
+    for w in pages
+        .warnings
+        .iter()
+        .filter(|w| !w.contains("页面来自不同的主题"))
+    {
+        writeln!(err, "警告：{w}")?;
+    }
+    // Pages missing from a counted thread: the day cannot be judged for those who fall short.
+    let (from, to) = crate::domain::rules::lurk::window(&game, d);
+    let outages: Vec<_> = if pages.warnings.iter().any(|w| w.contains("缺少第")) {
+        vec![(from.unwrap_or(to - chrono::Duration::days(1)), to)]
+    } else {
+        Vec::new()
+    };
+    let voters: Option<BTreeSet<String>> = match d.vote_thread {
+        Some(tid) if game.rules.lurk.must_vote && pages.posts.iter().any(|p| p.tid == tid) => {
+            let vote_posts: Vec<_> = pages
+                .posts
+                .iter()
+                .filter(|p| p.tid == tid)
+                .cloned()
+                .collect();
+            let now = pages.newest.unwrap_or(d.closes_at).max(d.closes_at);
+            crate::domain::rules::tally(&game, args.day, 1, now, &vote_posts)
+                .ok()
+                .map(|t| {
+                    t.ballots
+                        .iter()
+                        .filter(|b| b.counted)
+                        .map(|b| b.voter.clone())
+                        .collect()
+                })
+        }
+        _ => None,
+    };
+    let Some(report) = lurk(
+        &game,
+        args.day,
+        &pages.posts,
+        &outages,
+        voters.as_ref(),
+        &thread_list,
+    ) else {
+        writeln!(err, "错误：配置中没有第 {} 天", args.day)?;
+        return Ok(2);
+    };
+    if args.elevator {
+        let Some(&tid) = d.discussion_threads.first() else {
+            writeln!(err, "错误：第 {} 天没有配置 discussion_threads", args.day)?;
+            return Ok(2);
+        };
+        out.write_all(crate::domain::rules::lurk::elevator(&report, tid).as_bytes())?;
+        return Ok(0);
+    }
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &report)?;
+        writeln!(out)?;
+        return Ok(0);
+    }
+    out.write_all(text(&game, &report).as_bytes())?;
+    Ok(0)
+}
+
+/// The 潜水 report as the judge reads it (BBCode, Chinese).
+pub fn text(
+    game: &crate::domain::config::GameConfig,
+    report: &crate::domain::rules::lurk::LurkReport,
+) -> String {
+    let mut s = format!("[b]【{}】第{}天 发言统计[/b]\n", game.name, report.day);
+    s += &format!(
+        "统计时段：{} 至 {}；计入的帖子：{}\n",
+        report
+            .from
+            .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+            .unwrap_or_else(|| "开始".into()),
+        report.to.format("%Y-%m-%d %H:%M:%S"),
+        report
+            .threads
+            .iter()
+            .map(|t| format!("tid {t}"))
+            .collect::<Vec<_>>()
+            .join("、")
+    );
+    s += &format!(
+        "当天平均：{:.1} 帖；潜水标准：{}\n\n",
+        report.average, report.rule
+    );
+    for p in &report.players {
+        s += &format!("{} {} 帖", p.player, p.counted);
+        if !p.excluded.is_empty() {
+            let ex: Vec<String> = p
+                .excluded
+                .iter()
+                .map(|e| format!("{}：{}", e.floor, e.reason))
+                .collect();
+            s += &format!("（不计：{}）", ex.join("；"));
+        }
+        if p.voted == Some(false) {
+            s += "（未投票）";
+        }
+        s += "\n";
+    }
+    let lurkers: Vec<String> = report
+        .players
+        .iter()
+        .filter(|p| p.verdict == Verdict::Lurk)
+        .map(|p| format!("{}（{}）", p.player, p.reasons.join("；")))
+        .collect();
+    let unknown: Vec<String> = report
+        .players
+        .iter()
+        .filter(|p| p.verdict == Verdict::Unknown)
+        .map(|p| format!("{}（{}）", p.player, p.reasons.join("；")))
+        .collect();
+    s += &format!(
+        "\n[b]潜水[/b]：{}\n",
+        if lurkers.is_empty() {
+            "无".to_string()
+        } else {
+            format!("{}，各{}", lurkers.join("、"), report.penalty)
+        }
+    );
+    for x in &report.extra_threads {
+        s += &format!(
+            "[b]多开主题[/b]：{} 当天开了 {} 个主题帖（{}），规则每人每天只能开一个\n",
+            x.player,
+            x.tids.len(),
+            x.tids
+                .iter()
+                .map(|t| format!("tid {t}"))
+                .collect::<Vec<_>>()
+                .join("、")
+        );
+    }
+    if !unknown.is_empty() {
+        s += &format!("[b]无法判断[/b]：{}\n", unknown.join("、"));
+    }
+    s
+}

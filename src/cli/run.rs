@@ -1,0 +1,66 @@
+//! `bansha run` (the service) and `bansha status`.
+
+use crate::daemon::service::{Clock, Service, ShiftedClock, SystemClock};
+use crate::daemon::{CycleReport, Daemon};
+use crate::domain::settings;
+use crate::domain::time::parse_local_time;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+/// `bansha run --config daemon.toml [--once] [--now TIME]`. Returns the exit code. Without
+/// `--once`, `--now` starts the service's clock at TIME (a rehearsal on a recorded game).
+pub fn run(
+    config: &Path,
+    once: bool,
+    now: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let settings = match settings::load(config) {
+        Ok(s) => s,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    let offset = settings.games[0].utc_offset;
+    let clock = SystemClock(offset);
+    let now = match now {
+        None => None,
+        Some(s) => match parse_local_time(s, offset) {
+            Ok(t) => Some(t),
+            Err(m) => {
+                writeln!(err, "错误：--now：{m}")?;
+                return Ok(2);
+            }
+        },
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let daemon = match Daemon::open(settings) {
+            Ok(d) => d,
+            Err(e) => {
+                writeln!(err, "错误：无法启动：{e:#}")?;
+                return Ok(1);
+            }
+        };
+        if once {
+            let report: CycleReport = daemon.cycle(now.unwrap_or_else(|| clock.now())).await;
+            serde_json::to_writer(&mut *out, &report)?;
+            writeln!(out)?;
+            return Ok(if report.errors.is_empty() { 0 } else { 1 });
+        }
+        let clock: Arc<dyn Clock> = match now {
+            Some(t) => Arc::new(ShiftedClock::new(t, 1)),
+            None => Arc::new(clock),
+        };
+        let service = Arc::new(Service::new(Arc::new(daemon), clock));
+        crate::daemon::http::serve(service.clone()).await?;
+        crate::daemon::service::run(service).await?;
+        Ok(0)
+    })
+}

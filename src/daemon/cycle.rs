@@ -1,0 +1,1312 @@
+//! One poll cycle at an explicit `now`: fetch what can have changed, record it, tally, decide
+//! which mails are due, queue them, send the queue. The scheduler calls it with the clock's
+//! time; tests and `bansha run --once --now T` call it with any time. Every decision is keyed in
+//! the store, so a cycle that is repeated (after a crash, a restart, a catch-up) sends nothing
+//! twice.
+
+use crate::domain::config::{BallotSource, DayConfig, GameConfig};
+use crate::domain::rules::tally::fmt_votes;
+use crate::domain::rules::{self, Tally};
+use crate::domain::settings::Settings;
+use crate::io::forum::{FetchError, Forum};
+use crate::io::smtp::Mailer;
+use crate::io::store::{Change, Cursor, Mail, Store, StoredPost};
+use chrono::{DateTime, Duration, FixedOffset};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+
+type Time = DateTime<FixedOffset>;
+
+pub struct Daemon {
+    pub settings: Settings,
+    pub store: Store,
+    pub forum: Forum,
+    mailer: Mailer,
+    /// Cycles never overlap.
+    lock: tokio::sync::Mutex<()>,
+    /// What the last cycle computed for each watched day, for the dashboard.
+    views: std::sync::Mutex<std::collections::BTreeMap<(String, u32), DayView>>,
+}
+
+/// One watched day as the last cycle left it: the dashboard shows exactly what the mails say.
+#[derive(Debug, Clone)]
+pub struct DayView {
+    pub game: GameConfig,
+    pub day: DayConfig,
+    pub tally: Tally,
+    /// 潜水 counts so far (when the rules judge 潜水).
+    pub lurk: Option<crate::domain::rules::lurk::LurkReport>,
+}
+
+/// What one cycle did (logged, and kept for `bansha status`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CycleReport {
+    pub at: Option<Time>,
+    pub requests: u64,
+    pub new_posts: usize,
+    pub edited_posts: usize,
+    pub mails_queued: usize,
+    pub mails_sent: usize,
+    pub mails_waiting: usize,
+    /// Reads of the forum that failed (each is also in `errors`).
+    #[serde(default)]
+    pub fetch_failures: usize,
+    pub errors: Vec<String>,
+}
+
+fn fmt(t: Time) -> String {
+    t.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+impl Daemon {
+    pub fn open(settings: Settings) -> anyhow::Result<Daemon> {
+        for g in &settings.games {
+            for w in g.warnings() {
+                crate::io::forum::tracing_line(&format!("config {}: {w}", g.path.display()));
+            }
+        }
+        let store = Store::open(&settings.state_dir)?;
+        let offset = settings
+            .games
+            .first()
+            .map(|g| g.utc_offset)
+            .unwrap_or_else(|| FixedOffset::east_opt(8 * 3600).expect("valid"));
+        let forum = Forum::new(&settings.forum, settings.login.clone(), offset)
+            .map_err(anyhow::Error::msg)?;
+        let mailer = Mailer::new(&settings.smtp, &settings.judge.to).map_err(anyhow::Error::msg)?;
+        Ok(Daemon {
+            settings,
+            store,
+            forum,
+            mailer,
+            lock: tokio::sync::Mutex::new(()),
+            views: Default::default(),
+        })
+    }
+
+    /// The days being watched at `now`: a vote thread, not yet closed and tallied, and open (or
+    /// within a week of the close when no opening time is set).
+    pub fn active_days(&self, now: Time) -> Vec<(&GameConfig, &DayConfig)> {
+        let mut out = Vec::new();
+        for g in &self.settings.games {
+            for d in &g.days {
+                if d.vote_thread.is_none() {
+                    continue;
+                }
+                let key = event_key(g, d, "close");
+                if self.store.event_done(&key).unwrap_or(false) {
+                    continue;
+                }
+                let opens = d.opens_at.unwrap_or(d.closes_at - Duration::days(7));
+                if now >= opens {
+                    out.push((g, d));
+                }
+            }
+        }
+        out
+    }
+
+    /// Closed days whose after-close look is due: ten minutes after the close (and within two
+    /// days of it), once.
+    pub fn rechecks(&self, now: Time) -> Vec<(&GameConfig, &DayConfig)> {
+        let mut out = Vec::new();
+        for g in &self.settings.games {
+            if g.rules.vote.source == BallotSource::Poll {
+                continue;
+            }
+            for d in &g.days {
+                let due = d.closes_at + Duration::minutes(RECHECK_MINUTES);
+                if d.vote_thread.is_none() || now < due || now > d.closes_at + Duration::days(2) {
+                    continue;
+                }
+                if self
+                    .store
+                    .event_done(&event_key(g, d, "close"))
+                    .unwrap_or(false)
+                    && !self
+                        .store
+                        .event_done(&event_key(g, d, "recheck"))
+                        .unwrap_or(true)
+                {
+                    out.push((g, d));
+                }
+            }
+        }
+        out
+    }
+
+    async fn recheck(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let tid = d.vote_thread.expect("rechecked days have a vote thread");
+        match self.read_thread(tid, true, now).await? {
+            Ok(changes) => {
+                report.edited_posts += changes
+                    .iter()
+                    .filter(|c| matches!(c, Change::Edited { .. }))
+                    .count();
+                self.alert_changes(g, d, &changes, now, report)?;
+                self.store.mark_event(&event_key(g, d, "recheck"), now)?;
+            }
+            // Tried again next cycle, until two days after the close.
+            Err(e) => self.failed(g, tid, &e, now, report)?,
+        }
+        Ok(())
+    }
+
+    /// The next moment something is due: a lock-window start or a close.
+    pub fn next_deadline(&self, now: Time) -> Option<(Time, String)> {
+        let mut best: Option<(Time, String)> = None;
+        for (g, d) in self.active_days(now) {
+            let lock = lock_from(g, d);
+            for (t, what) in [(lock, "锁定"), (Some(d.closes_at), "截止")] {
+                if let Some(t) = t.filter(|t| *t > now) {
+                    if best.as_ref().is_none_or(|(b, _)| t < *b) {
+                        best = Some((t, format!("{} 第{}天 {what}", g.name, d.day)));
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// One cycle at `now`.
+    pub async fn cycle(&self, now: Time) -> CycleReport {
+        let _guard = self.lock.lock().await;
+        let before = self.forum.requests.load(Ordering::Relaxed);
+        let mut report = CycleReport {
+            at: Some(now),
+            ..Default::default()
+        };
+        // Each game as the judge's recorded state leaves it (eliminations added to `dead`).
+        let mut days: Vec<(GameConfig, DayConfig)> = Vec::new();
+        for (g, d) in self.active_days(now) {
+            match crate::cli::state::with_state(g.clone()) {
+                Ok(g) => {
+                    let d = g.day(d.day).cloned().unwrap_or_else(|| d.clone());
+                    days.push((g, d));
+                }
+                Err(e) => {
+                    report.errors.push(format!("{}: {e:#}", g.name));
+                    days.push((g.clone(), d.clone()));
+                }
+            }
+        }
+        for (g, d) in &days {
+            if let Err(e) = self.watch_day(g, d, now, &mut report).await {
+                report.errors.push(e.to_string());
+            }
+        }
+        // Ten minutes after a close the vote thread is read once more, in full: a ballot edited
+        // or deleted after the deadline is shown to the judge (the tally keeps the text as of
+        // the close).
+        for (g, d) in self.rechecks(now) {
+            if let Err(e) = self.recheck(g, d, now, &mut report).await {
+                report.errors.push(format!("{}: {e:#}", g.name));
+            }
+        }
+        for g in &self.settings.games {
+            if let Err(e) = self.watch_state(g, now, &mut report) {
+                report.errors.push(format!("{}: {e:#}", g.name));
+            }
+        }
+        if let Err(e) = self.store.flush().await {
+            report.errors.push(e.to_string());
+        }
+        self.send_outbox(now, &mut report).await;
+        report.requests = self.forum.requests.load(Ordering::Relaxed) - before;
+        let _ = self.store.set_meta("last_cycle", &report);
+        let _ = self.store.flush().await;
+        report
+    }
+
+    async fn watch_day(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let tid = d.vote_thread.expect("active days have a vote thread");
+        let lock = lock_from(g, d);
+        let lock_due =
+            lock.is_some_and(|l| now >= l) && !self.store.event_done(&event_key(g, d, "lock"))?;
+        let close_due = now >= d.closes_at;
+        // A poll day's thread carries no ballots: the poll is read below instead. A full scan
+        // (catches edits and deletions) at the start, at the lock and at the close.
+        // A ballot source that could not be read this cycle: its record may miss ballots.
+        let mut stale = false;
+        let thread = if g.rules.vote.source == BallotSource::Poll {
+            self.recovered(tid)?;
+            Ok(Vec::new())
+        } else {
+            self.read_thread(tid, lock_due || close_due, now).await?
+        };
+        match thread {
+            Ok(changes) => {
+                for c in &changes {
+                    match c {
+                        Change::New { .. } => report.new_posts += 1,
+                        Change::Edited { .. } => report.edited_posts += 1,
+                        Change::Gone { .. } => {}
+                    }
+                }
+                self.alert_changes(g, d, &changes, now, report)?;
+            }
+            Err(e) => {
+                self.failed(g, tid, &e, now, report)?;
+                if !close_due {
+                    return Ok(());
+                }
+                // At the close the day stays open: no final tally from a record that may miss
+                // the last ballots. The next cycle tries again (the scheduler backs off), and
+                // the tally is made at the real cutoff once the thread is read.
+                stale = true;
+            }
+        }
+
+        // The other threads counted for 潜水 (the vote thread is fetched above), and the threads
+        // players opened themselves on the board (chuhan).
+        let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
+        let mut lurk_threads = crate::domain::rules::lurk::threads_of(g, d);
+        if lurk_on && g.rules.lurk.player_threads {
+            if let Some(fid) = g.board {
+                match self.forum.thread_list(fid).await {
+                    Ok(list) => {
+                        let key = format!("board/{}", g.name);
+                        let mut known: Vec<bansha_parsers::threadlist::ThreadEntry> =
+                            self.store.get_meta(&key)?.unwrap_or_default();
+                        for t in list.threads {
+                            match known.iter_mut().find(|k| k.tid == t.tid) {
+                                Some(k) => *k = t,
+                                None => known.push(t),
+                            }
+                        }
+                        self.store.set_meta(&key, &known)?;
+                    }
+                    Err(e) => report.errors.push(format!("board {fid}: {e}")),
+                }
+            }
+            lurk_threads.extend(self.player_threads(g, d)?);
+            lurk_threads.sort_unstable();
+            lurk_threads.dedup();
+        }
+        if lurk_on {
+            for t in lurk_threads.into_iter().filter(|t| *t != tid) {
+                match self.read_thread(t, close_due, now).await? {
+                    Ok(changes) => {
+                        report.new_posts += changes
+                            .iter()
+                            .filter(|c| matches!(c, Change::New { .. }))
+                            .count();
+                    }
+                    Err(e) => {
+                        self.failed(g, t, &e, now, report)?;
+                    }
+                }
+            }
+        }
+
+        // Threads of required posts (报道, 杀帖): check each new or edited post once.
+        for ct in &d.checked_threads {
+            match self.read_thread(ct.tid, close_due, now).await? {
+                Ok(changes) => {
+                    report.new_posts += changes
+                        .iter()
+                        .filter(|c| matches!(c, Change::New { .. }))
+                        .count();
+                    self.check_posts(g, d, ct, &changes, now, report)?;
+                }
+                Err(e) => self.failed(g, ct.tid, &e, now, report)?,
+            }
+        }
+
+        // m103: acceleration requests in the progress thread; the judge is told once when more
+        // than half of the living have asked.
+        if let Some(pt) = d
+            .progress_thread
+            .filter(|_| !g.rules.acceleration.request.is_empty() && !d.accelerated_by(now))
+        {
+            self.watch_acceleration(g, d, pt, now, report).await?;
+        }
+
+        let posts_now = self.store.posts_as_of(tid, now)?;
+        let closed = now >= d.closes_at;
+        // After the close: the posts as they stood at the close (an edit after it is not
+        // applied), with the ballots posted since judged late.
+        let posts = if closed {
+            self.store.posts_as_of(tid, d.closes_at)?
+        } else {
+            posts_now
+        };
+        // Ballots that are not thread posts: the poll (bansha42), the judge's inbox (qipan).
+        let failures = report.fetch_failures;
+        let (posts, casts) = match g.rules.vote.source {
+            BallotSource::Thread => (posts, Vec::new()),
+            BallotSource::Poll => (posts, self.read_poll(g, tid, now, report).await?),
+            BallotSource::Pm => (self.read_pms(g, d, now, report).await?, Vec::new()),
+        };
+        stale |= report.fetch_failures > failures;
+        let tally = rules::tally_with(g, d.day, 1, now, &posts, &casts)?;
+        let lurk = if lurk_on {
+            self.lurk_report(g, d, &tally, now.min(d.closes_at), now)?
+        } else {
+            None
+        };
+        if let Ok(mut views) = self.views.lock() {
+            views.insert(
+                (g.name.clone(), d.day),
+                DayView {
+                    game: g.clone(),
+                    day: d.clone(),
+                    tally: tally.clone(),
+                    lurk,
+                },
+            );
+        }
+
+        // Each void or late ballot, once.
+        for b in tally.ballots.iter().filter(|b| !b.valid) {
+            let Some(pid) = b.pid else { continue };
+            let key = format!("void/{}/{}/{pid}", g.name, d.day);
+            let mail = Mail::text(
+                crate::present::html::subject(
+                    g,
+                    d.day,
+                    &format!("无效票：{} {}", b.floor, b.voter),
+                ),
+                format!(
+                    "{} {}（pid {pid}，{}）：{}\n写的对象：{}\n\n（此邮件只发一次。）",
+                    b.floor,
+                    b.voter,
+                    b.posted_at.map(fmt).unwrap_or_default(),
+                    b.reason,
+                    b.written
+                ),
+                now,
+            );
+            if self.store.enqueue(&key, &mail)? {
+                report.mails_queued += 1;
+            }
+        }
+
+        if !closed {
+            self.interim_mails(g, d, &tally, now, lock_due, report)?;
+        } else if stale {
+            // The final tally waits for a complete reading (see above).
+        } else {
+            let key = event_key(g, d, "close");
+            let intro = format!(
+                "截止时间 {} 已到，以下是按截止时刻的帖子内容统计的结果（截止后的编辑不计）。\n可以直接复制到投票帖：",
+                fmt(d.closes_at)
+            );
+            let mut mail = crate::present::html::tally_mail(
+                g,
+                d,
+                &tally,
+                &self.settings.forum.base_url,
+                crate::present::html::tally_subject(
+                    g,
+                    d,
+                    &format!("最终计票：{}", tally.outcome.note),
+                ),
+                &intro,
+                now,
+            );
+            if tally.outcome.kind == crate::domain::rules::OutcomeKind::Eliminated {
+                mail.body += &crate::cli::state::projection(g, &tally.outcome.players);
+            }
+            if self.store.enqueue(&key, &mail)? {
+                report.mails_queued += 1;
+            }
+            self.store.mark_event(&key, now)?;
+            if now >= d.closes_at + Duration::minutes(RECHECK_MINUTES) {
+                // This reading is already late enough to have seen edits after the close.
+                self.store.mark_event(&event_key(g, d, "recheck"), now)?;
+            }
+            if lurk_on {
+                self.lurk_mail(g, d, &tally, now, report)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Check new and edited posts of a required-post thread; mail each failing one once.
+    fn check_posts(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        ct: &crate::domain::config::CheckedThread,
+        changes: &[Change],
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let Some(rule) = g.rules.checks.get(&ct.kind) else {
+            return Ok(());
+        };
+        // Earlier texts from every thread watched for this day (first versions), for 原创首发.
+        let mut watched: Vec<u64> = d.vote_thread.into_iter().collect();
+        watched.extend(&d.discussion_threads);
+        watched.extend(d.checked_threads.iter().map(|c| c.tid));
+        let mut texts: Vec<(u64, Option<Time>, String, String)> = Vec::new();
+        for t in watched {
+            for rec in self.store.records(t)? {
+                if let Some(v) = rec.versions.first() {
+                    texts.push((
+                        v.post.pid,
+                        v.post.posted_at,
+                        format!("{} {}（pid {}）", v.post.floor, v.post.author, v.post.pid),
+                        v.post.text.clone(),
+                    ));
+                }
+            }
+        }
+        for c in changes {
+            let (pid, edited_now) = match c {
+                Change::New { pid } => (*pid, false),
+                Change::Edited { pid, .. } => (*pid, true),
+                Change::Gone { .. } => continue,
+            };
+            let Some(rec) = self.store.post_record(ct.tid, pid)? else {
+                continue;
+            };
+            let Some(v) = rec.versions.last() else {
+                continue;
+            };
+            let post = &v.post;
+            if !g.roster.players.contains(&post.author) || d.dead.contains(&post.author) {
+                continue;
+            }
+            let quotes: Vec<&str> = post.quotes.iter().map(|q| q.text.as_str()).collect();
+            let earlier: Vec<(String, String)> = texts
+                .iter()
+                .filter(|(p, t, _, _)| {
+                    *p != pid && t.zip(post.posted_at).is_some_and(|(a, b)| a < b)
+                })
+                .map(|(_, _, label, text)| (label.clone(), text.clone()))
+                .collect();
+            let verdict = crate::domain::rules::checks::check_post(
+                rule,
+                &post.text,
+                &quotes,
+                &d.code_names,
+                edited_now || post.edited_at.is_some(),
+                &earlier,
+            );
+            if verdict.pass {
+                continue;
+            }
+            let mut line = format!(
+                "{} {} {}：{}",
+                post.floor,
+                post.author,
+                verdict.label,
+                verdict.failures.join("；")
+            );
+            // Until when it may be fixed (bansha42: reports by the end of round 1).
+            if let Some(fix_day) = rule.fix_by_day {
+                match g.day(fix_day).map(|x| x.closes_at) {
+                    Some(deadline) if post.posted_at.is_some_and(|t| t <= deadline) => line
+                        .push_str(&format!(
+                            "。须在第{fix_day}天截止（{}）前重新跟帖补正，否则出局",
+                            deadline.format("%m-%d %H:%M")
+                        )),
+                    Some(_) => line.push_str(&format!("。已过第{fix_day}天截止，按规则判出局")),
+                    None => {}
+                }
+            }
+            let mut failing: Vec<String> =
+                self.store.get_meta("check_failures")?.unwrap_or_default();
+            failing.push(line.clone());
+            self.store.set_meta("check_failures", &failing)?;
+            let f = &verdict.figures;
+            let mail = Mail::text(
+                crate::present::html::subject(g, d.day, &format!("{}不合格：{} {}", verdict.label, post.floor, post.author)),
+                format!(
+                    "{}（pid {pid}）\n总字数 {}，去掉引用后 {} 字，字符数 {}；引用 {} 字（{:.1}%）；重复句子 {} 字（{:.1}%）\n不合格：{}\n",
+                    line,
+                    f.total.words,
+                    f.own.words,
+                    f.total.chars_no_spaces,
+                    f.quoted_words,
+                    f.quoted_share * 100.0,
+                    f.repeated_words,
+                    f.repeated_share * 100.0,
+                    verdict.failures.join("；")
+                ),
+                now,
+            );
+            if self.store.enqueue(
+                &format!("check/{}/{pid}/{}", ct.tid, rec.versions.len()),
+                &mail,
+            )? {
+                report.mails_queued += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// A fetch of `tid` succeeded: its failure streak, if any, is over, and so is a login
+    /// problem. (The read after a streak picks up every post made during it, with the forum's
+    /// times; 潜水 withholds verdicts only while a counted thread is still unreadable.)
+    fn recovered(&self, tid: u64) -> anyhow::Result<()> {
+        self.store.remove_meta(&format!("failing_since/{tid}"))?;
+        self.store.remove_meta("login_failing_since")?;
+        Ok(())
+    }
+
+    /// A fetch of `tid` failed: start or continue its failure streak; mail the judge once per
+    /// streak after the configured time, and at once (once per streak) when the login needs them.
+    fn failed(
+        &self,
+        g: &GameConfig,
+        tid: u64,
+        e: &FetchError,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let streak = |key: &str| -> anyhow::Result<Time> {
+            Ok(match self.store.get_meta::<Time>(key)? {
+                Some(t) => t,
+                None => {
+                    self.store.set_meta(key, &now)?;
+                    now
+                }
+            })
+        };
+        let since = streak(&format!("failing_since/{tid}"))?;
+        let limit = Duration::minutes(self.settings.poll.fetch_failure_alert_minutes as i64);
+        let key = if e.needs_judge() {
+            Some(format!(
+                "loginfail/{}",
+                streak("login_failing_since")?.timestamp()
+            ))
+        } else if now - since >= limit {
+            Some(format!("fetchfail/{tid}/{}", since.timestamp()))
+        } else {
+            None
+        };
+        if let Some(key) = key {
+            // Days past their close whose final tally waits for this forum.
+            let waiting: String = g
+                .days
+                .iter()
+                .filter(|d| d.vote_thread.is_some() && now >= d.closes_at)
+                .filter(|d| {
+                    !self
+                        .store
+                        .event_done(&event_key(g, d, "close"))
+                        .unwrap_or(true)
+                })
+                .map(|d| {
+                    format!(
+                        "第{}天已于 {} 截止：最终计票要等论坛恢复、读到截止前的全部投票后才发出。\n",
+                        d.day,
+                        fmt(d.closes_at)
+                    )
+                })
+                .collect();
+            let mail = Mail::text(
+                format!("[{}] 无法读取论坛", g.name),
+                format!(
+                    "自 {} 起无法读取帖子（tid {tid}）：\n{}\n\n{waiting}{}",
+                    fmt(since),
+                    e.zh(),
+                    if e.needs_judge() {
+                        "需要法官处理（例如在浏览器里登录一次，或更新配置中的密码/cookie）；bansha 不会反复重试登录。"
+                    } else {
+                        "bansha 会继续重试；恢复后不再提醒。"
+                    }
+                ),
+                now,
+            );
+            if self.store.enqueue(&key, &mail)? {
+                report.mails_queued += 1;
+            }
+        }
+        report.fetch_failures += 1;
+        report.errors.push(format!("fetch tid {tid}: {e}"));
+        Ok(())
+    }
+
+    /// Threads living players opened during the day, from the stored board list.
+    fn player_threads(&self, g: &GameConfig, d: &DayConfig) -> anyhow::Result<Vec<u64>> {
+        let list: Vec<bansha_parsers::threadlist::ThreadEntry> = self
+            .store
+            .get_meta(&format!("board/{}", g.name))?
+            .unwrap_or_default();
+        let (from, to) = crate::domain::rules::lurk::window(g, d);
+        Ok(list
+            .iter()
+            .filter(|t| g.roster.players.contains(&t.author) && !d.dead.contains(&t.author))
+            .filter(|t| {
+                t.created_at
+                    .is_some_and(|c| from.is_none_or(|f| c > f) && c <= to)
+            })
+            .map(|t| t.tid)
+            .collect())
+    }
+
+    /// The day's 潜水 counts and verdicts, mailed once at the close.
+    /// The day's 潜水 counts from the record as it stood at `as_of`.
+    fn lurk_report(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        tally: &Tally,
+        as_of: Time,
+        now: Time,
+    ) -> anyhow::Result<Option<crate::domain::rules::lurk::LurkReport>> {
+        let mut posts = Vec::new();
+        let own = if g.rules.lurk.player_threads {
+            self.player_threads(g, d)?
+        } else {
+            Vec::new()
+        };
+        for t in crate::domain::rules::lurk::threads_of(g, d)
+            .into_iter()
+            .chain(own)
+        {
+            posts.extend(self.store.posts_as_of(t, as_of)?);
+        }
+        let board: Vec<bansha_parsers::threadlist::ThreadEntry> = self
+            .store
+            .get_meta(&format!("board/{}", g.name))?
+            .unwrap_or_default();
+        // Counted threads unreadable right now: their counts may be short.
+        let mut outages: Vec<(Time, Time)> = Vec::new();
+        for t in crate::domain::rules::lurk::threads_of(g, d) {
+            if let Some(since) = self.store.get_meta::<Time>(&format!("failing_since/{t}"))? {
+                outages.push((since, now));
+            }
+        }
+        let voters: std::collections::BTreeSet<String> = tally
+            .ballots
+            .iter()
+            .filter(|b| b.counted)
+            .map(|b| b.voter.clone())
+            .collect();
+        Ok(crate::domain::rules::lurk::lurk(
+            g,
+            d.day,
+            &posts,
+            &outages,
+            Some(&voters),
+            &board,
+        ))
+    }
+
+    /// The watched days as the last cycle left them, by game and day.
+    pub fn views(&self) -> Vec<DayView> {
+        self.views
+            .lock()
+            .map(|v| v.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn lurk_mail(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        tally: &Tally,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let Some(lurk) = self.lurk_report(g, d, tally, d.closes_at, now)? else {
+            return Ok(());
+        };
+        let lurkers: Vec<&str> = lurk
+            .players
+            .iter()
+            .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Lurk)
+            .map(|p| p.player.as_str())
+            .collect();
+        let undecided: Vec<&str> = lurk
+            .players
+            .iter()
+            .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Unknown)
+            .map(|p| p.player.as_str())
+            .collect();
+        // Automatic ledger entries, one per lurker and day.
+        let kind = match g.rules.lurk.penalty.as_str() {
+            "yellow_card" => "yellow_card",
+            "lurk" => "lurk",
+            _ => "warning",
+        };
+        for p in lurk
+            .players
+            .iter()
+            .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Lurk)
+        {
+            let entry = crate::domain::rules::ledger::Entry {
+                id: format!("auto-lurk-d{}-{}", d.day, p.player),
+                player: p.player.clone(),
+                kind: kind.into(),
+                day: Some(d.day),
+                reason: format!("潜水：{}", p.reasons.join("；")),
+                source: "auto".into(),
+                at: now.to_rfc3339(),
+                removed: false,
+            };
+            self.store.ledger_add(&g.name, &entry)?;
+        }
+        let entries = self.store.ledger(&g.name)?;
+        let standings = crate::domain::rules::ledger::standings(
+            &entries,
+            &g.roster.players,
+            g.rules.discipline.warnings_to_replace,
+        );
+        let key = event_key(g, d, "lurk");
+        let mail = Mail::text(
+            crate::present::html::subject(
+                g,
+                d.day,
+                &format!(
+                    "发言统计：{}{}",
+                    if lurkers.is_empty() {
+                        "无人潜水".to_string()
+                    } else {
+                        format!("潜水 {}", lurkers.join("、"))
+                    },
+                    if undecided.is_empty() {
+                        String::new()
+                    } else {
+                        format!("；论坛无法读取，待法官判定：{}", undecided.join("、"))
+                    }
+                ),
+            ),
+            format!(
+                "{}\n{}",
+                crate::cli::lurk::text(g, &lurk),
+                crate::domain::rules::ledger::text(&entries, &standings)
+            ),
+            now,
+        );
+        if self.store.enqueue(&key, &mail)? {
+            report.mails_queued += 1;
+        }
+        Ok(())
+    }
+
+    fn interim_mails(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        tally: &Tally,
+        now: Time,
+        lock_due: bool,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let top = tally.counts.first().map(|c| c.votes).unwrap_or(0.0);
+        let leaders: Vec<String> = tally
+            .counts
+            .iter()
+            .filter(|c| top > 0.0 && (c.votes - top).abs() < 1e-9)
+            .map(|c| c.target.clone())
+            .collect();
+        let leader = leaders.join("、");
+        let mail = |what: String, intro: String| {
+            crate::present::html::tally_mail(
+                g,
+                d,
+                tally,
+                &self.settings.forum.base_url,
+                crate::present::html::tally_subject(g, d, &what),
+                &intro,
+                now,
+            )
+        };
+        if lock_due {
+            let key = event_key(g, d, "lock");
+            let lock = tally
+                .lock_from
+                .map(|l| l.format("%H:%M").to_string())
+                .unwrap_or_default();
+            self.queue(&key, report, || {
+                mail(
+                    format!("进入截止前锁定时段（{lock} 起不得改票）"),
+                    format!("当前统计（{}）：", fmt(now)),
+                )
+            })?;
+            self.store.mark_event(&key, now)?;
+        }
+        let leader_key = format!("leader/{}/{}", g.name, d.day);
+        let last: Option<(u32, String)> = self.store.get_meta(&leader_key)?;
+        if !leader.is_empty() && last.as_ref().map(|(_, l)| l) != Some(&leader) {
+            let n = last.map_or(0, |(n, _)| n + 1);
+            self.queue(&format!("{leader_key}/{n}"), report, || {
+                mail(
+                    format!("领先者变化：{leader}"),
+                    format!(
+                        "当前领先：{leader}（{} 票），统计时间 {}：",
+                        fmt_votes(top),
+                        fmt(now)
+                    ),
+                )
+            })?;
+            self.store.set_meta(&leader_key, &(n, leader.clone()))?;
+        }
+        let hours = self.settings.poll.interim_every_hours;
+        if hours > 0 {
+            let bucket = now.timestamp() / (hours as i64 * 3600);
+            let key = format!("interim/{}/{}/{bucket}", g.name, d.day);
+            self.queue(&key, report, || {
+                mail(
+                    format!("临时统计 {}", now.format("%m-%d %H:%M")),
+                    format!("定时临时统计（每 {hours} 小时一次）："),
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Queue the mail `make` builds under `key`, unless a mail with that key is queued or sent
+    /// already (then it is not built: tally mails draw a chart).
+    fn queue(
+        &self,
+        key: &str,
+        report: &mut CycleReport,
+        make: impl FnOnce() -> Mail,
+    ) -> anyhow::Result<bool> {
+        if self.store.mail_known(key)? {
+            return Ok(false);
+        }
+        let queued = self.store.enqueue(key, &make())?;
+        if queued {
+            report.mails_queued += 1;
+        }
+        Ok(queued)
+    }
+
+    async fn watch_acceleration(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        pt: u64,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        match self.read_thread(pt, false, now).await? {
+            Ok(changes) => {
+                report.new_posts += changes
+                    .iter()
+                    .filter(|c| matches!(c, Change::New { .. }))
+                    .count();
+            }
+            Err(e) => self.failed(g, pt, &e, now, report)?,
+        }
+        let posts = self.store.posts_as_of(pt, now)?;
+        let Some(a) = rules::acceleration::count(g, d, &posts, now).filter(|a| a.reached()) else {
+            return Ok(());
+        };
+        let lines: Vec<String> = a
+            .requests
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {}（pid {}，{}）",
+                    r.floor,
+                    r.player,
+                    r.pid,
+                    r.at.map(fmt).unwrap_or_default()
+                )
+            })
+            .collect();
+        let mail = Mail::text(
+            crate::present::html::subject(
+                g,
+                d.day,
+                &format!("申请加速的玩家已过半（{}/{}）", a.requests.len(), a.living),
+            ),
+            format!(
+                "进程帖（tid {pt}）中申请加速的存活玩家已超过半数（需要 {} 人，{} 时达到）：\n{}\n\n\
+                 确认加速后，请在本局配置的第 {} 天写上 accelerated_at = \"确认的时间\"：\
+                 此后的改票无效，潜水不再判定。\n",
+                a.needed,
+                a.reached_at.map(fmt).unwrap_or_default(),
+                lines.join("\n"),
+                d.day
+            ),
+            now,
+        );
+        if self
+            .store
+            .enqueue(&format!("accel/{}/{}", g.name, d.day), &mail)?
+        {
+            report.mails_queued += 1;
+        }
+        Ok(())
+    }
+
+    /// Read the poll once (only options whose count changed get their voter lists fetched),
+    /// log each vote as first seen, and return every vote logged so far. A failed reading is
+    /// reported like a failed page and leaves the log as it was.
+    async fn read_poll(
+        &self,
+        g: &GameConfig,
+        tid: u64,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<Vec<rules::Cast>> {
+        let last_key = format!("poll/{tid}/last");
+        let log_key = format!("poll/{tid}/log");
+        let mut log: rules::channels::PollLog = self.store.get_meta(&log_key)?.unwrap_or_default();
+        if log.readings.last().is_some_and(|t| *t >= now) {
+            return Ok(log.casts);
+        }
+        let previous: Option<bansha_parsers::poll::Poll> = self.store.get_meta(&last_key)?;
+        match self.forum.poll(tid, previous.as_ref()).await {
+            Ok(poll) => {
+                self.recovered(tid)?;
+                let new = log.observe(&poll, now);
+                report.new_posts += new.len();
+                self.store.set_meta(&last_key, &poll)?;
+                self.store.set_meta(&log_key, &log)?;
+            }
+            Err(e) => self.failed(g, tid, &e, now, report)?,
+        }
+        Ok(log.casts)
+    }
+
+    /// Read the judge's inbox (only conversations with something new), keep every message, and
+    /// return the day's ballots by private message as posts.
+    async fn read_pms(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<Vec<bansha_parsers::Post>> {
+        use bansha_parsers::pm::PrivateMessage;
+        use std::collections::BTreeMap;
+        let mut known: BTreeMap<u64, i64> = self.store.get_meta("pm/known")?.unwrap_or_default();
+        let mut messages: BTreeMap<u64, PrivateMessage> =
+            self.store.get_meta("pm/messages")?.unwrap_or_default();
+        let last_read: Option<Time> = self.store.get_meta("pm/read_at")?;
+        if last_read.is_none_or(|t| t < now) {
+            match self.forum.private_messages(&known).await {
+                Ok((conversations, new)) => {
+                    self.recovered(0)?;
+                    for m in new {
+                        if !messages.contains_key(&m.pmid) {
+                            report.new_posts += 1;
+                        }
+                        messages.insert(m.pmid, m);
+                    }
+                    for c in conversations {
+                        if let Some(t) = c.last_at {
+                            known.insert(c.plid, t.timestamp());
+                        }
+                    }
+                    self.store.set_meta("pm/messages", &messages)?;
+                    self.store.set_meta("pm/known", &known)?;
+                    self.store.set_meta("pm/read_at", &now)?;
+                }
+                Err(e) => self.failed(g, 0, &e, now, report)?,
+            }
+        }
+        let all: Vec<PrivateMessage> = messages.into_values().collect();
+        Ok(rules::channels::pm_posts(g, d, &all))
+    }
+
+    /// The game state the judge keeps with `bansha change` / `bansha confirm` (the state file
+    /// beside the game config): each win condition or warning that has come to hold, and each win
+    /// condition that has come within one elimination, is mailed once. One that stops holding (an
+    /// undo) and holds again is mailed again.
+    fn watch_state(
+        &self,
+        g: &GameConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let path = crate::cli::state::state_path(&g.path, None);
+        if !path.exists() || !crate::cli::state::complete(g) {
+            return Ok(());
+        }
+        let state = crate::cli::state::load_state(&path)?;
+        let snap = state.snapshot(g);
+        let (win, warn) = crate::cli::state::conditions(g, &snap);
+        let last = state
+            .events
+            .iter()
+            .rev()
+            .find(|e| !e.undone)
+            .map_or(0, |e| e.id);
+        let mut now_held: BTreeSet<String> = BTreeSet::new();
+        let mut news: Vec<(String, String, String)> = Vec::new();
+        for c in win.iter().filter(|c| c.holds) {
+            now_held.insert(format!("win:{}", c.name));
+            news.push((
+                format!("win:{}", c.name),
+                format!("胜负条件成立：{}", c.name),
+                format!("条件：{}\n成立。", c.when),
+            ));
+        }
+        for c in warn.iter().filter(|c| c.holds) {
+            now_held.insert(format!("warn:{}", c.name));
+            news.push((
+                format!("warn:{}", c.name),
+                format!("提醒：{}", c.name),
+                format!("条件：{}\n成立。", c.when),
+            ));
+        }
+        for (c, rule) in win.iter().zip(&g.rules.win).filter(|(c, _)| !c.holds) {
+            let away = crate::domain::rules::state::one_away(&snap, rule);
+            if !away.is_empty() {
+                now_held.insert(format!("away:{}", c.name));
+                news.push((
+                    format!("away:{}", c.name),
+                    format!("再出局一人即成立：{}", c.name),
+                    format!(
+                        "条件：{}\n以下任何一人出局，该条件即成立：{}",
+                        c.when,
+                        away.join("、")
+                    ),
+                ));
+            }
+        }
+        let key = format!("held/{}", g.name);
+        let before: BTreeSet<String> = self.store.get_meta(&key)?.unwrap_or_default();
+        for (id, subject, why) in news {
+            if before.contains(&id) {
+                continue;
+            }
+            let mail = Mail::text(
+                format!("[{}] {subject}", g.name),
+                format!(
+                    "{why}\n\n（仅法官可见）根据局面记录 {}（第 {last} 条记录之后）：\n\n{}",
+                    path.display(),
+                    crate::cli::state::text(g, &state)
+                ),
+                now,
+            );
+            if self
+                .store
+                .enqueue(&format!("state/{}/{id}/{last}", g.name), &mail)?
+            {
+                report.mails_queued += 1;
+            }
+        }
+        if before != now_held {
+            self.store.set_meta(&key, &now_held)?;
+        }
+        Ok(())
+    }
+
+    /// Edited or deleted posts of players that hold a ballot: the judge sees both versions.
+    fn alert_changes(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        changes: &[Change],
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let grammar = g.grammar(1);
+        let is_ballot = |p: &StoredPost| {
+            let r = grammar.read(&p.text);
+            !r.found.is_empty() || r.malformed.is_some()
+        };
+        let is_player = |name: &str| g.roster.players.iter().any(|p| p == name);
+        for c in changes {
+            match c {
+                Change::Edited {
+                    pid,
+                    before,
+                    after,
+                    seen_at,
+                } if is_player(&after.author) && (is_ballot(before) || is_ballot(after)) => {
+                    let key = format!("edit/{}/{pid}/{}", after.tid, seen_at.timestamp());
+                    let notice = match (&after.edited_at, &after.edited_by) {
+                        (Some(t), by) => format!(
+                            "论坛显示：本帖最后由 {} 于 {} 编辑",
+                            by.as_deref().unwrap_or("?"),
+                            t.format("%Y-%m-%d %H:%M")
+                        ),
+                        (None, _) => {
+                            "论坛没有显示编辑记录（60 秒内的编辑或管理员编辑不留记录）".into()
+                        }
+                    };
+                    let mail = Mail::text(
+                        crate::present::html::subject(g, d.day, &format!("投票被编辑：{} {}", after.floor, after.author)),
+                        format!(
+                            "{} {}（pid {pid}）的帖子内容变了。\n{notice}\n{}\n之前看到的内容：\n{}\n\n{} 看到的内容：\n{}\n",
+                            after.floor,
+                            after.author,
+                            if after.edited_at.is_some_and(|t| t >= d.closes_at) {
+                                format!("这次编辑在截止（{}）之后，最终计票按截止时的内容。\n", fmt(d.closes_at))
+                            } else {
+                                String::new()
+                            },
+                            before.text,
+                            fmt(*seen_at),
+                            after.text
+                        ),
+                        *seen_at,
+                    );
+                    if self.store.enqueue(&key, &mail)? {
+                        report.mails_queued += 1;
+                    }
+                }
+                Change::Gone { pid, last } if is_player(&last.author) && is_ballot(last) => {
+                    let key = format!("gone/{}/{pid}", last.tid);
+                    let mail = Mail::text(
+                        crate::present::html::subject(g, d.day, &format!("投票帖消失：{} {}", last.floor, last.author)),
+                        format!(
+                            "{} {}（pid {pid}）的帖子在论坛上看不到了（被删除或进入回收站）。最后看到的内容：\n{}\n",
+                            last.floor, last.author, last.text
+                        ),
+                        now,
+                    );
+                    if self.store.enqueue(&key, &mail)? {
+                        report.mails_queued += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Fetch what can have changed: from the last page known (or everything on a full scan).
+    /// Read a thread into the record: from its last known page on, or from page 1 when `full`
+    /// (and when it was never read in full). The cursor is saved, and a past failure of the
+    /// thread cleared, only when the read succeeded; a failed read is the caller's to report.
+    async fn read_thread(
+        &self,
+        tid: u64,
+        full: bool,
+        now: Time,
+    ) -> anyhow::Result<Result<Vec<Change>, FetchError>> {
+        let mut cursor = self.store.cursor(tid)?;
+        let full = full || cursor.last_full_scan.is_none();
+        match self.fetch_thread(tid, full, &mut cursor, now).await {
+            Ok(changes) => {
+                self.recovered(tid)?;
+                self.store.set_cursor(tid, &cursor)?;
+                Ok(Ok(changes))
+            }
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
+    async fn fetch_thread(
+        &self,
+        tid: u64,
+        full: bool,
+        cursor: &mut Cursor,
+        now: Time,
+    ) -> Result<Vec<Change>, FetchError> {
+        let start = if full { 1 } else { cursor.last_page.max(1) };
+        let first = self.forum.thread_page(tid, start).await?;
+        let mut last = first.last_page.unwrap_or(start).max(start);
+        let mut posts = first.posts;
+        let mut page = start;
+        let pages = (last - start + 1) as u64;
+        let mut progress = (pages >= crate::io::progress::LONG_READ_PAGES).then(|| {
+            let mut p = crate::io::progress::Progress::new(
+                format!("reading tid {tid}"),
+                &format!("读取帖子 tid {tid}"),
+                pages,
+            );
+            p.inc();
+            p
+        });
+        // Pages the forum claims but does not have come back as the last page again (Discuz
+        // clamps the page number): a reply count that claims a million posts must not become
+        // a hundred thousand requests. A page that repeats an older page instead is an error,
+        // not the end: reading on from it would take the posts after it for deleted.
+        let mut seen: std::collections::HashSet<u64> = posts.iter().map(|p| p.pid).collect();
+        let mut previous: Vec<u64> = posts.iter().map(|p| p.pid).collect();
+        // Stopped before the page count the forum gave: the read is complete as far as the
+        // forum serves it, but not proof that a post missing from it was deleted.
+        let mut cut_short = false;
+        while page < last {
+            page += 1;
+            let p = self.forum.thread_page(tid, page).await?;
+            let pids: Vec<u64> = p.posts.iter().map(|p| p.pid).collect();
+            if pids.is_empty() || pids == previous {
+                crate::io::forum::tracing_line(&format!(
+                    "tid {tid}: page {page} repeats page {}; the thread ends there (the forum claimed {last} pages)",
+                    page - 1
+                ));
+                last = page - 1;
+                cut_short = true;
+                break;
+            }
+            if pids.iter().all(|pid| seen.contains(pid)) {
+                return Err(FetchError::Network(format!(
+                    "tid {tid} 第 {page} 页返回的是前面某一页的帖子"
+                )));
+            }
+            seen.extend(pids.iter().copied());
+            previous = pids;
+            last = last.max(p.last_page.unwrap_or(last));
+            posts.extend(p.posts);
+            if let Some(pr) = progress.as_mut() {
+                pr.set_total((last - start + 1) as u64);
+                pr.inc();
+            }
+        }
+        if let Some(p) = progress {
+            p.finish();
+        }
+        let changes = self
+            .store
+            .record(tid, &posts, now, full && !cut_short)
+            .map_err(|e| FetchError::Network(e.to_string()))?;
+        cursor.last_page = last;
+        if full {
+            cursor.last_full_scan = Some(now);
+        }
+        Ok(changes)
+    }
+
+    /// Send what is queued; stop at the first failure (the server is down: try next cycle).
+    async fn send_outbox(&self, now: Time, report: &mut CycleReport) {
+        let queue = match self.store.outbox() {
+            Ok(q) => q,
+            Err(e) => {
+                report.errors.push(e.to_string());
+                return;
+            }
+        };
+        for (key, mail) in &queue {
+            match self.mailer.send(key, mail).await {
+                Ok(()) => {
+                    if let Err(e) = self.store.mark_sent(key, now) {
+                        report.errors.push(e.to_string());
+                        return;
+                    }
+                    if let Err(e) = self.store.flush().await {
+                        report.errors.push(e.to_string());
+                        return;
+                    }
+                    report.mails_sent += 1;
+                }
+                Err(e) => {
+                    report.errors.push(format!("smtp: {e}"));
+                    break;
+                }
+            }
+        }
+        report.mails_waiting = self.store.outbox().map(|q| q.len()).unwrap_or(0);
+    }
+}
+
+fn lock_from(g: &GameConfig, d: &DayConfig) -> Option<Time> {
+    let m = g.rules.vote.lock_minutes;
+    (m > 0).then(|| d.closes_at - Duration::minutes(m as i64))
+}
+
+/// How long after a close the vote thread is read once more for late edits.
+const RECHECK_MINUTES: i64 = 10;
+
+fn event_key(g: &GameConfig, d: &DayConfig, what: &str) -> String {
+    format!("{what}/{}/{}", g.name, d.day)
+}

@@ -1,0 +1,485 @@
+//! The running daemon answers on a loopback address: `GET /` (the judge's dashboard: each
+//! game's phase, next deadline, live tally, timeline, 潜水 counts, pending alerts and fetch
+//! health), `GET /timeline.svg?day=N[&game=NAME]`, `GET /status` (JSON: what it watches, the last
+//! cycle, the next deadline, queued mail) and `GET /tally?day=N[&game=NAME]` (the live tally as
+//! BBCode). CLI commands ask here instead of opening the store, which sled locks.
+//!
+//! Judge-only: the dashboard shows roles. It listens on loopback unless configured otherwise,
+//! and then every request needs the token (`?token=` or `Authorization: Bearer`).
+
+use crate::cli::tally::bbcode;
+use crate::daemon::service::Service;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Status {
+    pub watching: Vec<String>,
+    pub last_cycle: Option<crate::daemon::CycleReport>,
+    pub next_deadline: Option<(String, String)>,
+    pub mails_waiting: usize,
+    pub mails_sent: usize,
+    pub healthy: bool,
+    /// Required posts (报道, 杀帖) that failed their checks.
+    #[serde(default)]
+    pub failing_posts: Vec<String>,
+}
+
+#[derive(Deserialize)]
+pub struct LedgerRequest {
+    pub game: Option<String>,
+    /// "list", "add" or "remove".
+    pub action: String,
+    pub player: Option<String>,
+    pub kind: Option<String>,
+    pub reason: Option<String>,
+    pub day: Option<u32>,
+    pub id: Option<String>,
+}
+
+async fn ledger(
+    State(s): State<Arc<Service>>,
+    Json(q): Json<LedgerRequest>,
+) -> (StatusCode, String) {
+    let d = &s.daemon;
+    let game = match &q.game {
+        Some(name) => d.settings.games.iter().find(|g| &g.name == name),
+        None => d.settings.games.first(),
+    };
+    let Some(game) = game else {
+        return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
+    };
+    let bad = |m: &str| (StatusCode::BAD_REQUEST, format!("{m}\n"));
+    match q.action.as_str() {
+        "list" => {}
+        "add" => {
+            let Some(player) = q.player.clone().filter(|p| game.roster.players.contains(p)) else {
+                return bad("--add 需要本局玩家的名字");
+            };
+            let kind = q.kind.clone().unwrap_or_default();
+            if !crate::domain::rules::ledger::KINDS.contains(&kind.as_str()) {
+                return bad("--kind 只能是 warning、blue_card、yellow_card、red_card、lurk");
+            }
+            let now = s.clock.now();
+            let entry = crate::domain::rules::ledger::Entry {
+                id: format!("j{}", now.timestamp_millis()),
+                player,
+                kind,
+                day: q.day,
+                reason: q.reason.clone().unwrap_or_default(),
+                source: "judge".into(),
+                at: now.to_rfc3339(),
+                removed: false,
+            };
+            if let Err(e) = d
+                .store
+                .ledger_add(&game.name, &entry)
+                .and(d.store.flush_blocking())
+            {
+                return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n"));
+            }
+        }
+        "remove" => {
+            let Some(id) = &q.id else {
+                return bad("--remove 需要记录编号");
+            };
+            match d
+                .store
+                .ledger_remove(&game.name, id)
+                .and_then(|found| d.store.flush_blocking().map(|_| found))
+            {
+                Ok(true) => {}
+                Ok(false) => return (StatusCode::NOT_FOUND, format!("没有编号为 {id} 的记录\n")),
+                Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
+            }
+        }
+        other => return bad(&format!("未知的操作 {other}")),
+    }
+    match d.store.ledger(&game.name) {
+        Ok(entries) => {
+            let st = crate::domain::rules::ledger::standings(
+                &entries,
+                &game.roster.players,
+                game.rules.discipline.warnings_to_replace,
+            );
+            (
+                StatusCode::OK,
+                crate::domain::rules::ledger::text(&entries, &st),
+            )
+        }
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
+    }
+}
+
+#[derive(Deserialize)]
+struct TallyQuery {
+    day: u32,
+    game: Option<String>,
+}
+
+async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
+    let now = s.clock.now();
+    let d = &s.daemon;
+    // Separate statements: a guard held in the struct literal would deadlock `healthy()`.
+    let last_cycle = s.last.lock().await.as_ref().map(|(_, r)| r.clone());
+    let healthy = s.healthy().await;
+    Json(Status {
+        watching: d
+            .active_days(now)
+            .iter()
+            .map(|(g, day)| {
+                format!(
+                    "{} 第{}天 投票帖 tid {}",
+                    g.name,
+                    day.day,
+                    day.vote_thread.unwrap_or(0)
+                )
+            })
+            .collect(),
+        last_cycle,
+        next_deadline: d
+            .next_deadline(now)
+            .map(|(t, what)| (t.format("%Y-%m-%d %H:%M:%S").to_string(), what)),
+        mails_waiting: d.store.outbox().map(|q| q.len()).unwrap_or(0),
+        mails_sent: d.store.sent_count(),
+        failing_posts: d
+            .store
+            .get_meta("check_failures")
+            .ok()
+            .flatten()
+            .unwrap_or_default(),
+        healthy,
+    })
+}
+
+async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (StatusCode, String) {
+    let d = &s.daemon;
+    let game = match &q.game {
+        Some(name) => d.settings.games.iter().find(|g| &g.name == name),
+        None => d.settings.games.first(),
+    };
+    let Some(game) = game else {
+        return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
+    };
+    let game = match crate::cli::state::with_state(game.clone()) {
+        Ok(g) => g,
+        Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}\n")),
+    };
+    let game = &game;
+    let Some(day) = game.day(q.day) else {
+        return (
+            StatusCode::NOT_FOUND,
+            format!("配置中没有第 {} 天\n", q.day),
+        );
+    };
+    // The tally the last cycle computed (poll and PM ballots included), when it watched the day.
+    if let Some(v) = d
+        .views()
+        .into_iter()
+        .find(|v| v.game.name == game.name && v.day.day == q.day)
+    {
+        return (StatusCode::OK, bbcode(&v.game, &v.tally));
+    }
+    let Some(tid) = day.vote_thread else {
+        return (StatusCode::NOT_FOUND, "这一天没有设置投票帖\n".into());
+    };
+    let now = s.clock.now();
+    let at = if now >= day.closes_at {
+        day.closes_at
+    } else {
+        now
+    };
+    let posts = match d.store.posts_as_of(tid, at) {
+        Ok(p) => p,
+        Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
+    };
+    match crate::domain::rules::tally(game, q.day, 1, at, &posts) {
+        Ok(t) => (StatusCode::OK, bbcode(game, &t)),
+        Err(e) => (StatusCode::BAD_REQUEST, format!("{e}\n")),
+    }
+}
+
+/// Start answering on the configured loopback address.
+pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
+    let addr = service.daemon.settings.status.listen.clone();
+    let listener = tokio::net::TcpListener::bind(&addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("status.listen {addr}: {e}"))?;
+    let app = Router::new()
+        .route("/", get(dashboard))
+        .route("/timeline.svg", get(timeline_svg))
+        .route("/status", get(status))
+        .route("/tally", get(tally))
+        .route("/ledger", axum::routing::post(ledger))
+        .layer(axum::middleware::from_fn_with_state(service.clone(), guard))
+        .with_state(service);
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Ok(())
+}
+
+/// Every request carries the token when one is configured.
+async fn guard(
+    State(s): State<Arc<Service>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if let Some(token) = &s.daemon.settings.status_token {
+        let bearer = req
+            .headers()
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::to_string);
+        let query = req.uri().query().and_then(|q| {
+            q.split('&')
+                .find_map(|kv| kv.strip_prefix("token="))
+                .map(str::to_string)
+        });
+        let given = bearer.or(query).unwrap_or_default();
+        if !constant_time_eq(given.as_bytes(), token.expose().as_bytes()) {
+            return (StatusCode::UNAUTHORIZED, "需要令牌（token）\n").into_response();
+        }
+    }
+    next.run(req).await
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[derive(Deserialize)]
+struct DayQuery {
+    day: u32,
+    game: Option<String>,
+}
+
+async fn timeline_svg(
+    State(s): State<Arc<Service>>,
+    Query(q): Query<DayQuery>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let views = s.daemon.views();
+    let view = views
+        .iter()
+        .find(|v| v.day.day == q.day && q.game.as_ref().is_none_or(|g| &v.game.name == g));
+    match view {
+        Some(v) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "image/svg+xml; charset=utf-8",
+            )],
+            day_svg(v),
+        )
+            .into_response(),
+        None => (StatusCode::NOT_FOUND, "这一天不在监视中\n").into_response(),
+    }
+}
+
+fn day_svg(v: &crate::daemon::DayView) -> String {
+    crate::present::chart::svg(
+        &format!("{} 第{}天 投票时间线", v.game.name, v.day.day),
+        &crate::domain::rules::timeline::of(&v.tally),
+        v.tally.lock_from,
+    )
+}
+
+/// The phase of a watched day at `now`, in Chinese.
+fn phase(v: &crate::daemon::DayView, now: chrono::DateTime<chrono::FixedOffset>) -> &'static str {
+    if now >= v.day.closes_at {
+        "已截止"
+    } else if v.tally.lock_from.is_some_and(|l| now >= l) {
+        "锁定时段（不得改票）"
+    } else if v.day.opens_at.is_some_and(|o| now < o) {
+        "尚未开始"
+    } else {
+        "投票中"
+    }
+}
+
+async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String> {
+    use crate::present::html::{esc, time_left};
+    let now = s.clock.now();
+    let d = &s.daemon;
+    let last = s.last.lock().await.as_ref().map(|(_, r)| r.clone());
+    let healthy = s.healthy().await;
+    let fmt = |t: chrono::DateTime<chrono::FixedOffset>| t.format("%Y-%m-%d %H:%M:%S").to_string();
+    let mut h = String::new();
+    h += &format!(
+        "<h1 style=\"margin:0 0 4px 0\">bansha 法官仪表盘</h1>\n<p style=\"color:#666;margin:0 0 12px 0\">仅法官可见（可能显示身份）。现在 {}，每分钟自动刷新。</p>\n",
+        fmt(now)
+    );
+
+    // Fetch health.
+    h += "<section id=\"health\"><h2>抓取状态</h2>\n";
+    match &last {
+        Some(r) => {
+            h += &format!(
+                "<p>{}　上次轮询 {}：{} 次请求，新帖 {}，编辑 {}，邮件待发 {}</p>\n",
+                if healthy && r.errors.is_empty() {
+                    "<b style=\"color:#1a7f37\">正常</b>"
+                } else {
+                    "<b style=\"color:#c62828\">有问题</b>"
+                },
+                r.at.map(fmt).unwrap_or_default(),
+                r.requests,
+                r.new_posts,
+                r.edited_posts,
+                r.mails_waiting
+            );
+            if !r.errors.is_empty() {
+                h += "<ul class=\"errors\">\n";
+                for e in &r.errors {
+                    h += &format!("<li>{}</li>\n", esc(e));
+                }
+                h += "</ul>\n";
+            }
+        }
+        None => h += "<p>尚未完成第一次轮询。</p>\n",
+    }
+    let mut failing = Vec::new();
+    for v in d.views() {
+        let mut tids: Vec<u64> = v.day.vote_thread.into_iter().collect();
+        tids.extend(crate::domain::rules::lurk::threads_of(&v.game, &v.day));
+        tids.extend(v.day.checked_threads.iter().map(|c| c.tid));
+        for tid in tids {
+            if let Ok(Some(since)) = d
+                .store
+                .get_meta::<chrono::DateTime<chrono::FixedOffset>>(&format!("failing_since/{tid}"))
+            {
+                failing.push(format!("tid {tid} 自 {} 起无法读取", fmt(since)));
+            }
+        }
+    }
+    failing.sort();
+    failing.dedup();
+    for f in failing {
+        h += &format!("<p style=\"color:#c62828\">{}</p>\n", esc(&f));
+    }
+    h += "</section>\n";
+
+    // Pending alerts: mails not yet accepted by the server, and required posts that failed.
+    h += "<section id=\"alerts\"><h2>待处理提醒</h2>\n";
+    let outbox = d.store.outbox().unwrap_or_default();
+    let checks: Vec<String> = d
+        .store
+        .get_meta("check_failures")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    if outbox.is_empty() && checks.is_empty() {
+        h += "<p>无（所有提醒邮件都已发出）。</p>\n";
+    } else {
+        h += "<ul>\n";
+        for (_, m) in &outbox {
+            h += &format!(
+                "<li>未发出的邮件（{}）：{}</li>\n",
+                fmt(m.created_at),
+                esc(&m.subject)
+            );
+        }
+        for c in &checks {
+            h += &format!("<li>不合格的帖子：{}</li>\n", esc(c));
+        }
+        h += "</ul>\n";
+    }
+    h += &format!(
+        "<p>已发出邮件 {} 封。</p>\n</section>\n",
+        d.store.sent_count()
+    );
+
+    // Each game.
+    let views = d.views();
+    for g in &d.settings.games {
+        h += &format!(
+            "<section class=\"game\"><h2>{}</h2>\n<p>规则：{}</p>\n",
+            esc(&g.name),
+            esc(&g.ruleset)
+        );
+        let days: Vec<_> = views.iter().filter(|v| v.game.name == g.name).collect();
+        // This game's next lock start or close.
+        let next = days
+            .iter()
+            .flat_map(|v| {
+                [(v.tally.lock_from, "锁定"), (Some(v.day.closes_at), "截止")]
+                    .into_iter()
+                    .filter_map(move |(t, what)| t.map(|t| (t, v.day.day, what)))
+            })
+            .filter(|(t, _, _)| *t > now)
+            .min();
+        if let Some((t, day, what)) = next {
+            h += &format!(
+                "<p>下一个时间点：<b>第{day}天 {what}</b> {}（{}）</p>\n",
+                fmt(t),
+                time_left(t, now)
+            );
+        }
+        if days.is_empty() {
+            h += "<p>目前没有在监视的投票。</p>\n";
+        }
+        for v in days {
+            h += &format!(
+                "<div class=\"day\" id=\"day-{}\"><h3>第{}天 · {}</h3>\n",
+                v.day.day,
+                v.day.day,
+                phase(v, now)
+            );
+            h += &crate::present::html::tally_html(&v.day, &v.tally, &d.settings.forum.base_url);
+            h += "<h4>投票时间线</h4>\n<div class=\"timeline\">";
+            h += &day_svg(v);
+            h += "</div>\n";
+            if let Some(l) = &v.lurk {
+                h += &lurk_html(l, now >= v.day.closes_at);
+            }
+            h += "</div>\n";
+        }
+        // The judge's record of the game: seats, roles, factions (judge-only).
+        let path = crate::cli::state::state_path(&g.path, None);
+        if path.exists() {
+            if let Ok(state) = crate::cli::state::load_state(&path) {
+                h += &format!(
+                    "<h3>局面（仅法官可见）</h3>\n<pre style=\"white-space:pre-wrap\">{}</pre>\n",
+                    esc(&crate::cli::state::text(g, &state))
+                );
+            }
+        }
+        h += "</section>\n";
+    }
+    let page = crate::present::html::document("bansha 法官仪表盘", &h).replace(
+        "<title>",
+        "<meta http-equiv=\"refresh\" content=\"60\"><title>",
+    );
+    axum::response::Html(page)
+}
+
+fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String {
+    use crate::domain::rules::lurk::Verdict;
+    use crate::present::html::esc;
+    let mut h = format!(
+        "<h4>发言统计（潜水）{}</h4>\n<p>{}</p>\n<table class=\"lurk\" style=\"border-collapse:collapse\">\n<tr><th style=\"border:1px solid #ccc;padding:3px 8px\">玩家</th><th style=\"border:1px solid #ccc;padding:3px 8px\">有效发言</th><th style=\"border:1px solid #ccc;padding:3px 8px\">{}</th></tr>\n",
+        if closed { "" } else { "：截至目前" },
+        esc(&l.rule),
+        if closed { "判定" } else { "目前" }
+    );
+    for p in &l.players {
+        let verdict = match (p.verdict, closed) {
+            (Verdict::Ok, _) => "达标".to_string(),
+            (Verdict::Lurk, true) => format!("潜水：{}", p.reasons.join("；")),
+            (Verdict::Lurk, false) => format!("尚未达标：{}", p.reasons.join("；")),
+            (Verdict::Unknown, _) => "论坛曾无法读取，不判定".to_string(),
+        };
+        h += &format!(
+            "<tr><td style=\"border:1px solid #ccc;padding:3px 8px\">{}</td><td style=\"border:1px solid #ccc;padding:3px 8px;text-align:right\">{}</td><td style=\"border:1px solid #ccc;padding:3px 8px\">{}</td></tr>\n",
+            esc(&p.player),
+            p.counted,
+            esc(&verdict)
+        );
+    }
+    h + "</table>\n"
+}

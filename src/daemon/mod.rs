@@ -1,0 +1,9 @@
+//! The running service: one poll cycle at an explicit `now` (`cycle`: read → decide → queue →
+//! send, with the decisions pure in `decide`), the scheduler that calls it (`service`), and the
+//! HTTP answers for the dashboard and the CLI (`http`).
+
+pub mod cycle;
+pub mod http;
+pub mod service;
+
+pub use cycle::{CycleReport, Daemon, DayView};

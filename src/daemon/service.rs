@@ -1,0 +1,319 @@
+//! Time (the only module that reads the clock): when to poll, the phase times of each game, the
+//! catch-up after a restart, and the systemd watchdog.
+//!
+//! tokio-cron-scheduler drives a repeated tick (at the fast cadence) and one-shot jobs at each
+//! lock-window start and close. A tick runs a cycle when the normal interval has passed, or
+//! when a close is near, or when a phase time has passed and is not done yet — which is also
+//! the catch-up: a close that passed while the daemon was down is due at the first tick, and
+//! the cycle tallies it at its real cutoff from the record.
+
+use crate::daemon::{CycleReport, Daemon};
+use crate::domain::settings::PollSettings;
+use chrono::{DateTime, Duration, FixedOffset, Utc};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use tokio::sync::Mutex;
+use tokio_cron_scheduler::{Job, JobScheduler};
+
+type Time = DateTime<FixedOffset>;
+
+/// Where "now" comes from.
+pub trait Clock: Send + Sync {
+    fn now(&self) -> Time;
+}
+
+/// The system clock, in the forum's offset.
+pub struct SystemClock(pub FixedOffset);
+
+impl Clock for SystemClock {
+    fn now(&self) -> Time {
+        Utc::now().with_timezone(&self.0)
+    }
+}
+
+/// A clock that starts at a given moment and runs at `speed` times real time: rehearsing a
+/// recorded game (`bansha run --now T`) and the demo.
+pub struct ShiftedClock {
+    pub start: Time,
+    pub real_start: std::time::Instant,
+    pub speed: u32,
+}
+
+impl ShiftedClock {
+    pub fn new(start: Time, speed: u32) -> ShiftedClock {
+        ShiftedClock {
+            start,
+            real_start: std::time::Instant::now(),
+            speed: speed.max(1),
+        }
+    }
+}
+
+impl Clock for ShiftedClock {
+    fn now(&self) -> Time {
+        let elapsed = self.real_start.elapsed() * self.speed;
+        self.start + Duration::from_std(elapsed).unwrap_or_default()
+    }
+}
+
+/// How long to wait after the last cycle when the forum has failed in the last `failing`
+/// cycles in a row: the fast cadence doubled per failed cycle, never beyond the normal interval
+/// (a forum that is down or throttling is not hammered at the close; a phase time still runs).
+pub fn backoff(poll: &PollSettings, failing: u32) -> Duration {
+    if failing == 0 {
+        return Duration::zero();
+    }
+    let fast = poll.near_close_secs.max(1);
+    let wait = fast.saturating_mul(1u64 << failing.min(20));
+    Duration::seconds(wait.min(poll.interval_secs.max(fast)) as i64)
+}
+
+/// Whether a cycle is due at `now`, given the last one, the lock-window starts and closes of
+/// the active days, and how many cycles in a row have failed to read the forum.
+pub fn due(
+    poll: &PollSettings,
+    phases: &[(Option<Time>, Time)],
+    last: Option<Time>,
+    now: Time,
+    failing: u32,
+) -> bool {
+    let Some(last) = last else { return true };
+    let since = now - last;
+    let wait = backoff(poll, failing);
+    if since >= Duration::seconds(poll.interval_secs as i64).max(wait) {
+        return true;
+    }
+    let near = Duration::minutes(poll.near_close_minutes as i64);
+    for &(lock, close) in phases {
+        // A phase time passed since the last cycle.
+        if [lock, Some(close)]
+            .into_iter()
+            .flatten()
+            .any(|t| last < t && t <= now)
+        {
+            return true;
+        }
+        if close - now <= near && since >= Duration::seconds(poll.near_close_secs as i64).max(wait)
+        {
+            return true;
+        }
+        // Past the close and not yet tallied (the forum failed at the close): every tick,
+        // or as the backoff allows.
+        if now >= close && since >= wait {
+            return true;
+        }
+    }
+    false
+}
+
+/// The lock-window start and close of each active day.
+fn phases(daemon: &Daemon, now: Time) -> Vec<(Option<Time>, Time)> {
+    daemon
+        .active_days(now)
+        .into_iter()
+        .map(|(g, d)| {
+            let lock = (g.rules.vote.lock_minutes > 0)
+                .then(|| d.closes_at - Duration::minutes(g.rules.vote.lock_minutes as i64));
+            (lock, d.closes_at)
+        })
+        .collect()
+}
+
+/// Shared state of the running service.
+pub struct Service {
+    pub daemon: Arc<Daemon>,
+    pub clock: Arc<dyn Clock>,
+    pub last: Mutex<Option<(Time, CycleReport)>>,
+    /// Cycles in a row that failed to read the forum (the backoff).
+    pub failing: std::sync::atomic::AtomicU32,
+}
+
+impl Service {
+    pub fn new(daemon: Arc<Daemon>, clock: Arc<dyn Clock>) -> Service {
+        Service {
+            daemon,
+            clock,
+            last: Mutex::new(None),
+            failing: Default::default(),
+        }
+    }
+
+    /// Run a cycle if one is due.
+    pub async fn tick(&self, force: bool) {
+        let now = self.clock.now();
+        let last_at = self.last.lock().await.as_ref().map(|(t, _)| *t);
+        let failing = self.failing.load(Ordering::Relaxed);
+        if !force
+            && !due(
+                &self.daemon.settings.poll,
+                &phases(&self.daemon, now),
+                last_at,
+                now,
+                failing,
+            )
+        {
+            return;
+        }
+        let report = self.daemon.cycle(now).await;
+        if report.fetch_failures > 0 {
+            self.failing.fetch_add(1, Ordering::Relaxed);
+            crate::io::forum::tracing_line(&format!(
+                "forum failing {} cycles in a row: next poll in {} s at the earliest",
+                failing + 1,
+                backoff(&self.daemon.settings.poll, failing + 1).num_seconds()
+            ));
+        } else {
+            self.failing.store(0, Ordering::Relaxed);
+        }
+        crate::io::forum::tracing_line(&format!(
+            "cycle {}: {} requests, {} new posts, {} edited, {} mails queued, {} sent, {} waiting{}",
+            now.format("%Y-%m-%d %H:%M:%S"),
+            report.requests,
+            report.new_posts,
+            report.edited_posts,
+            report.mails_queued,
+            report.mails_sent,
+            report.mails_waiting,
+            if report.errors.is_empty() {
+                String::new()
+            } else {
+                format!("; errors: {}", report.errors.join("; "))
+            }
+        ));
+        *self.last.lock().await = Some((now, report));
+    }
+
+    /// Healthy: a cycle finished recently enough (three normal intervals, at least 15 minutes).
+    pub async fn healthy(&self) -> bool {
+        let now = self.clock.now();
+        let limit =
+            Duration::seconds((self.daemon.settings.poll.interval_secs * 3).max(900) as i64);
+        match self.last.lock().await.as_ref() {
+            Some((t, _)) => now - *t <= limit,
+            None => false,
+        }
+    }
+}
+
+/// Run until SIGTERM or Ctrl-C.
+pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
+    let mut sched = JobScheduler::new().await?;
+    let tick_every =
+        std::time::Duration::from_secs(service.daemon.settings.poll.near_close_secs.max(1));
+    let s = service.clone();
+    sched
+        .add(Job::new_repeated_async(tick_every, move |_, _| {
+            let s = s.clone();
+            Box::pin(async move { s.tick(false).await })
+        })?)
+        .await?;
+    // One-shot jobs at each future lock start and close (plus a few seconds for the forum's
+    // clock), so a phase never waits for the next tick.
+    let now = service.clock.now();
+    for (g, d) in service.daemon.active_days(now) {
+        let lock = (g.rules.vote.lock_minutes > 0)
+            .then(|| d.closes_at - Duration::minutes(g.rules.vote.lock_minutes as i64));
+        for t in [lock, Some(d.closes_at)].into_iter().flatten() {
+            let at = t + Duration::seconds(5);
+            if at > now {
+                let wait = (at - now).to_std().unwrap_or_default();
+                let s = service.clone();
+                sched
+                    .add(Job::new_one_shot_at_instant_async(
+                        std::time::Instant::now() + wait,
+                        move |_, _| {
+                            let s = s.clone();
+                            Box::pin(async move { s.tick(true).await })
+                        },
+                    )?)
+                    .await?;
+            }
+        }
+    }
+    sched.start().await?;
+    // Catch up at once: anything due while the daemon was down.
+    service.tick(true).await;
+    let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready]);
+
+    // The watchdog ping goes out only while cycles keep completing.
+    if let Some(timeout) = sd_notify::watchdog_enabled() {
+        let s = service.clone();
+        tokio::spawn(async move {
+            let every = timeout / 2;
+            loop {
+                tokio::time::sleep(every).await;
+                if s.healthy().await {
+                    let _ = sd_notify::notify(&[sd_notify::NotifyState::Watchdog]);
+                }
+            }
+        });
+    }
+
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+    let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
+    sched.shutdown().await?;
+    // Let a running cycle finish its writes.
+    let _ = service.daemon.store.flush().await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> Time {
+        DateTime::parse_from_rfc3339(s).unwrap()
+    }
+
+    fn poll() -> PollSettings {
+        PollSettings {
+            interval_secs: 300,
+            near_close_secs: 60,
+            near_close_minutes: 90,
+            ..PollSettings::default()
+        }
+    }
+
+    #[test]
+    fn the_backoff_doubles_up_to_the_normal_interval() {
+        let p = poll();
+        let secs: Vec<i64> = (0..6).map(|n| backoff(&p, n).num_seconds()).collect();
+        assert_eq!(secs, [0, 120, 240, 300, 300, 300]);
+        assert_eq!(backoff(&p, u32::MAX).num_seconds(), 300);
+    }
+
+    #[test]
+    fn a_failing_forum_is_polled_less_often_but_phase_times_still_run() {
+        let p = poll();
+        let close = at("2026-11-29T21:00:00+08:00");
+        let lock = Some(at("2026-11-29T20:00:00+08:00"));
+        let phases = [(lock, close)];
+        let last = Some(at("2026-11-29T20:30:00+08:00"));
+        let now = at("2026-11-29T20:31:30+08:00");
+        // Near the close: every minute while the forum answers, every 2 / 4 / 5 minutes while
+        // it fails.
+        assert!(due(&p, &phases, last, now, 0));
+        assert!(!due(&p, &phases, last, now, 1));
+        assert!(due(&p, &phases, last, at("2026-11-29T20:32:00+08:00"), 1));
+        assert!(!due(&p, &phases, last, at("2026-11-29T20:33:59+08:00"), 2));
+        assert!(due(&p, &phases, last, at("2026-11-29T20:34:00+08:00"), 2));
+        assert!(!due(&p, &phases, last, at("2026-11-29T20:34:59+08:00"), 9));
+        // The close itself is never skipped.
+        let last = Some(at("2026-11-29T20:59:30+08:00"));
+        assert!(due(&p, &phases, last, at("2026-11-29T21:00:00+08:00"), 9));
+        // After a close the forum failed at, the retries back off too.
+        let last = Some(at("2026-11-29T21:00:00+08:00"));
+        assert!(due(&p, &phases, last, at("2026-11-29T21:00:30+08:00"), 0));
+        assert!(!due(&p, &phases, last, at("2026-11-29T21:04:00+08:00"), 3));
+        assert!(due(&p, &phases, last, at("2026-11-29T21:05:00+08:00"), 3));
+        // Far from any close: the normal interval, failing or not.
+        let far = [(None, at("2026-11-30T21:00:00+08:00"))];
+        let last = Some(at("2026-11-29T12:00:00+08:00"));
+        assert!(!due(&p, &far, last, at("2026-11-29T12:04:59+08:00"), 5));
+        assert!(due(&p, &far, last, at("2026-11-29T12:05:00+08:00"), 5));
+    }
+}

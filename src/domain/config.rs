@@ -1,0 +1,1170 @@
+//! Game configs: a TOML file naming a ruleset (one of the five presets in `config/rulesets/`, or a
+//! ruleset file of the judge's own), the roster, the days, and any rule the judge overrides.
+//!
+//! Loading never guesses: unknown keys are errors, and every error names the file, the line
+//! when it can be found, and the key path (`rules.vote.lock_minutes`).
+
+use crate::domain::time::parse_local_time;
+use bansha_parsers::ballot::{FormatSpec, Grammar};
+use chrono::{DateTime, FixedOffset};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The five rule systems, built in so a game config can name them without the files.
+pub const PRESETS: [(&str, &str); 5] = [
+    ("chuhan", include_str!("../../config/rulesets/chuhan.toml")),
+    (
+        "jiaohui",
+        include_str!("../../config/rulesets/jiaohui.toml"),
+    ),
+    ("m103", include_str!("../../config/rulesets/m103.toml")),
+    ("qipan", include_str!("../../config/rulesets/qipan.toml")),
+    (
+        "bansha42",
+        include_str!("../../config/rulesets/bansha42.toml"),
+    ),
+];
+
+/// A config error: which file, which line (when found), which key, and what is wrong — in
+/// Chinese, for the judge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, " 第 {line} 行")?;
+        }
+        if !self.key.is_empty() {
+            write!(f, "，键 {}", self.key)?;
+        }
+        write!(f, "：{}", self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GameFile {
+    ruleset: String,
+    name: String,
+    #[serde(default = "default_offset")]
+    utc_offset: String,
+    /// The game board's fid: the daemon reads its thread list for players' own threads (chuhan).
+    board: Option<u64>,
+    roster: RosterConfig,
+    #[serde(default)]
+    days: Vec<DayFile>,
+    #[serde(default)]
+    rules: Option<toml::Table>,
+}
+
+fn default_offset() -> String {
+    "+08:00".into()
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RosterConfig {
+    /// Everyone who plays, dead or alive, by forum name.
+    pub players: Vec<String>,
+    /// The judges' forum names: their posts are never ballots.
+    #[serde(default)]
+    pub judges: Vec<String>,
+    /// Other names the judge accepts for a player: `李逵 = ["黑旋风"]`.
+    #[serde(default)]
+    pub aliases: BTreeMap<String, Vec<String>>,
+    /// Secret: each player's role, faction and code name. Judge-only; never in public output.
+    #[serde(default)]
+    pub roles: BTreeMap<String, RoleConfig>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RoleConfig {
+    pub role: String,
+    pub faction: String,
+    pub code: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DayFile {
+    day: u32,
+    /// The day's vote thread (tid), for the daemon.
+    vote_thread: Option<u64>,
+    /// The day's discussion threads (tid): their posts count for 潜水.
+    #[serde(default)]
+    discussion_threads: Vec<u64>,
+    /// Chat threads (灌水): never counted.
+    #[serde(default)]
+    chat_threads: Vec<u64>,
+    /// Threads whose posts are required posts to check: `[{ tid = 7, kind = "report" }]`.
+    #[serde(default)]
+    checked_threads: Vec<CheckedThread>,
+    /// The killers' code names (bansha42's 代号) a kill post must name.
+    #[serde(default)]
+    code_names: Vec<String>,
+    /// Players who did not make their night move (judge input: moves reach the judge privately).
+    #[serde(default)]
+    missed_night_moves: Vec<String>,
+    closes_at: String,
+    opens_at: Option<String>,
+    #[serde(default)]
+    dead: Vec<String>,
+    sheriff: Option<String>,
+    curse: Option<String>,
+    bless: Option<String>,
+    #[serde(default)]
+    accelerated: bool,
+    /// When the judge confirmed the acceleration (m103): changes from then on are void.
+    accelerated_at: Option<String>,
+    /// The progress thread (进程帖) where players ask to speed the game up (m103).
+    progress_thread: Option<u64>,
+    #[serde(default)]
+    half_voters: Vec<String>,
+    runoff: Option<RunoffFile>,
+    #[serde(default)]
+    proxies: Vec<ProxyFile>,
+}
+
+/// A thread of required posts (报道楼, 杀帖) and the `[checks.KIND]` its posts must pass.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CheckedThread {
+    pub tid: u64,
+    pub kind: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunoffFile {
+    closes_at: String,
+    candidates: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProxyFile {
+    voter: String,
+    target: String,
+    at: String,
+    #[serde(default = "one")]
+    round: u32,
+    note: Option<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// One game day as the judge set it up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DayConfig {
+    pub day: u32,
+    /// The day's vote thread (tid) the daemon watches.
+    pub vote_thread: Option<u64>,
+    pub discussion_threads: Vec<u64>,
+    pub chat_threads: Vec<u64>,
+    pub checked_threads: Vec<CheckedThread>,
+    pub code_names: Vec<String>,
+    pub missed_night_moves: Vec<String>,
+    pub opens_at: Option<DateTime<FixedOffset>>,
+    pub closes_at: DateTime<FixedOffset>,
+    /// Players out before this day's vote.
+    pub dead: Vec<String>,
+    /// The sheriff (m103): their vote weighs `rules.vote.sheriff_weight`.
+    pub sheriff: Option<String>,
+    /// 左士's curse target: +1 vote at the close of round 1 (chuhan).
+    pub curse: Option<String>,
+    /// 右士's blessing target: −1 vote at the close of round 1 (chuhan).
+    pub bless: Option<String>,
+    /// The game has been accelerated (m103): changes are void (all day, or from
+    /// `accelerated_at`).
+    pub accelerated: bool,
+    pub accelerated_at: Option<DateTime<FixedOffset>>,
+    pub progress_thread: Option<u64>,
+    /// Players killed by a kill post this round (bansha42): half votes, for ties only.
+    pub half_voters: Vec<String>,
+    pub runoff: Option<Runoff>,
+    pub proxies: Vec<Proxy>,
+}
+
+impl DayConfig {
+    /// Whether the game was accelerated by `t` (all day, or from the confirmed moment).
+    pub fn accelerated_by(&self, t: DateTime<FixedOffset>) -> bool {
+        self.accelerated || self.accelerated_at.is_some_and(|a| a <= t)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Runoff {
+    pub closes_at: DateTime<FixedOffset>,
+    pub candidates: Vec<String>,
+}
+
+/// A ballot the judge casts for a player (代投 / 托票), entered in the config.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Proxy {
+    pub voter: String,
+    pub target: String,
+    pub at: DateTime<FixedOffset>,
+    pub round: u32,
+    pub note: Option<String>,
+}
+
+/// The rules of a game: a preset, with the judge's overrides merged in.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Rules {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub ballot: BallotRules,
+    #[serde(default)]
+    pub vote: VoteRules,
+    pub outcome: OutcomeRules,
+    pub runoff: Option<RunoffRules>,
+    #[serde(default)]
+    pub publish: PublishRules,
+    #[serde(default)]
+    pub schedule: ScheduleRules,
+    #[serde(default)]
+    pub lurk: LurkRules,
+    /// Checks of required posts by kind ("report", "kill", …): `[checks.report]`.
+    #[serde(default)]
+    pub checks: BTreeMap<String, PostCheck>,
+    #[serde(default)]
+    pub discipline: DisciplineRules,
+    /// Win conditions, as expressions over the game state (see `rules::state`).
+    #[serde(default)]
+    pub win: Vec<WinRule>,
+    /// "One elimination away" and similar warnings, same form.
+    #[serde(default)]
+    pub warn: Vec<WinRule>,
+    /// Roles a vote cannot eliminate (until a condition holds, or once).
+    #[serde(default)]
+    pub protect: Vec<Protect>,
+    /// Players who go out together (m103's lovers).
+    #[serde(default)]
+    pub link: Vec<Link>,
+    #[serde(default)]
+    pub acceleration: AccelerationRules,
+}
+
+/// m103: players ask in the progress thread to speed the game up; more than half of the living
+/// asking makes it so once the judge confirms.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AccelerationRules {
+    /// A regular expression a post's own text matches when it asks for acceleration; empty:
+    /// the game has no acceleration.
+    pub request: String,
+}
+
+/// When a member of `faction` goes out, its other living members (but `except_role`) follow.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    pub faction: String,
+    pub except_role: Option<String>,
+    /// The cause recorded for those who follow ("殉情").
+    pub cause: String,
+}
+
+/// A protection applied when the judge confirms a vote's outcome.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Protect {
+    /// The protected role (`"楚:帅"` qualifies it by faction).
+    pub role: String,
+    /// The protection lifts when this expression holds.
+    pub unless: Option<String>,
+    /// A one-time protection: it absorbs one elimination, then this fact is set to 1.
+    pub once_fact: Option<String>,
+    /// What the judge is told (Chinese).
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WinRule {
+    /// What it means, for the judge ("异教徒方胜利（A）").
+    pub name: String,
+    /// e.g. `alive_role("僧侣") == 0 && alive_faction("异教徒") >= 1`.
+    pub when: String,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct DisciplineRules {
+    /// Warnings after which a player is replaced (chuhan, jiaohui: 2).
+    pub warnings_to_replace: Option<u32>,
+}
+
+/// What a required post (a report, a kill post) must satisfy. Word counts are Word's 字数.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PostCheck {
+    /// The name the judge reads ("报道", "杀帖").
+    pub label: String,
+    /// Words of the whole post, quotes included.
+    pub min_words: Option<usize>,
+    /// Words without the quotes.
+    pub min_own_words: Option<usize>,
+    /// Characters without spaces (chuhan counts 字 as characters).
+    pub min_chars: Option<usize>,
+    /// The quoted share of the words, at most.
+    pub max_quote_share: Option<f64>,
+    /// The share of words in repeated sentences, at most.
+    pub max_repeat_share: Option<f64>,
+    /// The post must name one of the code names given (bansha42: the killer's 代号).
+    #[serde(default)]
+    pub must_name_code: bool,
+    /// An edited post fails (a fix must be a new post).
+    #[serde(default)]
+    pub no_edits: bool,
+    /// Flag a post at least this similar (0–1: 1 − edit distance / length, on characters) to an
+    /// earlier text.
+    #[serde(default = "similarity")]
+    pub max_similarity: f64,
+    /// A failing post may be fixed (by a new post) until the close of this game day; after it a
+    /// failing post means out (bansha42: reports, day 1).
+    pub fix_by_day: Option<u32>,
+}
+
+fn similarity() -> f64 {
+    0.8
+}
+
+/// 潜水: how many posts a living player must make per game day, and in which threads.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LurkRules {
+    /// Which of the day's threads count: "discussion", "vote".
+    pub threads: Vec<String>,
+    /// Fewer counted posts than this is lurking (0: no post quota).
+    pub min_posts: u32,
+    /// And (when set) fewer than this share of the day's average (chuhan, jiaohui: 0.2).
+    pub min_share_of_average: Option<f64>,
+    /// m103: fewer than `window_min_posts` on each of `window_days` consecutive days.
+    pub window_days: Option<u32>,
+    pub window_min_posts: Option<u32>,
+    /// Not voting on the day is lurking too (m103, qipan).
+    pub must_vote: bool,
+    /// A missed night move (judge-entered, `missed_night_moves`) counts too (qipan).
+    pub night_move_duty: bool,
+    /// No 潜水 verdicts once the game is accelerated (m103: "游戏进程加速以前").
+    pub only_before_acceleration: bool,
+    /// Posts that never count: "empty", "quote_only", "emoji_only", "number_only".
+    pub exclude: Vec<String>,
+    /// Regexes on a post's own text (width-folded, trimmed) for "路过"-style posts.
+    pub exclude_patterns: Vec<String>,
+    /// What lurking costs: "warning", "yellow_card", "lurk".
+    pub penalty: String,
+    /// Players may open their own analysis threads (chuhan): posts there count, and a second
+    /// thread by the same player on the same day is flagged.
+    pub player_threads: bool,
+}
+
+impl Default for LurkRules {
+    fn default() -> Self {
+        LurkRules {
+            threads: vec!["discussion".into()],
+            min_posts: 5,
+            min_share_of_average: None,
+            window_days: None,
+            window_min_posts: None,
+            must_vote: false,
+            night_move_duty: false,
+            only_before_acceleration: false,
+            exclude: vec![
+                "empty".into(),
+                "quote_only".into(),
+                "emoji_only".into(),
+                "number_only".into(),
+            ],
+            exclude_patterns: vec![
+                "^(路过|围观|沙发|板凳|地板|顶|签到|打卡|mark)[!！。.~～]*$".into()
+            ],
+            penalty: "warning".into(),
+            player_threads: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScheduleRules {
+    /// Real weekdays the game pauses (ISO: 1 = Monday … 7 = Sunday); no deadline should fall on
+    /// them (chuhan: Saturday and Sunday).
+    pub paused_weekdays: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BallotRules {
+    pub formats: Vec<FormatRule>,
+    #[serde(default = "abstain_words")]
+    pub abstain_words: Vec<String>,
+    #[serde(default)]
+    pub reason: ReasonRule,
+}
+
+fn abstain_words() -> Vec<String> {
+    vec!["弃权".into(), "弃票".into()]
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FormatRule {
+    pub name: String,
+    pub vote: String,
+    pub change: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonRule {
+    #[default]
+    Required,
+    Optional,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct VoteRules {
+    /// Votes each player has (bansha42: 2 from round 2 on; see `outcome.by_day`).
+    pub votes_per_player: u32,
+    /// Changes allowed per round; the (N+1)th is void.
+    pub changes_allowed: u32,
+    /// No change in the last N minutes before the close.
+    pub lock_minutes: u32,
+    /// A change must quote the voter's own ballot post (or restate it in the same post).
+    pub change_must_quote: bool,
+    /// A change must give a reason.
+    pub change_needs_reason: bool,
+    /// Whether a player may vote for themself.
+    pub self_vote: bool,
+    /// The sheriff's vote weight (m103: 1.5).
+    pub sheriff_weight: f64,
+    /// What happens to a living player who has no ballot at the close.
+    pub non_voter: NonVoter,
+    /// Where ballots are cast: posts in the vote thread, private messages to the judge (qipan),
+    /// or the forum's poll (bansha42).
+    pub source: BallotSource,
+    /// Proxy ballots (代投 / 托票) the judge enters must be cast at least this many minutes
+    /// before the close (m103: 30; bansha42: 20, "20:40 for a 21:00 close"); 0 = until the close.
+    pub proxy_cutoff_minutes: u32,
+    /// A proxy that changes a standing ballot must reach the judge this many minutes before
+    /// the close (m103: 60).
+    pub proxy_change_cutoff_minutes: u32,
+    /// Handing the vote to the judge is final (bansha42 L76): the player's own ballots after it
+    /// are void, and a player who has voted cannot change by proxy.
+    pub proxy_final: bool,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BallotSource {
+    #[default]
+    Thread,
+    Pm,
+    Poll,
+}
+
+impl Default for VoteRules {
+    fn default() -> Self {
+        VoteRules {
+            votes_per_player: 1,
+            changes_allowed: 1,
+            lock_minutes: 60,
+            change_must_quote: false,
+            change_needs_reason: false,
+            self_vote: true,
+            sheriff_weight: 1.0,
+            non_voter: NonVoter::Nothing,
+            source: BallotSource::Thread,
+            proxy_cutoff_minutes: 0,
+            proxy_change_cutoff_minutes: 0,
+            proxy_final: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NonVoter {
+    /// Nothing beyond being listed.
+    Nothing,
+    /// Counts as an abstention, in the total (jiaohui).
+    Abstain,
+    /// Counts as one 潜水 (chuhan).
+    Lurk,
+    /// A warning (qipan).
+    Warning,
+    /// A yellow card (m103).
+    YellowCard,
+    /// Out of the game (bansha42: 逾期不投票的判为自杀).
+    Suicide,
+}
+
+impl NonVoter {
+    pub fn zh(self) -> &'static str {
+        match self {
+            NonVoter::Nothing => "未投票",
+            NonVoter::Abstain => "未投票，按弃权计",
+            NonVoter::Lurk => "未投票，记潜水一次",
+            NonVoter::Warning => "未投票，警告一次",
+            NonVoter::YellowCard => "未投票，记黄牌一张",
+            NonVoter::Suicide => "未投票，按自杀出局",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OutcomeRules {
+    pub rule: OutcomeRule,
+    /// The share needed, in percent, inclusive (`share_of_cast`, `share_of_living`).
+    pub percent: Option<f64>,
+    #[serde(default)]
+    pub tie: TieRule,
+    /// What day 1's vote decides instead (m103: the sheriff).
+    pub first_day: Option<FirstDay>,
+    /// Per-day votes and eliminations (bansha42's round table), for `top_k`.
+    #[serde(default)]
+    pub by_day: Vec<ByDay>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeRule {
+    /// Most votes goes out (m103).
+    Plurality,
+    /// Most votes goes out if they are at least `percent` of the votes cast (chuhan, jiaohui).
+    ShareOfCast,
+    /// Most votes goes out if they are at least `percent` of the living players, rounded up
+    /// (qipan: 30% of 9 alive → 3).
+    ShareOfLiving,
+    /// The top K go out (bansha42), K from `by_day`.
+    TopK,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TieRule {
+    /// A second round among the tied.
+    Runoff,
+    /// Nobody goes out.
+    #[default]
+    None,
+    /// The one who reached the count first.
+    FirstToReach,
+    /// The one who reached the count last goes out first (bansha42's 后到先出).
+    LastToReach,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FirstDay {
+    Sheriff,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ByDay {
+    pub days: Vec<u32>,
+    pub votes_per_player: u32,
+    pub eliminate: u32,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RunoffRules {
+    #[serde(default)]
+    pub changes_allowed: u32,
+    #[serde(default)]
+    pub reason: ReasonRule,
+    #[serde(default)]
+    pub tie: TieRule,
+    /// Whether the runoff's tally shows who voted for whom.
+    #[serde(default = "yes")]
+    pub publish_voters: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PublishRules {
+    /// Whether round 1's public tally shows who voted for whom (qipan: counts only).
+    pub voters: bool,
+}
+
+impl Default for PublishRules {
+    fn default() -> Self {
+        PublishRules { voters: true }
+    }
+}
+
+/// A loaded, validated game config.
+#[derive(Debug, Clone)]
+pub struct GameConfig {
+    pub path: PathBuf,
+    pub name: String,
+    /// The preset name or ruleset path the game names.
+    pub ruleset: String,
+    pub utc_offset: FixedOffset,
+    /// The game board's fid (players' own threads, chuhan).
+    pub board: Option<u64>,
+    pub roster: RosterConfig,
+    pub days: Vec<DayConfig>,
+    pub rules: Rules,
+}
+
+impl GameConfig {
+    /// Things that are allowed but probably a mistake, in Chinese: a deadline on a paused day.
+    pub fn warnings(&self) -> Vec<String> {
+        use chrono::Datelike;
+        const NAMES: [&str; 7] = ["一", "二", "三", "四", "五", "六", "日"];
+        let paused = &self.rules.schedule.paused_weekdays;
+        let mut out = Vec::new();
+        for d in &self.days {
+            let mut times = vec![("截止时间", d.closes_at)];
+            if let Some(r) = &d.runoff {
+                times.push(("第二轮截止时间", r.closes_at));
+            }
+            for (what, t) in times {
+                let wd = t.weekday().number_from_monday();
+                if paused.contains(&wd) {
+                    out.push(format!(
+                        "第 {} 天的{what} {} 是星期{}，本局规则在星期{}暂停",
+                        d.day,
+                        t.format("%Y-%m-%d %H:%M"),
+                        NAMES[wd as usize - 1],
+                        paused
+                            .iter()
+                            .filter_map(|w| NAMES.get(*w as usize - 1))
+                            .copied()
+                            .collect::<Vec<_>>()
+                            .join("、")
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    pub fn day(&self, day: u32) -> Option<&DayConfig> {
+        self.days.iter().find(|d| d.day == day)
+    }
+
+    /// The ballot grammar for a round (round 2 may make the reason optional).
+    pub fn grammar(&self, round: u32) -> Grammar {
+        let reason = match (&self.rules.runoff, round) {
+            (Some(r), 2) => r.reason,
+            _ => self.rules.ballot.reason,
+        };
+        Grammar::new(&self.format_specs(), reason == ReasonRule::Required)
+            .expect("templates were checked when the config was loaded")
+    }
+
+    fn format_specs(&self) -> Vec<FormatSpec> {
+        format_specs(&self.rules)
+    }
+
+    /// Votes per player and eliminations for a day (`outcome.by_day`, else the defaults).
+    pub fn votes_per_player(&self, day: u32) -> u32 {
+        self.rules
+            .outcome
+            .by_day
+            .iter()
+            .find(|b| b.days.contains(&day))
+            .map_or(self.rules.vote.votes_per_player, |b| b.votes_per_player)
+    }
+
+    pub fn eliminate(&self, day: u32) -> u32 {
+        self.rules
+            .outcome
+            .by_day
+            .iter()
+            .find(|b| b.days.contains(&day))
+            .map_or(1, |b| b.eliminate)
+    }
+}
+
+fn format_specs(rules: &Rules) -> Vec<FormatSpec> {
+    rules
+        .ballot
+        .formats
+        .iter()
+        .map(|f| FormatSpec {
+            name: f.name.clone(),
+            vote: f.vote.clone(),
+            change: f.change.clone(),
+        })
+        .collect()
+}
+
+/// The built-in preset of this name.
+pub fn preset(name: &str) -> Option<&'static str> {
+    PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
+/// Load and validate a game config file.
+pub fn load(path: &Path) -> Result<GameConfig, ConfigError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        file: file.clone(),
+        line: None,
+        key: String::new(),
+        message: format!("无法读取：{e}"),
+    })?;
+    load_str(&text, path)
+}
+
+/// Load and validate a game config from its text; `path` names it in errors and anchors a
+/// relative ruleset path.
+pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
+    let file = path.display().to_string();
+    let game: GameFile = toml::from_str(text).map_err(|e| toml_error(&file, text, &e))?;
+
+    // The ruleset: a preset name, or a file next to the game config.
+    let (ruleset_file, ruleset_text) = match preset(&game.ruleset) {
+        Some(t) => (format!("预设规则 {}", game.ruleset), t.to_string()),
+        None => {
+            let p = path.parent().unwrap_or(Path::new(".")).join(&game.ruleset);
+            let t = std::fs::read_to_string(&p).map_err(|e| ConfigError {
+                file: file.clone(),
+                line: locate(text, &["ruleset"]),
+                key: "ruleset".into(),
+                message: format!(
+                    "“{}”既不是预设（chuhan、jiaohui、m103、qipan、bansha42），也无法作为文件读取：{e}",
+                    game.ruleset
+                ),
+            })?;
+            (p.display().to_string(), t)
+        }
+    };
+    let mut merged: toml::Table =
+        toml::from_str(&ruleset_text).map_err(|e| toml_error(&ruleset_file, &ruleset_text, &e))?;
+    if let Some(over) = &game.rules {
+        merge(&mut merged, over);
+    }
+    let rules: Rules = serde_path_to_error::deserialize(merged).map_err(|e| {
+        let segs: Vec<String> = e
+            .path()
+            .iter()
+            .filter_map(|s| match s {
+                serde_path_to_error::Segment::Map { key } => Some(key.clone()),
+                serde_path_to_error::Segment::Seq { .. } => None,
+                _ => None,
+            })
+            .collect();
+        let key_refs: Vec<&str> = segs.iter().map(String::as_str).collect();
+        let mut in_game = vec!["rules"];
+        in_game.extend(&key_refs);
+        let (where_file, line) = match locate(text, &in_game) {
+            Some(l) => (file.clone(), Some(l)),
+            None => (ruleset_file.clone(), locate(&ruleset_text, &key_refs)),
+        };
+        ConfigError {
+            file: where_file,
+            line,
+            key: format!("rules.{}", e.path()),
+            message: zh_serde(&e.inner().to_string()),
+        }
+    })?;
+
+    let at = |key: &[&str], message: String| ConfigError {
+        file: file.clone(),
+        // A missing key: point at the table it belongs in.
+        line: (1..=key.len()).rev().find_map(|n| locate(text, &key[..n])),
+        key: key.join("."),
+        message,
+    };
+
+    let utc_offset = crate::cli::posts::parse_utc_offset(&game.utc_offset)
+        .map_err(|e| at(&["utc_offset"], e.to_string()))?;
+
+    // Templates compile.
+    if let Err(e) = Grammar::new(&format_specs(&rules), true) {
+        let (file, line) = match locate(text, &["rules", "ballot", "formats"]) {
+            Some(l) => (file.clone(), Some(l)),
+            None => (
+                ruleset_file.clone(),
+                locate(&ruleset_text, &["ballot", "formats"]),
+            ),
+        };
+        return Err(ConfigError {
+            file,
+            line,
+            key: "rules.ballot.formats".into(),
+            message: e.to_string(),
+        });
+    }
+
+    // Outcome parameters fit the rule.
+    let o = &rules.outcome;
+    match (o.rule, o.percent) {
+        (OutcomeRule::ShareOfCast | OutcomeRule::ShareOfLiving, None) => {
+            return Err(at(
+                &["rules", "outcome", "percent"],
+                "此结果规则需要 percent（门槛百分比）".into(),
+            ))
+        }
+        (_, Some(p)) if !(0.0..=100.0).contains(&p) => {
+            return Err(at(
+                &["rules", "outcome", "percent"],
+                format!("门槛百分比 {p} 不在 0–100 之间"),
+            ))
+        }
+        _ => {}
+    }
+    if o.rule == OutcomeRule::TopK && o.by_day.is_empty() {
+        return Err(at(
+            &["rules", "outcome", "by_day"],
+            "top_k 需要 by_day 表（每天几票、出局几人）".into(),
+        ));
+    }
+    if rules
+        .schedule
+        .paused_weekdays
+        .iter()
+        .any(|w| !(1..=7).contains(w))
+    {
+        return Err(at(
+            &["rules", "schedule", "paused_weekdays"],
+            "星期用 1（星期一）到 7（星期日）表示".into(),
+        ));
+    }
+    if rules.vote.votes_per_player == 0 {
+        return Err(at(
+            &["rules", "vote", "votes_per_player"],
+            "每人至少一票".into(),
+        ));
+    }
+    if rules.vote.sheriff_weight.is_nan() || rules.vote.sheriff_weight <= 0.0 {
+        return Err(at(
+            &["rules", "vote", "sheriff_weight"],
+            "警长票权重必须大于 0".into(),
+        ));
+    }
+
+    if let Err(e) = regex::Regex::new(&rules.acceleration.request) {
+        return Err(at(
+            &["rules", "acceleration", "request"],
+            format!("不是有效的正则表达式：{e}"),
+        ));
+    }
+
+    // Roster.
+    let roster = game.roster;
+    if roster.players.is_empty() {
+        return Err(at(&["roster", "players"], "玩家名单为空".into()));
+    }
+    let mut seen = BTreeSet::new();
+    for p in &roster.players {
+        if p.trim().is_empty() {
+            return Err(at(&["roster", "players"], "名单中有空名字".into()));
+        }
+        if !seen.insert(p.as_str()) {
+            return Err(at(&["roster", "players"], format!("玩家 {p} 重复")));
+        }
+    }
+    let is_player = |n: &str| roster.players.iter().any(|p| p == n);
+    let mut alias_owner: BTreeMap<&str, &str> = BTreeMap::new();
+    for (name, aliases) in &roster.aliases {
+        if !is_player(name) {
+            return Err(at(
+                &["roster", "aliases", name],
+                format!("{name} 不在玩家名单中"),
+            ));
+        }
+        for a in aliases {
+            if is_player(a) && a != name {
+                return Err(at(
+                    &["roster", "aliases", name],
+                    format!("别名 {a} 是另一位玩家的名字"),
+                ));
+            }
+            if let Some(other) = alias_owner.insert(a, name) {
+                if other != name {
+                    return Err(at(
+                        &["roster", "aliases", name],
+                        format!("别名 {a} 同时属于 {other} 和 {name}"),
+                    ));
+                }
+            }
+        }
+    }
+
+    for name in roster.roles.keys() {
+        if !is_player(name) {
+            return Err(at(
+                &["roster", "roles", name],
+                format!("{name} 不在玩家名单中"),
+            ));
+        }
+    }
+
+    // Days.
+    let mut days = Vec::new();
+    let mut day_numbers = BTreeSet::new();
+    for (i, d) in game.days.into_iter().enumerate() {
+        let key = |k: &str| format!("days[{i}].{k}");
+        let err = |k: &str, message: String| ConfigError {
+            file: file.clone(),
+            line: locate(text, &["days", k]),
+            key: key(k),
+            message,
+        };
+        if !day_numbers.insert(d.day) {
+            return Err(err("day", format!("第 {} 天出现了两次", d.day)));
+        }
+        let time = |k: &str, s: &str| parse_local_time(s, utc_offset).map_err(|m| err(k, m));
+        let closes_at = time("closes_at", &d.closes_at)?;
+        let opens_at = d
+            .opens_at
+            .as_deref()
+            .map(|s| time("opens_at", s))
+            .transpose()?;
+        if opens_at.is_some_and(|o| o >= closes_at) {
+            return Err(err("opens_at", "开始时间不早于截止时间".into()));
+        }
+        let check = |k: &str, n: &str| -> Result<(), ConfigError> {
+            if is_player(n) {
+                Ok(())
+            } else {
+                Err(err(k, format!("{n} 不在玩家名单中")))
+            }
+        };
+        for n in &d.dead {
+            check("dead", n)?;
+        }
+        for n in &d.half_voters {
+            check("half_voters", n)?;
+        }
+        for n in &d.missed_night_moves {
+            check("missed_night_moves", n)?;
+        }
+        for (k, v) in [
+            ("sheriff", &d.sheriff),
+            ("curse", &d.curse),
+            ("bless", &d.bless),
+        ] {
+            if let Some(n) = v {
+                check(k, n)?;
+                if d.dead.contains(n) {
+                    return Err(err(k, format!("{n} 已出局")));
+                }
+            }
+        }
+        for c in &d.checked_threads {
+            if !rules.checks.contains_key(&c.kind) {
+                return Err(err(
+                    "checked_threads",
+                    format!(
+                        "“{}”不是本局规则中的帖子种类（[checks.*]：{}）",
+                        c.kind,
+                        rules.checks.keys().cloned().collect::<Vec<_>>().join("、")
+                    ),
+                ));
+            }
+        }
+        let runoff = match d.runoff {
+            None => None,
+            Some(r) => {
+                let closes = time("closes_at", &r.closes_at)?;
+                if closes <= closes_at {
+                    return Err(err("runoff", "第二轮截止时间必须晚于第一轮".into()));
+                }
+                for c in &r.candidates {
+                    check("runoff", c)?;
+                }
+                if r.candidates.len() < 2 {
+                    return Err(err("runoff", "第二轮至少需要两名候选人".into()));
+                }
+                Some(Runoff {
+                    closes_at: closes,
+                    candidates: r.candidates,
+                })
+            }
+        };
+        let mut proxies = Vec::new();
+        for p in d.proxies {
+            check("proxies", &p.voter)?;
+            if !(1..=2).contains(&p.round) {
+                return Err(err("proxies", format!("轮次 {} 只能是 1 或 2", p.round)));
+            }
+            proxies.push(Proxy {
+                at: time("proxies", &p.at)?,
+                voter: p.voter,
+                target: p.target,
+                round: p.round,
+                note: p.note,
+            });
+        }
+        days.push(DayConfig {
+            day: d.day,
+            vote_thread: d.vote_thread,
+            discussion_threads: d.discussion_threads,
+            chat_threads: d.chat_threads,
+            checked_threads: d.checked_threads,
+            code_names: d.code_names,
+            missed_night_moves: d.missed_night_moves,
+            opens_at,
+            closes_at,
+            dead: d.dead,
+            sheriff: d.sheriff,
+            curse: d.curse,
+            bless: d.bless,
+            accelerated: d.accelerated,
+            accelerated_at: match &d.accelerated_at {
+                Some(t) => Some(time("accelerated_at", t)?),
+                None => None,
+            },
+            progress_thread: d.progress_thread,
+            half_voters: d.half_voters,
+            runoff,
+            proxies,
+        });
+    }
+
+    let config = GameConfig {
+        path: path.to_path_buf(),
+        name: game.name,
+        ruleset: game.ruleset,
+        utc_offset,
+        board: game.board,
+        roster,
+        days,
+        rules,
+    };
+    if let Err(message) = crate::domain::rules::state::validate(&config) {
+        return Err(ConfigError {
+            file: file.clone(),
+            line: locate(text, &["rules", "win"]),
+            key: "rules.win".into(),
+            message,
+        });
+    }
+    Ok(config)
+}
+
+/// Deep-merge `over` into `base`: tables merge key by key, anything else replaces.
+fn merge(base: &mut toml::Table, over: &toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+fn line_of(text: &str, byte: usize) -> usize {
+    text[..byte.min(text.len())].matches('\n').count() + 1
+}
+
+fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ConfigError {
+    ConfigError {
+        file: file.to_string(),
+        line: e.span().map(|s| line_of(text, s.start)),
+        key: String::new(),
+        message: zh_serde(e.message()),
+    }
+}
+
+/// Give serde's English messages a Chinese lead; the English detail stays (it names the key).
+fn zh_serde(msg: &str) -> String {
+    let lead = if msg.starts_with("unknown field") {
+        "未知的键"
+    } else if msg.starts_with("missing field") {
+        "缺少必填的键"
+    } else if msg.starts_with("unknown variant") {
+        "取值不在允许范围内"
+    } else if msg.starts_with("invalid type") {
+        "类型不对"
+    } else if msg.starts_with("duplicate key") {
+        "键重复"
+    } else if msg.contains("invalid unquoted key") {
+        "键名含中文时要加引号，例如 \"李逵\" = [\"黑旋风\"]"
+    } else {
+        "无法读取"
+    };
+    format!("{lead}（{msg}）")
+}
+
+/// The line of a key path in a TOML text (`["rules", "vote", "lock_minutes"]`), found by
+/// following table headers and `key =` lines. Dotted keys inside a line are not followed.
+pub fn locate(text: &str, path: &[&str]) -> Option<usize> {
+    let mut table: Vec<String> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.starts_with('#') || line.is_empty() {
+            continue;
+        }
+        if let Some(h) = line.strip_prefix('[') {
+            let h = h.trim_start_matches('[');
+            let h = h.split(']').next().unwrap_or("");
+            table = h
+                .split('.')
+                .map(|s| s.trim().trim_matches('"').to_string())
+                .collect();
+            if table.len() == path.len() && table.iter().zip(path).all(|(a, b)| a == b) {
+                return Some(i + 1);
+            }
+            continue;
+        }
+        let Some((k, _)) = line.split_once('=') else {
+            continue;
+        };
+        let mut full: Vec<&str> = table.iter().map(String::as_str).collect();
+        full.extend(k.trim().trim_matches('"').split('.').map(str::trim));
+        if full.len() >= path.len() && full[..path.len()] == *path {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_loads() {
+        for (name, _) in PRESETS {
+            let text = format!(
+                "ruleset = \"{name}\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\"]\n"
+            );
+            let g = load_str(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(g.rules.name, name);
+            g.grammar(1);
+            g.grammar(2);
+        }
+    }
+
+    #[test]
+    fn locate_follows_headers() {
+        let t = "a = 1\n[rules.vote]\n# c\nlock_minutes = 5\n[[days]]\nday = 2\n";
+        assert_eq!(locate(t, &["rules", "vote", "lock_minutes"]), Some(4));
+        assert_eq!(locate(t, &["rules", "vote"]), Some(2));
+        assert_eq!(locate(t, &["days", "day"]), Some(6));
+        assert_eq!(locate(t, &["b"]), None);
+    }
+}

@@ -1,0 +1,8 @@
+//! Pure domain: the game and daemon configs (types, presets, loading from text, validation),
+//! the rules, the judge's game state and times. Nothing here touches the network, the store,
+//! a file or the clock; what a decision depends on is passed in, `now` included.
+
+pub mod config;
+pub mod rules;
+pub mod settings;
+pub mod time;

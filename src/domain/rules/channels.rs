@@ -1,0 +1,106 @@
+//! Ballots that do not come as vote-thread posts: private messages to the judge (qipan) become
+//! posts for the same ballot rules; readings of the forum's poll (bansha42) become a log of when
+//! each voter was first seen, which is all the forum lets anyone know of a poll vote's time.
+
+use crate::domain::config::{DayConfig, GameConfig};
+use crate::domain::rules::tally::Cast;
+use bansha_parsers::pm::PrivateMessage;
+use bansha_parsers::poll::Poll;
+use bansha_parsers::Post;
+use chrono::{DateTime, FixedOffset};
+use serde::{Deserialize, Serialize};
+
+type Time = DateTime<FixedOffset>;
+
+/// When a day's private-message ballots (and acceleration requests) start: its `opens_at`, else
+/// the previous day's close.
+pub fn window_start(config: &GameConfig, d: &DayConfig) -> Option<Time> {
+    d.opens_at.or_else(|| {
+        config
+            .days
+            .iter()
+            .filter(|p| p.day < d.day)
+            .map(|p| p.closes_at)
+            .max()
+    })
+}
+
+/// The messages players sent to the judge for day `d`, as posts (pid = pmid, floor "短信 N"),
+/// so the ballot formats and verdicts of the vote thread apply to them unchanged. The judge's
+/// own messages and messages before the day's window are left out.
+pub fn pm_posts(config: &GameConfig, d: &DayConfig, messages: &[PrivateMessage]) -> Vec<Post> {
+    let start = window_start(config, d);
+    messages
+        .iter()
+        .filter(|m| !config.roster.judges.iter().any(|j| j == &m.from))
+        .filter(|m| match (start, m.sent_at) {
+            (Some(s), Some(t)) => t > s,
+            _ => true,
+        })
+        .map(|m| Post {
+            pid: m.pmid,
+            tid: 0,
+            floor: format!("短信 {}", m.pmid),
+            number: None,
+            position: None,
+            first: false,
+            author: m.from.clone(),
+            author_uid: m.from_uid,
+            posted_at: m.sent_at,
+            posted_at_precision: m.precision,
+            edited_at: None,
+            edited_by: None,
+            text: m.text.clone(),
+            quotes: Vec::new(),
+            red_font: false,
+            large_font: false,
+            blocked: false,
+            hidden_content: false,
+            smilies: 0,
+            images: 0,
+        })
+        .collect()
+}
+
+/// What bansha has seen of a poll: each reading's time, and each voter's options as first seen.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PollLog {
+    pub readings: Vec<Time>,
+    pub casts: Vec<Cast>,
+}
+
+impl PollLog {
+    /// Record a reading of the poll at `at` (voters must be attached to the options). A voter
+    /// seen for the first time, or with other options than before (the judge reset the poll),
+    /// is a new cast between the previous reading and this one. Returns the new casts.
+    pub fn observe(&mut self, poll: &Poll, at: Time) -> Vec<Cast> {
+        let since = self.readings.last().copied();
+        let mut now: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for o in &poll.options {
+            for v in o.voters.iter().flatten() {
+                now.entry(v.name.clone()).or_default().push(o.text.clone());
+            }
+        }
+        let mut new = Vec::new();
+        for (voter, mut targets) in now {
+            targets.sort();
+            let last = self.casts.iter().rev().find(|c| c.voter == voter);
+            if last.is_some_and(|c| {
+                let mut t = c.targets.clone();
+                t.sort();
+                t == targets
+            }) {
+                continue;
+            }
+            new.push(Cast {
+                voter,
+                targets,
+                at,
+                since,
+            });
+        }
+        self.readings.push(at);
+        self.casts.extend(new.iter().cloned());
+        new
+    }
+}

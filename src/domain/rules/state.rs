@@ -1,0 +1,466 @@
+//! The game state the judge keeps: who is alive, with which secret role and faction, how each
+//! change came about; and the win conditions evaluated on it. Pure: a list of events in, a
+//! snapshot and the conditions that hold out.
+//!
+//! Win conditions are expressions (evalexpr) a judge can read and edit in the ruleset:
+//! `alive_role("僧侣") == 0 && alive_faction("异教徒") >= 1`. Functions: `alive_role(r)`,
+//! `dead_role(r)` (a role may be qualified by faction: `"楚:兵"`), `alive_faction(f)`,
+//! `dead_faction(f)`, `alive(name)` (1 or 0), `total_alive()`, `fact(key)` (a number the judge
+//! sets: nights without a kill, "searched" …; 0 when unset).
+
+use crate::domain::config::{GameConfig, WinRule};
+use evalexpr::{ContextWithMutableFunctions, DefaultNumericTypes, Function, HashMapContext, Value};
+
+type F = Function<DefaultNumericTypes>;
+type V = Value<DefaultNumericTypes>;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Change {
+    Eliminate {
+        player: String,
+        cause: String,
+        day: Option<u32>,
+    },
+    Revive {
+        player: String,
+        cause: String,
+    },
+    /// A substitute (替补) takes over a seat, with its role and record.
+    Replace {
+        seat: String,
+        by: String,
+    },
+    /// A role or faction change (bansha42's 叛变, m103's lovers).
+    SetRole {
+        player: String,
+        role: Option<String>,
+        faction: Option<String>,
+    },
+    Fact {
+        key: String,
+        value: f64,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub id: u32,
+    pub at: String,
+    pub change: Change,
+    #[serde(default)]
+    pub undone: bool,
+    /// Recorded as a consequence of this event (a lover following): undone with it.
+    #[serde(default)]
+    pub follows: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GameState {
+    pub events: Vec<Event>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Seat {
+    /// The forum name playing the seat now.
+    pub player: String,
+    pub role: String,
+    pub faction: String,
+    pub code: Option<String>,
+    pub alive: bool,
+    /// The last elimination or revival, in Chinese.
+    pub cause: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Snapshot {
+    pub seats: Vec<Seat>,
+    pub facts: BTreeMap<String, f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Condition {
+    pub name: String,
+    pub when: String,
+    pub holds: bool,
+    /// Set when the expression could not be evaluated.
+    pub error: Option<String>,
+}
+
+impl GameState {
+    /// Apply the live events to the roster.
+    pub fn snapshot(&self, config: &GameConfig) -> Snapshot {
+        let mut seats: Vec<Seat> = config
+            .roster
+            .players
+            .iter()
+            .map(|p| {
+                let r = config.roster.roles.get(p);
+                Seat {
+                    player: p.clone(),
+                    role: r.map(|r| r.role.clone()).unwrap_or_default(),
+                    faction: r.map(|r| r.faction.clone()).unwrap_or_default(),
+                    code: r.and_then(|r| r.code.clone()),
+                    alive: true,
+                    cause: None,
+                }
+            })
+            .collect();
+        // Players the game config already lists as out (a day's `dead`, for games that started
+        // before bansha kept their state), before any recorded event.
+        for d in &config.days {
+            for name in &d.dead {
+                if let Some(s) = seats.iter_mut().find(|s| &s.player == name && s.alive) {
+                    s.alive = false;
+                    s.cause = Some(format!("第{}天之前出局（配置 days.dead）", d.day));
+                }
+            }
+        }
+        let mut facts = BTreeMap::new();
+        for e in self.events.iter().filter(|e| !e.undone) {
+            let seat =
+                |seats: &mut Vec<Seat>, name: &str| seats.iter_mut().position(|s| s.player == name);
+            match &e.change {
+                Change::Eliminate { player, cause, day } => {
+                    if let Some(i) = seat(&mut seats, player) {
+                        seats[i].alive = false;
+                        seats[i].cause = Some(match day {
+                            Some(d) => format!("第{d}天 {cause}"),
+                            None => cause.clone(),
+                        });
+                    }
+                }
+                Change::Revive { player, cause } => {
+                    if let Some(i) = seat(&mut seats, player) {
+                        seats[i].alive = true;
+                        seats[i].cause = Some(format!("复活：{cause}"));
+                    }
+                }
+                Change::Replace { seat: old, by } => {
+                    if let Some(i) = seat(&mut seats, old) {
+                        seats[i].player = by.clone();
+                    }
+                }
+                Change::SetRole {
+                    player,
+                    role,
+                    faction,
+                } => {
+                    if let Some(i) = seat(&mut seats, player) {
+                        if let Some(r) = role {
+                            seats[i].role = r.clone();
+                        }
+                        if let Some(f) = faction {
+                            seats[i].faction = f.clone();
+                        }
+                    }
+                }
+                Change::Fact { key, value } => {
+                    facts.insert(key.clone(), *value);
+                }
+            }
+        }
+        Snapshot { seats, facts }
+    }
+
+    /// Record a change; returns its id.
+    pub fn push(&mut self, change: Change, at: String) -> u32 {
+        let id = self.events.iter().map(|e| e.id).max().unwrap_or(0) + 1;
+        self.events.push(Event {
+            id,
+            at,
+            change,
+            undone: false,
+            follows: None,
+        });
+        id
+    }
+
+    /// Record a change that follows from event `of` (undone together with it).
+    pub fn push_following(&mut self, change: Change, at: String, of: u32) -> u32 {
+        let id = self.push(change, at);
+        if let Some(e) = self.events.last_mut() {
+            e.follows = Some(of);
+        }
+        id
+    }
+
+    /// Undo the last live change, with what followed from it; returns its id.
+    pub fn undo(&mut self) -> Option<u32> {
+        let id = self
+            .events
+            .iter()
+            .rev()
+            .find(|e| !e.undone && e.follows.is_none())?
+            .id;
+        for e in self
+            .events
+            .iter_mut()
+            .filter(|e| e.id == id || e.follows == Some(id))
+        {
+            e.undone = true;
+        }
+        Some(id)
+    }
+}
+
+fn role_matches(seat: &Seat, wanted: &str) -> bool {
+    match wanted.split_once(':') {
+        Some((faction, role)) => seat.faction == faction && seat.role == role,
+        None => seat.role == wanted,
+    }
+}
+
+/// Evaluate conditions on a snapshot.
+pub fn evaluate(snapshot: &Snapshot, rules: &[WinRule]) -> Vec<Condition> {
+    let mut ctx = HashMapContext::new();
+    let add = |ctx: &mut HashMapContext, name: &str, f: F| {
+        ctx.set_function(name.to_string(), f)
+            .expect("a mutable context");
+    };
+    for (name, alive, by_faction) in [
+        ("alive_role", true, false),
+        ("dead_role", false, false),
+        ("alive_faction", true, true),
+        ("dead_faction", false, true),
+    ] {
+        let seats = snapshot.seats.clone();
+        add(
+            &mut ctx,
+            name,
+            Function::new(move |arg: &V| {
+                let wanted = arg.as_string()?;
+                Ok(Value::Int(
+                    seats
+                        .iter()
+                        .filter(|s| s.alive == alive)
+                        .filter(|s| {
+                            if by_faction {
+                                s.faction == wanted
+                            } else {
+                                role_matches(s, &wanted)
+                            }
+                        })
+                        .count() as i64,
+                ))
+            }),
+        );
+    }
+    let seats = snapshot.seats.clone();
+    add(
+        &mut ctx,
+        "alive",
+        Function::new(move |arg: &V| {
+            let wanted = arg.as_string()?;
+            Ok(Value::Int(
+                seats
+                    .iter()
+                    .filter(|s| s.alive && s.player == wanted)
+                    .count() as i64,
+            ))
+        }),
+    );
+    let total = snapshot.seats.iter().filter(|s| s.alive).count() as i64;
+    add(
+        &mut ctx,
+        "total_alive",
+        Function::new(move |_: &V| Ok(Value::Int(total))),
+    );
+    let facts = snapshot.facts.clone();
+    add(
+        &mut ctx,
+        "fact",
+        Function::new(move |arg: &V| {
+            let key = arg.as_string()?;
+            let v = facts.get(&key).copied().unwrap_or(0.0);
+            // Whole numbers as integers, so `fact("x") == 1` compares as the judge expects.
+            Ok(if v.fract() == 0.0 && v.abs() < 1e15 {
+                Value::Int(v as i64)
+            } else {
+                Value::Float(v)
+            })
+        }),
+    );
+    rules
+        .iter()
+        .map(
+            |r| match evalexpr::eval_boolean_with_context(&r.when, &ctx) {
+                Ok(holds) => Condition {
+                    name: r.name.clone(),
+                    when: r.when.clone(),
+                    holds,
+                    error: None,
+                },
+                Err(e) => Condition {
+                    name: r.name.clone(),
+                    when: r.when.clone(),
+                    holds: false,
+                    error: Some(e.to_string()),
+                },
+            },
+        )
+        .collect()
+}
+
+/// Add to each day's `dead` the players the recorded events put out before that day's close (an
+/// event counts from the time it is recorded as happening; a revival before the close brings the
+/// player back). An event whose time cannot be read counts for every day.
+pub fn apply_to_days(config: &mut GameConfig, state: &GameState) {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for d in &config.days {
+        let before = GameState {
+            events: state
+                .events
+                .iter()
+                .filter(|e| {
+                    chrono::DateTime::parse_from_rfc3339(&e.at).map_or(true, |t| t < d.closes_at)
+                })
+                .cloned()
+                .collect(),
+        };
+        let mut bare = config.clone();
+        bare.days.clear();
+        let snap = before.snapshot(&bare);
+        out.push(
+            snap.seats
+                .into_iter()
+                .filter(|s| !s.alive)
+                .map(|s| s.player)
+                .collect(),
+        );
+    }
+    for (d, dead) in config.days.iter_mut().zip(out) {
+        for p in dead {
+            if !d.dead.contains(&p) {
+                d.dead.push(p);
+            }
+        }
+    }
+}
+
+/// Check that every expression parses and evaluates on the starting roster (for check-config).
+pub fn validate(config: &GameConfig) -> Result<(), String> {
+    let snap = GameState::default().snapshot(config);
+    let unless: Vec<WinRule> = config
+        .rules
+        .protect
+        .iter()
+        .filter_map(|p| {
+            p.unless.as_ref().map(|u| WinRule {
+                name: format!("保护 {}", p.role),
+                when: u.clone(),
+            })
+        })
+        .collect();
+    for c in evaluate(&snap, &config.rules.win)
+        .into_iter()
+        .chain(evaluate(&snap, &config.rules.warn))
+        .chain(evaluate(&snap, &unless))
+    {
+        if let Some(e) = c.error {
+            return Err(format!("条件“{}”（{}）无法计算：{e}", c.name, c.when));
+        }
+    }
+    Ok(())
+}
+
+/// What confirming a vote does to one player.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Confirmed {
+    /// Out by the vote.
+    Eliminated(String),
+    /// Protected: the message for the judge; the fact a one-time protection used up, if any.
+    Protected {
+        player: String,
+        message: String,
+        used: Option<String>,
+    },
+}
+
+/// Apply the rules' protections to the players a vote puts out.
+pub fn confirm(config: &GameConfig, snapshot: &Snapshot, players: &[String]) -> Vec<Confirmed> {
+    let mut out = Vec::new();
+    for p in players {
+        let Some(seat) = snapshot.seats.iter().find(|s| &s.player == p) else {
+            continue;
+        };
+        let mut protected = None;
+        for rule in &config.rules.protect {
+            if !role_matches(seat, &rule.role) {
+                continue;
+            }
+            if let Some(f) = &rule.once_fact {
+                if snapshot.facts.get(f).copied().unwrap_or(0.0) >= 1.0 {
+                    continue;
+                }
+            }
+            if let Some(u) = &rule.unless {
+                let lifted = evaluate(
+                    snapshot,
+                    &[WinRule {
+                        name: String::new(),
+                        when: u.clone(),
+                    }],
+                );
+                if lifted.first().is_some_and(|c| c.holds) {
+                    continue;
+                }
+            }
+            protected = Some(Confirmed::Protected {
+                player: p.clone(),
+                message: rule.message.clone(),
+                used: rule.once_fact.clone(),
+            });
+            break;
+        }
+        out.push(protected.unwrap_or_else(|| Confirmed::Eliminated(p.clone())));
+    }
+    out
+}
+
+/// The players who follow `player` out under the rules' links (m103's lovers), in roster order.
+pub fn followers(config: &GameConfig, snapshot: &Snapshot, player: &str) -> Vec<(String, String)> {
+    let Some(seat) = snapshot.seats.iter().find(|s| s.player == player) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for link in config
+        .rules
+        .link
+        .iter()
+        .filter(|l| l.faction == seat.faction)
+    {
+        if link.except_role.as_deref() == Some(seat.role.as_str()) {
+            continue;
+        }
+        for other in snapshot
+            .seats
+            .iter()
+            .filter(|s| s.alive && s.player != player && s.faction == link.faction)
+        {
+            if link.except_role.as_deref() != Some(other.role.as_str()) {
+                out.push((other.player.clone(), link.cause.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// For a condition that does not hold: the living players whose elimination alone would make it
+/// hold ("one elimination away"), by name. Empty when no single elimination does.
+pub fn one_away(snapshot: &Snapshot, rule: &WinRule) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, seat) in snapshot.seats.iter().enumerate().filter(|(_, s)| s.alive) {
+        let mut next = snapshot.clone();
+        next.seats[i].alive = false;
+        if evaluate(&next, std::slice::from_ref(rule))
+            .first()
+            .is_some_and(|c| c.holds)
+        {
+            out.push(seat.player.clone());
+        }
+    }
+    out
+}

@@ -1,0 +1,1410 @@
+//! The tally of one vote round: every ballot post gets a verdict and a reason, the standing
+//! ballots are counted, and the outcome follows the game's rules. Pure: posts, the config and
+//! an explicit `now` in; a [`Tally`] out.
+
+use super::roster::{Resolved, Roster};
+use crate::domain::config::{DayConfig, FirstDay, GameConfig, NonVoter, OutcomeRule, TieRule};
+use bansha_parsers::ballot::{Grammar, Wording};
+use bansha_parsers::{Post, TimePrecision};
+use chrono::{DateTime, Duration, FixedOffset};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+type Time = DateTime<FixedOffset>;
+
+/// Why a tally cannot be made at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TallyError {
+    NoSuchDay(u32),
+    NoRunoff(u32),
+    BadRound(u32),
+}
+
+impl fmt::Display for TallyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TallyError::NoSuchDay(d) => write!(f, "配置中没有第 {d} 天（[[days]] 里加上 day = {d}）"),
+            TallyError::NoRunoff(d) => write!(
+                f,
+                "第 {d} 天没有第二轮（在该天的配置里加上 runoff = {{ closes_at = …, candidates = […] }}）"
+            ),
+            TallyError::BadRound(r) => write!(f, "轮次 {r} 不存在，只有第 1、2 轮"),
+        }
+    }
+}
+
+impl std::error::Error for TallyError {}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BallotKind {
+    /// The voter's first ballot this round.
+    First,
+    /// A change of a standing ballot.
+    Change,
+    /// A first ballot that abstains.
+    Abstain,
+    /// The same target as the standing ballot: changes nothing, uses nothing.
+    Repeat,
+}
+
+impl BallotKind {
+    pub fn zh(self) -> &'static str {
+        match self {
+            BallotKind::First => "投票",
+            BallotKind::Change => "改票",
+            BallotKind::Abstain => "弃权",
+            BallotKind::Repeat => "重复投票",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// A post in the vote thread.
+    Post,
+    /// Entered by the judge in the config (代投 / 托票).
+    Judge,
+    /// A private message to the judge (qipan).
+    Pm,
+    /// A vote in the forum's poll (bansha42), timed by when bansha first saw it.
+    Poll,
+}
+
+/// A ballot that is no post: a poll vote, as bansha first saw it. The forum does not say when a
+/// poll vote was cast; it arrived after `since` (the previous reading of the poll, if any) and
+/// by `at`.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct Cast {
+    pub voter: String,
+    pub targets: Vec<String>,
+    pub at: Time,
+    pub since: Option<Time>,
+}
+
+/// One ballot post (or judge-entered ballot) and its verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ballot {
+    pub pid: Option<u64>,
+    /// The floor as the page shows it ("13#").
+    pub floor: String,
+    pub voter: String,
+    pub posted_at: Option<Time>,
+    pub source: Source,
+    pub kind: BallotKind,
+    /// The resolved target(s): player names, or "弃权". Empty when nothing resolved.
+    pub targets: Vec<String>,
+    /// The first resolved target, or the target as written when it did not resolve.
+    pub target: Option<String>,
+    /// The target as written (cleaned).
+    pub written: String,
+    /// For a change: the standing ballot's target(s) it would replace.
+    pub replaces: Vec<String>,
+    pub valid: bool,
+    /// This ballot is the voter's standing ballot at the end of the tally.
+    pub counted: bool,
+    /// The verdict, in Chinese ("有效", "无效：对象不明确，可能是 李逵").
+    pub reason: String,
+}
+
+/// A post that is not counted and not a ballot of a player, listed so nothing is silently
+/// dropped.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ignored {
+    pub pid: u64,
+    pub floor: String,
+    pub author: String,
+    pub posted_at: Option<Time>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VoterRef {
+    pub voter: String,
+    pub pid: Option<u64>,
+    pub floor: String,
+    pub time: Option<Time>,
+    /// 1, or the sheriff's weight.
+    pub weight: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Adjustment {
+    /// "curse" (左士, +1) or "bless" (右士, −1).
+    pub kind: &'static str,
+    pub delta: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Count {
+    pub target: String,
+    /// Ballots plus adjustments.
+    pub votes: f64,
+    pub voters: Vec<VoterRef>,
+    pub adjustments: Vec<Adjustment>,
+    /// Half votes of players killed by a kill post this round (bansha42): ties only.
+    pub half_votes: f64,
+    /// When the target last reached its final count.
+    pub reached_at: Option<Time>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Threshold {
+    /// "share_of_cast", "share_of_living", "plurality", "top_k".
+    pub rule: &'static str,
+    pub percent: Option<f64>,
+    /// The votes cast (share_of_cast) or living players (share_of_living).
+    pub base: Option<f64>,
+    /// The votes needed to go out (inclusive).
+    pub needed: Option<f64>,
+    /// How many go out (top_k).
+    pub eliminate: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeKind {
+    Eliminated,
+    Runoff,
+    None,
+    Sheriff,
+    /// Tied at the cut with the same arrival time (bansha42: 15 minutes of overtime).
+    Overtime,
+    /// The vote has not closed yet.
+    Pending,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub kind: OutcomeKind,
+    pub players: Vec<String>,
+    /// Why, in Chinese.
+    pub note: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NonVoterEntry {
+    pub player: String,
+    pub consequence: String,
+}
+
+/// The tally of one round of one day.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tally {
+    pub game: String,
+    pub ruleset: String,
+    pub day: u32,
+    pub round: u32,
+    pub opens_at: Option<Time>,
+    pub closes_at: Time,
+    /// Changes are void from this moment.
+    pub lock_from: Option<Time>,
+    /// The moment the tally describes.
+    pub at: Time,
+    /// `at` is at or after the close: this is the result, not a snapshot.
+    pub closed: bool,
+    pub total_votes: f64,
+    pub abstentions: Vec<VoterRef>,
+    pub threshold: Threshold,
+    pub counts: Vec<Count>,
+    pub ballots: Vec<Ballot>,
+    pub ignored: Vec<Ignored>,
+    pub non_voters: Vec<NonVoterEntry>,
+    pub outcome: Outcome,
+    /// Whether the public tally may show who voted for whom.
+    pub publish_voters: bool,
+    /// Living players this day.
+    pub living: usize,
+    /// The game was accelerated (m103): changes are void.
+    pub accelerated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Choice {
+    Player(String),
+    Abstain,
+}
+
+impl Choice {
+    fn name(&self) -> String {
+        match self {
+            Choice::Player(p) => p.clone(),
+            Choice::Abstain => ABSTAIN.to_string(),
+        }
+    }
+}
+
+pub const ABSTAIN: &str = "弃权";
+
+struct Standing {
+    choices: Vec<Choice>,
+    ballot: usize,
+    changes: u32,
+    weight: f64,
+}
+
+/// Where a time with a given precision falls against a boundary.
+#[derive(PartialEq)]
+enum Side {
+    Before,
+    After,
+    Unsure,
+}
+
+fn span(p: TimePrecision) -> Duration {
+    match p {
+        TimePrecision::Second => Duration::zero(),
+        TimePrecision::Minute => Duration::seconds(59),
+        TimePrecision::Hour => Duration::seconds(3599),
+        TimePrecision::Day => Duration::seconds(86399),
+    }
+}
+
+/// `t` (known to `precision`) against `boundary`: Before means at or before it.
+fn side(t: Time, precision: TimePrecision, boundary: Time) -> Side {
+    if t > boundary {
+        Side::After
+    } else if t + span(precision) <= boundary {
+        Side::Before
+    } else {
+        Side::Unsure
+    }
+}
+
+fn fmt_time(t: Time) -> String {
+    t.format("%m-%d %H:%M:%S").to_string()
+}
+
+/// A vote count as the judge writes it: "4", "2.5".
+pub fn fmt_votes(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+fn join(names: &[String]) -> String {
+    names.join("、")
+}
+
+struct Attempt {
+    wording: Wording,
+    /// What the ballot seems to mean even when it is void (for its kind: a malformed restatement
+    /// of the standing ballot is a repeat, not a change).
+    intended: Option<Vec<Choice>>,
+    written: String,
+    choices: Result<Vec<Choice>, String>,
+    reason: Option<String>,
+    restated: bool,
+}
+
+/// Make the tally of `round` (1, or 2 for the run-off) of `day` as it stands at `now`.
+pub fn tally(
+    config: &GameConfig,
+    day: u32,
+    round: u32,
+    now: Time,
+    posts: &[Post],
+) -> Result<Tally, TallyError> {
+    tally_with(config, day, round, now, posts, &[])
+}
+
+/// The tally with poll votes (`casts`) besides the posts (bansha42 votes only in the poll; posts
+/// then carry no ballots but the judge's proxies).
+pub fn tally_with(
+    config: &GameConfig,
+    day: u32,
+    round: u32,
+    now: Time,
+    posts: &[Post],
+    casts: &[Cast],
+) -> Result<Tally, TallyError> {
+    let d = config.day(day).ok_or(TallyError::NoSuchDay(day))?;
+    if !(1..=2).contains(&round) {
+        return Err(TallyError::BadRound(round));
+    }
+    let runoff = match round {
+        2 => Some(d.runoff.as_ref().ok_or(TallyError::NoRunoff(day))?),
+        _ => None,
+    };
+    let (opens_at, closes_at) = match runoff {
+        Some(r) => (Some(d.closes_at), r.closes_at),
+        None => (d.opens_at, d.closes_at),
+    };
+    let rules = &config.rules;
+    let changes_allowed = match (round, &rules.runoff) {
+        (2, Some(r)) => r.changes_allowed,
+        _ => rules.vote.changes_allowed,
+    };
+    let lock_from = (rules.vote.lock_minutes > 0)
+        .then(|| closes_at - Duration::minutes(rules.vote.lock_minutes as i64));
+    let votes_per_player = config.votes_per_player(day) as usize;
+    let grammar = config.grammar(round);
+    let roster = Roster::new(config, &d.dead);
+    let mut engine = Engine {
+        config,
+        day: d,
+        round,
+        roster: &roster,
+        grammar: &grammar,
+        candidates: runoff.map(|r| r.candidates.clone()),
+        opens_at,
+        closes_at,
+        lock_from,
+        changes_allowed,
+        votes_per_player,
+        ballots: Vec::new(),
+        ignored: Vec::new(),
+        standing: BTreeMap::new(),
+        history: Vec::new(),
+        ballot_pids: BTreeMap::new(),
+        proxied: std::collections::BTreeSet::new(),
+    };
+
+    // Posts and judge-entered ballots, in time order (pid breaks ties: it is the forum's order).
+    let mut items: Vec<(Option<Time>, u64, Item<'_>)> = Vec::new();
+    for p in posts {
+        items.push((p.posted_at, p.pid, Item::Post(p)));
+    }
+    for x in d.proxies.iter().filter(|x| x.round == round) {
+        items.push((Some(x.at), u64::MAX, Item::Proxy(x)));
+    }
+    for c in casts {
+        items.push((Some(c.at), u64::MAX - 1, Item::Cast(c)));
+    }
+    items.sort_by_key(|a| (a.0, a.1));
+    let mut seen = std::collections::BTreeSet::new();
+    for (t, _, item) in items {
+        if t.is_some_and(|t| t > now) {
+            continue;
+        }
+        match item {
+            Item::Post(p) => {
+                if seen.insert(p.pid) {
+                    engine.post(p);
+                }
+            }
+            Item::Proxy(x) => engine.proxy(x),
+            Item::Cast(c) => engine.cast(c),
+        }
+    }
+
+    let closed = now >= closes_at;
+    let mut t = engine.finish(now, closed);
+    if !casts.is_empty() {
+        // The forum gives no time for a poll vote: say what the order rests on.
+        if t.outcome.kind == OutcomeKind::Overtime {
+            t.outcome.note += "（这些票出现在投票机的同一次读取中，两次读取之间的先后无从得知）";
+        } else if t.outcome.note.contains("后到先出") {
+            t.outcome.note += "（先后以 bansha 每次读取投票机时首次看到的时间为准）";
+        }
+    }
+    Ok(t)
+}
+
+enum Item<'a> {
+    Post(&'a Post),
+    Proxy(&'a crate::domain::config::Proxy),
+    Cast(&'a Cast),
+}
+
+struct Engine<'a> {
+    config: &'a GameConfig,
+    day: &'a DayConfig,
+    round: u32,
+    roster: &'a Roster<'a>,
+    grammar: &'a Grammar,
+    candidates: Option<Vec<String>>,
+    opens_at: Option<Time>,
+    closes_at: Time,
+    lock_from: Option<Time>,
+    changes_allowed: u32,
+    votes_per_player: usize,
+    ballots: Vec<Ballot>,
+    ignored: Vec<Ignored>,
+    standing: BTreeMap<String, Standing>,
+    /// (time, target, delta) whenever a standing ballot moves: for "who reached it first/last".
+    history: Vec<(Option<Time>, String, f64)>,
+    /// Each voter's ballot posts (valid or not): a change must quote one of them.
+    ballot_pids: BTreeMap<String, Vec<u64>>,
+    /// Players who have handed their vote to the judge (bansha42: their own ballots are void).
+    proxied: std::collections::BTreeSet<String>,
+}
+
+impl Engine<'_> {
+    fn ignore(&mut self, p: &Post, reason: String) {
+        self.ignored.push(Ignored {
+            pid: p.pid,
+            floor: p.floor.clone(),
+            author: p.author.clone(),
+            posted_at: p.posted_at,
+            reason,
+        });
+    }
+
+    fn weight(&self, voter: &str) -> f64 {
+        if self.day.sheriff.as_deref() == Some(voter) {
+            self.config.rules.vote.sheriff_weight
+        } else if self.day.half_voters.iter().any(|h| h == voter) {
+            0.5
+        } else {
+            1.0
+        }
+    }
+
+    /// Resolve a written target into the choices of one ballot.
+    fn choices(&self, written: &str) -> Result<Vec<Choice>, String> {
+        let abstain = &self.config.rules.ballot.abstain_words;
+        let pieces: Vec<String> = if self.votes_per_player > 1 {
+            written
+                .split([',', '、', '/', ';', '|', ' ', '和'])
+                .map(bansha_parsers::ballot::clean_target)
+                .filter(|s| !s.is_empty())
+                .collect()
+        } else {
+            vec![written.to_string()]
+        };
+        let mut out: Vec<Choice> = Vec::new();
+        for piece in &pieces {
+            let c = match self.roster.resolve(piece, abstain) {
+                Resolved::Player(p) => Choice::Player(p),
+                Resolved::Abstain => Choice::Abstain,
+                Resolved::Dead(p) => return Err(format!("无效：{p} 已出局")),
+                Resolved::Near(c) => {
+                    return Err(format!("无效：对象不明确，可能是 {}", c.join(" 或 ")))
+                }
+                Resolved::Several(c) => {
+                    return Err(format!("无效：一票写了多个对象：{}", join(&c)))
+                }
+                Resolved::NotPlayer
+                    if abstain.is_empty() && ["弃权", "弃票"].contains(&piece.as_str()) =>
+                {
+                    return Err("无效：本局不接受弃权".into())
+                }
+                Resolved::NotPlayer => return Err(format!("无效：{piece} 不是本局玩家")),
+            };
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+
+        if out.contains(&Choice::Abstain) && out.len() > 1 {
+            return Err("无效：弃权与投票对象同时出现".into());
+        }
+        if out.len() > self.votes_per_player {
+            return Err(format!(
+                "无效：写了 {} 个对象，每人只有 {} 票",
+                out.len(),
+                self.votes_per_player
+            ));
+        }
+        if out.is_empty() {
+            return Err("无效：没有投票对象".into());
+        }
+        Ok(out)
+    }
+
+    /// What one post's own text says (None: no ballot at all).
+    fn read(&self, p: &Post) -> Option<Attempt> {
+        let reading = self.grammar.read(&p.text);
+        let broken_change = reading.malformed.as_ref().is_some_and(|m| {
+            m.wording == Wording::Change
+                && !reading.found.iter().any(|f| f.wording == Wording::Change)
+        });
+        if reading.found.is_empty() || broken_change {
+            let m = reading.malformed?;
+            let guessed = m.guess.as_deref().map(|g| self.choices(g));
+            let hint = match &guessed {
+                Some(Ok(c)) => format!(
+                    "，看起来是投 {}",
+                    join(&c.iter().map(Choice::name).collect::<Vec<_>>())
+                ),
+                Some(Err(e)) => format!("（{}）", e.trim_start_matches("无效：")),
+                None => String::new(),
+            };
+            let problem = format!(
+                "无效：格式错误，{}{}；可在截止前重新投票",
+                m.problem.zh(),
+                hint
+            );
+            return Some(Attempt {
+                intended: guessed.and_then(Result::ok),
+                wording: m.wording,
+                written: m.guess.unwrap_or_default(),
+                choices: Err(problem),
+                reason: None,
+                restated: false,
+            });
+        }
+        let changes: Vec<_> = reading
+            .found
+            .iter()
+            .filter(|f| f.wording == Wording::Change)
+            .collect();
+        let (wording, chosen, restated) = if let Some(first_change) = changes.first() {
+            let restated = reading
+                .found
+                .iter()
+                .any(|f| f.wording == Wording::Vote && f.at < first_change.at);
+            (Wording::Change, changes, restated)
+        } else {
+            (Wording::Vote, reading.found.iter().collect(), false)
+        };
+        let last = chosen.last().expect("non-empty");
+        // Several ballots of the chosen kind must agree.
+        let mut resolved = Vec::new();
+        for f in &chosen {
+            resolved.push(self.choices(&f.target));
+        }
+        let distinct: Vec<String> = {
+            let mut v: Vec<String> = Vec::new();
+            for r in resolved.iter().flatten() {
+                let n = join(&r.iter().map(Choice::name).collect::<Vec<_>>());
+                if !v.contains(&n) {
+                    v.push(n);
+                }
+            }
+            v
+        };
+        let mut problem = None;
+        if chosen.len() > 1 && distinct.len() > 1 {
+            problem = Some(format!(
+                "无效：一帖中有多个不同的投票对象（{}）",
+                distinct.join("、")
+            ));
+        }
+        // The ID and day written in the ballot must be the voter's and today's.
+        if let Some(v) = last.voter.as_deref() {
+            let v = bansha_parsers::ballot::clean_target(v);
+            let author = self.roster.player_named(&p.author);
+            let named =
+                self.roster
+                    .player_named(&v)
+                    .or_else(|| match self.roster.resolve(&v, &[]) {
+                        Resolved::Player(n) | Resolved::Dead(n) => {
+                            self.roster.players().iter().find(|p| **p == n)
+                        }
+                        _ => None,
+                    });
+            if author.is_some() && named != author {
+                problem.get_or_insert(format!("无效：格式中的 ID（{v}）不是发帖人"));
+            }
+        }
+        if let Some(day) = last.day {
+            if day != self.day.day {
+                problem.get_or_insert(format!(
+                    "无效：写的是第 {day} 天，本帖统计第 {} 天",
+                    self.day.day
+                ));
+            }
+        }
+        Some(Attempt {
+            intended: resolved.last().cloned().and_then(Result::ok),
+            wording,
+            written: last.target.clone(),
+            choices: match &problem {
+                Some(pr) => Err(pr.clone()),
+                None => resolved.pop().expect("non-empty"),
+            },
+            reason: last.reason.clone().filter(|r| !r.is_empty()),
+            restated,
+        })
+    }
+
+    fn post(&mut self, p: &Post) {
+        if self.roster.is_judge(&p.author) {
+            return;
+        }
+        let player = self.roster.player_named(&p.author).cloned();
+        if p.blocked {
+            if player.is_some() {
+                self.ignore(p, "帖子被屏蔽，内容不可见，请法官核对".into());
+            }
+            return;
+        }
+        let Some(attempt) = self.read(p) else {
+            // A player's post whose only ballot is inside a quote of someone else.
+            let quoted = p
+                .quotes
+                .iter()
+                .any(|q| !self.grammar.read(&q.text).found.is_empty());
+            if quoted && player.is_some() {
+                self.ignore(p, "只引用了别人的投票，自己没有投票，不计".into());
+            }
+            return;
+        };
+        let Some(voter) = player else {
+            self.ignore(p, format!("{} 不是本局玩家，投票不计", p.author));
+            return;
+        };
+        if !self.roster.is_alive(&voter) {
+            self.ignore(p, format!("{voter} 已出局，投票不计"));
+            return;
+        }
+        // Round 2: posts up to round 1's close belong to round 1.
+        if self.candidates.is_some() && p.posted_at.zip(self.opens_at).is_some_and(|(t, o)| t <= o)
+        {
+            return;
+        }
+        self.ballot_pids
+            .entry(voter.clone())
+            .or_default()
+            .push(p.pid);
+        let quoted_own = p.quotes.iter().any(|q| match q.pid {
+            Some(pid) => self
+                .ballot_pids
+                .get(&voter)
+                .is_some_and(|pids| pids.contains(&pid) && pid != p.pid),
+            None => q.author.as_deref() == Some(voter.as_str()),
+        });
+        let edit = p.edited_at.map(|e| (e, p.edited_by.clone()));
+        self.decide(
+            voter,
+            Some(p.pid),
+            p.floor.clone(),
+            p.posted_at,
+            p.posted_at_precision,
+            match self.config.rules.vote.source {
+                crate::domain::config::BallotSource::Pm => Source::Pm,
+                _ => Source::Post,
+            },
+            attempt,
+            quoted_own,
+            edit,
+        );
+    }
+
+    /// A poll vote as first seen: the voter's options, at the reading that first showed them.
+    fn cast(&mut self, c: &Cast) {
+        let ignore = |me: &mut Self, reason: String| {
+            me.ignored.push(Ignored {
+                pid: 0,
+                floor: "投票机".into(),
+                author: c.voter.clone(),
+                posted_at: Some(c.at),
+                reason,
+            })
+        };
+        let Some(voter) = self.roster.player_named(&c.voter).cloned() else {
+            ignore(self, format!("{} 不是本局玩家，投票机中的票不计", c.voter));
+            return;
+        };
+        if !self.roster.is_alive(&voter) {
+            ignore(self, format!("{voter} 已出局，投票机中的票不计"));
+            return;
+        }
+        let written = c.targets.join("、");
+        let mut choices: Result<Vec<Choice>, String> = Ok(Vec::new());
+        for t in &c.targets {
+            match (
+                self.choices(&bansha_parsers::ballot::clean_target(t)),
+                &mut choices,
+            ) {
+                (Ok(more), Ok(all)) => {
+                    // Two votes for the same player count once.
+                    for m in more {
+                        if !all.contains(&m) {
+                            all.push(m);
+                        }
+                    }
+                }
+                (Err(e), Ok(_)) => choices = Err(e),
+                _ => {}
+            }
+        }
+        if let Ok(all) = &choices {
+            if all.len() > self.votes_per_player {
+                choices = Err(format!(
+                    "无效：选了 {} 项，每人只有 {} 票",
+                    all.len(),
+                    self.votes_per_player
+                ));
+            }
+        }
+        let attempt = Attempt {
+            intended: choices.clone().ok(),
+            wording: Wording::Vote,
+            written,
+            choices,
+            reason: None,
+            restated: true,
+        };
+        self.decide(
+            voter,
+            None,
+            "投票机".into(),
+            Some(c.at),
+            TimePrecision::Second,
+            Source::Poll,
+            attempt,
+            true,
+            None,
+        );
+        if let Some(b) = self.ballots.last_mut() {
+            b.reason += &match c.since {
+                Some(s) => format!(
+                    "（投票机 {} 首次看到，上次读取 {}，在此之间投出）",
+                    fmt_time(c.at),
+                    fmt_time(s)
+                ),
+                None => format!("（投票机 {} 首次读取时已有，投出时间不明）", fmt_time(c.at)),
+            };
+        }
+    }
+
+    fn proxy(&mut self, x: &crate::domain::config::Proxy) {
+        let Some(voter) = self.roster.player_named(&x.voter).cloned() else {
+            return;
+        };
+        let vote = &self.config.rules.vote;
+        let standing = self.standing.contains_key(&voter);
+        let cutoff = if standing {
+            vote.proxy_change_cutoff_minutes
+                .max(vote.proxy_cutoff_minutes)
+        } else {
+            vote.proxy_cutoff_minutes
+        };
+        let refused = if standing && vote.proxy_final {
+            Some("无效：本人已经投票，不接受改票的托票".to_string())
+        } else if cutoff > 0 && x.at > self.closes_at - Duration::minutes(cutoff as i64) {
+            Some(format!(
+                "无效：{}须在截止前 {cutoff} 分钟（{}）之前",
+                if standing { "代投改票" } else { "代投" },
+                fmt_time(self.closes_at - Duration::minutes(cutoff as i64))
+            ))
+        } else {
+            None
+        };
+        if vote.proxy_final && !standing && refused.is_none() {
+            self.proxied.insert(voter.clone());
+        }
+        if let Some(refused) = refused {
+            let attempt = Attempt {
+                intended: None,
+                wording: Wording::Vote,
+                written: x.target.clone(),
+                choices: Err(refused),
+                reason: x.note.clone(),
+                restated: true,
+            };
+            self.decide(
+                voter,
+                None,
+                "法官代投".into(),
+                Some(x.at),
+                TimePrecision::Second,
+                Source::Judge,
+                attempt,
+                true,
+                None,
+            );
+            return;
+        }
+        let choices = self.choices(&bansha_parsers::ballot::clean_target(&x.target));
+        let attempt = Attempt {
+            intended: choices.clone().ok(),
+            wording: Wording::Vote,
+            written: x.target.clone(),
+            choices,
+            reason: x.note.clone(),
+            restated: true,
+        };
+        self.decide(
+            voter,
+            None,
+            "法官代投".into(),
+            Some(x.at),
+            TimePrecision::Second,
+            Source::Judge,
+            attempt,
+            true,
+            None,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn decide(
+        &mut self,
+        voter: String,
+        pid: Option<u64>,
+        floor: String,
+        posted_at: Option<Time>,
+        precision: TimePrecision,
+        source: Source,
+        attempt: Attempt,
+        quoted_own: bool,
+        edit: Option<(Time, Option<String>)>,
+    ) {
+        let standing = self.standing.get(&voter);
+        let choices = attempt.choices.clone();
+        let same = match (&attempt.intended, standing) {
+            (Some(c), Some(s)) => *c == s.choices,
+            _ => false,
+        };
+        let kind = match (&attempt.intended, standing) {
+            (_, Some(_)) if same => BallotKind::Repeat,
+            (_, Some(_)) => BallotKind::Change,
+            (Some(c), None) if c == &[Choice::Abstain] => BallotKind::Abstain,
+            _ => BallotKind::First,
+        };
+        let replaces: Vec<String> = match (kind, standing) {
+            (BallotKind::Change, Some(s)) => s.choices.iter().map(Choice::name).collect(),
+            _ => Vec::new(),
+        };
+        let names: Vec<String> = match &choices {
+            Ok(c) => c.iter().map(Choice::name).collect(),
+            Err(_) => Vec::new(),
+        };
+        let mut verdict: Result<String, String> = Ok(String::new());
+        let mut fail = |r: String| {
+            if verdict.is_ok() {
+                verdict = Err(r);
+            }
+        };
+        if source != Source::Judge && self.proxied.contains(&voter) {
+            fail("无效：已托票给法官，托票后本人的投票无效".into());
+        }
+        // Time first: a late or unreadable ballot is void whatever it says.
+        match posted_at {
+            None => fail("无效：无法读取发帖时间".into()),
+            Some(t) => {
+                if let Some(o) = self.opens_at {
+                    if self.round == 1 && t < o {
+                        fail(format!("无效：早于本轮开始（{}）", fmt_time(o)));
+                    }
+                }
+                match side(t, precision, self.closes_at) {
+                    Side::After => {
+                        fail(format!("无效：截止（{}）后投票", fmt_time(self.closes_at)))
+                    }
+                    Side::Unsure => fail(format!(
+                        "无效：发帖时间只精确到{}，无法确认在截止前",
+                        if precision == TimePrecision::Minute {
+                            "分钟"
+                        } else {
+                            "小时"
+                        }
+                    )),
+                    Side::Before => {}
+                }
+            }
+        }
+        if let Some((e, _)) = &edit {
+            // The notice is to the minute: 21:00 may be 21:00:59.
+            if side(*e, TimePrecision::Minute, self.closes_at) != Side::Before {
+                fail(format!(
+                    "无效：截止后编辑过（{}），截止前的内容无法确认",
+                    e.format("%m-%d %H:%M")
+                ));
+            }
+        }
+        if let Err(e) = &choices {
+            fail(e.clone());
+        }
+        if let (Some(cands), Ok(c)) = (&self.candidates, &choices) {
+            for ch in c {
+                if let Choice::Player(n) = ch {
+                    if !cands.contains(n) {
+                        fail(format!("无效：{n} 不是第二轮候选人（{}）", join(cands)));
+                    }
+                }
+            }
+        }
+        if let Ok(c) = &choices {
+            if !self.config.rules.vote.self_vote && c.contains(&Choice::Player(voter.clone())) {
+                fail("无效：不能投自己".into());
+            }
+        }
+        let mut note = String::new();
+        if kind == BallotKind::Change {
+            let used = standing.map_or(0, |s| s.changes);
+            let rules = &self.config.rules.vote;
+            if self.changes_allowed == 0 {
+                fail(if self.round == 2 {
+                    "无效：第二轮不允许改票".into()
+                } else {
+                    "无效：本局不允许改票".into()
+                });
+            } else if let Some(a) = self.day.accelerated_at {
+                // From the moment the judge confirmed it; a change at an unsure time is void.
+                if posted_at.is_none_or(|t| side(t, precision, a) != Side::Before || t == a) {
+                    fail(format!(
+                        "无效：进程已于 {} 加速，加速后不允许改票",
+                        fmt_time(a)
+                    ));
+                }
+            } else if self.day.accelerated {
+                fail("无效：进程加速后不允许改票".into());
+            }
+            if let (Some(lock), Some(t)) = (self.lock_from, posted_at) {
+                if side(t, precision, lock) != Side::Before || t == lock {
+                    fail(format!(
+                        "无效：截止前 {} 分钟内（{} 起）不得改票",
+                        rules.lock_minutes,
+                        fmt_time(lock)
+                    ));
+                }
+            }
+            if used >= self.changes_allowed {
+                fail(format!(
+                    "无效：超过改票次数（每轮最多 {} 次）",
+                    self.changes_allowed
+                ));
+            }
+            if rules.change_must_quote && !(quoted_own || attempt.restated) {
+                fail("无效：改票未引用自己的原投票帖".into());
+            }
+            if rules.change_needs_reason && attempt.reason.is_none() {
+                fail("无效：改票未说明理由".into());
+            }
+            note = format!("改票（第 {} 次）", used + 1);
+        }
+        if let Some((e, by)) = &edit {
+            if verdict.is_ok() {
+                if let Some(lock) = self.lock_from {
+                    if *e + Duration::seconds(59) >= lock {
+                        note.push_str(&format!(
+                            "；{} 于 {} 编辑过（截止前一小时内），请核对",
+                            by.as_deref().unwrap_or("作者"),
+                            e.format("%H:%M")
+                        ));
+                    }
+                }
+            }
+        }
+        if self.votes_per_player > 1 {
+            if let Some(c) = &attempt.intended {
+                let pieces = attempt
+                    .written
+                    .split([',', '、', '/', ';', '|', ' ', '和'])
+                    .filter(|s| !s.trim().is_empty())
+                    .count();
+                if pieces > c.len() {
+                    note.push_str("；同一人的两票作一票计");
+                }
+            }
+        }
+        let valid = verdict.is_ok();
+        let reason = match verdict {
+            Err(r) => r,
+            Ok(_) => match kind {
+                BallotKind::Repeat => "有效，与现有投票相同，不算改票".into(),
+                BallotKind::Change => format!("有效，{}", note.trim_start_matches('；')),
+                _ if attempt.wording == Wording::Change => {
+                    format!("有效，此前没有有效投票，按首次投票计{note}")
+                }
+                _ => format!("有效{note}"),
+            },
+        };
+        let index = self.ballots.len();
+        self.ballots.push(Ballot {
+            pid,
+            floor,
+            voter: voter.clone(),
+            posted_at,
+            source,
+            kind,
+            target: names
+                .first()
+                .cloned()
+                .or_else(|| (!attempt.written.is_empty()).then(|| attempt.written.clone())),
+            targets: names,
+            written: attempt.written.clone(),
+            replaces,
+            valid,
+            counted: false,
+            reason,
+        });
+        if !valid {
+            return;
+        }
+        let Ok(new) = choices else { return };
+        let weight = self.weight(&voter);
+        match kind {
+            BallotKind::Repeat => {}
+            BallotKind::Change => {
+                let s = self.standing.get_mut(&voter).expect("standing ballot");
+                for c in &s.choices {
+                    self.history.push((posted_at, c.name(), -s.weight));
+                }
+                for c in &new {
+                    self.history.push((posted_at, c.name(), weight));
+                }
+                s.choices = new;
+                s.ballot = index;
+                s.changes += 1;
+            }
+            _ => {
+                for c in &new {
+                    self.history.push((posted_at, c.name(), weight));
+                }
+                self.standing.insert(
+                    voter,
+                    Standing {
+                        choices: new,
+                        ballot: index,
+                        changes: 0,
+                        weight,
+                    },
+                );
+            }
+        }
+    }
+
+    fn finish(mut self, now: Time, closed: bool) -> Tally {
+        let rules = &self.config.rules;
+        let day = self.day.day;
+        let half: Vec<&String> = self.day.half_voters.iter().collect();
+        let mut counts: BTreeMap<String, Count> = BTreeMap::new();
+        let mut abstentions = Vec::new();
+        let mut total = 0.0;
+        for (voter, s) in &self.standing {
+            self.ballots[s.ballot].counted = true;
+            let b = &self.ballots[s.ballot];
+            let vref = VoterRef {
+                voter: voter.clone(),
+                pid: b.pid,
+                floor: b.floor.clone(),
+                time: b.posted_at,
+                weight: s.weight,
+            };
+            let is_half = half.contains(&voter);
+            for c in &s.choices {
+                match c {
+                    Choice::Abstain => {
+                        if !is_half {
+                            total += s.weight;
+                        }
+                        abstentions.push(vref.clone());
+                    }
+                    Choice::Player(p) => {
+                        let e = counts.entry(p.clone()).or_insert_with(|| Count {
+                            target: p.clone(),
+                            votes: 0.0,
+                            voters: Vec::new(),
+                            adjustments: Vec::new(),
+                            half_votes: 0.0,
+                            reached_at: None,
+                        });
+                        if is_half {
+                            e.half_votes += 0.5;
+                        } else {
+                            e.votes += s.weight;
+                            total += s.weight;
+                        }
+                        e.voters.push(vref.clone());
+                    }
+                }
+            }
+        }
+        // Non-voters: living players with no standing ballot.
+        let mut non_voters = Vec::new();
+        for p in self.roster.alive() {
+            if !self.standing.contains_key(p.as_str()) {
+                let consequence = if !closed {
+                    "尚未投票".to_string()
+                } else {
+                    rules.vote.non_voter.zh().to_string()
+                };
+                if closed && rules.vote.non_voter == NonVoter::Abstain {
+                    total += 1.0;
+                }
+                non_voters.push(NonVoterEntry {
+                    player: p.clone(),
+                    consequence,
+                });
+            }
+        }
+        // When each target last reached its final count.
+        for (target, c) in counts.iter_mut() {
+            // The start of the last stretch during which it had at least its final count.
+            let mut running: f64 = 0.0;
+            for (t, who, delta) in &self.history {
+                if who == target {
+                    let before = running;
+                    running += delta;
+                    if before + 1e-9 < c.votes && running + 1e-9 >= c.votes {
+                        c.reached_at = *t;
+                    }
+                }
+            }
+            c.voters.sort_by_key(|v| v.time);
+        }
+        // Curse and blessing: round 1 only, at the close.
+        if self.round == 1 {
+            for (name, kind, delta) in [
+                (&self.day.curse, "curse", 1.0),
+                (&self.day.bless, "bless", -1.0),
+            ] {
+                if let Some(n) = name {
+                    let e = counts.entry(n.clone()).or_insert_with(|| Count {
+                        target: n.clone(),
+                        votes: 0.0,
+                        voters: Vec::new(),
+                        adjustments: Vec::new(),
+                        half_votes: 0.0,
+                        reached_at: None,
+                    });
+                    e.votes = (e.votes + delta).max(0.0);
+                    e.adjustments.push(Adjustment { kind, delta });
+                }
+            }
+        }
+        let mut counts: Vec<Count> = counts.into_values().collect();
+        counts.sort_by(|a, b| {
+            b.votes
+                .partial_cmp(&a.votes)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(a.reached_at.cmp(&b.reached_at))
+                .then(a.target.cmp(&b.target))
+        });
+        let living = self.roster.alive().len() as f64;
+        let threshold = match rules.outcome.rule {
+            OutcomeRule::Plurality => Threshold {
+                rule: "plurality",
+                percent: None,
+                base: None,
+                needed: None,
+                eliminate: None,
+            },
+            OutcomeRule::ShareOfCast => {
+                let p = rules.outcome.percent.unwrap_or(0.0);
+                Threshold {
+                    rule: "share_of_cast",
+                    percent: Some(p),
+                    base: Some(total),
+                    needed: Some(total * p / 100.0),
+                    eliminate: None,
+                }
+            }
+            OutcomeRule::ShareOfLiving => {
+                let p = rules.outcome.percent.unwrap_or(0.0);
+                Threshold {
+                    rule: "share_of_living",
+                    percent: Some(p),
+                    base: Some(living),
+                    needed: Some((living * p / 100.0 - 1e-9).ceil()),
+                    eliminate: None,
+                }
+            }
+            OutcomeRule::TopK => Threshold {
+                rule: "top_k",
+                percent: None,
+                base: None,
+                needed: None,
+                eliminate: Some(self.config.eliminate(day)),
+            },
+        };
+        let outcome = if !closed {
+            Outcome {
+                kind: OutcomeKind::Pending,
+                players: Vec::new(),
+                note: format!(
+                    "投票尚未截止（截止时间 {}），以上为临时统计",
+                    fmt_time(self.closes_at)
+                ),
+            }
+        } else {
+            self.outcome(&counts, &threshold)
+        };
+        let publish_voters = match (self.round, &rules.runoff) {
+            (2, Some(r)) => r.publish_voters,
+            _ => rules.publish.voters,
+        };
+        Tally {
+            game: self.config.name.clone(),
+            ruleset: rules.name.clone(),
+            day,
+            round: self.round,
+            opens_at: self.opens_at,
+            closes_at: self.closes_at,
+            lock_from: self.lock_from,
+            at: now,
+            closed,
+            total_votes: total,
+            abstentions,
+            threshold,
+            counts,
+            ballots: self.ballots,
+            ignored: self.ignored,
+            non_voters,
+            outcome,
+            publish_voters,
+            living: living as usize,
+            accelerated: self.day.accelerated_by(now),
+        }
+    }
+
+    fn outcome(&self, counts: &[Count], threshold: &Threshold) -> Outcome {
+        let rules = &self.config.rules;
+        let none = |note: String| Outcome {
+            kind: OutcomeKind::None,
+            players: Vec::new(),
+            note,
+        };
+        let Some(top) = counts.first().filter(|c| c.votes > 1e-9) else {
+            return none("无人得票，无人出局".into());
+        };
+        let sheriff_day = self.day.day == 1
+            && self.round == 1
+            && rules.outcome.first_day == Some(FirstDay::Sheriff);
+        let out_kind = if sheriff_day {
+            OutcomeKind::Sheriff
+        } else {
+            OutcomeKind::Eliminated
+        };
+        let out_word = if sheriff_day {
+            "当选警长"
+        } else {
+            "出局"
+        };
+
+        if rules.outcome.rule == OutcomeRule::TopK {
+            return self.top_k(counts, threshold.eliminate.unwrap_or(1));
+        }
+        // The run-off has no threshold: its top goes out (chuhan 3.3.2, jiaohui, qipan).
+        if let Some(needed) = threshold.needed.filter(|_| self.round == 1) {
+            if top.votes + 1e-9 < needed {
+                return none(format!(
+                    "最高票 {} 票，未达到门槛 {} 票，无人出局",
+                    fmt_votes(top.votes),
+                    fmt_votes(needed)
+                ));
+            }
+        }
+        let mut tied: Vec<&Count> = counts
+            .iter()
+            .filter(|c| (c.votes - top.votes).abs() < 1e-9)
+            .collect();
+        if tied.len() > 1 {
+            // Half votes (bansha42) only ever break ties.
+            let best_half = tied.iter().map(|c| c.half_votes).fold(0.0, f64::max);
+            if best_half > 0.0 {
+                tied.retain(|c| (c.half_votes - best_half).abs() < 1e-9);
+            }
+        }
+        if tied.len() == 1 {
+            return Outcome {
+                kind: out_kind,
+                players: vec![tied[0].target.clone()],
+                note: format!(
+                    "{} 以 {} 票最高，{out_word}",
+                    tied[0].target,
+                    fmt_votes(tied[0].votes)
+                ),
+            };
+        }
+        let names: Vec<String> = tied.iter().map(|c| c.target.clone()).collect();
+        let tie = if sheriff_day {
+            TieRule::FirstToReach
+        } else if self.round == 2 {
+            rules.runoff.as_ref().map_or(TieRule::None, |r| r.tie)
+        } else {
+            rules.outcome.tie
+        };
+        let pick = |later: bool| {
+            let mut by_time: Vec<&&Count> = tied.iter().collect();
+            by_time.sort_by_key(|c| c.reached_at);
+            if later {
+                by_time.reverse();
+            }
+            if by_time.len() > 1 && by_time[0].reached_at == by_time[1].reached_at {
+                None
+            } else {
+                Some(by_time[0].target.clone())
+            }
+        };
+        match tie {
+            TieRule::Runoff if self.round == 1 => Outcome {
+                kind: OutcomeKind::Runoff,
+                players: names.clone(),
+                note: format!(
+                    "{} 平票（各 {} 票），进入第二轮（高票辩论）",
+                    join(&names),
+                    fmt_votes(top.votes)
+                ),
+            },
+            TieRule::FirstToReach | TieRule::LastToReach => {
+                let later = tie == TieRule::LastToReach;
+                match pick(later) {
+                    Some(p) => Outcome {
+                        kind: out_kind,
+                        players: vec![p.clone()],
+                        note: format!(
+                            "{} 平票（各 {} 票），{} {}达到该票数，{out_word}",
+                            join(&names),
+                            fmt_votes(top.votes),
+                            p,
+                            if later { "最后" } else { "最先" }
+                        ),
+                    },
+                    None => none(format!("{} 平票且同时达到该票数，无法区分", join(&names))),
+                }
+            }
+            _ => none(format!(
+                "{} 平票（各 {} 票），无人出局",
+                join(&names),
+                fmt_votes(top.votes)
+            )),
+        }
+    }
+
+    /// bansha42: the top K go out; among the tied at the cut, the one who got there later goes
+    /// first (后到先出); all there at the same moment → overtime.
+    fn top_k(&self, counts: &[Count], k: u32) -> Outcome {
+        let mut ranked: Vec<&Count> = counts.iter().filter(|c| c.votes > 1e-9).collect();
+        ranked.sort_by(|a, b| {
+            b.votes
+                .partial_cmp(&a.votes)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(
+                    b.half_votes
+                        .partial_cmp(&a.half_votes)
+                        .unwrap_or(std::cmp::Ordering::Equal),
+                )
+                .then(b.reached_at.cmp(&a.reached_at))
+        });
+        let k = k as usize;
+        if ranked.len() <= k {
+            let players: Vec<String> = ranked.iter().map(|c| c.target.clone()).collect();
+            return Outcome {
+                kind: OutcomeKind::Eliminated,
+                note: format!("得票者 {} 出局", join(&players)),
+                players,
+            };
+        }
+        let cut_in = ranked[k - 1];
+        let cut_out = ranked[k];
+        let same = |a: &Count, b: &Count| {
+            (a.votes - b.votes).abs() < 1e-9
+                && (a.half_votes - b.half_votes).abs() < 1e-9
+                && a.reached_at == b.reached_at
+        };
+        if same(cut_in, cut_out) {
+            let tied: Vec<String> = ranked
+                .iter()
+                .filter(|c| same(c, cut_in))
+                .map(|c| c.target.clone())
+                .collect();
+            return Outcome {
+                kind: OutcomeKind::Overtime,
+                players: tied.clone(),
+                note: format!("{} 平票且票同时到，加时 15 分钟", join(&tied)),
+            };
+        }
+        let players: Vec<String> = ranked[..k].iter().map(|c| c.target.clone()).collect();
+        let tie_note = if (cut_in.votes - cut_out.votes).abs() < 1e-9 {
+            "；平票者后到先出"
+        } else {
+            ""
+        };
+        Outcome {
+            kind: OutcomeKind::Eliminated,
+            note: format!("票数前 {k} 名 {} 出局{tie_note}", join(&players)),
+            players,
+        }
+    }
+}

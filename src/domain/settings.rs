@@ -1,0 +1,443 @@
+//! The daemon's own config (`bansha run --config daemon.toml`): the forum, credentials, SMTP,
+//! the judge's addresses, the games to watch and the polling cadence. TOML, unknown keys are
+//! errors; secrets come from a file (refused when others can read it) or an environment
+//! variable, never inline.
+
+use crate::domain::config::{self, ConfigError, GameConfig};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SettingsFile {
+    state_dir: PathBuf,
+    forum: ForumSettings,
+    smtp: SmtpFile,
+    judge: JudgeSettings,
+    #[serde(default)]
+    poll: PollSettings,
+    #[serde(default)]
+    status: StatusSettings,
+    games: Vec<GameRef>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForumSettings {
+    /// The forum's root, e.g. "https://bbs.example.com/" (where forum.php lives).
+    pub base_url: String,
+    /// `api` (the mobile API: exact times, any page size) or `desktop` (forum.php pages).
+    #[serde(default)]
+    pub source: Source,
+    /// Mobile API version: 1 keeps edit notices (v4 drops them).
+    #[serde(default = "api_version")]
+    pub api_version: u32,
+    /// Posts per API page.
+    #[serde(default = "ppp")]
+    pub posts_per_page: u32,
+    /// Minimum gap between two requests to the forum, in milliseconds.
+    #[serde(default = "min_gap_ms")]
+    pub min_gap_ms: u64,
+    /// Per-request timeout, in seconds.
+    #[serde(default = "timeout_secs")]
+    pub timeout_secs: u64,
+    /// Retries on timeouts and 5xx answers (with backoff).
+    #[serde(default = "retries")]
+    pub retries: u32,
+    #[serde(default = "user_agent")]
+    pub user_agent: String,
+    /// Log in as this user (the judge's account); without it bansha reads as a guest.
+    pub login: Option<LoginFile>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    #[default]
+    Api,
+    Desktop,
+}
+
+fn api_version() -> u32 {
+    1
+}
+fn ppp() -> u32 {
+    50
+}
+fn min_gap_ms() -> u64 {
+    1000
+}
+fn timeout_secs() -> u64 {
+    20
+}
+fn retries() -> u32 {
+    3
+}
+fn user_agent() -> String {
+    format!(
+        "bansha/{} (judge's vote counter)",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoginFile {
+    pub username: String,
+    pub password_file: Option<PathBuf>,
+    pub password_env: Option<String>,
+    /// Cookies pasted from the browser instead of a password: "auth=…; saltkey=…" (the names
+    /// without the forum's cookie prefix are fine; the prefix is taken from the forum).
+    pub cookies_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SmtpFile {
+    #[serde(default)]
+    host: String,
+    /// Write each mail as an .eml file into this folder instead of sending it (a trial run, the
+    /// demo).
+    folder: Option<PathBuf>,
+    port: Option<u16>,
+    #[serde(default)]
+    security: Security,
+    username: Option<String>,
+    password_file: Option<PathBuf>,
+    password_env: Option<String>,
+    from: String,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Security {
+    #[default]
+    Starttls,
+    Tls,
+    /// No encryption: only for a relay on this machine.
+    Plain,
+}
+
+#[derive(Debug, Clone)]
+pub struct SmtpSettings {
+    pub host: String,
+    /// Deliver into this folder (lettre's file transport) instead of an SMTP server.
+    pub folder: Option<PathBuf>,
+    pub port: u16,
+    pub security: Security,
+    pub username: Option<String>,
+    pub password: Option<Secret>,
+    pub from: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeSettings {
+    /// The judge's mail addresses.
+    pub to: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PollSettings {
+    /// Seconds between polls.
+    pub interval_secs: u64,
+    /// Seconds between polls within `near_close_minutes` of a close.
+    pub near_close_secs: u64,
+    pub near_close_minutes: u64,
+    /// An interim tally mail at most this often (hours; 0: only when the leader changes).
+    pub interim_every_hours: u64,
+    /// Mail the judge when fetching has failed for this long (minutes).
+    pub fetch_failure_alert_minutes: u64,
+}
+
+impl Default for PollSettings {
+    fn default() -> Self {
+        PollSettings {
+            interval_secs: 300,
+            near_close_secs: 60,
+            near_close_minutes: 90,
+            interim_every_hours: 6,
+            fetch_failure_alert_minutes: 30,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StatusSettings {
+    /// Where the dashboard, `bansha status` and `bansha tally --live` reach the daemon.
+    /// Loopback by default; any other address needs a token.
+    pub listen: String,
+    /// The dashboard's token, read from this file (chmod 600) or environment variable; asked
+    /// for as `?token=…` or `Authorization: Bearer …`. Required unless `listen` is loopback.
+    pub token_file: Option<PathBuf>,
+    pub token_env: Option<String>,
+}
+
+impl Default for StatusSettings {
+    fn default() -> Self {
+        StatusSettings {
+            listen: "127.0.0.1:8719".into(),
+            token_file: None,
+            token_env: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GameRef {
+    /// A game config, relative to this file.
+    config: PathBuf,
+}
+
+/// A secret that never prints.
+#[derive(Clone)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Login {
+    pub username: String,
+    pub password: Option<Secret>,
+    pub cookies: Option<Secret>,
+}
+
+/// The loaded daemon config.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub path: PathBuf,
+    pub state_dir: PathBuf,
+    pub forum: ForumSettings,
+    pub login: Option<Login>,
+    pub smtp: SmtpSettings,
+    pub judge: JudgeSettings,
+    pub poll: PollSettings,
+    pub status: StatusSettings,
+    /// The dashboard's token (`status.token_file` / `status.token_env`).
+    pub status_token: Option<Secret>,
+    pub games: Vec<GameConfig>,
+}
+
+/// Read a secret from a file (refused when group or others may read it) or an environment
+/// variable.
+fn secret(
+    file: &Path,
+    key: &str,
+    from_file: &Option<PathBuf>,
+    from_env: &Option<String>,
+    base: &Path,
+) -> Result<Option<Secret>, ConfigError> {
+    let which = if from_file.is_some() { "file" } else { "env" };
+    let err = |message: String| ConfigError {
+        file: file.display().to_string(),
+        line: None,
+        key: format!("{key}_{which}"),
+        message,
+    };
+    if let Some(p) = from_file {
+        let p = base.join(p);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let meta = std::fs::metadata(&p)
+                .map_err(|e| err(format!("无法读取密码文件 {}：{e}", p.display())))?;
+            let mode = meta.permissions().mode();
+            if mode & 0o077 != 0 {
+                return Err(err(format!(
+                    "密码文件 {} 的权限是 {:o}，其他用户可以读取；请执行 chmod 600 {}",
+                    p.display(),
+                    mode & 0o777,
+                    p.display()
+                )));
+            }
+        }
+        let text = std::fs::read_to_string(&p)
+            .map_err(|e| err(format!("无法读取密码文件 {}：{e}", p.display())))?;
+        return Ok(Some(Secret(
+            text.trim_end_matches(['\r', '\n']).to_string(),
+        )));
+    }
+    if let Some(var) = from_env {
+        let v = std::env::var(var).map_err(|_| err(format!("环境变量 {var} 没有设置")))?;
+        return Ok(Some(Secret(v)));
+    }
+    Ok(None)
+}
+
+/// Load and validate the daemon config and every game it names.
+pub fn load(path: &Path) -> Result<Settings, ConfigError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        file: file.clone(),
+        line: None,
+        key: String::new(),
+        message: format!("无法读取：{e}"),
+    })?;
+    let s: SettingsFile = toml::from_str(&text).map_err(|e| ConfigError {
+        file: file.clone(),
+        line: e
+            .span()
+            .map(|sp| text[..sp.start.min(text.len())].matches('\n').count() + 1),
+        key: String::new(),
+        message: format!("无法读取（{}）", e.message()),
+    })?;
+    let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let at = |key: &[&str], message: String| ConfigError {
+        file: file.clone(),
+        line: (1..=key.len())
+            .rev()
+            .find_map(|n| config::locate(&text, &key[..n])),
+        key: key.join("."),
+        message,
+    };
+    if !(s.forum.base_url.starts_with("http://") || s.forum.base_url.starts_with("https://")) {
+        return Err(at(
+            &["forum", "base_url"],
+            "应以 http:// 或 https:// 开头".into(),
+        ));
+    }
+    if s.judge.to.is_empty() || s.judge.to.iter().any(|a| !a.contains('@')) {
+        return Err(at(&["judge", "to"], "需要至少一个有效的邮箱地址".into()));
+    }
+    if s.smtp.host.is_empty() && s.smtp.folder.is_none() {
+        return Err(at(
+            &["smtp"],
+            "需要 host（SMTP 服务器）或 folder（把邮件写入文件夹）".into(),
+        ));
+    }
+    if s.smtp.security == Security::Plain && s.smtp.folder.is_none() {
+        let host = s.smtp.host.trim_matches(['[', ']']);
+        let loopback = host == "localhost"
+            || host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        if !loopback {
+            return Err(at(
+                &["smtp", "security"],
+                format!(
+                    "不加密的 SMTP（plain）只允许连本机的中继（127.0.0.1、::1 或 localhost），{} 不是；请用 starttls 或 tls",
+                    s.smtp.host
+                ),
+            ));
+        }
+    }
+    if !s.smtp.from.contains('@') {
+        return Err(at(&["smtp", "from"], "发件地址无效".into()));
+    }
+    if s.games.is_empty() {
+        return Err(at(
+            &["games"],
+            "没有要监视的游戏（[[games]] config = …）".into(),
+        ));
+    }
+    if s.poll.interval_secs == 0 || s.poll.near_close_secs == 0 {
+        return Err(at(&["poll"], "轮询间隔必须大于 0".into()));
+    }
+    let login = match &s.forum.login {
+        None => None,
+        Some(l) => {
+            let password = secret(
+                path,
+                "forum.login.password",
+                &l.password_file,
+                &l.password_env,
+                &base,
+            )?;
+            let cookies = secret(path, "forum.login.cookies", &l.cookies_file, &None, &base)?;
+            if password.is_none() && cookies.is_none() {
+                return Err(at(
+                    &["forum", "login"],
+                    "需要 password_file、password_env 或 cookies_file 之一".into(),
+                ));
+            }
+            Some(Login {
+                username: l.username.clone(),
+                password,
+                cookies,
+            })
+        }
+    };
+    let smtp_password = secret(
+        path,
+        "smtp.password",
+        &s.smtp.password_file,
+        &s.smtp.password_env,
+        &base,
+    )?;
+    let status_token = secret(
+        path,
+        "status.token",
+        &s.status.token_file,
+        &s.status.token_env,
+        &base,
+    )?;
+    match s.status.listen.parse::<std::net::SocketAddr>() {
+        Err(_) => {
+            return Err(at(
+                &["status", "listen"],
+                format!("不是有效的地址：{}（例如 127.0.0.1:8719）", s.status.listen),
+            ))
+        }
+        Ok(a) if !a.ip().is_loopback() && status_token.is_none() => {
+            return Err(at(
+                &["status", "listen"],
+                format!(
+                    "{} 不是本机回环地址：仪表盘会显示身份，必须设置 token_file 或 token_env",
+                    s.status.listen
+                ),
+            ))
+        }
+        Ok(_) => {}
+    }
+    let smtp = SmtpSettings {
+        folder: s.smtp.folder.as_ref().map(|f| base.join(f)),
+        port: s.smtp.port.unwrap_or(match s.smtp.security {
+            Security::Starttls => 587,
+            Security::Tls => 465,
+            Security::Plain => 25,
+        }),
+        host: s.smtp.host,
+        security: s.smtp.security,
+        username: s.smtp.username,
+        password: smtp_password,
+        from: s.smtp.from,
+    };
+    let mut games = Vec::new();
+    for g in &s.games {
+        let game = config::load(&base.join(&g.config))?;
+        if !game.days.iter().any(|d| d.vote_thread.is_some()) {
+            return Err(ConfigError {
+                file: game.path.display().to_string(),
+                line: None,
+                key: "days".into(),
+                message: "没有任何一天设置了 vote_thread（投票帖的 tid），守护进程无事可做".into(),
+            });
+        }
+        games.push(game);
+    }
+    Ok(Settings {
+        path: path.to_path_buf(),
+        state_dir: base.join(&s.state_dir),
+        forum: s.forum,
+        login,
+        smtp,
+        judge: s.judge,
+        poll: s.poll,
+        status: s.status,
+        status_token,
+        games,
+    })
+}

@@ -1,0 +1,476 @@
+//! The forum (the only module that talks to it): polite requests, login, thread pages.
+//!
+//! One request at a time per forum with a minimum gap between them; retries with backoff on
+//! timeouts and 5xx answers; the anti-flood page is waited out, not hammered. Pages are parsed
+//! by `bansha-parsers` as they arrive (a Discuz error page becomes a `FetchError`).
+
+use crate::domain::settings::{ForumSettings, Login, Source};
+use bansha_parsers::login::{parse_api_login, parse_login_form, parse_login_result, LoginOutcome};
+use bansha_parsers::{parse_thread_page, PageErrorKind, ParseOptions, ThreadPage};
+use chrono::FixedOffset;
+use std::time::Duration;
+use tokio::sync::Mutex;
+use tokio::time::Instant;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum FetchError {
+    /// The network failed or the forum did not answer in time (after the retries).
+    Network(String),
+    /// The forum answered with an HTTP error (after the retries for 5xx).
+    Http(u16),
+    /// The forum answered with a page that is not the thread (kind, detail).
+    Page(PageErrorKind, String),
+    /// Logging in needs the judge: captcha, security question, lock-out, wrong password.
+    Login(LoginOutcome),
+}
+
+impl FetchError {
+    /// For the judge's mail.
+    pub fn zh(&self) -> String {
+        match self {
+            FetchError::Network(e) => format!("无法连接论坛或论坛没有响应（{e}）"),
+            FetchError::Http(s) => format!("论坛返回 HTTP {s}"),
+            FetchError::Page(k, d) => format!("论坛返回的不是帖子页面：{}（{d}）", k.zh()),
+            FetchError::Login(o) => format!("登录失败：{}", o.zh()),
+        }
+    }
+
+    /// Needs the judge to act (not fixed by waiting).
+    pub fn needs_judge(&self) -> bool {
+        matches!(self, FetchError::Login(o) if *o != LoginOutcome::Success)
+    }
+}
+
+impl std::fmt::Display for FetchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.zh())
+    }
+}
+
+impl std::error::Error for FetchError {}
+
+/// Whether an error answer is Discuz's "request_tainting" page.
+fn refused(body: &[u8], content_type: Option<&str>) -> bool {
+    matches!(
+        parse_thread_page(body, content_type, &ParseOptions::default()),
+        Err(e) if e.kind == PageErrorKind::RequestTainting
+    )
+}
+
+/// A fetched response body with its Content-Type.
+struct Body {
+    bytes: Vec<u8>,
+    content_type: Option<String>,
+}
+
+pub struct Forum {
+    client: reqwest::Client,
+    base: String,
+    settings: ForumSettings,
+    login: Option<Login>,
+    utc_offset: FixedOffset,
+    /// When the last request went out: one at a time, with the configured gap.
+    gate: Mutex<Option<Instant>>,
+    /// Requests made (for the figures in status and the benchmarks).
+    pub requests: std::sync::atomic::AtomicU64,
+}
+
+impl Forum {
+    pub fn new(
+        settings: &ForumSettings,
+        login: Option<Login>,
+        utc_offset: FixedOffset,
+    ) -> Result<Forum, String> {
+        let jar = std::sync::Arc::new(reqwest::cookie::Jar::default());
+        let mut base = settings.base_url.clone();
+        if !base.ends_with('/') {
+            base.push('/');
+        }
+        if let Some(Login {
+            cookies: Some(c), ..
+        }) = &login
+        {
+            let url: reqwest::Url = base.parse().map_err(|e| format!("forum.base_url: {e}"))?;
+            for part in c.expose().split(';') {
+                let part = part.trim();
+                if !part.is_empty() {
+                    jar.add_cookie_str(&format!("{part}; Path=/"), &url);
+                }
+            }
+        }
+        let client = reqwest::Client::builder()
+            .cookie_provider(jar)
+            .user_agent(settings.user_agent.clone())
+            .timeout(Duration::from_secs(settings.timeout_secs))
+            .connect_timeout(Duration::from_secs(settings.timeout_secs))
+            // Discuz redirects once or twice (login, findpost); more is a loop.
+            .redirect(reqwest::redirect::Policy::limited(5))
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(Forum {
+            client,
+            base,
+            settings: settings.clone(),
+            login,
+            utc_offset,
+            gate: Mutex::new(None),
+            requests: std::sync::atomic::AtomicU64::new(0),
+        })
+    }
+
+    fn url(&self, rel: &str) -> String {
+        format!("{}{}", self.base, rel)
+    }
+
+    /// One request through the gate, with retries and backoff on timeouts and 5xx.
+    async fn request(&self, rel: &str, form: Option<Vec<u8>>) -> Result<Body, FetchError> {
+        let mut attempt = 0;
+        loop {
+            let result = {
+                let mut last = self.gate.lock().await;
+                if let Some(t) = *last {
+                    let gap = Duration::from_millis(self.settings.min_gap_ms);
+                    let since = t.elapsed();
+                    if since < gap {
+                        tokio::time::sleep(gap - since).await;
+                    }
+                }
+                self.requests
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let req = match &form {
+                    None => self.client.get(self.url(rel)),
+                    Some(body) => self
+                        .client
+                        .post(self.url(rel))
+                        .header("Content-Type", "application/x-www-form-urlencoded")
+                        .body(body.clone()),
+                };
+                let r = req.send().await;
+                *last = Some(Instant::now());
+                match r {
+                    // A redirect loop does not end by asking again.
+                    Err(e) if e.is_redirect() => {
+                        return Err(FetchError::Network(format!("论坛的重定向没有尽头（{e}）")))
+                    }
+                    Err(e) => Err(FetchError::Network(e.to_string())),
+                    Ok(resp) => {
+                        let status = resp.status().as_u16();
+                        let content_type = resp
+                            .headers()
+                            .get("content-type")
+                            .and_then(|v| v.to_str().ok())
+                            .map(String::from);
+                        match resp.bytes().await {
+                            Err(e) => Err(FetchError::Network(e.to_string())),
+                            // Discuz answers a request it refuses ("request_tainting") with a
+                            // 503 System Error page: asking again gets the same.
+                            Ok(b) if status >= 500 && refused(&b, content_type.as_deref()) => {
+                                return Err(FetchError::Page(
+                                    PageErrorKind::RequestTainting,
+                                    format!("HTTP {status}"),
+                                ));
+                            }
+                            Ok(_) if status >= 500 => Err(FetchError::Http(status)),
+                            Ok(b) => Ok((
+                                status,
+                                Body {
+                                    bytes: b.to_vec(),
+                                    content_type,
+                                },
+                            )),
+                        }
+                    }
+                }
+            };
+            match result {
+                Ok((status, body)) if status < 400 => return Ok(body),
+                Ok((status, _)) => return Err(FetchError::Http(status)),
+                Err(e) if attempt < self.settings.retries => {
+                    attempt += 1;
+                    let backoff = Duration::from_millis(
+                        self.settings.min_gap_ms.max(200) * (1 << attempt.min(6)),
+                    );
+                    tracing_line(&format!(
+                        "fetch: {rel}: {e}; retry {attempt} in {backoff:?}"
+                    ));
+                    tokio::time::sleep(backoff).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The relative URL of a thread page.
+    pub fn page_url(&self, tid: u64, page: u32) -> String {
+        match self.settings.source {
+            Source::Api => format!(
+                "api/mobile/index.php?version={}&module=viewthread&tid={tid}&page={page}&ppp={}",
+                self.settings.api_version, self.settings.posts_per_page
+            ),
+            Source::Desktop => format!("forum.php?mod=viewthread&tid={tid}&page={page}"),
+        }
+    }
+
+    /// One thread page, parsed. A login demand triggers one login and one retry; the flood
+    /// page is waited out once.
+    pub async fn thread_page(&self, tid: u64, page: u32) -> Result<ThreadPage, FetchError> {
+        let opts = ParseOptions {
+            utc_offset: self.utc_offset,
+        };
+        let p = self
+            .parsed(&self.page_url(tid, page), |b, ct| {
+                parse_thread_page(b, ct, &opts)
+            })
+            .await?;
+        // A page cut off in transit keeps the posts that arrived whole, but a read built on it
+        // would take the missing ones for deleted: the read fails and is tried again.
+        if p.truncated {
+            return Err(FetchError::Network(format!(
+                "tid {tid} 第 {page} 页不完整（页面在传输中被截断）"
+            )));
+        }
+        Ok(p)
+    }
+
+    /// Fetch and parse one page; a login demand triggers one login and one retry, the flood
+    /// page is waited out once.
+    async fn parsed<T>(
+        &self,
+        rel: &str,
+        parse: impl Fn(&[u8], Option<&str>) -> Result<T, bansha_parsers::PageError>,
+    ) -> Result<T, FetchError> {
+        let mut logged_in = false;
+        let mut waited = false;
+        loop {
+            let body = self.request(rel, None).await?;
+            match parse(&body.bytes, body.content_type.as_deref()) {
+                Ok(p) => return Ok(p),
+                Err(e)
+                    if matches!(
+                        e.kind,
+                        PageErrorKind::LoginRequired | PageErrorKind::NoPermission
+                    ) && !logged_in
+                        && self.login.is_some() =>
+                {
+                    self.log_in().await?;
+                    logged_in = true;
+                }
+                Err(e) if e.kind == PageErrorKind::Flood && !waited => {
+                    waited = true;
+                    tokio::time::sleep(Duration::from_millis(
+                        self.settings.min_gap_ms.max(1000) * 5,
+                    ))
+                    .await;
+                }
+                Err(e) => return Err(FetchError::Page(e.kind, e.detail)),
+            }
+        }
+    }
+
+    /// A reading of a poll thread: options and counts, and the voters of each option. Only the
+    /// options whose count changed since `previous` have their voter lists fetched (100 per
+    /// page); the others keep the voters read before.
+    pub async fn poll(
+        &self,
+        tid: u64,
+        previous: Option<&bansha_parsers::poll::Poll>,
+    ) -> Result<bansha_parsers::poll::Poll, FetchError> {
+        let opts = ParseOptions {
+            utc_offset: self.utc_offset,
+        };
+        let rel = match self.settings.source {
+            Source::Api => format!(
+                "api/mobile/index.php?version={}&module=viewthread&tid={tid}&page=1",
+                self.settings.api_version
+            ),
+            Source::Desktop => format!("forum.php?mod=viewthread&tid={tid}"),
+        };
+        let mut poll = self
+            .parsed(&rel, |b, ct| bansha_parsers::poll::parse_poll(b, ct, &opts))
+            .await?;
+        for o in poll.options.iter_mut() {
+            if o.votes == 0 {
+                o.voters = Some(Vec::new());
+                continue;
+            }
+            let before = previous.and_then(|p| {
+                p.options
+                    .iter()
+                    .find(|q| q.text == o.text && (q.id == o.id || q.id.is_none()))
+            });
+            if let Some(b) = before.filter(|b| b.votes == o.votes && b.voters.is_some()) {
+                o.voters = b.voters.clone();
+                continue;
+            }
+            let Some(id) = o.id else {
+                continue;
+            };
+            let mut voters = Vec::new();
+            let mut page = 1;
+            loop {
+                let rel = format!(
+                    "forum.php?mod=misc&action=viewvote&tid={tid}&polloptionid={id}&page={page}&inajax=1"
+                );
+                let list = self
+                    .parsed(&rel, bansha_parsers::poll::parse_voters)
+                    .await?;
+                voters.extend(list.voters);
+                if list.last_page <= page || page >= 100 {
+                    break;
+                }
+                page += 1;
+            }
+            o.voters = Some(voters);
+        }
+        Ok(poll)
+    }
+
+    /// The judge's private messages: the inbox list, then every conversation whose last message
+    /// is not in `known` (plid → last message time), all pages. Always API version 1 (exact
+    /// times). Reading a conversation marks it read on the forum.
+    pub async fn private_messages(
+        &self,
+        known: &std::collections::BTreeMap<u64, i64>,
+    ) -> Result<
+        (
+            Vec<bansha_parsers::pm::Conversation>,
+            Vec<bansha_parsers::pm::PrivateMessage>,
+        ),
+        FetchError,
+    > {
+        use bansha_parsers::pm::parse_pm;
+        let opts = ParseOptions {
+            utc_offset: self.utc_offset,
+        };
+        let mut conversations = Vec::new();
+        let mut page = 1;
+        loop {
+            let rel = format!("api/mobile/index.php?version=1&module=mypm&page={page}");
+            let p = self.parsed(&rel, |b, ct| parse_pm(b, ct, &opts)).await?;
+            conversations.extend(p.conversations);
+            if p.last_page <= page || page >= 100 {
+                break;
+            }
+            page += 1;
+        }
+        let mut messages = Vec::new();
+        for c in &conversations {
+            let last = c.last_at.map(|t| t.timestamp());
+            if last.is_some() && known.get(&c.plid).copied() == last {
+                continue;
+            }
+            let Some(uid) = c.with_uid else { continue };
+            let mut page = 1;
+            loop {
+                let rel = format!(
+                    "api/mobile/index.php?version=1&module=mypm&subop=view&touid={uid}&page={page}"
+                );
+                let p = self.parsed(&rel, |b, ct| parse_pm(b, ct, &opts)).await?;
+                messages.extend(p.messages);
+                if p.last_page <= page || page >= 100 {
+                    break;
+                }
+                page += 1;
+            }
+        }
+        Ok((conversations, messages))
+    }
+
+    /// A board's thread list, newest threads first (always the desktop page: the API's
+    /// forumdisplay is unreliable across versions).
+    pub async fn thread_list(
+        &self,
+        fid: u64,
+    ) -> Result<bansha_parsers::threadlist::ThreadList, FetchError> {
+        let rel = format!("forum.php?mod=forumdisplay&fid={fid}&filter=author&orderby=dateline");
+        let body = self.request(&rel, None).await?;
+        let opts = ParseOptions {
+            utc_offset: self.utc_offset,
+        };
+        bansha_parsers::threadlist::parse_thread_list(
+            &body.bytes,
+            body.content_type.as_deref(),
+            &opts,
+        )
+        .map_err(|e| FetchError::Page(e.kind, e.detail))
+    }
+
+    /// Log in with the configured password: the desktop form (formhash, loginhash), fields in
+    /// the forum's charset. Captcha, security question and lock-out are returned, never retried.
+    pub async fn log_in(&self) -> Result<(), FetchError> {
+        let Some(login) = &self.login else {
+            return Err(FetchError::Login(LoginOutcome::Other(
+                "没有配置登录账号".into(),
+            )));
+        };
+        let Some(password) = &login.password else {
+            // Pasted cookies only: they expired.
+            return Err(FetchError::Login(LoginOutcome::Other(
+                "配置的 cookie 已失效，请重新从浏览器复制".into(),
+            )));
+        };
+        let form_page = self
+            .request(
+                "member.php?mod=logging&action=login&infloat=yes&handlekey=login&inajax=1",
+                None,
+            )
+            .await?;
+        let form = parse_login_form(&form_page.bytes, form_page.content_type.as_deref())
+            .map_err(|e| FetchError::Login(LoginOutcome::Other(e)))?;
+        if form.captcha {
+            return Err(FetchError::Login(LoginOutcome::Captcha));
+        }
+        if form.question {
+            return Err(FetchError::Login(LoginOutcome::SecurityQuestion));
+        }
+        let encoding =
+            encoding_rs::Encoding::for_label(form.charset.as_bytes()).unwrap_or(encoding_rs::UTF_8);
+        let field = |s: &str| -> String {
+            let (bytes, _, _) = encoding.encode(s);
+            bytes
+                .iter()
+                .map(|b| match b {
+                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                        (*b as char).to_string()
+                    }
+                    _ => format!("%{b:02X}"),
+                })
+                .collect()
+        };
+        let body = [
+            ("formhash", form.formhash.as_str()),
+            ("referer", self.base.as_str()),
+            ("loginfield", "username"),
+            ("username", login.username.as_str()),
+            ("password", password.expose()),
+            ("questionid", "0"),
+            ("answer", ""),
+            ("cookietime", "2592000"),
+        ]
+        .iter()
+        .map(|(k, v)| format!("{k}={}", field(v)))
+        .collect::<Vec<_>>()
+        .join("&");
+        let answer = self
+            .request(
+                &format!("{}&inajax=1", form.action),
+                Some(body.into_bytes()),
+            )
+            .await?;
+        let outcome = if answer.bytes.starts_with(b"{") {
+            parse_api_login(&answer.bytes)
+        } else {
+            parse_login_result(&answer.bytes, answer.content_type.as_deref())
+        };
+        match outcome {
+            LoginOutcome::Success => Ok(()),
+            other => Err(FetchError::Login(other)),
+        }
+    }
+}
+
+/// Log lines go to standard error (journald picks them up under systemd). English, for
+/// developers; the judge reads mail.
+pub fn tracing_line(s: &str) {
+    eprintln!("{s}");
+}

@@ -1,0 +1,8 @@
+//! Input and output, one owner per resource: the forum (`forum`), the record (`store`, sled),
+//! SMTP (`smtp`), the files bansha reads and writes, the wall clock, the log and the terminal.
+//! Nothing else in bansha opens a socket, a file or reads the clock.
+
+pub mod forum;
+pub mod progress;
+pub mod smtp;
+pub mod store;

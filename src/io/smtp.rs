@@ -1,0 +1,233 @@
+//! Mail to the judge (the only module that talks SMTP). Mails are queued in the store first and
+//! sent from there over one kept connection; each carries a Message-ID derived from its
+//! idempotent key, so a mail the server accepted in the instant before a crash and that is sent
+//! again after it is recognisably the same.
+//! With `smtp.folder` set, mails are written there as .eml files instead (lettre's file
+//! transport).
+//!
+//! A mail is a plain-text part with an HTML alternative (the HTML shows inline images by
+//! `cid:`), plus attachments.
+
+use crate::domain::settings::{Security, SmtpSettings};
+use crate::io::store::Mail;
+use lettre::message::header::ContentType;
+use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
+use lettre::transport::smtp::authentication::{Credentials, DEFAULT_MECHANISMS};
+use lettre::transport::smtp::client::{AsyncSmtpConnection, TlsParameters};
+use lettre::transport::smtp::extension::ClientId;
+use lettre::{AsyncFileTransport, AsyncTransport, Message, Tokio1Executor};
+use std::time::Duration;
+
+enum Transport {
+    Smtp(Box<Smtp>),
+    Folder(AsyncFileTransport<Tokio1Executor>),
+}
+
+/// An SMTP server and the one connection kept open to it between mails.
+///
+/// bansha opens the TCP connection itself, with Nagle's algorithm off (`TCP_NODELAY`), and
+/// hands it to lettre's connection type: lettre 0.11.23 writes a mail's closing `.` as its own
+/// five-byte write, which Nagle holds until the server acknowledges the body — 40 ms on Linux
+/// (the delayed ACK) for every mail, and a window in which a killed daemon's kernel still
+/// delivers the mail while bansha never hears it was accepted (lettre/lettre#1159 fixes this
+/// upstream, unreleased). Implicit TLS (port 465) still uses lettre's own socket.
+struct Smtp {
+    host: String,
+    port: u16,
+    security: Security,
+    credentials: Option<Credentials>,
+    connection: tokio::sync::Mutex<Option<AsyncSmtpConnection>>,
+}
+
+const SMTP_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Smtp {
+    async fn connect(&self) -> Result<AsyncSmtpConnection, String> {
+        let hello = ClientId::default();
+        let tls = || {
+            TlsParameters::new(self.host.clone()).map_err(|e| format!("SMTP {}: {e}", self.host))
+        };
+        let mut conn = if self.security == Security::Tls {
+            AsyncSmtpConnection::connect_tokio1(
+                (self.host.as_str(), self.port),
+                Some(SMTP_TIMEOUT),
+                &hello,
+                Some(tls()?),
+                None,
+            )
+            .await
+            .map_err(|e| e.to_string())?
+        } else {
+            let tcp = tokio::net::TcpStream::connect((self.host.as_str(), self.port))
+                .await
+                .map_err(|e| format!("SMTP {}:{}: {e}", self.host, self.port))?;
+            tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+            let mut conn = AsyncSmtpConnection::connect_with_transport(Box::new(tcp), &hello)
+                .await
+                .map_err(|e| e.to_string())?;
+            if self.security == Security::Starttls {
+                if !conn.can_starttls() {
+                    return Err(format!("SMTP {} does not offer STARTTLS", self.host));
+                }
+                conn.starttls(tls()?, &hello)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+            conn
+        };
+        if let Some(c) = &self.credentials {
+            conn.auth(DEFAULT_MECHANISMS, c)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(conn)
+    }
+
+    /// Send over the kept connection (opened, or opened again when the server dropped it).
+    async fn send(&self, message: &Message) -> Result<(), String> {
+        let mut slot = self.connection.lock().await;
+        let reusable = match slot.as_mut() {
+            Some(c) => !c.has_broken() && c.test_connected().await,
+            None => false,
+        };
+        if !reusable {
+            *slot = Some(self.connect().await?);
+        }
+        let conn = slot.as_mut().expect("connected above");
+        match conn.send(message.envelope(), &message.formatted()).await {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                *slot = None;
+                Err(e.to_string())
+            }
+        }
+    }
+}
+
+pub struct Mailer {
+    transport: Transport,
+    from: Mailbox,
+    to: Vec<Mailbox>,
+}
+
+impl Mailer {
+    pub fn new(smtp: &SmtpSettings, to: &[String]) -> Result<Mailer, String> {
+        let from: Mailbox = format!("bansha <{}>", smtp.from)
+            .parse()
+            .map_err(|e| format!("smtp.from {}: {e}", smtp.from))?;
+        let to = to
+            .iter()
+            .map(|a| {
+                a.parse::<Mailbox>()
+                    .map_err(|e| format!("judge.to {a}: {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(folder) = &smtp.folder {
+            std::fs::create_dir_all(folder)
+                .map_err(|e| format!("smtp.folder {}: {e}", folder.display()))?;
+            return Ok(Mailer {
+                transport: Transport::Folder(AsyncFileTransport::new(folder)),
+                from,
+                to,
+            });
+        }
+        Ok(Mailer {
+            transport: Transport::Smtp(Box::new(Smtp {
+                host: smtp.host.clone(),
+                port: smtp.port,
+                security: smtp.security,
+                credentials: match (&smtp.username, &smtp.password) {
+                    (Some(user), Some(pass)) => {
+                        Some(Credentials::new(user.clone(), pass.expose().to_string()))
+                    }
+                    _ => None,
+                },
+                connection: tokio::sync::Mutex::new(None),
+            })),
+            from,
+            to,
+        })
+    }
+
+    /// Send one queued mail; Ok once the server accepted it (or the file is written).
+    pub async fn send(&self, key: &str, mail: &Mail) -> Result<(), String> {
+        let message = self.message(key, mail)?;
+        match &self.transport {
+            Transport::Smtp(t) => {
+                match tokio::time::timeout(SMTP_TIMEOUT, t.send(&message)).await {
+                    Ok(r) => r,
+                    Err(_) => {
+                        *t.connection.lock().await = None;
+                        Err(format!("SMTP {}: no answer in {SMTP_TIMEOUT:?}", t.host))
+                    }
+                }
+            }
+            Transport::Folder(t) => t.send(message).await.map(|_| ()).map_err(|e| e.to_string()),
+        }
+    }
+
+    /// The MIME message for a queued mail.
+    pub fn message(&self, key: &str, mail: &Mail) -> Result<Message, String> {
+        let mut b = Message::builder()
+            .from(self.from.clone())
+            .subject(mail.subject.clone())
+            .message_id(Some(message_id(key)))
+            .date(mail.created_at.into());
+        for to in &self.to {
+            b = b.to(to.clone());
+        }
+        b.multipart(mime(mail)).map_err(|e| e.to_string())
+    }
+}
+
+fn content_type(s: &str) -> ContentType {
+    ContentType::parse(s).unwrap_or(ContentType::TEXT_PLAIN)
+}
+
+/// mixed[ alternative[ text, related[ html, inline images ] ], attachments ].
+fn mime(mail: &Mail) -> MultiPart {
+    let html = mail
+        .html
+        .clone()
+        .unwrap_or_else(|| crate::present::html::text_as_html(&mail.subject, &mail.body));
+    let plain = SinglePart::plain(mail.body.clone());
+    let inline: Vec<_> = mail.files.iter().filter(|f| f.cid.is_some()).collect();
+    let alternative = if inline.is_empty() {
+        MultiPart::alternative()
+            .singlepart(plain)
+            .singlepart(SinglePart::html(html))
+    } else {
+        let mut related = MultiPart::related().singlepart(SinglePart::html(html));
+        for f in inline {
+            let cid = f.cid.clone().unwrap_or_default();
+            related = related.singlepart(
+                Attachment::new_inline(cid).body(f.data.clone(), content_type(&f.content_type)),
+            );
+        }
+        MultiPart::alternative()
+            .singlepart(plain)
+            .multipart(related)
+    };
+    let attached: Vec<_> = mail.files.iter().filter(|f| f.cid.is_none()).collect();
+    if attached.is_empty() {
+        return alternative;
+    }
+    let mut mixed = MultiPart::mixed().multipart(alternative);
+    for f in attached {
+        mixed = mixed.singlepart(
+            Attachment::new(f.name.clone()).body(f.data.clone(), content_type(&f.content_type)),
+        );
+    }
+    mixed
+}
+
+/// A stable Message-ID for an idempotent key.
+pub fn message_id(key: &str) -> String {
+    // FNV-1a: stable across runs and versions (std's hasher is not).
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in key.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    format!("<{h:016x}.bansha@localhost>")
+}

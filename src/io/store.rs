@@ -1,0 +1,652 @@
+//! The daemon's durable record (the only module that touches sled): every version of every post
+//! it has seen, fetch cursors, phase events done, and the mail outbox.
+//!
+//! Durability: a write the daemon acts on (an enqueued mail, a post version, an event marked
+//! done) is flushed before the daemon goes on, so a kill -9 loses nothing acknowledged.
+
+use bansha_parsers::Post;
+use chrono::{DateTime, FixedOffset};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+type Time = DateTime<FixedOffset>;
+
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "store: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<sled::Error> for StoreError {
+    fn from(e: sled::Error) -> Self {
+        StoreError(e.to_string())
+    }
+}
+
+impl From<serde_json::Error> for StoreError {
+    fn from(e: serde_json::Error) -> Self {
+        StoreError(format!("corrupt record: {e}"))
+    }
+}
+
+/// The stored form of a post (the parser's `Post` is not deserialisable; this mirrors the fields
+/// the rules read).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredPost {
+    pub pid: u64,
+    pub tid: u64,
+    pub floor: String,
+    pub number: Option<u32>,
+    pub first: bool,
+    pub author: String,
+    pub author_uid: Option<u64>,
+    pub posted_at: Option<Time>,
+    pub precision: String,
+    pub edited_at: Option<Time>,
+    pub edited_by: Option<String>,
+    pub text: String,
+    pub quotes: Vec<StoredQuote>,
+    pub red_font: bool,
+    pub large_font: bool,
+    pub blocked: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredQuote {
+    pub author: Option<String>,
+    pub pid: Option<u64>,
+    pub text: String,
+}
+
+impl StoredPost {
+    pub fn from_post(p: &Post) -> Self {
+        StoredPost {
+            pid: p.pid,
+            tid: p.tid,
+            floor: p.floor.clone(),
+            number: p.number,
+            first: p.first,
+            author: p.author.clone(),
+            author_uid: p.author_uid,
+            posted_at: p.posted_at,
+            precision: serde_json::to_value(p.posted_at_precision)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_else(|| "second".into()),
+            edited_at: p.edited_at,
+            edited_by: p.edited_by.clone(),
+            text: p.text.clone(),
+            quotes: p
+                .quotes
+                .iter()
+                .map(|q| StoredQuote {
+                    author: q.author.clone(),
+                    pid: q.pid,
+                    text: q.text.clone(),
+                })
+                .collect(),
+            red_font: p.red_font,
+            large_font: p.large_font,
+            blocked: p.blocked,
+        }
+    }
+
+    pub fn to_post(&self) -> Post {
+        use bansha_parsers::{Quote, TimePrecision};
+        Post {
+            pid: self.pid,
+            tid: self.tid,
+            floor: self.floor.clone(),
+            number: self.number,
+            position: None,
+            first: self.first,
+            author: self.author.clone(),
+            author_uid: self.author_uid,
+            posted_at: self.posted_at,
+            posted_at_precision: match self.precision.as_str() {
+                "minute" => TimePrecision::Minute,
+                "hour" => TimePrecision::Hour,
+                "day" => TimePrecision::Day,
+                _ => TimePrecision::Second,
+            },
+            edited_at: self.edited_at,
+            edited_by: self.edited_by.clone(),
+            text: self.text.clone(),
+            quotes: self
+                .quotes
+                .iter()
+                .map(|q| Quote {
+                    author: q.author.clone(),
+                    pid: q.pid,
+                    posted_at: None,
+                    text: q.text.clone(),
+                })
+                .collect(),
+            red_font: self.red_font,
+            large_font: self.large_font,
+            blocked: self.blocked,
+            hidden_content: false,
+            smilies: 0,
+            images: 0,
+        }
+    }
+
+    /// What makes two versions different: what the post says and its edit notice. The floor
+    /// shifts when other posts are deleted and is not content.
+    fn same_content(&self, other: &StoredPost) -> bool {
+        self.text == other.text
+            && self.quotes == other.quotes
+            && self.edited_at == other.edited_at
+            && self.blocked == other.blocked
+            && self.author == other.author
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Version {
+    /// When the daemon first saw this version.
+    pub seen_at: Time,
+    pub post: StoredPost,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PostRecord {
+    pub versions: Vec<Version>,
+    /// When a full scan first missed it (deleted, moved to the recycle bin, hidden).
+    pub gone_at: Option<Time>,
+}
+
+/// What a fetch changed in the record.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    New {
+        pid: u64,
+    },
+    Edited {
+        pid: u64,
+        before: Box<StoredPost>,
+        after: Box<StoredPost>,
+        seen_at: Time,
+    },
+    Gone {
+        pid: u64,
+        last: Box<StoredPost>,
+    },
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Cursor {
+    /// The last page number fetched.
+    pub last_page: u32,
+    pub last_full_scan: Option<Time>,
+}
+
+/// A mail waiting for the SMTP server to accept it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Mail {
+    pub subject: String,
+    /// The plain-text part.
+    pub body: String,
+    pub created_at: Time,
+    /// The HTML alternative (mails queued by older versions have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
+    /// Files: an inline one (with `cid`) is shown by the HTML part, the rest are attachments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<MailFile>,
+}
+
+impl Mail {
+    /// A mail with a text body only (the HTML part is made from it when sent).
+    pub fn text(subject: String, body: String, created_at: Time) -> Mail {
+        Mail {
+            subject,
+            body,
+            created_at,
+            html: None,
+            files: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MailFile {
+    pub name: String,
+    pub content_type: String,
+    /// Referenced by the HTML part as `cid:…`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cid: Option<String>,
+    pub data: Vec<u8>,
+}
+
+/// One entry of `Store::dump`: tree, key, value.
+pub type DumpEntry = (String, Vec<u8>, Vec<u8>);
+
+pub struct Store {
+    db: sled::Db,
+    posts: sled::Tree,
+    cursors: sled::Tree,
+    events: sled::Tree,
+    outbox: sled::Tree,
+    sent: sled::Tree,
+    meta: sled::Tree,
+    ledger: sled::Tree,
+    /// `sent.journal`: one line per mail the SMTP server accepted, appended the moment it says
+    /// so. A write to the page cache survives the process being killed where sled's flush may
+    /// not have run yet; replayed into `sent` at the next open.
+    journal: std::sync::Mutex<std::fs::File>,
+}
+
+fn post_key(tid: u64, pid: u64) -> [u8; 16] {
+    let mut k = [0u8; 16];
+    k[..8].copy_from_slice(&tid.to_be_bytes());
+    k[8..].copy_from_slice(&pid.to_be_bytes());
+    k
+}
+
+impl Store {
+    /// Open (or create) the store in `dir`. Fails with a clear message when another process
+    /// holds it.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| StoreError(format!("{}: {e}", dir.display())))?;
+        // A game's record is a few MB; sled's default page cache (1 GiB) would only let the idle
+        // daemon grow. 16 MiB keeps every hot page of a day's threads.
+        let db = sled::Config::new()
+            .path(dir.join("db"))
+            .cache_capacity(16 * 1024 * 1024)
+            .open()
+            .map_err(|e| match e {
+                sled::Error::Io(ref io) if io.kind() == std::io::ErrorKind::WouldBlock => {
+                    StoreError(format!(
+                        "{} is in use by another bansha process",
+                        dir.display()
+                    ))
+                }
+                other => StoreError(other.to_string()),
+            })?;
+        let journal_path = dir.join("sent.journal");
+        let io = |e: std::io::Error| StoreError(format!("{}: {e}", journal_path.display()));
+        let store = Store {
+            posts: db.open_tree("posts")?,
+            cursors: db.open_tree("cursors")?,
+            events: db.open_tree("events")?,
+            outbox: db.open_tree("outbox")?,
+            sent: db.open_tree("sent")?,
+            meta: db.open_tree("meta")?,
+            ledger: db.open_tree("ledger")?,
+            db,
+            journal: std::sync::Mutex::new(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&journal_path)
+                    .map_err(io)?,
+            ),
+        };
+        // Mails accepted by the server after the last flush of the record: sent, not to be
+        // sent again. A torn last line (the process died inside the write) is skipped: its
+        // mail was not marked, so at worst it goes out twice.
+        let lines = std::fs::read_to_string(&journal_path).map_err(io)?;
+        let mut replayed = 0;
+        for line in lines.lines() {
+            if let Ok((key, at)) = serde_json::from_str::<(String, Time)>(line) {
+                if !store.sent.contains_key(&key)? {
+                    store.sent.insert(key.as_str(), serde_json::to_vec(&at)?)?;
+                    store.outbox.remove(key.as_str())?;
+                    replayed += 1;
+                }
+            }
+        }
+        if !lines.is_empty() {
+            store.db.flush()?;
+            store
+                .journal
+                .lock()
+                .map_err(|_| StoreError("sent journal lock poisoned".into()))?
+                .set_len(0)
+                .map_err(io)?;
+            if replayed > 0 {
+                crate::io::forum::tracing_line(&format!(
+                    "store: {replayed} mails the server had accepted before the last stop are marked sent"
+                ));
+            }
+        }
+        Ok(store)
+    }
+
+    /// Every entry of every tree but the meta entries named in `skip`, in key order: two stores
+    /// compare equal when they hold the same record (the crash-safety test).
+    pub fn dump(&self, skip: &[&str]) -> Result<Vec<DumpEntry>, StoreError> {
+        let mut out = Vec::new();
+        for (name, tree) in [
+            ("posts", &self.posts),
+            ("cursors", &self.cursors),
+            ("events", &self.events),
+            ("outbox", &self.outbox),
+            ("sent", &self.sent),
+            ("meta", &self.meta),
+            ("ledger", &self.ledger),
+        ] {
+            for kv in tree.iter() {
+                let (k, v) = kv?;
+                if name == "meta" && skip.iter().any(|s| k.as_ref() == s.as_bytes()) {
+                    continue;
+                }
+                out.push((name.to_string(), k.to_vec(), v.to_vec()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Make everything written so far durable, from synchronous code.
+    pub fn flush_blocking(&self) -> Result<(), StoreError> {
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// Make everything written so far durable.
+    pub async fn flush(&self) -> Result<(), StoreError> {
+        self.db.flush_async().await?;
+        Ok(())
+    }
+
+    /// Record the posts of a fetched page set. `full` says the pages cover the whole thread, so
+    /// a known post missing from them is gone.
+    pub fn record(
+        &self,
+        tid: u64,
+        posts: &[Post],
+        seen_at: Time,
+        full: bool,
+    ) -> Result<Vec<Change>, StoreError> {
+        let mut changes = Vec::new();
+        let mut present = std::collections::BTreeSet::new();
+        for p in posts {
+            present.insert(p.pid);
+            let key = post_key(tid, p.pid);
+            let now = StoredPost::from_post(p);
+            let mut rec: PostRecord = match self.posts.get(key)? {
+                Some(v) => serde_json::from_slice(&v)?,
+                None => {
+                    changes.push(Change::New { pid: p.pid });
+                    PostRecord {
+                        versions: Vec::new(),
+                        gone_at: None,
+                    }
+                }
+            };
+            let last = rec.versions.last().map(|v| v.post.clone());
+            match last {
+                Some(last) if last.same_content(&now) => {
+                    // Floors drift; keep the latest without calling it a version.
+                    if last.floor != now.floor {
+                        if let Some(v) = rec.versions.last_mut() {
+                            v.post.floor = now.floor.clone();
+                            v.post.number = now.number;
+                        }
+                    } else if rec.gone_at.is_none() {
+                        continue;
+                    }
+                }
+                Some(last) => {
+                    changes.push(Change::Edited {
+                        pid: p.pid,
+                        before: Box::new(last),
+                        after: Box::new(now.clone()),
+                        seen_at,
+                    });
+                    rec.versions.push(Version { seen_at, post: now });
+                }
+                None => rec.versions.push(Version { seen_at, post: now }),
+            }
+            rec.gone_at = None;
+            self.posts.insert(key, serde_json::to_vec(&rec)?)?;
+        }
+        if full {
+            for item in self.posts.scan_prefix(tid.to_be_bytes()) {
+                let (k, v) = item?;
+                let mut rec: PostRecord = serde_json::from_slice(&v)?;
+                let pid = u64::from_be_bytes(k[8..16].try_into().expect("16-byte key"));
+                if !present.contains(&pid) && rec.gone_at.is_none() {
+                    rec.gone_at = Some(seen_at);
+                    if let Some(last) = rec.versions.last() {
+                        changes.push(Change::Gone {
+                            pid,
+                            last: Box::new(last.post.clone()),
+                        });
+                    }
+                    self.posts.insert(k, serde_json::to_vec(&rec)?)?;
+                }
+            }
+        }
+        Ok(changes)
+    }
+
+    /// One post's record.
+    pub fn post_record(&self, tid: u64, pid: u64) -> Result<Option<PostRecord>, StoreError> {
+        Ok(match self.posts.get(post_key(tid, pid))? {
+            Some(v) => Some(serde_json::from_slice(&v)?),
+            None => None,
+        })
+    }
+
+    /// Every post record of a thread, by pid.
+    pub fn records(&self, tid: u64) -> Result<Vec<PostRecord>, StoreError> {
+        let mut out = Vec::new();
+        for item in self.posts.scan_prefix(tid.to_be_bytes()) {
+            let (_, v) = item?;
+            out.push(serde_json::from_slice(&v)?);
+        }
+        Ok(out)
+    }
+
+    /// The thread as it stood at `t`: for each post, the last version seen at or before `t`;
+    /// a post first seen after `t` in its first version (so a late ballot is judged late, and an
+    /// edit after `t` is not applied). Posts gone before `t` are left out.
+    pub fn posts_as_of(&self, tid: u64, t: Time) -> Result<Vec<Post>, StoreError> {
+        let mut out = Vec::new();
+        for rec in self.records(tid)? {
+            if rec.gone_at.is_some_and(|g| g <= t) {
+                continue;
+            }
+            let v = rec
+                .versions
+                .iter()
+                .rev()
+                .find(|v| v.seen_at <= t)
+                .or_else(|| rec.versions.first());
+            if let Some(v) = v {
+                out.push(v.post.to_post());
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn cursor(&self, tid: u64) -> Result<Cursor, StoreError> {
+        Ok(match self.cursors.get(tid.to_be_bytes())? {
+            Some(v) => serde_json::from_slice(&v)?,
+            None => Cursor::default(),
+        })
+    }
+
+    pub fn set_cursor(&self, tid: u64, c: &Cursor) -> Result<(), StoreError> {
+        self.cursors
+            .insert(tid.to_be_bytes(), serde_json::to_vec(c)?)?;
+        Ok(())
+    }
+
+    pub fn event_done(&self, key: &str) -> Result<bool, StoreError> {
+        Ok(self.events.contains_key(key)?)
+    }
+
+    pub fn mark_event(&self, key: &str, at: Time) -> Result<(), StoreError> {
+        self.events.insert(key, serde_json::to_vec(&at)?)?;
+        Ok(())
+    }
+
+    /// Queue a mail under an idempotent key; false if that key was queued or sent before.
+    /// A mail with this key is queued or was sent.
+    pub fn mail_known(&self, key: &str) -> Result<bool, StoreError> {
+        Ok(self.sent.contains_key(key)? || self.outbox.contains_key(key)?)
+    }
+
+    pub fn enqueue(&self, key: &str, mail: &Mail) -> Result<bool, StoreError> {
+        if self.sent.contains_key(key)? {
+            return Ok(false);
+        }
+        let r = self.outbox.compare_and_swap(
+            key,
+            None as Option<&[u8]>,
+            Some(serde_json::to_vec(mail)?),
+        )?;
+        Ok(r.is_ok())
+    }
+
+    /// Queued mails, oldest first.
+    pub fn outbox(&self) -> Result<Vec<(String, Mail)>, StoreError> {
+        let mut out = Vec::new();
+        for item in self.outbox.iter() {
+            let (k, v) = item?;
+            out.push((
+                String::from_utf8_lossy(&k).into_owned(),
+                serde_json::from_slice::<Mail>(&v)?,
+            ));
+        }
+        out.sort_by_key(|(k, m)| (m.created_at, k.clone()));
+        Ok(out)
+    }
+
+    /// The SMTP server accepted the mail: move it from the outbox to the sent log.
+    pub fn mark_sent(&self, key: &str, at: Time) -> Result<(), StoreError> {
+        {
+            use std::io::Write;
+            let mut line = serde_json::to_string(&(key, at))?;
+            line.push('\n');
+            self.journal
+                .lock()
+                .map_err(|_| StoreError("sent journal lock poisoned".into()))?
+                .write_all(line.as_bytes())
+                .map_err(|e| StoreError(format!("sent.journal: {e}")))?;
+        }
+        self.sent.insert(key, serde_json::to_vec(&at)?)?;
+        self.outbox.remove(key)?;
+        Ok(())
+    }
+
+    pub fn sent_count(&self) -> usize {
+        self.sent.len()
+    }
+
+    pub fn get_meta<T: for<'de> Deserialize<'de>>(
+        &self,
+        key: &str,
+    ) -> Result<Option<T>, StoreError> {
+        Ok(match self.meta.get(key)? {
+            Some(v) => Some(serde_json::from_slice(&v)?),
+            None => None,
+        })
+    }
+
+    pub fn set_meta<T: Serialize>(&self, key: &str, value: &T) -> Result<(), StoreError> {
+        self.meta.insert(key, serde_json::to_vec(value)?)?;
+        Ok(())
+    }
+
+    /// Add a ledger entry under its id; false if that id exists (automatic entries are
+    /// idempotent).
+    pub fn ledger_add(
+        &self,
+        game: &str,
+        entry: &crate::domain::rules::ledger::Entry,
+    ) -> Result<bool, StoreError> {
+        let key = format!("{game}/{}", entry.id);
+        let r = self.ledger.compare_and_swap(
+            key,
+            None as Option<&[u8]>,
+            Some(serde_json::to_vec(entry)?),
+        )?;
+        Ok(r.is_ok())
+    }
+
+    /// A game's ledger entries, in the order they were added.
+    pub fn ledger(
+        &self,
+        game: &str,
+    ) -> Result<Vec<crate::domain::rules::ledger::Entry>, StoreError> {
+        let mut out: Vec<crate::domain::rules::ledger::Entry> = Vec::new();
+        for item in self.ledger.scan_prefix(format!("{game}/")) {
+            let (_, v) = item?;
+            out.push(serde_json::from_slice(&v)?);
+        }
+        out.sort_by(|a, b| (a.at.as_str(), a.id.as_str()).cmp(&(b.at.as_str(), b.id.as_str())));
+        Ok(out)
+    }
+
+    /// Strike an entry out (it stays, marked); false if there is no such id.
+    pub fn ledger_remove(&self, game: &str, id: &str) -> Result<bool, StoreError> {
+        let key = format!("{game}/{id}");
+        let Some(v) = self.ledger.get(&key)? else {
+            return Ok(false);
+        };
+        let mut e: crate::domain::rules::ledger::Entry = serde_json::from_slice(&v)?;
+        e.removed = true;
+        self.ledger.insert(key, serde_json::to_vec(&e)?)?;
+        Ok(true)
+    }
+
+    pub fn remove_meta(&self, key: &str) -> Result<(), StoreError> {
+        self.meta.remove(key)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at() -> Time {
+        DateTime::parse_from_rfc3339("2026-11-29T21:00:05+08:00").unwrap()
+    }
+
+    #[test]
+    fn a_mail_the_journal_calls_sent_is_not_sent_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let mail = Mail::text("主题".into(), "正文".into(), at());
+        {
+            let store = Store::open(dir.path()).unwrap();
+            assert!(store.enqueue("close/g/2", &mail).unwrap());
+            assert!(store.enqueue("lurk/g/2", &mail).unwrap());
+            store.flush_blocking().unwrap();
+        }
+        // The server accepted close/g/2 and the process died before sled flushed: only the
+        // journal line made it (plus a torn line from a write cut short).
+        std::fs::write(
+            dir.path().join("sent.journal"),
+            format!(
+                "{}\n[\"lurk/g",
+                serde_json::to_string(&("close/g/2", at())).unwrap()
+            ),
+        )
+        .unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let outbox: Vec<String> = store.outbox().unwrap().into_iter().map(|m| m.0).collect();
+        assert_eq!(outbox, ["lurk/g/2"]);
+        assert!(!store.enqueue("close/g/2", &mail).unwrap(), "sent already");
+        assert_eq!(
+            std::fs::metadata(dir.path().join("sent.journal"))
+                .unwrap()
+                .len(),
+            0,
+            "merged into the record and emptied"
+        );
+        // Marking writes the journal first.
+        store.mark_sent("lurk/g/2", at()).unwrap();
+        let journal = std::fs::read_to_string(dir.path().join("sent.journal")).unwrap();
+        assert!(journal.contains("lurk/g/2"), "{journal}");
+    }
+}

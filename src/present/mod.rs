@@ -1,0 +1,6 @@
+//! Pure presentation: everything the judge reads, drawn from domain values. BBCode for the
+//! thread, the HTML tally, every mail's subject and body, the dashboard page, the timeline
+//! chart. Player text is escaped here, once, where it is drawn.
+
+pub mod chart;
+pub mod html;
