@@ -132,7 +132,7 @@ fn main() {
             ),
         )
         .unwrap();
-        let daemon = Daemon::open(bansha::domain::settings::load(&config).unwrap()).unwrap();
+        let daemon = Daemon::open(bansha::io::files::load_settings(&config).unwrap()).unwrap();
         let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap();
 
         let t = Instant::now();

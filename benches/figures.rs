@@ -411,7 +411,7 @@ async fn poll_cost() -> Value {
             let (posts, envelope) = grown(5000, start);
             let (server, replay) = forum(posts, envelope).await;
             let (_dir, config) = configs(&server.uri(), ppp, "2026-11-30 21:00:00", FOLDER);
-            let daemon = Daemon::open(bansha::domain::settings::load(&config).unwrap()).unwrap();
+            let daemon = Daemon::open(bansha::io::files::load_settings(&config).unwrap()).unwrap();
             let mut now = start + Duration::days(5);
             let t0 = Instant::now();
             let r = daemon.cycle(now).await;
@@ -510,7 +510,7 @@ async fn latency() -> Value {
     let (posts, envelope) = grown(5000, start);
     let (server, replay) = forum(posts, envelope).await;
     let (_dir, config) = configs(&server.uri(), 50, "2026-11-30 21:00:00", FOLDER);
-    let settings = bansha::domain::settings::load(&config).unwrap();
+    let settings = bansha::io::files::load_settings(&config).unwrap();
     let interval = settings.poll.interval_secs;
     let daemon = Daemon::open(settings).unwrap();
     let mut now = start + Duration::days(5);

@@ -23,7 +23,7 @@ fn captured() -> Vec<Post> {
 }
 
 fn bench(c: &mut Criterion) {
-    let game = config::load(
+    let game = bansha::io::files::load_game(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("config/examples/banshayishi-12.toml"),
     )
     .unwrap();

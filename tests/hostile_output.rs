@@ -84,7 +84,7 @@ fn player_text_never_becomes_markup() {
     assert!(tally.ballots.iter().any(|b| b.written == "点我"));
 
     // BBCode: only bansha's own tags.
-    let code = bansha::cli::tally::bbcode(&g, &tally);
+    let code = bansha::present::bbcode::tally(&g, &tally);
     for t in tags(&code) {
         assert!(
             ["b", "/b", "color", "/color"].contains(&t.as_str()),
@@ -99,7 +99,7 @@ fn player_text_never_becomes_markup() {
 
     // The 电梯楼 post: bansha's links only, one per player whose uid is known.
     let lurk = bansha::domain::rules::lurk::lurk(&g, 1, &posts, &[], None, &[]).unwrap();
-    let elevator = bansha::domain::rules::lurk::elevator(&lurk, 3);
+    let elevator = bansha::present::bbcode::elevator(&lurk, 3);
     let links = lurk.players.iter().filter(|p| p.uid.is_some()).count();
     assert!(links > 0);
     assert_eq!(elevator.matches("[url=").count(), links, "{elevator}");
@@ -116,7 +116,10 @@ fn player_text_never_becomes_markup() {
         &g,
         &d,
         &tally,
-        "http://127.0.0.1/",
+        &bansha::present::html::Drawing {
+            forum_base: "http://127.0.0.1/",
+            fonts: bansha::io::fonts::system(),
+        },
         bansha::present::html::tally_subject(&g, &d, "最终计票"),
         "测试",
         now,

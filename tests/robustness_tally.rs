@@ -167,7 +167,7 @@ proptest! {
         ruleset in prop::sample::select(&["banshayishi", "chuhan", "jiaohui", "m103", "qipan", "bansha42"][..]),
     ) {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples/banshayishi-12.toml");
-        let mut game = config::load(&path).unwrap();
+        let mut game = bansha::io::files::load_game(&path).unwrap();
         if ruleset != "banshayishi" {
             let text = std::fs::read_to_string(&path).unwrap();
             let text = text.replace("ruleset = \"m103\"", &format!("ruleset = \"{ruleset}\""));

@@ -1,7 +1,6 @@
 //! `bansha check-post --config GAME.toml --kind KIND [--code-name X]... [--edited]
 //! [--compare FILE]... FILE|-`: a report or kill post against the game's rules.
 
-use crate::domain::config;
 use crate::domain::rules::checks::check_post;
 use bansha_parsers::wordcount::split_bbcode_quotes;
 use std::io::Write;
@@ -18,14 +17,14 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
-    let game = match config::load(&args.config) {
+    let game = match crate::io::files::load_game(&args.config) {
         Ok(g) => g,
         Err(e) => {
             writeln!(err, "配置错误：{e}")?;
             return Ok(2);
         }
     };
-    let game = crate::cli::state::with_state(game)?;
+    let game = crate::io::state_file::with_state(game)?;
     let Some(rule) = game.rules.checks.get(&args.kind) else {
         let kinds: Vec<&String> = game.rules.checks.keys().collect();
         writeln!(

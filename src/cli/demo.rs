@@ -216,7 +216,7 @@ async fn replay_game(dir: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
              [[games]]\nconfig = \"games/banshayishi-12.toml\"\n"
         ),
     )?;
-    let settings = crate::domain::settings::load(&config).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let settings = crate::io::files::load_settings(&config).map_err(|e| anyhow::anyhow!("{e}"))?;
     let offset = settings.games[0].utc_offset;
     let daemon = Daemon::open(settings)?;
     writeln!(

@@ -134,7 +134,7 @@ pub fn run(
     }
     std::fs::write(out_path, game_toml(&answers))?;
     // Loaded back the way the daemon will load it.
-    if let Err(e) = crate::domain::config::load(out_path) {
+    if let Err(e) = crate::io::files::load_game(out_path) {
         writeln!(err, "配置错误：{e}")?;
         return Ok(1);
     }

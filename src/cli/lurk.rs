@@ -2,8 +2,7 @@
 //! day's threads (discussion, vote, chat — the config says which count).
 
 use crate::cli::tally::read_pages;
-use crate::domain::config;
-use crate::domain::rules::lurk::{lurk, Verdict};
+use crate::domain::rules::lurk::lurk;
 use bansha_parsers::ParseOptions;
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -20,14 +19,14 @@ pub struct LurkArgs {
 }
 
 pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
-    let game = match config::load(&args.config) {
+    let game = match crate::io::files::load_game(&args.config) {
         Ok(g) => g,
         Err(e) => {
             writeln!(err, "配置错误：{e}")?;
             return Ok(2);
         }
     };
-    let game = crate::cli::state::with_state(game)?;
+    let game = crate::io::state_file::with_state(game)?;
     let Some(d) = game.day(args.day) else {
         writeln!(err, "错误：配置中没有第 {} 天", args.day)?;
         return Ok(2);
@@ -111,7 +110,7 @@ pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
             writeln!(err, "错误：第 {} 天没有配置 discussion_threads", args.day)?;
             return Ok(2);
         };
-        out.write_all(crate::domain::rules::lurk::elevator(&report, tid).as_bytes())?;
+        out.write_all(crate::present::bbcode::elevator(&report, tid).as_bytes())?;
         return Ok(0);
     }
     if args.json {
@@ -119,83 +118,6 @@ pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
         writeln!(out)?;
         return Ok(0);
     }
-    out.write_all(text(&game, &report).as_bytes())?;
+    out.write_all(crate::present::bbcode::lurk(&game, &report).as_bytes())?;
     Ok(0)
-}
-
-/// The 潜水 report as the judge reads it (BBCode, Chinese).
-pub fn text(
-    game: &crate::domain::config::GameConfig,
-    report: &crate::domain::rules::lurk::LurkReport,
-) -> String {
-    let mut s = format!("[b]【{}】第{}天 发言统计[/b]\n", game.name, report.day);
-    s += &format!(
-        "统计时段：{} 至 {}；计入的帖子：{}\n",
-        report
-            .from
-            .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
-            .unwrap_or_else(|| "开始".into()),
-        report.to.format("%Y-%m-%d %H:%M:%S"),
-        report
-            .threads
-            .iter()
-            .map(|t| format!("tid {t}"))
-            .collect::<Vec<_>>()
-            .join("、")
-    );
-    s += &format!(
-        "当天平均：{:.1} 帖；潜水标准：{}\n\n",
-        report.average, report.rule
-    );
-    for p in &report.players {
-        s += &format!("{} {} 帖", p.player, p.counted);
-        if !p.excluded.is_empty() {
-            let ex: Vec<String> = p
-                .excluded
-                .iter()
-                .map(|e| format!("{}：{}", e.floor, e.reason))
-                .collect();
-            s += &format!("（不计：{}）", ex.join("；"));
-        }
-        if p.voted == Some(false) {
-            s += "（未投票）";
-        }
-        s += "\n";
-    }
-    let lurkers: Vec<String> = report
-        .players
-        .iter()
-        .filter(|p| p.verdict == Verdict::Lurk)
-        .map(|p| format!("{}（{}）", p.player, p.reasons.join("；")))
-        .collect();
-    let unknown: Vec<String> = report
-        .players
-        .iter()
-        .filter(|p| p.verdict == Verdict::Unknown)
-        .map(|p| format!("{}（{}）", p.player, p.reasons.join("；")))
-        .collect();
-    s += &format!(
-        "\n[b]潜水[/b]：{}\n",
-        if lurkers.is_empty() {
-            "无".to_string()
-        } else {
-            format!("{}，各{}", lurkers.join("、"), report.penalty)
-        }
-    );
-    for x in &report.extra_threads {
-        s += &format!(
-            "[b]多开主题[/b]：{} 当天开了 {} 个主题帖（{}），规则每人每天只能开一个\n",
-            x.player,
-            x.tids.len(),
-            x.tids
-                .iter()
-                .map(|t| format!("tid {t}"))
-                .collect::<Vec<_>>()
-                .join("、")
-        );
-    }
-    if !unknown.is_empty() {
-        s += &format!("[b]无法判断[/b]：{}\n", unknown.join("、"));
-    }
-    s
 }

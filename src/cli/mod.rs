@@ -290,7 +290,7 @@ pub fn main() -> ExitCode {
             paths,
             charset,
             utc_offset,
-        } => crate::cli::posts::parse_utc_offset(&utc_offset).and_then(|utc_offset| {
+        } => crate::domain::time::parse_utc_offset(&utc_offset).and_then(|utc_offset| {
             let args = crate::cli::posts::PostsArgs {
                 paths,
                 charset,
@@ -298,7 +298,7 @@ pub fn main() -> ExitCode {
             };
             crate::cli::posts::run(&args, &mut std::io::stdout().lock(), &mut std::io::stderr())
         }),
-        Command::Poll { paths, utc_offset } => crate::cli::posts::parse_utc_offset(&utc_offset)
+        Command::Poll { paths, utc_offset } => crate::domain::time::parse_utc_offset(&utc_offset)
             .and_then(|utc_offset| {
                 crate::cli::poll_pm::poll(
                     &paths,
@@ -307,7 +307,7 @@ pub fn main() -> ExitCode {
                     &mut std::io::stderr(),
                 )
             }),
-        Command::Pm { paths, utc_offset } => crate::cli::posts::parse_utc_offset(&utc_offset)
+        Command::Pm { paths, utc_offset } => crate::domain::time::parse_utc_offset(&utc_offset)
             .and_then(|utc_offset| {
                 crate::cli::poll_pm::pm(
                     &paths,

@@ -1,9 +1,9 @@
 //! `bansha run` (the service) and `bansha status`.
 
-use crate::daemon::service::{Clock, Service, ShiftedClock, SystemClock};
+use crate::daemon::service::Service;
 use crate::daemon::{CycleReport, Daemon};
-use crate::domain::settings;
 use crate::domain::time::parse_local_time;
+use crate::io::clock::{Clock, ShiftedClock, SystemClock};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -17,7 +17,7 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
-    let settings = match settings::load(config) {
+    let settings = match crate::io::files::load_settings(config) {
         Ok(s) => s,
         Err(e) => {
             writeln!(err, "配置错误：{e}")?;

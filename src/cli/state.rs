@@ -3,155 +3,11 @@
 //! file beside the game config (`GAME.state.json`), written atomically. Judge-only output: it
 //! shows roles and factions.
 
-use crate::domain::config::{self, GameConfig};
-use crate::domain::rules::state::{evaluate, Change, Condition, GameState, Snapshot};
+use crate::domain::rules::state::{conditions, Change};
+use crate::io::state_file::{load_state, save_state, state_path};
+use crate::present::judge::state as text;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-pub fn state_path(config: &Path, given: Option<&Path>) -> PathBuf {
-    match given {
-        Some(p) => p.to_path_buf(),
-        None => {
-            let stem = config
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "game".into());
-            config.with_file_name(format!("{stem}.state.json"))
-        }
-    }
-}
-
-pub fn load_state(path: &Path) -> anyhow::Result<GameState> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(serde_json::from_slice(&b)
-            .map_err(|e| anyhow::anyhow!("{} 无法读取：{e}", path.display()))?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(GameState::default()),
-        Err(e) => Err(anyhow::anyhow!("{} 无法读取：{e}", path.display())),
-    }
-}
-
-/// The game config with the recorded state's eliminations added to each day's `dead`, when a
-/// state file sits beside it (so a player the judge has recorded as out cannot vote or be
-/// counted for 潜水).
-pub fn with_state(mut game: GameConfig) -> anyhow::Result<GameConfig> {
-    let path = state_path(&game.path, None);
-    if path.exists() {
-        let state = load_state(&path)?;
-        crate::domain::rules::state::apply_to_days(&mut game, &state);
-    }
-    Ok(game)
-}
-
-fn save_state(path: &Path, state: &GameState) -> anyhow::Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_vec_pretty(state)?)?;
-    std::fs::rename(&tmp, path)?;
-    Ok(())
-}
-
-/// Whether every player has a role: win conditions are judged only on a complete roster.
-pub fn complete(game: &GameConfig) -> bool {
-    game.roster
-        .players
-        .iter()
-        .all(|p| game.roster.roles.contains_key(p))
-}
-
-pub fn conditions(game: &GameConfig, snap: &Snapshot) -> (Vec<Condition>, Vec<Condition>) {
-    if !complete(game) {
-        return (Vec::new(), Vec::new());
-    }
-    (
-        evaluate(snap, &game.rules.win),
-        evaluate(snap, &game.rules.warn),
-    )
-}
-
-/// The judge's view as text.
-pub fn text(game: &GameConfig, state: &GameState) -> String {
-    let snap = state.snapshot(game);
-    let mut s = format!("【{}】局面（仅法官可见）\n", game.name);
-    let alive: Vec<_> = snap.seats.iter().filter(|x| x.alive).collect();
-    s += &format!("存活 {} 人：\n", alive.len());
-    for x in &snap.seats {
-        let role = if x.role.is_empty() {
-            "未配置身份".to_string()
-        } else {
-            format!("{}（{}）", x.role, x.faction)
-        };
-        let code = x
-            .code
-            .as_ref()
-            .map(|c| format!("，代号 {c}"))
-            .unwrap_or_default();
-        let status = if x.alive {
-            match &x.cause {
-                Some(c) => format!("存活（{c}）"),
-                None => "存活".into(),
-            }
-        } else {
-            format!("出局：{}", x.cause.clone().unwrap_or_default())
-        };
-        s += &format!("  {} — {role}{code} — {status}\n", x.player);
-    }
-    if !snap.facts.is_empty() {
-        let facts: Vec<String> = snap
-            .facts
-            .iter()
-            .map(|(k, v)| format!("{k} = {v}"))
-            .collect();
-        s += &format!("记录：{}\n", facts.join("，"));
-    }
-    let (win, warn) = conditions(game, &snap);
-    if !complete(game) {
-        s += &format!(
-            "身份表不完整（[roster.roles] 有 {} / {} 人），不判断胜负条件\n",
-            game.roster.roles.len(),
-            game.roster.players.len()
-        );
-        return s;
-    }
-    let held: Vec<&Condition> = win.iter().filter(|c| c.holds).collect();
-    s += &format!(
-        "胜负条件：{}\n",
-        if held.is_empty() {
-            "尚无成立".to_string()
-        } else {
-            held.iter()
-                .map(|c| format!("【成立】{}", c.name))
-                .collect::<Vec<_>>()
-                .join("；")
-        }
-    );
-    for c in warn.iter().filter(|c| c.holds) {
-        s += &format!("提醒：{}\n", c.name);
-    }
-    // How far the others are: which single elimination would make each hold.
-    for (c, rule) in win
-        .iter()
-        .zip(&game.rules.win)
-        .filter(|(c, _)| !c.holds && c.error.is_none())
-    {
-        let away = crate::domain::rules::state::one_away(&snap, rule);
-        if away.is_empty() {
-            s += &format!("未成立：{}（任何一人出局都不足以成立）\n", c.name);
-        } else {
-            s += &format!(
-                "未成立：{}（再出局一人即成立：{}）\n",
-                c.name,
-                away.join("、")
-            );
-        }
-    }
-    for c in win.iter().chain(&warn).filter(|c| c.error.is_some()) {
-        s += &format!(
-            "无法计算：{}（{}）\n",
-            c.name,
-            c.error.clone().unwrap_or_default()
-        );
-    }
-    s
-}
 
 pub fn show(
     config: &Path,
@@ -160,7 +16,7 @@ pub fn show(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
-    let game = match config::load(config) {
+    let game = match crate::io::files::load_game(config) {
         Ok(g) => g,
         Err(e) => {
             writeln!(err, "配置错误：{e}")?;
@@ -191,7 +47,7 @@ pub fn change(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
-    let game = match config::load(config) {
+    let game = match crate::io::files::load_game(config) {
         Ok(g) => g,
         Err(e) => {
             writeln!(err, "配置错误：{e}")?;
@@ -239,10 +95,10 @@ pub fn change(
                         return Ok(2);
                     }
                 },
-                None => crate::daemon::service::Clock::now(&crate::daemon::service::SystemClock(
-                    game.utc_offset,
-                ))
-                .to_rfc3339(),
+                None => {
+                    crate::io::clock::Clock::now(&crate::io::clock::SystemClock(game.utc_offset))
+                        .to_rfc3339()
+                }
             };
             let follow: Vec<Change> = match &c {
                 Change::Eliminate { player, day, .. } => {
@@ -303,7 +159,7 @@ pub fn confirm(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
-    let game = match config::load(config) {
+    let game = match crate::io::files::load_game(config) {
         Ok(g) => g,
         Err(e) => {
             writeln!(err, "配置错误：{e}")?;
@@ -342,8 +198,7 @@ pub fn confirm(
     let before = state.snapshot(&game);
     let (win_before, warn_before) = conditions(&game, &before);
     let at =
-        crate::daemon::service::Clock::now(&crate::daemon::service::SystemClock(game.utc_offset))
-            .to_rfc3339();
+        crate::io::clock::Clock::now(&crate::io::clock::SystemClock(game.utc_offset)).to_rfc3339();
     for c in crate::domain::rules::state::confirm(&game, &before, &tally.outcome.players) {
         match c {
             crate::domain::rules::state::Confirmed::Eliminated(p) => {
@@ -398,58 +253,4 @@ pub fn confirm(
         writeln!(out, "【提醒】{}", c.name)?;
     }
     Ok(0)
-}
-
-/// For the judge's private mail at a close: what confirming the vote would do under the roles —
-/// protections, eliminations, and the conditions that would then hold. Empty without roles.
-pub fn projection(game: &GameConfig, outcome_players: &[String]) -> String {
-    if game.roster.roles.is_empty() || outcome_players.is_empty() {
-        return String::new();
-    }
-    let state = load_state(&state_path(&game.path, None)).unwrap_or_default();
-    let before = state.snapshot(game);
-    let mut after = state.clone();
-    let mut lines = Vec::new();
-    for c in crate::domain::rules::state::confirm(game, &before, outcome_players) {
-        match c {
-            crate::domain::rules::state::Confirmed::Eliminated(p) => {
-                lines.push(format!("{p} 出局"));
-                after.push(
-                    Change::Eliminate {
-                        player: p.clone(),
-                        cause: "投票出局".into(),
-                        day: None,
-                    },
-                    String::new(),
-                );
-                for (f, cause) in crate::domain::rules::state::followers(game, &before, &p) {
-                    lines.push(format!("{f} 随之出局（{cause}）"));
-                    after.push(
-                        Change::Eliminate {
-                            player: f,
-                            cause,
-                            day: None,
-                        },
-                        String::new(),
-                    );
-                }
-            }
-            crate::domain::rules::state::Confirmed::Protected {
-                player, message, ..
-            } => {
-                lines.push(format!("【保护】{player}：{message}"));
-            }
-        }
-    }
-    let (win, warn) = conditions(game, &after.snapshot(game));
-    for c in win.iter().filter(|c| c.holds) {
-        lines.push(format!("【胜负条件成立】{}", c.name));
-    }
-    for c in warn.iter().filter(|c| c.holds) {
-        lines.push(format!("【提醒】{}", c.name));
-    }
-    format!(
-        "\n—— 仅法官可见（按身份推算，确认后用 bansha confirm 记录）——\n{}\n",
-        lines.join("\n")
-    )
 }

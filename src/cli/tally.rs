@@ -1,8 +1,7 @@
 //! `bansha tally` (saved vote-thread pages → the tally, as BBCode or JSON) and
 //! `bansha check-config`.
 
-use crate::domain::config::{self, GameConfig};
-use crate::domain::rules::{self, BallotKind, OutcomeKind, Tally};
+use crate::domain::rules;
 use crate::domain::time::parse_local_time;
 use bansha_parsers::{parse_thread_page, ParseOptions, Post};
 use chrono::{DateTime, FixedOffset};
@@ -194,14 +193,14 @@ fn strip_label(notes: Vec<String>) -> Vec<String> {
 
 /// Run `bansha tally`; returns the exit code.
 pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
-    let game = match config::load(&args.config) {
+    let game = match crate::io::files::load_game(&args.config) {
         Ok(g) => g,
         Err(e) => {
             writeln!(err, "配置错误：{e}")?;
             return Ok(2);
         }
     };
-    let game = crate::cli::state::with_state(game)?;
+    let game = crate::io::state_file::with_state(game)?;
     let opts = ParseOptions {
         utc_offset: game.utc_offset,
     };
@@ -259,7 +258,7 @@ pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
         serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;
     } else {
-        out.write_all(bbcode(&game, &tally).as_bytes())?;
+        out.write_all(crate::present::bbcode::tally(&game, &tally).as_bytes())?;
         if !tally.publish_voters {
             writeln!(
                 err,
@@ -269,195 +268,6 @@ pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
     }
     out.flush()?;
     Ok(0)
-}
-
-fn t(x: DateTime<FixedOffset>) -> String {
-    x.format("%Y-%m-%d %H:%M:%S").to_string()
-}
-
-use crate::domain::rules::tally::fmt_votes as votes;
-
-fn floor(f: &str) -> String {
-    if f.is_empty() {
-        "?楼".into()
-    } else {
-        f.to_string()
-    }
-}
-
-/// The tally as the judge posts it: Discuz BBCode, Chinese. Never roles or factions.
-pub fn bbcode(game: &GameConfig, tally: &Tally) -> String {
-    use crate::present::html::bb;
-    let mut s = String::new();
-    let round = if tally.round == 2 {
-        "第二轮（高票辩论）"
-    } else {
-        "第一轮"
-    };
-    s += &format!(
-        "[b]【{}】第{}天 {}投票统计[/b]\n",
-        bb(&game.name),
-        tally.day,
-        round
-    );
-    s += &format!("截止时间：{}", t(tally.closes_at));
-    if let Some(lock) = tally.lock_from {
-        s += &format!("（{} 起不得改票）", lock.format("%H:%M:%S"));
-    }
-    s += "\n";
-    s += &format!("存活玩家：{} 人", tally.living);
-    if tally.accelerated {
-        s += "（进程已加速，改票一律无效）";
-    }
-    s += "\n";
-    if !tally.closed {
-        s += &format!(
-            "[color=blue]统计时间：{}，投票尚未截止，以下为临时统计[/color]\n",
-            t(tally.at)
-        );
-    }
-    s += "\n[b]得票[/b]\n";
-    if tally.counts.is_empty() {
-        s += "（无人得票）\n";
-    }
-    for c in &tally.counts {
-        s += &format!("{} {} 票", bb(&c.target), votes(c.votes));
-        let adj: Vec<String> = c
-            .adjustments
-            .iter()
-            .map(|a| match a.kind {
-                "curse" => "含左士诅咒 +1".to_string(),
-                _ => "含右士庇佑 −1".to_string(),
-            })
-            .collect();
-        if !adj.is_empty() {
-            s += &format!("（{}）", adj.join("，"));
-        }
-        if c.half_votes > 0.0 {
-            s += &format!("（另有半票 {}，仅平票时计）", votes(c.half_votes));
-        }
-        if tally.publish_voters && !c.voters.is_empty() {
-            let vs: Vec<String> = c
-                .voters
-                .iter()
-                .map(|v| {
-                    let w = if (v.weight - 1.0).abs() > 1e-9 && v.weight != 0.5 {
-                        format!("，计 {} 票", votes(v.weight))
-                    } else {
-                        String::new()
-                    };
-                    format!("{}（{}{w}）", bb(&v.voter), floor(&v.floor))
-                })
-                .collect();
-            s += &format!("：{}", vs.join("、"));
-        }
-        s += "\n";
-    }
-    if !tally.abstentions.is_empty() {
-        s += &format!("弃权 {} 票", tally.abstentions.len());
-        if tally.publish_voters {
-            let vs: Vec<String> = tally
-                .abstentions
-                .iter()
-                .map(|v| format!("{}（{}）", bb(&v.voter), floor(&v.floor)))
-                .collect();
-            s += &format!("：{}", vs.join("、"));
-        }
-        s += "\n";
-    }
-    s += &format!("总票数：{}\n", votes(tally.total_votes));
-
-    if tally.publish_voters {
-        let changes: Vec<&rules::Ballot> = tally
-            .ballots
-            .iter()
-            .filter(|b| b.valid && b.kind == BallotKind::Change)
-            .collect();
-        if !changes.is_empty() {
-            s += "\n[b]改票[/b]\n";
-            for b in changes {
-                s += &format!(
-                    "{} {}：{} → {}\n",
-                    floor(&b.floor),
-                    bb(&b.voter),
-                    bb(&b.replaces.join("、")),
-                    bb(&b.targets.join("、"))
-                );
-            }
-        }
-        let invalid: Vec<&rules::Ballot> = tally.ballots.iter().filter(|b| !b.valid).collect();
-        if !invalid.is_empty() {
-            s += "\n[b]无效票[/b]\n";
-            for b in invalid {
-                let what = match &b.target {
-                    Some(x) => format!("（{}：{}）", b.kind.zh(), bb(x)),
-                    None => format!("（{}）", b.kind.zh()),
-                };
-                s += &format!(
-                    "{} {}{what}：{}\n",
-                    floor(&b.floor),
-                    bb(&b.voter),
-                    bb(b.reason.trim_start_matches("无效："))
-                );
-            }
-        }
-        if !tally.ignored.is_empty() {
-            s += "\n[b]不计的帖子[/b]\n";
-            for i in &tally.ignored {
-                s += &format!("{} {}：{}\n", floor(&i.floor), bb(&i.author), bb(&i.reason));
-            }
-        }
-    }
-
-    s += "\n[b]未投票[/b]：";
-    if tally.non_voters.is_empty() {
-        s += "无\n";
-    } else {
-        let vs: Vec<String> = tally
-            .non_voters
-            .iter()
-            .map(|n| format!("{}（{}）", bb(&n.player), bb(&n.consequence)))
-            .collect();
-        s += &format!("{}\n", vs.join("、"));
-    }
-
-    let th = &tally.threshold;
-    s += "[b]规则[/b]：";
-    s += &match th.rule {
-        "share_of_cast" => format!(
-            "最高票且不少于总票数的 {}%（{} × {}% = {} 票）",
-            votes(th.percent.unwrap_or(0.0)),
-            votes(th.base.unwrap_or(0.0)),
-            votes(th.percent.unwrap_or(0.0)),
-            votes(th.needed.unwrap_or(0.0))
-        ),
-        "share_of_living" => format!(
-            "最高票且不少于存活人数 {} 的 {}%（上取整 {} 票）",
-            votes(th.base.unwrap_or(0.0)),
-            votes(th.percent.unwrap_or(0.0)),
-            votes(th.needed.unwrap_or(0.0))
-        ),
-        "top_k" => format!("票数前 {} 名出局", th.eliminate.unwrap_or(1)),
-        _ => "得票最多者出局".to_string(),
-    };
-    s += match (tally.round, game.rules.outcome.tie, &game.rules.runoff) {
-        (2, _, Some(r)) if r.tie == crate::domain::config::TieRule::None => "；再度平票则无人出局",
-        (2, _, _) => "",
-        (_, crate::domain::config::TieRule::Runoff, _) => "；最高票并列则进入第二轮",
-        (_, crate::domain::config::TieRule::None, _) => "；平票无人出局",
-        (_, crate::domain::config::TieRule::FirstToReach, _) => "；平票时先达到该票数者出局",
-        (_, crate::domain::config::TieRule::LastToReach, _) => "；平票后到先出",
-    };
-    s += "\n";
-    let color = match tally.outcome.kind {
-        OutcomeKind::Pending => "blue",
-        _ => "red",
-    };
-    s += &format!(
-        "[b]结果[/b]：[color={color}]{}[/color]\n",
-        bb(&tally.outcome.note)
-    );
-    s
 }
 
 /// Run `bansha check-config`: a game config, or a daemon config (one with `[forum]`) and every
@@ -472,7 +282,7 @@ pub fn check_config(
         .and_then(|t| t.parse::<toml::Table>().ok())
         .is_some_and(|t| t.contains_key("forum"));
     if is_daemon {
-        return match crate::domain::settings::load(path) {
+        return match crate::io::files::load_settings(path) {
             Ok(s) => {
                 let games: Vec<String> = s.games.iter().map(|g| g.name.clone()).collect();
                 writeln!(
@@ -494,7 +304,7 @@ pub fn check_config(
             }
         };
     }
-    match config::load(path) {
+    match crate::io::files::load_game(path) {
         Ok(g) => {
             for w in g.warnings() {
                 writeln!(err, "警告：{w}")?;
@@ -536,7 +346,7 @@ fn ask_daemon_with(
     body: Option<serde_json::Value>,
     err: &mut dyn Write,
 ) -> anyhow::Result<Result<String, i32>> {
-    let settings = match crate::domain::settings::load(config) {
+    let settings = match crate::io::files::load_settings(config) {
         Ok(s) => s,
         Err(e) => {
             writeln!(err, "配置错误：{e}")?;

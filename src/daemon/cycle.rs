@@ -5,12 +5,14 @@
 //! twice.
 
 use crate::domain::config::{BallotSource, DayConfig, GameConfig};
+use crate::domain::mail::Mail;
+use crate::domain::record::{Change, Cursor, StoredPost};
 use crate::domain::rules::tally::fmt_votes;
 use crate::domain::rules::{self, Tally};
 use crate::domain::settings::Settings;
 use crate::io::forum::{FetchError, Forum};
 use crate::io::smtp::Mailer;
-use crate::io::store::{Change, Cursor, Mail, Store, StoredPost};
+use crate::io::store::Store;
 use chrono::{DateTime, Duration, FixedOffset};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -63,7 +65,7 @@ impl Daemon {
     pub fn open(settings: Settings) -> anyhow::Result<Daemon> {
         for g in &settings.games {
             for w in g.warnings() {
-                crate::io::forum::tracing_line(&format!("config {}: {w}", g.path.display()));
+                crate::io::log::line(&format!("config {}: {w}", g.path.display()));
             }
         }
         let store = Store::open(&settings.state_dir)?;
@@ -186,7 +188,7 @@ impl Daemon {
         // Each game as the judge's recorded state leaves it (eliminations added to `dead`).
         let mut days: Vec<(GameConfig, DayConfig)> = Vec::new();
         for (g, d) in self.active_days(now) {
-            match crate::cli::state::with_state(g.clone()) {
+            match crate::io::state_file::with_state(g.clone()) {
                 Ok(g) => {
                     let d = g.day(d.day).cloned().unwrap_or_else(|| d.clone());
                     days.push((g, d));
@@ -409,7 +411,7 @@ impl Daemon {
                 g,
                 d,
                 &tally,
-                &self.settings.forum.base_url,
+                &self.drawing(),
                 crate::present::html::tally_subject(
                     g,
                     d,
@@ -419,7 +421,11 @@ impl Daemon {
                 now,
             );
             if tally.outcome.kind == crate::domain::rules::OutcomeKind::Eliminated {
-                mail.body += &crate::cli::state::projection(g, &tally.outcome.players);
+                let state = crate::io::state_file::load_state(&crate::io::state_file::state_path(
+                    &g.path, None,
+                ))
+                .unwrap_or_default();
+                mail.body += &crate::present::judge::projection(g, &state, &tally.outcome.players);
             }
             if self.store.enqueue(&key, &mail)? {
                 report.mails_queued += 1;
@@ -701,6 +707,15 @@ impl Daemon {
         ))
     }
 
+    /// What tally mails are drawn with: the forum's address and the machine's fonts (loaded for
+    /// each mail that is built, and dropped after it).
+    fn drawing(&self) -> crate::present::html::Drawing<'_> {
+        crate::present::html::Drawing {
+            forum_base: &self.settings.forum.base_url,
+            fonts: crate::io::fonts::system(),
+        }
+    }
+
     /// The watched days as the last cycle left them, by game and day.
     pub fn views(&self) -> Vec<DayView> {
         self.views
@@ -782,7 +797,7 @@ impl Daemon {
             ),
             format!(
                 "{}\n{}",
-                crate::cli::lurk::text(g, &lurk),
+                crate::present::bbcode::lurk(g, &lurk),
                 crate::domain::rules::ledger::text(&entries, &standings)
             ),
             now,
@@ -815,7 +830,7 @@ impl Daemon {
                 g,
                 d,
                 tally,
-                &self.settings.forum.base_url,
+                &self.drawing(),
                 crate::present::html::tally_subject(g, d, &what),
                 &intro,
                 now,
@@ -1024,13 +1039,13 @@ impl Daemon {
         now: Time,
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
-        let path = crate::cli::state::state_path(&g.path, None);
-        if !path.exists() || !crate::cli::state::complete(g) {
+        let path = crate::io::state_file::state_path(&g.path, None);
+        if !path.exists() || !crate::domain::rules::state::complete(g) {
             return Ok(());
         }
-        let state = crate::cli::state::load_state(&path)?;
+        let state = crate::io::state_file::load_state(&path)?;
         let snap = state.snapshot(g);
-        let (win, warn) = crate::cli::state::conditions(g, &snap);
+        let (win, warn) = crate::domain::rules::state::conditions(g, &snap);
         let last = state
             .events
             .iter()
@@ -1081,7 +1096,7 @@ impl Daemon {
                 format!(
                     "{why}\n\n（仅法官可见）根据局面记录 {}（第 {last} 条记录之后）：\n\n{}",
                     path.display(),
-                    crate::cli::state::text(g, &state)
+                    crate::present::judge::state(g, &state)
                 ),
                 now,
             );
@@ -1231,7 +1246,7 @@ impl Daemon {
             let p = self.forum.thread_page(tid, page).await?;
             let pids: Vec<u64> = p.posts.iter().map(|p| p.pid).collect();
             if pids.is_empty() || pids == previous {
-                crate::io::forum::tracing_line(&format!(
+                crate::io::log::line(&format!(
                     "tid {tid}: page {page} repeats page {}; the thread ends there (the forum claimed {last} pages)",
                     page - 1
                 ));
@@ -1277,7 +1292,9 @@ impl Daemon {
             }
         };
         for (key, mail) in &queue {
-            match self.mailer.send(key, mail).await {
+            // Mails queued with a text body only get their HTML alternative here, as they go.
+            let mail = crate::present::html::with_html(mail);
+            match self.mailer.send(key, &mail).await {
                 Ok(()) => {
                     if let Err(e) = self.store.mark_sent(key, now) {
                         report.errors.push(e.to_string());

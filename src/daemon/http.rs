@@ -7,8 +7,8 @@
 //! Judge-only: the dashboard shows roles. It listens on loopback unless configured otherwise,
 //! and then every request needs the token (`?token=` or `Authorization: Bearer`).
 
-use crate::cli::tally::bbcode;
 use crate::daemon::service::Service;
+use crate::present::bbcode::tally as bbcode;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::routing::get;
@@ -165,7 +165,7 @@ async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (S
     let Some(game) = game else {
         return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
     };
-    let game = match crate::cli::state::with_state(game.clone()) {
+    let game = match crate::io::state_file::with_state(game.clone()) {
         Ok(g) => g,
         Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}\n")),
     };
@@ -206,9 +206,7 @@ async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (S
 /// Start answering on the configured loopback address.
 pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
     let addr = service.daemon.settings.status.listen.clone();
-    let listener = tokio::net::TcpListener::bind(&addr)
-        .await
-        .map_err(|e| anyhow::anyhow!("status.listen {addr}: {e}"))?;
+    let listener = crate::io::listen::bind(&addr).await?;
     let app = Router::new()
         .route("/", get(dashboard))
         .route("/timeline.svg", get(timeline_svg))
@@ -440,12 +438,12 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
             h += "</div>\n";
         }
         // The judge's record of the game: seats, roles, factions (judge-only).
-        let path = crate::cli::state::state_path(&g.path, None);
+        let path = crate::io::state_file::state_path(&g.path, None);
         if path.exists() {
-            if let Ok(state) = crate::cli::state::load_state(&path) {
+            if let Ok(state) = crate::io::state_file::load_state(&path) {
                 h += &format!(
                     "<h3>局面（仅法官可见）</h3>\n<pre style=\"white-space:pre-wrap\">{}</pre>\n",
-                    esc(&crate::cli::state::text(g, &state))
+                    esc(&crate::present::judge::state(g, &state))
                 );
             }
         }

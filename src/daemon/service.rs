@@ -1,4 +1,4 @@
-//! Time (the only module that reads the clock): when to poll, the phase times of each game, the
+//! Time (the clock itself is `io::clock`): when to poll, the phase times of each game, the
 //! catch-up after a restart, and the systemd watchdog.
 //!
 //! tokio-cron-scheduler drives a repeated tick (at the fast cadence) and one-shot jobs at each
@@ -9,52 +9,15 @@
 
 use crate::daemon::{CycleReport, Daemon};
 use crate::domain::settings::PollSettings;
-use chrono::{DateTime, Duration, FixedOffset, Utc};
+use crate::io::clock::Clock;
+use crate::io::systemd;
+use chrono::{DateTime, Duration, FixedOffset};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::sync::Mutex;
 use tokio_cron_scheduler::{Job, JobScheduler};
 
 type Time = DateTime<FixedOffset>;
-
-/// Where "now" comes from.
-pub trait Clock: Send + Sync {
-    fn now(&self) -> Time;
-}
-
-/// The system clock, in the forum's offset.
-pub struct SystemClock(pub FixedOffset);
-
-impl Clock for SystemClock {
-    fn now(&self) -> Time {
-        Utc::now().with_timezone(&self.0)
-    }
-}
-
-/// A clock that starts at a given moment and runs at `speed` times real time: rehearsing a
-/// recorded game (`bansha run --now T`) and the demo.
-pub struct ShiftedClock {
-    pub start: Time,
-    pub real_start: std::time::Instant,
-    pub speed: u32,
-}
-
-impl ShiftedClock {
-    pub fn new(start: Time, speed: u32) -> ShiftedClock {
-        ShiftedClock {
-            start,
-            real_start: std::time::Instant::now(),
-            speed: speed.max(1),
-        }
-    }
-}
-
-impl Clock for ShiftedClock {
-    fn now(&self) -> Time {
-        let elapsed = self.real_start.elapsed() * self.speed;
-        self.start + Duration::from_std(elapsed).unwrap_or_default()
-    }
-}
 
 /// How long to wait after the last cycle when the forum has failed in the last `failing`
 /// cycles in a row: the fast cadence doubled per failed cycle, never beyond the normal interval
@@ -157,7 +120,7 @@ impl Service {
         let report = self.daemon.cycle(now).await;
         if report.fetch_failures > 0 {
             self.failing.fetch_add(1, Ordering::Relaxed);
-            crate::io::forum::tracing_line(&format!(
+            crate::io::log::line(&format!(
                 "forum failing {} cycles in a row: next poll in {} s at the earliest",
                 failing + 1,
                 backoff(&self.daemon.settings.poll, failing + 1).num_seconds()
@@ -165,7 +128,7 @@ impl Service {
         } else {
             self.failing.store(0, Ordering::Relaxed);
         }
-        crate::io::forum::tracing_line(&format!(
+        crate::io::log::line(&format!(
             "cycle {}: {} requests, {} new posts, {} edited, {} mails queued, {} sent, {} waiting{}",
             now.format("%Y-%m-%d %H:%M:%S"),
             report.requests,
@@ -233,17 +196,17 @@ pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
     sched.start().await?;
     // Catch up at once: anything due while the daemon was down.
     service.tick(true).await;
-    let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready]);
+    systemd::ready();
 
     // The watchdog ping goes out only while cycles keep completing.
-    if let Some(timeout) = sd_notify::watchdog_enabled() {
+    if let Some(timeout) = systemd::watchdog_enabled() {
         let s = service.clone();
         tokio::spawn(async move {
             let every = timeout / 2;
             loop {
                 tokio::time::sleep(every).await;
                 if s.healthy().await {
-                    let _ = sd_notify::notify(&[sd_notify::NotifyState::Watchdog]);
+                    systemd::watchdog();
                 }
             }
         });
@@ -254,7 +217,7 @@ pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
     }
-    let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
+    systemd::stopping();
     sched.shutdown().await?;
     // Let a running cycle finish its writes.
     let _ = service.daemon.store.flush().await;

@@ -4,6 +4,7 @@
 //! Loading never guesses: unknown keys are errors, and every error names the file, the line
 //! when it can be found, and the key path (`rules.vote.lock_minutes`).
 
+use crate::domain::sources::{NoFiles, Sources};
 use crate::domain::time::parse_local_time;
 use bansha_parsers::ballot::{FormatSpec, Grammar};
 use chrono::{DateTime, FixedOffset};
@@ -723,21 +724,31 @@ pub fn preset(name: &str) -> Option<&'static str> {
     PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
-/// Load and validate a game config file.
-pub fn load(path: &Path) -> Result<GameConfig, ConfigError> {
+/// Load and validate a game config file, read through `src` (`io::files::load_game` reads the
+/// disk).
+pub fn load_from(path: &Path, src: &dyn Sources) -> Result<GameConfig, ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+    let text = src.read(path).map_err(|e| ConfigError {
         file: file.clone(),
         line: None,
         key: String::new(),
         message: format!("无法读取：{e}"),
     })?;
-    load_str(&text, path)
+    load_str_from(&text, path, src)
 }
 
 /// Load and validate a game config from its text; `path` names it in errors and anchors a
 /// relative ruleset path.
 pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
+    load_str_from(text, path, &NoFiles)
+}
+
+/// `load_str`, with a ruleset file (not a preset) read through `src`.
+pub fn load_str_from(
+    text: &str,
+    path: &Path,
+    src: &dyn Sources,
+) -> Result<GameConfig, ConfigError> {
     let file = path.display().to_string();
     let game: GameFile = toml::from_str(text).map_err(|e| toml_error(&file, text, &e))?;
 
@@ -746,7 +757,7 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
         Some(t) => (format!("预设规则 {}", game.ruleset), t.to_string()),
         None => {
             let p = path.parent().unwrap_or(Path::new(".")).join(&game.ruleset);
-            let t = std::fs::read_to_string(&p).map_err(|e| ConfigError {
+            let t = src.read(&p).map_err(|e| ConfigError {
                 file: file.clone(),
                 line: locate(text, &["ruleset"]),
                 key: "ruleset".into(),
@@ -796,7 +807,7 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
         message,
     };
 
-    let utc_offset = crate::cli::posts::parse_utc_offset(&game.utc_offset)
+    let utc_offset = crate::domain::time::parse_utc_offset(&game.utc_offset)
         .map_err(|e| at(&["utc_offset"], e.to_string()))?;
 
     // Templates compile.

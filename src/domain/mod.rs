@@ -3,6 +3,9 @@
 //! a file or the clock; what a decision depends on is passed in, `now` included.
 
 pub mod config;
+pub mod mail;
+pub mod record;
 pub mod rules;
 pub mod settings;
+pub mod sources;
 pub mod time;

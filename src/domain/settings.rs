@@ -4,6 +4,7 @@
 //! variable, never inline.
 
 use crate::domain::config::{self, ConfigError, GameConfig};
+use crate::domain::sources::Sources;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -234,6 +235,7 @@ pub struct Settings {
 /// Read a secret from a file (refused when group or others may read it) or an environment
 /// variable.
 fn secret(
+    src: &dyn Sources,
     file: &Path,
     key: &str,
     from_file: &Option<PathBuf>,
@@ -249,12 +251,10 @@ fn secret(
     };
     if let Some(p) = from_file {
         let p = base.join(p);
-        #[cfg(unix)]
+        if let Some(mode) = src
+            .mode(&p)
+            .map_err(|e| err(format!("无法读取密码文件 {}：{e}", p.display())))?
         {
-            use std::os::unix::fs::PermissionsExt;
-            let meta = std::fs::metadata(&p)
-                .map_err(|e| err(format!("无法读取密码文件 {}：{e}", p.display())))?;
-            let mode = meta.permissions().mode();
             if mode & 0o077 != 0 {
                 return Err(err(format!(
                     "密码文件 {} 的权限是 {:o}，其他用户可以读取；请执行 chmod 600 {}",
@@ -264,23 +264,27 @@ fn secret(
                 )));
             }
         }
-        let text = std::fs::read_to_string(&p)
+        let text = src
+            .read(&p)
             .map_err(|e| err(format!("无法读取密码文件 {}：{e}", p.display())))?;
         return Ok(Some(Secret(
             text.trim_end_matches(['\r', '\n']).to_string(),
         )));
     }
     if let Some(var) = from_env {
-        let v = std::env::var(var).map_err(|_| err(format!("环境变量 {var} 没有设置")))?;
+        let v = src
+            .env(var)
+            .ok_or_else(|| err(format!("环境变量 {var} 没有设置")))?;
         return Ok(Some(Secret(v)));
     }
     Ok(None)
 }
 
-/// Load and validate the daemon config and every game it names.
-pub fn load(path: &Path) -> Result<Settings, ConfigError> {
+/// Load and validate the daemon config and every game it names, read through `src`
+/// (`io::files::load_settings` reads the disk and the environment).
+pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+    let text = src.read(path).map_err(|e| ConfigError {
         file: file.clone(),
         line: None,
         key: String::new(),
@@ -350,13 +354,21 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
         None => None,
         Some(l) => {
             let password = secret(
+                src,
                 path,
                 "forum.login.password",
                 &l.password_file,
                 &l.password_env,
                 &base,
             )?;
-            let cookies = secret(path, "forum.login.cookies", &l.cookies_file, &None, &base)?;
+            let cookies = secret(
+                src,
+                path,
+                "forum.login.cookies",
+                &l.cookies_file,
+                &None,
+                &base,
+            )?;
             if password.is_none() && cookies.is_none() {
                 return Err(at(
                     &["forum", "login"],
@@ -371,6 +383,7 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
         }
     };
     let smtp_password = secret(
+        src,
         path,
         "smtp.password",
         &s.smtp.password_file,
@@ -378,6 +391,7 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
         &base,
     )?;
     let status_token = secret(
+        src,
         path,
         "status.token",
         &s.status.token_file,
@@ -417,7 +431,7 @@ pub fn load(path: &Path) -> Result<Settings, ConfigError> {
     };
     let mut games = Vec::new();
     for g in &s.games {
-        let game = config::load(&base.join(&g.config))?;
+        let game = config::load_from(&base.join(&g.config), src)?;
         if !game.days.iter().any(|d| d.vote_thread.is_some()) {
             return Err(ConfigError {
                 file: game.path.display().to_string(),

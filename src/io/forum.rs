@@ -190,7 +190,7 @@ impl Forum {
                     let backoff = Duration::from_millis(
                         self.settings.min_gap_ms.max(200) * (1 << attempt.min(6)),
                     );
-                    tracing_line(&format!(
+                    crate::io::log::line(&format!(
                         "fetch: {rel}: {e}; retry {attempt} in {backoff:?}"
                     ));
                     tokio::time::sleep(backoff).await;
@@ -467,10 +467,4 @@ impl Forum {
             other => Err(FetchError::Login(other)),
         }
     }
-}
-
-/// Log lines go to standard error (journald picks them up under systemd). English, for
-/// developers; the judge reads mail.
-pub fn tracing_line(s: &str) {
-    eprintln!("{s}");
 }

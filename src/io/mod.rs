@@ -2,7 +2,14 @@
 //! SMTP (`smtp`), the files bansha reads and writes, the wall clock, the log and the terminal.
 //! Nothing else in bansha opens a socket, a file or reads the clock.
 
+pub mod clock;
+pub mod files;
+pub mod fonts;
 pub mod forum;
+pub mod listen;
+pub mod log;
 pub mod progress;
 pub mod smtp;
+pub mod state_file;
 pub mod store;
+pub mod systemd;

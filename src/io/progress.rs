@@ -53,7 +53,7 @@ impl Progress {
                 let tenth = self.done * 10 / self.total.max(1);
                 if tenth > self.logged {
                     self.logged = tenth;
-                    crate::io::forum::tracing_line(&format!(
+                    crate::io::log::line(&format!(
                         "{}: page {}/{} ({}%)",
                         self.label,
                         self.done,

@@ -8,8 +8,8 @@
 //! A mail is a plain-text part with an HTML alternative (the HTML shows inline images by
 //! `cid:`), plus attachments.
 
+use crate::domain::mail::Mail;
 use crate::domain::settings::{Security, SmtpSettings};
-use crate::io::store::Mail;
 use lettre::message::header::ContentType;
 use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::{Credentials, DEFAULT_MECHANISMS};
@@ -184,13 +184,14 @@ fn content_type(s: &str) -> ContentType {
     ContentType::parse(s).unwrap_or(ContentType::TEXT_PLAIN)
 }
 
-/// mixed[ alternative[ text, related[ html, inline images ] ], attachments ].
+/// mixed[ alternative[ text, related[ html, inline images ] ], attachments ]. The daemon gives
+/// every mail its HTML part before sending (`present::html::text_as_html` for text mails); one
+/// without goes as text alone.
 fn mime(mail: &Mail) -> MultiPart {
-    let html = mail
-        .html
-        .clone()
-        .unwrap_or_else(|| crate::present::html::text_as_html(&mail.subject, &mail.body));
     let plain = SinglePart::plain(mail.body.clone());
+    let Some(html) = mail.html.clone() else {
+        return MultiPart::alternative().singlepart(plain);
+    };
     let inline: Vec<_> = mail.files.iter().filter(|f| f.cid.is_some()).collect();
     let alternative = if inline.is_empty() {
         MultiPart::alternative()

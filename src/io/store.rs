@@ -4,6 +4,8 @@
 //! Durability: a write the daemon acts on (an enqueued mail, a post version, an event marked
 //! done) is flushed before the daemon goes on, so a kill -9 loses nothing acknowledged.
 
+use crate::domain::mail::Mail;
+use crate::domain::record::{Change, Cursor, PostRecord, StoredPost, Version};
 use bansha_parsers::Post;
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
@@ -32,196 +34,6 @@ impl From<serde_json::Error> for StoreError {
     fn from(e: serde_json::Error) -> Self {
         StoreError(format!("corrupt record: {e}"))
     }
-}
-
-/// The stored form of a post (the parser's `Post` is not deserialisable; this mirrors the fields
-/// the rules read).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StoredPost {
-    pub pid: u64,
-    pub tid: u64,
-    pub floor: String,
-    pub number: Option<u32>,
-    pub first: bool,
-    pub author: String,
-    pub author_uid: Option<u64>,
-    pub posted_at: Option<Time>,
-    pub precision: String,
-    pub edited_at: Option<Time>,
-    pub edited_by: Option<String>,
-    pub text: String,
-    pub quotes: Vec<StoredQuote>,
-    pub red_font: bool,
-    pub large_font: bool,
-    pub blocked: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StoredQuote {
-    pub author: Option<String>,
-    pub pid: Option<u64>,
-    pub text: String,
-}
-
-impl StoredPost {
-    pub fn from_post(p: &Post) -> Self {
-        StoredPost {
-            pid: p.pid,
-            tid: p.tid,
-            floor: p.floor.clone(),
-            number: p.number,
-            first: p.first,
-            author: p.author.clone(),
-            author_uid: p.author_uid,
-            posted_at: p.posted_at,
-            precision: serde_json::to_value(p.posted_at_precision)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_else(|| "second".into()),
-            edited_at: p.edited_at,
-            edited_by: p.edited_by.clone(),
-            text: p.text.clone(),
-            quotes: p
-                .quotes
-                .iter()
-                .map(|q| StoredQuote {
-                    author: q.author.clone(),
-                    pid: q.pid,
-                    text: q.text.clone(),
-                })
-                .collect(),
-            red_font: p.red_font,
-            large_font: p.large_font,
-            blocked: p.blocked,
-        }
-    }
-
-    pub fn to_post(&self) -> Post {
-        use bansha_parsers::{Quote, TimePrecision};
-        Post {
-            pid: self.pid,
-            tid: self.tid,
-            floor: self.floor.clone(),
-            number: self.number,
-            position: None,
-            first: self.first,
-            author: self.author.clone(),
-            author_uid: self.author_uid,
-            posted_at: self.posted_at,
-            posted_at_precision: match self.precision.as_str() {
-                "minute" => TimePrecision::Minute,
-                "hour" => TimePrecision::Hour,
-                "day" => TimePrecision::Day,
-                _ => TimePrecision::Second,
-            },
-            edited_at: self.edited_at,
-            edited_by: self.edited_by.clone(),
-            text: self.text.clone(),
-            quotes: self
-                .quotes
-                .iter()
-                .map(|q| Quote {
-                    author: q.author.clone(),
-                    pid: q.pid,
-                    posted_at: None,
-                    text: q.text.clone(),
-                })
-                .collect(),
-            red_font: self.red_font,
-            large_font: self.large_font,
-            blocked: self.blocked,
-            hidden_content: false,
-            smilies: 0,
-            images: 0,
-        }
-    }
-
-    /// What makes two versions different: what the post says and its edit notice. The floor
-    /// shifts when other posts are deleted and is not content.
-    fn same_content(&self, other: &StoredPost) -> bool {
-        self.text == other.text
-            && self.quotes == other.quotes
-            && self.edited_at == other.edited_at
-            && self.blocked == other.blocked
-            && self.author == other.author
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Version {
-    /// When the daemon first saw this version.
-    pub seen_at: Time,
-    pub post: StoredPost,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PostRecord {
-    pub versions: Vec<Version>,
-    /// When a full scan first missed it (deleted, moved to the recycle bin, hidden).
-    pub gone_at: Option<Time>,
-}
-
-/// What a fetch changed in the record.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Change {
-    New {
-        pid: u64,
-    },
-    Edited {
-        pid: u64,
-        before: Box<StoredPost>,
-        after: Box<StoredPost>,
-        seen_at: Time,
-    },
-    Gone {
-        pid: u64,
-        last: Box<StoredPost>,
-    },
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Cursor {
-    /// The last page number fetched.
-    pub last_page: u32,
-    pub last_full_scan: Option<Time>,
-}
-
-/// A mail waiting for the SMTP server to accept it.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Mail {
-    pub subject: String,
-    /// The plain-text part.
-    pub body: String,
-    pub created_at: Time,
-    /// The HTML alternative (mails queued by older versions have none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub html: Option<String>,
-    /// Files: an inline one (with `cid`) is shown by the HTML part, the rest are attachments.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub files: Vec<MailFile>,
-}
-
-impl Mail {
-    /// A mail with a text body only (the HTML part is made from it when sent).
-    pub fn text(subject: String, body: String, created_at: Time) -> Mail {
-        Mail {
-            subject,
-            body,
-            created_at,
-            html: None,
-            files: Vec::new(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct MailFile {
-    pub name: String,
-    pub content_type: String,
-    /// Referenced by the HTML part as `cid:…`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cid: Option<String>,
-    pub data: Vec<u8>,
 }
 
 /// One entry of `Store::dump`: tree, key, value.
@@ -311,7 +123,7 @@ impl Store {
                 .set_len(0)
                 .map_err(io)?;
             if replayed > 0 {
-                crate::io::forum::tracing_line(&format!(
+                crate::io::log::line(&format!(
                     "store: {replayed} mails the server had accepted before the last stop are marked sent"
                 ));
             }

@@ -17,8 +17,12 @@ const FONT: &str = "sans-serif";
 pub fn svg(title: &str, t: &Timeline, lock_from: Option<Time>) -> String {
     let mut out = String::new();
     if let Err(e) = draw(&mut out, title, t, lock_from) {
-        // Drawing into a string cannot fail on IO; anything else is a bug worth seeing.
-        crate::io::forum::tracing_line(&format!("timeline chart: {e}"));
+        // Drawing into a string cannot fail on IO; anything else is a bug worth seeing, in the
+        // picture itself (this module draws; it does not log).
+        out.push_str(&format!(
+            "<!-- timeline chart: {} -->",
+            e.replace("--", "- -")
+        ));
     }
     out
 }
@@ -152,42 +156,13 @@ fn fmt_votes(p: Option<&(Time, f64)>) -> String {
     format!("{} 票", crate::domain::rules::tally::fmt_votes(v))
 }
 
-/// The machine's fonts, loaded for one rendering and dropped after it: charts are drawn a few
-/// times a day, and a font database kept loaded holds the font files mapped (several MB of a
-/// long-running daemon's memory) for nothing in between.
-fn fonts() -> Arc<resvg::usvg::fontdb::Database> {
-    let mut db = resvg::usvg::fontdb::Database::new();
-    db.load_system_fonts();
-    // The SVG asks for "sans-serif"; point it at a font that has Chinese when there is one
-    // (usvg skips text whose family it cannot resolve).
-    let families: Vec<String> = db
-        .faces()
-        .flat_map(|f| f.families.iter().map(|(name, _)| name.clone()))
-        .collect();
-    let preferred = [
-        "Noto Sans CJK SC",
-        "Source Han Sans SC",
-        "WenQuanYi Micro Hei",
-        "WenQuanYi Zen Hei",
-        "Droid Sans Fallback",
-        "AR PL UMing CN",
-        "DejaVu Sans",
-    ];
-    let pick = preferred
-        .iter()
-        .find(|p| families.iter().any(|f| f == *p))
-        .map(|p| p.to_string())
-        .or_else(|| families.first().cloned());
-    if let Some(family) = pick {
-        db.set_sans_serif_family(family);
-    }
-    Arc::new(db)
-}
+/// The fonts a PNG is drawn with (`io::fonts` loads the machine's).
+pub type Fonts = Arc<resvg::usvg::fontdb::Database>;
 
 /// An SVG rendered to PNG. None when the SVG cannot be read (then the mail goes without it).
-pub fn png(svg: &str) -> Option<Vec<u8>> {
+pub fn png(svg: &str, fonts: &Fonts) -> Option<Vec<u8>> {
     let opt = resvg::usvg::Options {
-        fontdb: fonts(),
+        fontdb: fonts.clone(),
         ..Default::default()
     };
     let tree = resvg::usvg::Tree::from_str(svg, &opt).ok()?;

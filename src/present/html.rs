@@ -2,19 +2,12 @@
 //! built around it. Everything a player wrote is escaped here, once, on the way out.
 
 use crate::domain::config::{DayConfig, GameConfig};
+use crate::domain::mail::{Mail, MailFile};
 use crate::domain::rules::tally::{fmt_votes, Source};
 use crate::domain::rules::{timeline, Tally};
-use crate::io::store::{Mail, MailFile};
 use chrono::{DateTime, Duration, FixedOffset};
 
 type Time = DateTime<FixedOffset>;
-
-/// Text from the forum or the config as it may stand in BBCode: brackets made full-width, so
-/// nothing a player writes (a name, a target, a quote in a reason) can open or close a tag in
-/// the post the judge pastes.
-pub fn bb(s: &str) -> String {
-    s.replace('[', "［").replace(']', "］")
-}
 
 pub fn esc(s: &str) -> String {
     html_escape::encode_text(s).into_owned()
@@ -247,6 +240,22 @@ pub fn text_as_html(subject: &str, body: &str) -> String {
     )
 }
 
+/// The mail with its HTML alternative: its own, or the text body as HTML.
+pub fn with_html(mail: &Mail) -> Mail {
+    let mut m = mail.clone();
+    if m.html.is_none() {
+        m.html = Some(text_as_html(&m.subject, &m.body));
+    }
+    m
+}
+
+/// What a tally mail is drawn with besides the tally: the forum's address (floor links) and the
+/// fonts of the timeline picture.
+pub struct Drawing<'a> {
+    pub forum_base: &'a str,
+    pub fonts: crate::present::chart::Fonts,
+}
+
 /// A tally mail: the text body (intro + BBCode) with an HTML alternative holding the tally as a
 /// table, the day's timeline as an inline PNG, and the BBCode both as a block to copy and as an
 /// attached .txt file.
@@ -254,12 +263,12 @@ pub fn tally_mail(
     g: &GameConfig,
     d: &DayConfig,
     tally: &Tally,
-    forum_base: &str,
+    with: &Drawing,
     subject: String,
     intro: &str,
     now: Time,
 ) -> Mail {
-    let code = crate::cli::tally::bbcode(g, tally);
+    let code = crate::present::bbcode::tally(g, tally);
     let left = if tally.closed {
         String::new()
     } else {
@@ -268,14 +277,14 @@ pub fn tally_mail(
     let body = format!("{intro}\n{left}\n{code}");
     let title = format!("{} 第{}天 投票时间线", g.name, d.day);
     let svg = crate::present::chart::svg(&title, &timeline::of(tally), tally.lock_from);
-    let png = crate::present::chart::png(&svg);
+    let png = crate::present::chart::png(&svg, &with.fonts);
     let mut html = format!(
         "<h2 style=\"margin:0 0 6px 0\">{} 第{}天 投票统计</h2>\n<p style=\"margin:4px 0\">{}</p>\n",
         esc(&g.name),
         d.day,
         esc(intro).replace('\n', "<br>")
     );
-    html += &tally_html(d, tally, forum_base);
+    html += &tally_html(d, tally, with.forum_base);
     if png.is_some() {
         html += &format!(
             "<h3 style=\"margin:10px 0 4px 0\">投票时间线</h3>\n<img src=\"cid:timeline\" alt=\"{}\" width=\"860\" style=\"max-width:100%\">\n",

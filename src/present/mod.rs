@@ -2,5 +2,7 @@
 //! thread, the HTML tally, every mail's subject and body, the dashboard page, the timeline
 //! chart. Player text is escaped here, once, where it is drawn.
 
+pub mod bbcode;
 pub mod chart;
 pub mod html;
+pub mod judge;

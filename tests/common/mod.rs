@@ -467,7 +467,7 @@ pub fn run_cases(cases: &[Case]) {
         .unwrap();
         if let Pages::Poll(readings) = &case.pages {
             // Poll readings go to the rules' entry point, as the daemon's cycle does.
-            let g = bansha::domain::config::load(&game).unwrap();
+            let g = bansha::io::files::load_game(&game).unwrap();
             let casts = casts_of(readings, g.utc_offset);
             let at = bansha::domain::time::parse_local_time(case.at.expect("a time"), g.utc_offset)
                 .unwrap();
@@ -476,7 +476,7 @@ pub fn run_cases(cases: &[Case]) {
                     .unwrap();
             let got = Got {
                 json: serde_json::to_value(&tally).unwrap(),
-                text: bansha::cli::tally::bbcode(&g, &tally),
+                text: bansha::present::bbcode::tally(&g, &tally),
             };
             let result =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (case.check)(&got)));

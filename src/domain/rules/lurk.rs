@@ -415,27 +415,3 @@ pub fn lurk(
         rule,
     })
 }
-
-/// m103's 电梯楼: the index a judge posts on the discussion thread's second floor — each player's
-/// name linking to the thread filtered to that author, with the day's count.
-pub fn elevator(report: &LurkReport, tid: u64) -> String {
-    let mut s = format!("[b]第{}天 电梯楼[/b]\n", report.day);
-    for p in &report.players {
-        match p.uid {
-            Some(uid) => {
-                s += &format!(
-                "[url=forum.php?mod=viewthread&tid={tid}&page=1&authorid={uid}]{}[/url]（{} 帖）\n",
-                crate::present::html::bb(&p.player), p.counted
-            )
-            }
-            None => {
-                s += &format!(
-                    "{}（{} 帖）\n",
-                    crate::present::html::bb(&p.player),
-                    p.counted
-                )
-            }
-        }
-    }
-    s
-}

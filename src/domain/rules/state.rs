@@ -464,3 +464,22 @@ pub fn one_away(snapshot: &Snapshot, rule: &WinRule) -> Vec<String> {
     }
     out
 }
+
+/// Whether every player has a role: win conditions are judged only on a complete roster.
+pub fn complete(game: &GameConfig) -> bool {
+    game.roster
+        .players
+        .iter()
+        .all(|p| game.roster.roles.contains_key(p))
+}
+
+/// The win conditions and warnings of the rules at `snap`; none on an incomplete roster.
+pub fn conditions(game: &GameConfig, snap: &Snapshot) -> (Vec<Condition>, Vec<Condition>) {
+    if !complete(game) {
+        return (Vec::new(), Vec::new());
+    }
+    (
+        evaluate(snap, &game.rules.win),
+        evaluate(snap, &game.rules.warn),
+    )
+}

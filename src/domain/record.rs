@@ -1,0 +1,161 @@
+//! The record of what the forum showed: each post's versions as first seen, deletions, the read
+//! cursor, and what a read changed. Plain values: `io::store` keeps them in sled, the rules and
+//! the daemon's decisions read them.
+
+use bansha_parsers::Post;
+use chrono::{DateTime, FixedOffset};
+use serde::{Deserialize, Serialize};
+
+type Time = DateTime<FixedOffset>;
+
+/// The stored form of a post (the parser's `Post` is not deserialisable; this mirrors the fields
+/// the rules read).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredPost {
+    pub pid: u64,
+    pub tid: u64,
+    pub floor: String,
+    pub number: Option<u32>,
+    pub first: bool,
+    pub author: String,
+    pub author_uid: Option<u64>,
+    pub posted_at: Option<Time>,
+    pub precision: String,
+    pub edited_at: Option<Time>,
+    pub edited_by: Option<String>,
+    pub text: String,
+    pub quotes: Vec<StoredQuote>,
+    pub red_font: bool,
+    pub large_font: bool,
+    pub blocked: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredQuote {
+    pub author: Option<String>,
+    pub pid: Option<u64>,
+    pub text: String,
+}
+
+impl StoredPost {
+    pub fn from_post(p: &Post) -> Self {
+        StoredPost {
+            pid: p.pid,
+            tid: p.tid,
+            floor: p.floor.clone(),
+            number: p.number,
+            first: p.first,
+            author: p.author.clone(),
+            author_uid: p.author_uid,
+            posted_at: p.posted_at,
+            precision: serde_json::to_value(p.posted_at_precision)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_else(|| "second".into()),
+            edited_at: p.edited_at,
+            edited_by: p.edited_by.clone(),
+            text: p.text.clone(),
+            quotes: p
+                .quotes
+                .iter()
+                .map(|q| StoredQuote {
+                    author: q.author.clone(),
+                    pid: q.pid,
+                    text: q.text.clone(),
+                })
+                .collect(),
+            red_font: p.red_font,
+            large_font: p.large_font,
+            blocked: p.blocked,
+        }
+    }
+
+    pub fn to_post(&self) -> Post {
+        use bansha_parsers::{Quote, TimePrecision};
+        Post {
+            pid: self.pid,
+            tid: self.tid,
+            floor: self.floor.clone(),
+            number: self.number,
+            position: None,
+            first: self.first,
+            author: self.author.clone(),
+            author_uid: self.author_uid,
+            posted_at: self.posted_at,
+            posted_at_precision: match self.precision.as_str() {
+                "minute" => TimePrecision::Minute,
+                "hour" => TimePrecision::Hour,
+                "day" => TimePrecision::Day,
+                _ => TimePrecision::Second,
+            },
+            edited_at: self.edited_at,
+            edited_by: self.edited_by.clone(),
+            text: self.text.clone(),
+            quotes: self
+                .quotes
+                .iter()
+                .map(|q| Quote {
+                    author: q.author.clone(),
+                    pid: q.pid,
+                    posted_at: None,
+                    text: q.text.clone(),
+                })
+                .collect(),
+            red_font: self.red_font,
+            large_font: self.large_font,
+            blocked: self.blocked,
+            hidden_content: false,
+            smilies: 0,
+            images: 0,
+        }
+    }
+
+    /// What makes two versions different: what the post says and its edit notice. The floor
+    /// shifts when other posts are deleted and is not content.
+    pub fn same_content(&self, other: &StoredPost) -> bool {
+        self.text == other.text
+            && self.quotes == other.quotes
+            && self.edited_at == other.edited_at
+            && self.blocked == other.blocked
+            && self.author == other.author
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Version {
+    /// When the daemon first saw this version.
+    pub seen_at: Time,
+    pub post: StoredPost,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PostRecord {
+    pub versions: Vec<Version>,
+    /// When a full scan first missed it (deleted, moved to the recycle bin, hidden).
+    pub gone_at: Option<Time>,
+}
+
+/// What a fetch changed in the record.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    New {
+        pid: u64,
+    },
+    Edited {
+        pid: u64,
+        before: Box<StoredPost>,
+        after: Box<StoredPost>,
+        seen_at: Time,
+    },
+    Gone {
+        pid: u64,
+        last: Box<StoredPost>,
+    },
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Cursor {
+    /// The last page number fetched.
+    pub last_page: u32,
+    pub last_full_scan: Option<Time>,
+}

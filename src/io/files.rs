@@ -1,0 +1,42 @@
+//! The config files, secret files and environment variables bansha reads at start: the real
+//! `Sources` of the domain's loaders.
+
+use crate::domain::config::{self, ConfigError, GameConfig};
+use crate::domain::settings::{self, Settings};
+use crate::domain::sources::Sources;
+use std::path::Path;
+
+/// The disk and the process environment.
+pub struct Disk;
+
+impl Sources for Disk {
+    fn read(&self, path: &Path) -> std::io::Result<String> {
+        std::fs::read_to_string(path)
+    }
+    fn mode(&self, path: &Path) -> std::io::Result<Option<u32>> {
+        let meta = std::fs::metadata(path)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            Ok(Some(meta.permissions().mode()))
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            Ok(None)
+        }
+    }
+    fn env(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok()
+    }
+}
+
+/// Load and validate a game config file.
+pub fn load_game(path: &Path) -> Result<GameConfig, ConfigError> {
+    config::load_from(path, &Disk)
+}
+
+/// Load and validate the daemon config and every game it names.
+pub fn load_settings(path: &Path) -> Result<Settings, ConfigError> {
+    settings::load_from(path, &Disk)
+}

@@ -1,0 +1,296 @@
+//! What the judge pastes into the thread: Discuz BBCode, Chinese. Player text (names, targets,
+//! reasons) is made unable to open or close a tag; public output never carries roles.
+
+use crate::domain::config::GameConfig;
+use crate::domain::rules::{self, BallotKind, OutcomeKind, Tally};
+use chrono::{DateTime, FixedOffset};
+
+/// Text from the forum or the config as it may stand in BBCode: brackets made full-width, so
+/// nothing a player writes (a name, a target, a quote in a reason) can open or close a tag in
+/// the post the judge pastes.
+pub fn bb(s: &str) -> String {
+    s.replace('[', "［").replace(']', "］")
+}
+
+fn t(x: DateTime<FixedOffset>) -> String {
+    x.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+use crate::domain::rules::tally::fmt_votes as votes;
+
+fn floor(f: &str) -> String {
+    if f.is_empty() {
+        "?楼".into()
+    } else {
+        f.to_string()
+    }
+}
+
+/// The tally as the judge posts it: Discuz BBCode, Chinese. Never roles or factions.
+pub fn tally(game: &GameConfig, tally: &Tally) -> String {
+    let mut s = String::new();
+    let round = if tally.round == 2 {
+        "第二轮（高票辩论）"
+    } else {
+        "第一轮"
+    };
+    s += &format!(
+        "[b]【{}】第{}天 {}投票统计[/b]\n",
+        bb(&game.name),
+        tally.day,
+        round
+    );
+    s += &format!("截止时间：{}", t(tally.closes_at));
+    if let Some(lock) = tally.lock_from {
+        s += &format!("（{} 起不得改票）", lock.format("%H:%M:%S"));
+    }
+    s += "\n";
+    s += &format!("存活玩家：{} 人", tally.living);
+    if tally.accelerated {
+        s += "（进程已加速，改票一律无效）";
+    }
+    s += "\n";
+    if !tally.closed {
+        s += &format!(
+            "[color=blue]统计时间：{}，投票尚未截止，以下为临时统计[/color]\n",
+            t(tally.at)
+        );
+    }
+    s += "\n[b]得票[/b]\n";
+    if tally.counts.is_empty() {
+        s += "（无人得票）\n";
+    }
+    for c in &tally.counts {
+        s += &format!("{} {} 票", bb(&c.target), votes(c.votes));
+        let adj: Vec<String> = c
+            .adjustments
+            .iter()
+            .map(|a| match a.kind {
+                "curse" => "含左士诅咒 +1".to_string(),
+                _ => "含右士庇佑 −1".to_string(),
+            })
+            .collect();
+        if !adj.is_empty() {
+            s += &format!("（{}）", adj.join("，"));
+        }
+        if c.half_votes > 0.0 {
+            s += &format!("（另有半票 {}，仅平票时计）", votes(c.half_votes));
+        }
+        if tally.publish_voters && !c.voters.is_empty() {
+            let vs: Vec<String> = c
+                .voters
+                .iter()
+                .map(|v| {
+                    let w = if (v.weight - 1.0).abs() > 1e-9 && v.weight != 0.5 {
+                        format!("，计 {} 票", votes(v.weight))
+                    } else {
+                        String::new()
+                    };
+                    format!("{}（{}{w}）", bb(&v.voter), floor(&v.floor))
+                })
+                .collect();
+            s += &format!("：{}", vs.join("、"));
+        }
+        s += "\n";
+    }
+    if !tally.abstentions.is_empty() {
+        s += &format!("弃权 {} 票", tally.abstentions.len());
+        if tally.publish_voters {
+            let vs: Vec<String> = tally
+                .abstentions
+                .iter()
+                .map(|v| format!("{}（{}）", bb(&v.voter), floor(&v.floor)))
+                .collect();
+            s += &format!("：{}", vs.join("、"));
+        }
+        s += "\n";
+    }
+    s += &format!("总票数：{}\n", votes(tally.total_votes));
+
+    if tally.publish_voters {
+        let changes: Vec<&rules::Ballot> = tally
+            .ballots
+            .iter()
+            .filter(|b| b.valid && b.kind == BallotKind::Change)
+            .collect();
+        if !changes.is_empty() {
+            s += "\n[b]改票[/b]\n";
+            for b in changes {
+                s += &format!(
+                    "{} {}：{} → {}\n",
+                    floor(&b.floor),
+                    bb(&b.voter),
+                    bb(&b.replaces.join("、")),
+                    bb(&b.targets.join("、"))
+                );
+            }
+        }
+        let invalid: Vec<&rules::Ballot> = tally.ballots.iter().filter(|b| !b.valid).collect();
+        if !invalid.is_empty() {
+            s += "\n[b]无效票[/b]\n";
+            for b in invalid {
+                let what = match &b.target {
+                    Some(x) => format!("（{}：{}）", b.kind.zh(), bb(x)),
+                    None => format!("（{}）", b.kind.zh()),
+                };
+                s += &format!(
+                    "{} {}{what}：{}\n",
+                    floor(&b.floor),
+                    bb(&b.voter),
+                    bb(b.reason.trim_start_matches("无效："))
+                );
+            }
+        }
+        if !tally.ignored.is_empty() {
+            s += "\n[b]不计的帖子[/b]\n";
+            for i in &tally.ignored {
+                s += &format!("{} {}：{}\n", floor(&i.floor), bb(&i.author), bb(&i.reason));
+            }
+        }
+    }
+
+    s += "\n[b]未投票[/b]：";
+    if tally.non_voters.is_empty() {
+        s += "无\n";
+    } else {
+        let vs: Vec<String> = tally
+            .non_voters
+            .iter()
+            .map(|n| format!("{}（{}）", bb(&n.player), bb(&n.consequence)))
+            .collect();
+        s += &format!("{}\n", vs.join("、"));
+    }
+
+    let th = &tally.threshold;
+    s += "[b]规则[/b]：";
+    s += &match th.rule {
+        "share_of_cast" => format!(
+            "最高票且不少于总票数的 {}%（{} × {}% = {} 票）",
+            votes(th.percent.unwrap_or(0.0)),
+            votes(th.base.unwrap_or(0.0)),
+            votes(th.percent.unwrap_or(0.0)),
+            votes(th.needed.unwrap_or(0.0))
+        ),
+        "share_of_living" => format!(
+            "最高票且不少于存活人数 {} 的 {}%（上取整 {} 票）",
+            votes(th.base.unwrap_or(0.0)),
+            votes(th.percent.unwrap_or(0.0)),
+            votes(th.needed.unwrap_or(0.0))
+        ),
+        "top_k" => format!("票数前 {} 名出局", th.eliminate.unwrap_or(1)),
+        _ => "得票最多者出局".to_string(),
+    };
+    s += match (tally.round, game.rules.outcome.tie, &game.rules.runoff) {
+        (2, _, Some(r)) if r.tie == crate::domain::config::TieRule::None => "；再度平票则无人出局",
+        (2, _, _) => "",
+        (_, crate::domain::config::TieRule::Runoff, _) => "；最高票并列则进入第二轮",
+        (_, crate::domain::config::TieRule::None, _) => "；平票无人出局",
+        (_, crate::domain::config::TieRule::FirstToReach, _) => "；平票时先达到该票数者出局",
+        (_, crate::domain::config::TieRule::LastToReach, _) => "；平票后到先出",
+    };
+    s += "\n";
+    let color = match tally.outcome.kind {
+        OutcomeKind::Pending => "blue",
+        _ => "red",
+    };
+    s += &format!(
+        "[b]结果[/b]：[color={color}]{}[/color]\n",
+        bb(&tally.outcome.note)
+    );
+    s
+}
+
+/// m103's 电梯楼: the index a judge posts on the discussion thread's second floor — each player's
+/// name linking to the thread filtered to that author, with the day's count.
+pub fn elevator(report: &crate::domain::rules::lurk::LurkReport, tid: u64) -> String {
+    let mut s = format!("[b]第{}天 电梯楼[/b]\n", report.day);
+    for p in &report.players {
+        match p.uid {
+            Some(uid) => {
+                s += &format!(
+                "[url=forum.php?mod=viewthread&tid={tid}&page=1&authorid={uid}]{}[/url]（{} 帖）\n",
+                bb(&p.player), p.counted
+            )
+            }
+            None => s += &format!("{}（{} 帖）\n", bb(&p.player), p.counted),
+        }
+    }
+    s
+}
+
+/// The 潜水 report as the judge reads it (BBCode, Chinese).
+pub fn lurk(
+    game: &crate::domain::config::GameConfig,
+    report: &crate::domain::rules::lurk::LurkReport,
+) -> String {
+    let mut s = format!("[b]【{}】第{}天 发言统计[/b]\n", game.name, report.day);
+    s += &format!(
+        "统计时段：{} 至 {}；计入的帖子：{}\n",
+        report
+            .from
+            .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+            .unwrap_or_else(|| "开始".into()),
+        report.to.format("%Y-%m-%d %H:%M:%S"),
+        report
+            .threads
+            .iter()
+            .map(|t| format!("tid {t}"))
+            .collect::<Vec<_>>()
+            .join("、")
+    );
+    s += &format!(
+        "当天平均：{:.1} 帖；潜水标准：{}\n\n",
+        report.average, report.rule
+    );
+    for p in &report.players {
+        s += &format!("{} {} 帖", p.player, p.counted);
+        if !p.excluded.is_empty() {
+            let ex: Vec<String> = p
+                .excluded
+                .iter()
+                .map(|e| format!("{}：{}", e.floor, e.reason))
+                .collect();
+            s += &format!("（不计：{}）", ex.join("；"));
+        }
+        if p.voted == Some(false) {
+            s += "（未投票）";
+        }
+        s += "\n";
+    }
+    let lurkers: Vec<String> = report
+        .players
+        .iter()
+        .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Lurk)
+        .map(|p| format!("{}（{}）", p.player, p.reasons.join("；")))
+        .collect();
+    let unknown: Vec<String> = report
+        .players
+        .iter()
+        .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Unknown)
+        .map(|p| format!("{}（{}）", p.player, p.reasons.join("；")))
+        .collect();
+    s += &format!(
+        "\n[b]潜水[/b]：{}\n",
+        if lurkers.is_empty() {
+            "无".to_string()
+        } else {
+            format!("{}，各{}", lurkers.join("、"), report.penalty)
+        }
+    );
+    for x in &report.extra_threads {
+        s += &format!(
+            "[b]多开主题[/b]：{} 当天开了 {} 个主题帖（{}），规则每人每天只能开一个\n",
+            x.player,
+            x.tids.len(),
+            x.tids
+                .iter()
+                .map(|t| format!("tid {t}"))
+                .collect::<Vec<_>>()
+                .join("、")
+        );
+    }
+    if !unknown.is_empty() {
+        s += &format!("[b]无法判断[/b]：{}\n", unknown.join("、"));
+    }
+    s
+}
