@@ -4,17 +4,18 @@
 //! the store, so a cycle that is repeated (after a crash, a restart, a catch-up) sends nothing
 //! twice.
 
+use crate::daemon::decide::{self, event_key, lock_from};
 use crate::domain::config::{BallotSource, DayConfig, GameConfig};
 use crate::domain::mail::Mail;
 use crate::domain::record::{Change, Cursor, StoredPost};
-use crate::domain::rules::tally::fmt_votes;
+use crate::domain::report::{CycleReport, DayView};
 use crate::domain::rules::{self, Tally};
 use crate::domain::settings::Settings;
 use crate::io::forum::{FetchError, Forum};
 use crate::io::smtp::Mailer;
 use crate::io::store::Store;
-use chrono::{DateTime, Duration, FixedOffset};
-use serde::{Deserialize, Serialize};
+use crate::present::mails;
+use chrono::{DateTime, FixedOffset};
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
@@ -29,36 +30,6 @@ pub struct Daemon {
     lock: tokio::sync::Mutex<()>,
     /// What the last cycle computed for each watched day, for the dashboard.
     views: std::sync::Mutex<std::collections::BTreeMap<(String, u32), DayView>>,
-}
-
-/// One watched day as the last cycle left it: the dashboard shows exactly what the mails say.
-#[derive(Debug, Clone)]
-pub struct DayView {
-    pub game: GameConfig,
-    pub day: DayConfig,
-    pub tally: Tally,
-    /// 潜水 counts so far (when the rules judge 潜水).
-    pub lurk: Option<crate::domain::rules::lurk::LurkReport>,
-}
-
-/// What one cycle did (logged, and kept for `bansha status`).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct CycleReport {
-    pub at: Option<Time>,
-    pub requests: u64,
-    pub new_posts: usize,
-    pub edited_posts: usize,
-    pub mails_queued: usize,
-    pub mails_sent: usize,
-    pub mails_waiting: usize,
-    /// Reads of the forum that failed (each is also in `errors`).
-    #[serde(default)]
-    pub fetch_failures: usize,
-    pub errors: Vec<String>,
-}
-
-fn fmt(t: Time) -> String {
-    t.format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
 impl Daemon {
@@ -93,15 +64,12 @@ impl Daemon {
         let mut out = Vec::new();
         for g in &self.settings.games {
             for d in &g.days {
-                if d.vote_thread.is_none() {
-                    continue;
-                }
-                let key = event_key(g, d, "close");
-                if self.store.event_done(&key).unwrap_or(false) {
-                    continue;
-                }
-                let opens = d.opens_at.unwrap_or(d.closes_at - Duration::days(7));
-                if now >= opens {
+                let close_done = d.vote_thread.is_some()
+                    && self
+                        .store
+                        .event_done(&event_key(g, d, "close"))
+                        .unwrap_or(false);
+                if decide::watched(d, close_done, now) {
                     out.push((g, d));
                 }
             }
@@ -114,23 +82,20 @@ impl Daemon {
     pub fn rechecks(&self, now: Time) -> Vec<(&GameConfig, &DayConfig)> {
         let mut out = Vec::new();
         for g in &self.settings.games {
-            if g.rules.vote.source == BallotSource::Poll {
-                continue;
-            }
             for d in &g.days {
-                let due = d.closes_at + Duration::minutes(RECHECK_MINUTES);
-                if d.vote_thread.is_none() || now < due || now > d.closes_at + Duration::days(2) {
+                // Only days in the window are looked up in the store.
+                if !decide::recheck_due(g, d, true, false, now) {
                     continue;
                 }
-                if self
+                let close_done = self
                     .store
                     .event_done(&event_key(g, d, "close"))
-                    .unwrap_or(false)
-                    && !self
-                        .store
-                        .event_done(&event_key(g, d, "recheck"))
-                        .unwrap_or(true)
-                {
+                    .unwrap_or(false);
+                let recheck_done = self
+                    .store
+                    .event_done(&event_key(g, d, "recheck"))
+                    .unwrap_or(true);
+                if decide::recheck_due(g, d, close_done, recheck_done, now) {
                     out.push((g, d));
                 }
             }
@@ -166,10 +131,13 @@ impl Daemon {
         let mut best: Option<(Time, String)> = None;
         for (g, d) in self.active_days(now) {
             let lock = lock_from(g, d);
-            for (t, what) in [(lock, "锁定"), (Some(d.closes_at), "截止")] {
+            for (t, what) in [
+                (lock, mails::Deadline::Lock),
+                (Some(d.closes_at), mails::Deadline::Close),
+            ] {
                 if let Some(t) = t.filter(|t| *t > now) {
                     if best.as_ref().is_none_or(|(b, _)| t < *b) {
-                        best = Some((t, format!("{} 第{}天 {what}", g.name, d.day)));
+                        best = Some((t, crate::present::mails::deadline_label(g, d, what)));
                     }
                 }
             }
@@ -235,9 +203,13 @@ impl Daemon {
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
         let tid = d.vote_thread.expect("active days have a vote thread");
-        let lock = lock_from(g, d);
-        let lock_due =
-            lock.is_some_and(|l| now >= l) && !self.store.event_done(&event_key(g, d, "lock"))?;
+        let record = decide::DayRecord {
+            lock_done: self.store.event_done(&event_key(g, d, "lock"))?,
+            leader: self
+                .store
+                .get_meta(&format!("leader/{}/{}", g.name, d.day))?,
+        };
+        let lock_due = decide::lock_due(g, d, &record, now);
         let close_due = now >= d.closes_at;
         // A poll day's thread carries no ballots: the poll is read below instead. A full scan
         // (catches edits and deletions) at the start, at the lock and at the close.
@@ -372,71 +344,59 @@ impl Daemon {
             );
         }
 
-        // Each void or late ballot, once.
-        for b in tally.ballots.iter().filter(|b| !b.valid) {
-            let Some(pid) = b.pid else { continue };
-            let key = format!("void/{}/{}/{pid}", g.name, d.day);
-            let mail = Mail::text(
-                crate::present::html::subject(
-                    g,
-                    d.day,
-                    &format!("无效票：{} {}", b.floor, b.voter),
-                ),
-                format!(
-                    "{} {}（pid {pid}，{}）：{}\n写的对象：{}\n\n（此邮件只发一次。）",
-                    b.floor,
-                    b.voter,
-                    b.posted_at.map(fmt).unwrap_or_default(),
-                    b.reason,
-                    b.written
-                ),
-                now,
-            );
-            if self.store.enqueue(&key, &mail)? {
-                report.mails_queued += 1;
-            }
-        }
+        let effects = decide::day(
+            &decide::DayInput {
+                game: g,
+                day: d,
+                tally: &tally,
+                record: &record,
+                stale,
+                interim_every_hours: self.settings.poll.interim_every_hours,
+                lurk: lurk_on,
+            },
+            now,
+        );
+        self.carry_out(g, d, &tally, &effects, now, report)
+    }
 
-        if !closed {
-            self.interim_mails(g, d, &tally, now, lock_due, report)?;
-        } else if stale {
-            // The final tally waits for a complete reading (see above).
-        } else {
-            let key = event_key(g, d, "close");
-            let intro = format!(
-                "截止时间 {} 已到，以下是按截止时刻的帖子内容统计的结果（截止后的编辑不计）。\n可以直接复制到投票帖：",
-                fmt(d.closes_at)
-            );
-            let mut mail = crate::present::html::tally_mail(
-                g,
-                d,
-                &tally,
-                &self.drawing(),
-                crate::present::html::tally_subject(
-                    g,
-                    d,
-                    &format!("最终计票：{}", tally.outcome.note),
-                ),
-                &intro,
-                now,
-            );
-            if tally.outcome.kind == crate::domain::rules::OutcomeKind::Eliminated {
-                let state = crate::io::state_file::load_state(&crate::io::state_file::state_path(
-                    &g.path, None,
-                ))
-                .unwrap_or_default();
-                mail.body += &crate::present::judge::projection(g, &state, &tally.outcome.players);
-            }
-            if self.store.enqueue(&key, &mail)? {
-                report.mails_queued += 1;
-            }
-            self.store.mark_event(&key, now)?;
-            if now >= d.closes_at + Duration::minutes(RECHECK_MINUTES) {
-                // This reading is already late enough to have seen edits after the close.
-                self.store.mark_event(&event_key(g, d, "recheck"), now)?;
-            }
-            if lurk_on {
-                self.lurk_mail(g, d, &tally, now, report)?;
+    /// Do what `decide::day` found due, in its order.
+    fn carry_out(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        tally: &Tally,
+        effects: &[decide::Effect],
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        use decide::Effect;
+        for e in effects {
+            match e {
+                Effect::Void { key, pid } => {
+                    let Some(b) = tally.ballots.iter().find(|b| b.pid == Some(*pid)) else {
+                        continue;
+                    };
+                    self.queue(key, report, || mails::void_ballot(g, d, b, *pid, now))?;
+                }
+                Effect::Mail { key, kind } => {
+                    self.queue(key, report, || {
+                        // The judge's recorded state, for the final's judge-only part.
+                        let state = if *kind == mails::TallyMail::Final {
+                            crate::io::state_file::load_state(&crate::io::state_file::state_path(
+                                &g.path, None,
+                            ))
+                            .unwrap_or_default()
+                        } else {
+                            Default::default()
+                        };
+                        mails::tally(kind, g, d, tally, &self.drawing(), &state, now)
+                    })?;
+                }
+                Effect::Done(key) => self.store.mark_event(key, now)?,
+                Effect::Leader { key, seq, leader } => {
+                    self.store.set_meta(key, &(*seq, leader.clone()))?
+                }
+                Effect::Lurk => self.lurk_mail(g, d, tally, now, report)?,
             }
         }
         Ok(())
@@ -507,46 +467,15 @@ impl Daemon {
             if verdict.pass {
                 continue;
             }
-            let mut line = format!(
-                "{} {} {}：{}",
-                post.floor,
-                post.author,
-                verdict.label,
-                verdict.failures.join("；")
-            );
-            // Until when it may be fixed (bansha42: reports by the end of round 1).
-            if let Some(fix_day) = rule.fix_by_day {
-                match g.day(fix_day).map(|x| x.closes_at) {
-                    Some(deadline) if post.posted_at.is_some_and(|t| t <= deadline) => line
-                        .push_str(&format!(
-                            "。须在第{fix_day}天截止（{}）前重新跟帖补正，否则出局",
-                            deadline.format("%m-%d %H:%M")
-                        )),
-                    Some(_) => line.push_str(&format!("。已过第{fix_day}天截止，按规则判出局")),
-                    None => {}
-                }
-            }
+            let fix_by = rule
+                .fix_by_day
+                .and_then(|fix_day| g.day(fix_day).map(|x| (fix_day, x.closes_at)));
+            let line = mails::check_line(post, &verdict, fix_by);
             let mut failing: Vec<String> =
                 self.store.get_meta("check_failures")?.unwrap_or_default();
             failing.push(line.clone());
             self.store.set_meta("check_failures", &failing)?;
-            let f = &verdict.figures;
-            let mail = Mail::text(
-                crate::present::html::subject(g, d.day, &format!("{}不合格：{} {}", verdict.label, post.floor, post.author)),
-                format!(
-                    "{}（pid {pid}）\n总字数 {}，去掉引用后 {} 字，字符数 {}；引用 {} 字（{:.1}%）；重复句子 {} 字（{:.1}%）\n不合格：{}\n",
-                    line,
-                    f.total.words,
-                    f.own.words,
-                    f.total.chars_no_spaces,
-                    f.quoted_words,
-                    f.quoted_share * 100.0,
-                    f.repeated_words,
-                    f.repeated_share * 100.0,
-                    verdict.failures.join("；")
-                ),
-                now,
-            );
+            let mail = mails::check_failed(g, d, post, &verdict, &line, now);
             if self.store.enqueue(
                 &format!("check/{}/{pid}/{}", ct.tid, rec.versions.len()),
                 &mail,
@@ -586,51 +515,28 @@ impl Daemon {
             })
         };
         let since = streak(&format!("failing_since/{tid}"))?;
-        let limit = Duration::minutes(self.settings.poll.fetch_failure_alert_minutes as i64);
-        let key = if e.needs_judge() {
-            Some(format!(
-                "loginfail/{}",
-                streak("login_failing_since")?.timestamp()
-            ))
-        } else if now - since >= limit {
-            Some(format!("fetchfail/{tid}/{}", since.timestamp()))
-        } else {
-            None
+        let failure = decide::Failure {
+            tid,
+            since,
+            login_since: if e.needs_judge() {
+                Some(streak("login_failing_since")?)
+            } else {
+                None
+            },
+            alert_after_minutes: self.settings.poll.fetch_failure_alert_minutes,
         };
-        if let Some(key) = key {
+        if let Some(key) = decide::failure_alert(&failure, now) {
             // Days past their close whose final tally waits for this forum.
-            let waiting: String = g
-                .days
-                .iter()
-                .filter(|d| d.vote_thread.is_some() && now >= d.closes_at)
-                .filter(|d| {
-                    !self
-                        .store
+            let waiting = decide::waiting_days(
+                g,
+                |d| {
+                    self.store
                         .event_done(&event_key(g, d, "close"))
                         .unwrap_or(true)
-                })
-                .map(|d| {
-                    format!(
-                        "第{}天已于 {} 截止：最终计票要等论坛恢复、读到截止前的全部投票后才发出。\n",
-                        d.day,
-                        fmt(d.closes_at)
-                    )
-                })
-                .collect();
-            let mail = Mail::text(
-                format!("[{}] 无法读取论坛", g.name),
-                format!(
-                    "自 {} 起无法读取帖子（tid {tid}）：\n{}\n\n{waiting}{}",
-                    fmt(since),
-                    e.zh(),
-                    if e.needs_judge() {
-                        "需要法官处理（例如在浏览器里登录一次，或更新配置中的密码/cookie）；bansha 不会反复重试登录。"
-                    } else {
-                        "bansha 会继续重试；恢复后不再提醒。"
-                    }
-                ),
+                },
                 now,
             );
+            let mail = mails::fetch_failed(g, tid, since, &e.zh(), e.needs_judge(), &waiting, now);
             if self.store.enqueue(&key, &mail)? {
                 report.mails_queued += 1;
             }
@@ -735,39 +641,8 @@ impl Daemon {
         let Some(lurk) = self.lurk_report(g, d, tally, d.closes_at, now)? else {
             return Ok(());
         };
-        let lurkers: Vec<&str> = lurk
-            .players
-            .iter()
-            .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Lurk)
-            .map(|p| p.player.as_str())
-            .collect();
-        let undecided: Vec<&str> = lurk
-            .players
-            .iter()
-            .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Unknown)
-            .map(|p| p.player.as_str())
-            .collect();
         // Automatic ledger entries, one per lurker and day.
-        let kind = match g.rules.lurk.penalty.as_str() {
-            "yellow_card" => "yellow_card",
-            "lurk" => "lurk",
-            _ => "warning",
-        };
-        for p in lurk
-            .players
-            .iter()
-            .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Lurk)
-        {
-            let entry = crate::domain::rules::ledger::Entry {
-                id: format!("auto-lurk-d{}-{}", d.day, p.player),
-                player: p.player.clone(),
-                kind: kind.into(),
-                day: Some(d.day),
-                reason: format!("潜水：{}", p.reasons.join("；")),
-                source: "auto".into(),
-                at: now.to_rfc3339(),
-                removed: false,
-            };
+        for entry in crate::domain::rules::ledger::lurk_entries(g, d.day, &lurk, now) {
             self.store.ledger_add(&g.name, &entry)?;
         }
         let entries = self.store.ledger(&g.name)?;
@@ -777,105 +652,9 @@ impl Daemon {
             g.rules.discipline.warnings_to_replace,
         );
         let key = event_key(g, d, "lurk");
-        let mail = Mail::text(
-            crate::present::html::subject(
-                g,
-                d.day,
-                &format!(
-                    "发言统计：{}{}",
-                    if lurkers.is_empty() {
-                        "无人潜水".to_string()
-                    } else {
-                        format!("潜水 {}", lurkers.join("、"))
-                    },
-                    if undecided.is_empty() {
-                        String::new()
-                    } else {
-                        format!("；论坛无法读取，待法官判定：{}", undecided.join("、"))
-                    }
-                ),
-            ),
-            format!(
-                "{}\n{}",
-                crate::present::bbcode::lurk(g, &lurk),
-                crate::domain::rules::ledger::text(&entries, &standings)
-            ),
-            now,
-        );
+        let mail = mails::lurk(g, d, &lurk, &entries, &standings, now);
         if self.store.enqueue(&key, &mail)? {
             report.mails_queued += 1;
-        }
-        Ok(())
-    }
-
-    fn interim_mails(
-        &self,
-        g: &GameConfig,
-        d: &DayConfig,
-        tally: &Tally,
-        now: Time,
-        lock_due: bool,
-        report: &mut CycleReport,
-    ) -> anyhow::Result<()> {
-        let top = tally.counts.first().map(|c| c.votes).unwrap_or(0.0);
-        let leaders: Vec<String> = tally
-            .counts
-            .iter()
-            .filter(|c| top > 0.0 && (c.votes - top).abs() < 1e-9)
-            .map(|c| c.target.clone())
-            .collect();
-        let leader = leaders.join("、");
-        let mail = |what: String, intro: String| {
-            crate::present::html::tally_mail(
-                g,
-                d,
-                tally,
-                &self.drawing(),
-                crate::present::html::tally_subject(g, d, &what),
-                &intro,
-                now,
-            )
-        };
-        if lock_due {
-            let key = event_key(g, d, "lock");
-            let lock = tally
-                .lock_from
-                .map(|l| l.format("%H:%M").to_string())
-                .unwrap_or_default();
-            self.queue(&key, report, || {
-                mail(
-                    format!("进入截止前锁定时段（{lock} 起不得改票）"),
-                    format!("当前统计（{}）：", fmt(now)),
-                )
-            })?;
-            self.store.mark_event(&key, now)?;
-        }
-        let leader_key = format!("leader/{}/{}", g.name, d.day);
-        let last: Option<(u32, String)> = self.store.get_meta(&leader_key)?;
-        if !leader.is_empty() && last.as_ref().map(|(_, l)| l) != Some(&leader) {
-            let n = last.map_or(0, |(n, _)| n + 1);
-            self.queue(&format!("{leader_key}/{n}"), report, || {
-                mail(
-                    format!("领先者变化：{leader}"),
-                    format!(
-                        "当前领先：{leader}（{} 票），统计时间 {}：",
-                        fmt_votes(top),
-                        fmt(now)
-                    ),
-                )
-            })?;
-            self.store.set_meta(&leader_key, &(n, leader.clone()))?;
-        }
-        let hours = self.settings.poll.interim_every_hours;
-        if hours > 0 {
-            let bucket = now.timestamp() / (hours as i64 * 3600);
-            let key = format!("interim/{}/{}/{bucket}", g.name, d.day);
-            self.queue(&key, report, || {
-                mail(
-                    format!("临时统计 {}", now.format("%m-%d %H:%M")),
-                    format!("定时临时统计（每 {hours} 小时一次）："),
-                )
-            })?;
         }
         Ok(())
     }
@@ -919,36 +698,7 @@ impl Daemon {
         let Some(a) = rules::acceleration::count(g, d, &posts, now).filter(|a| a.reached()) else {
             return Ok(());
         };
-        let lines: Vec<String> = a
-            .requests
-            .iter()
-            .map(|r| {
-                format!(
-                    "{} {}（pid {}，{}）",
-                    r.floor,
-                    r.player,
-                    r.pid,
-                    r.at.map(fmt).unwrap_or_default()
-                )
-            })
-            .collect();
-        let mail = Mail::text(
-            crate::present::html::subject(
-                g,
-                d.day,
-                &format!("申请加速的玩家已过半（{}/{}）", a.requests.len(), a.living),
-            ),
-            format!(
-                "进程帖（tid {pt}）中申请加速的存活玩家已超过半数（需要 {} 人，{} 时达到）：\n{}\n\n\
-                 确认加速后，请在本局配置的第 {} 天写上 accelerated_at = \"确认的时间\"：\
-                 此后的改票无效，潜水不再判定。\n",
-                a.needed,
-                a.reached_at.map(fmt).unwrap_or_default(),
-                lines.join("\n"),
-                d.day
-            ),
-            now,
-        );
+        let mail = mails::acceleration(g, d, pt, &a, now);
         if self
             .store
             .enqueue(&format!("accel/{}/{}", g.name, d.day), &mail)?
@@ -1045,64 +795,21 @@ impl Daemon {
         }
         let state = crate::io::state_file::load_state(&path)?;
         let snap = state.snapshot(g);
-        let (win, warn) = crate::domain::rules::state::conditions(g, &snap);
         let last = state
             .events
             .iter()
             .rev()
             .find(|e| !e.undone)
             .map_or(0, |e| e.id);
-        let mut now_held: BTreeSet<String> = BTreeSet::new();
-        let mut news: Vec<(String, String, String)> = Vec::new();
-        for c in win.iter().filter(|c| c.holds) {
-            now_held.insert(format!("win:{}", c.name));
-            news.push((
-                format!("win:{}", c.name),
-                format!("胜负条件成立：{}", c.name),
-                format!("条件：{}\n成立。", c.when),
-            ));
-        }
-        for c in warn.iter().filter(|c| c.holds) {
-            now_held.insert(format!("warn:{}", c.name));
-            news.push((
-                format!("warn:{}", c.name),
-                format!("提醒：{}", c.name),
-                format!("条件：{}\n成立。", c.when),
-            ));
-        }
-        for (c, rule) in win.iter().zip(&g.rules.win).filter(|(c, _)| !c.holds) {
-            let away = crate::domain::rules::state::one_away(&snap, rule);
-            if !away.is_empty() {
-                now_held.insert(format!("away:{}", c.name));
-                news.push((
-                    format!("away:{}", c.name),
-                    format!("再出局一人即成立：{}", c.name),
-                    format!(
-                        "条件：{}\n以下任何一人出局，该条件即成立：{}",
-                        c.when,
-                        away.join("、")
-                    ),
-                ));
-            }
-        }
+        let news = crate::domain::rules::state::holdings(g, &snap);
+        let now_held: BTreeSet<String> = news.iter().map(|h| h.id.clone()).collect();
         let key = format!("held/{}", g.name);
         let before: BTreeSet<String> = self.store.get_meta(&key)?.unwrap_or_default();
-        for (id, subject, why) in news {
-            if before.contains(&id) {
-                continue;
-            }
-            let mail = Mail::text(
-                format!("[{}] {subject}", g.name),
-                format!(
-                    "{why}\n\n（仅法官可见）根据局面记录 {}（第 {last} 条记录之后）：\n\n{}",
-                    path.display(),
-                    crate::present::judge::state(g, &state)
-                ),
-                now,
-            );
+        for held in news.iter().filter(|h| !before.contains(&h.id)) {
+            let mail = mails::condition(g, held, &state, last, &path, now);
             if self
                 .store
-                .enqueue(&format!("state/{}/{id}/{last}", g.name), &mail)?
+                .enqueue(&format!("state/{}/{}/{last}", g.name, held.id), &mail)?
             {
                 report.mails_queued += 1;
             }
@@ -1137,47 +844,14 @@ impl Daemon {
                     seen_at,
                 } if is_player(&after.author) && (is_ballot(before) || is_ballot(after)) => {
                     let key = format!("edit/{}/{pid}/{}", after.tid, seen_at.timestamp());
-                    let notice = match (&after.edited_at, &after.edited_by) {
-                        (Some(t), by) => format!(
-                            "论坛显示：本帖最后由 {} 于 {} 编辑",
-                            by.as_deref().unwrap_or("?"),
-                            t.format("%Y-%m-%d %H:%M")
-                        ),
-                        (None, _) => {
-                            "论坛没有显示编辑记录（60 秒内的编辑或管理员编辑不留记录）".into()
-                        }
-                    };
-                    let mail = Mail::text(
-                        crate::present::html::subject(g, d.day, &format!("投票被编辑：{} {}", after.floor, after.author)),
-                        format!(
-                            "{} {}（pid {pid}）的帖子内容变了。\n{notice}\n{}\n之前看到的内容：\n{}\n\n{} 看到的内容：\n{}\n",
-                            after.floor,
-                            after.author,
-                            if after.edited_at.is_some_and(|t| t >= d.closes_at) {
-                                format!("这次编辑在截止（{}）之后，最终计票按截止时的内容。\n", fmt(d.closes_at))
-                            } else {
-                                String::new()
-                            },
-                            before.text,
-                            fmt(*seen_at),
-                            after.text
-                        ),
-                        *seen_at,
-                    );
+                    let mail = mails::edited(g, d, before, after, *seen_at);
                     if self.store.enqueue(&key, &mail)? {
                         report.mails_queued += 1;
                     }
                 }
                 Change::Gone { pid, last } if is_player(&last.author) && is_ballot(last) => {
                     let key = format!("gone/{}/{pid}", last.tid);
-                    let mail = Mail::text(
-                        crate::present::html::subject(g, d.day, &format!("投票帖消失：{} {}", last.floor, last.author)),
-                        format!(
-                            "{} {}（pid {pid}）的帖子在论坛上看不到了（被删除或进入回收站）。最后看到的内容：\n{}\n",
-                            last.floor, last.author, last.text
-                        ),
-                        now,
-                    );
+                    let mail = mails::gone(g, d, last, now);
                     if self.store.enqueue(&key, &mail)? {
                         report.mails_queued += 1;
                     }
@@ -1314,16 +988,4 @@ impl Daemon {
         }
         report.mails_waiting = self.store.outbox().map(|q| q.len()).unwrap_or(0);
     }
-}
-
-fn lock_from(g: &GameConfig, d: &DayConfig) -> Option<Time> {
-    let m = g.rules.vote.lock_minutes;
-    (m > 0).then(|| d.closes_at - Duration::minutes(m as i64))
-}
-
-/// How long after a close the vote thread is read once more for late edits.
-const RECHECK_MINUTES: i64 = 10;
-
-fn event_key(g: &GameConfig, d: &DayConfig, what: &str) -> String {
-    format!("{what}/{}/{}", g.name, d.day)
 }

@@ -108,7 +108,7 @@ async fn ledger(
             );
             (
                 StatusCode::OK,
-                crate::domain::rules::ledger::text(&entries, &st),
+                crate::present::bbcode::ledger(&entries, &st),
             )
         }
         Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
@@ -273,76 +273,22 @@ async fn timeline_svg(
                 axum::http::header::CONTENT_TYPE,
                 "image/svg+xml; charset=utf-8",
             )],
-            day_svg(v),
+            crate::present::dashboard::day_svg(v),
         )
             .into_response(),
         None => (StatusCode::NOT_FOUND, "这一天不在监视中\n").into_response(),
     }
 }
 
-fn day_svg(v: &crate::daemon::DayView) -> String {
-    crate::present::chart::svg(
-        &format!("{} 第{}天 投票时间线", v.game.name, v.day.day),
-        &crate::domain::rules::timeline::of(&v.tally),
-        v.tally.lock_from,
-    )
-}
-
-/// The phase of a watched day at `now`, in Chinese.
-fn phase(v: &crate::daemon::DayView, now: chrono::DateTime<chrono::FixedOffset>) -> &'static str {
-    if now >= v.day.closes_at {
-        "已截止"
-    } else if v.tally.lock_from.is_some_and(|l| now >= l) {
-        "锁定时段（不得改票）"
-    } else if v.day.opens_at.is_some_and(|o| now < o) {
-        "尚未开始"
-    } else {
-        "投票中"
-    }
-}
-
+/// The dashboard, from the last cycle's views and what the record holds.
 async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String> {
-    use crate::present::html::{esc, time_left};
     let now = s.clock.now();
     let d = &s.daemon;
     let last = s.last.lock().await.as_ref().map(|(_, r)| r.clone());
     let healthy = s.healthy().await;
-    let fmt = |t: chrono::DateTime<chrono::FixedOffset>| t.format("%Y-%m-%d %H:%M:%S").to_string();
-    let mut h = String::new();
-    h += &format!(
-        "<h1 style=\"margin:0 0 4px 0\">bansha 法官仪表盘</h1>\n<p style=\"color:#666;margin:0 0 12px 0\">仅法官可见（可能显示身份）。现在 {}，每分钟自动刷新。</p>\n",
-        fmt(now)
-    );
-
-    // Fetch health.
-    h += "<section id=\"health\"><h2>抓取状态</h2>\n";
-    match &last {
-        Some(r) => {
-            h += &format!(
-                "<p>{}　上次轮询 {}：{} 次请求，新帖 {}，编辑 {}，邮件待发 {}</p>\n",
-                if healthy && r.errors.is_empty() {
-                    "<b style=\"color:#1a7f37\">正常</b>"
-                } else {
-                    "<b style=\"color:#c62828\">有问题</b>"
-                },
-                r.at.map(fmt).unwrap_or_default(),
-                r.requests,
-                r.new_posts,
-                r.edited_posts,
-                r.mails_waiting
-            );
-            if !r.errors.is_empty() {
-                h += "<ul class=\"errors\">\n";
-                for e in &r.errors {
-                    h += &format!("<li>{}</li>\n", esc(e));
-                }
-                h += "</ul>\n";
-            }
-        }
-        None => h += "<p>尚未完成第一次轮询。</p>\n",
-    }
+    let views = d.views();
     let mut failing = Vec::new();
-    for v in d.views() {
+    for v in &views {
         let mut tids: Vec<u64> = v.day.vote_thread.into_iter().collect();
         tids.extend(crate::domain::rules::lurk::threads_of(&v.game, &v.day));
         tids.extend(v.day.checked_threads.iter().map(|c| c.tid));
@@ -351,133 +297,42 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
                 .store
                 .get_meta::<chrono::DateTime<chrono::FixedOffset>>(&format!("failing_since/{tid}"))
             {
-                failing.push(format!("tid {tid} 自 {} 起无法读取", fmt(since)));
+                failing.push((tid, since));
             }
         }
     }
-    failing.sort();
-    failing.dedup();
-    for f in failing {
-        h += &format!("<p style=\"color:#c62828\">{}</p>\n", esc(&f));
-    }
-    h += "</section>\n";
-
-    // Pending alerts: mails not yet accepted by the server, and required posts that failed.
-    h += "<section id=\"alerts\"><h2>待处理提醒</h2>\n";
-    let outbox = d.store.outbox().unwrap_or_default();
-    let checks: Vec<String> = d
-        .store
-        .get_meta("check_failures")
-        .ok()
-        .flatten()
-        .unwrap_or_default();
-    if outbox.is_empty() && checks.is_empty() {
-        h += "<p>无（所有提醒邮件都已发出）。</p>\n";
-    } else {
-        h += "<ul>\n";
-        for (_, m) in &outbox {
-            h += &format!(
-                "<li>未发出的邮件（{}）：{}</li>\n",
-                fmt(m.created_at),
-                esc(&m.subject)
-            );
-        }
-        for c in &checks {
-            h += &format!("<li>不合格的帖子：{}</li>\n", esc(c));
-        }
-        h += "</ul>\n";
-    }
-    h += &format!(
-        "<p>已发出邮件 {} 封。</p>\n</section>\n",
-        d.store.sent_count()
-    );
-
-    // Each game.
-    let views = d.views();
+    let mut states = std::collections::BTreeMap::new();
     for g in &d.settings.games {
-        h += &format!(
-            "<section class=\"game\"><h2>{}</h2>\n<p>规则：{}</p>\n",
-            esc(&g.name),
-            esc(&g.ruleset)
-        );
-        let days: Vec<_> = views.iter().filter(|v| v.game.name == g.name).collect();
-        // This game's next lock start or close.
-        let next = days
-            .iter()
-            .flat_map(|v| {
-                [(v.tally.lock_from, "锁定"), (Some(v.day.closes_at), "截止")]
-                    .into_iter()
-                    .filter_map(move |(t, what)| t.map(|t| (t, v.day.day, what)))
-            })
-            .filter(|(t, _, _)| *t > now)
-            .min();
-        if let Some((t, day, what)) = next {
-            h += &format!(
-                "<p>下一个时间点：<b>第{day}天 {what}</b> {}（{}）</p>\n",
-                fmt(t),
-                time_left(t, now)
-            );
-        }
-        if days.is_empty() {
-            h += "<p>目前没有在监视的投票。</p>\n";
-        }
-        for v in days {
-            h += &format!(
-                "<div class=\"day\" id=\"day-{}\"><h3>第{}天 · {}</h3>\n",
-                v.day.day,
-                v.day.day,
-                phase(v, now)
-            );
-            h += &crate::present::html::tally_html(&v.day, &v.tally, &d.settings.forum.base_url);
-            h += "<h4>投票时间线</h4>\n<div class=\"timeline\">";
-            h += &day_svg(v);
-            h += "</div>\n";
-            if let Some(l) = &v.lurk {
-                h += &lurk_html(l, now >= v.day.closes_at);
-            }
-            h += "</div>\n";
-        }
-        // The judge's record of the game: seats, roles, factions (judge-only).
         let path = crate::io::state_file::state_path(&g.path, None);
         if path.exists() {
             if let Ok(state) = crate::io::state_file::load_state(&path) {
-                h += &format!(
-                    "<h3>局面（仅法官可见）</h3>\n<pre style=\"white-space:pre-wrap\">{}</pre>\n",
-                    esc(&crate::present::judge::state(g, &state))
-                );
+                states.insert(g.name.clone(), state);
             }
         }
-        h += "</section>\n";
     }
-    let page = crate::present::html::document("bansha 法官仪表盘", &h).replace(
-        "<title>",
-        "<meta http-equiv=\"refresh\" content=\"60\"><title>",
-    );
+    let page = crate::present::dashboard::page(&crate::present::dashboard::Dashboard {
+        now,
+        last,
+        healthy,
+        failing,
+        outbox: d
+            .store
+            .outbox()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(_, m)| (m.created_at, m.subject))
+            .collect(),
+        checks: d
+            .store
+            .get_meta("check_failures")
+            .ok()
+            .flatten()
+            .unwrap_or_default(),
+        sent: d.store.sent_count(),
+        games: &d.settings.games,
+        views,
+        forum_base: &d.settings.forum.base_url,
+        states,
+    });
     axum::response::Html(page)
-}
-
-fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String {
-    use crate::domain::rules::lurk::Verdict;
-    use crate::present::html::esc;
-    let mut h = format!(
-        "<h4>发言统计（潜水）{}</h4>\n<p>{}</p>\n<table class=\"lurk\" style=\"border-collapse:collapse\">\n<tr><th style=\"border:1px solid #ccc;padding:3px 8px\">玩家</th><th style=\"border:1px solid #ccc;padding:3px 8px\">有效发言</th><th style=\"border:1px solid #ccc;padding:3px 8px\">{}</th></tr>\n",
-        if closed { "" } else { "：截至目前" },
-        esc(&l.rule),
-        if closed { "判定" } else { "目前" }
-    );
-    for p in &l.players {
-        let verdict = match (p.verdict, closed) {
-            (Verdict::Ok, _) => "达标".to_string(),
-            (Verdict::Lurk, true) => format!("潜水：{}", p.reasons.join("；")),
-            (Verdict::Lurk, false) => format!("尚未达标：{}", p.reasons.join("；")),
-            (Verdict::Unknown, _) => "论坛曾无法读取，不判定".to_string(),
-        };
-        h += &format!(
-            "<tr><td style=\"border:1px solid #ccc;padding:3px 8px\">{}</td><td style=\"border:1px solid #ccc;padding:3px 8px;text-align:right\">{}</td><td style=\"border:1px solid #ccc;padding:3px 8px\">{}</td></tr>\n",
-            esc(&p.player),
-            p.counted,
-            esc(&verdict)
-        );
-    }
-    h + "</table>\n"
 }

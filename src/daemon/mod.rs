@@ -3,7 +3,9 @@
 //! HTTP answers for the dashboard and the CLI (`http`).
 
 pub mod cycle;
+pub mod decide;
 pub mod http;
 pub mod service;
 
-pub use cycle::{CycleReport, Daemon, DayView};
+pub use crate::domain::report::{CycleReport, DayView};
+pub use cycle::Daemon;

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod mail;
 pub mod record;
+pub mod report;
 pub mod rules;
 pub mod settings;
 pub mod sources;

@@ -294,3 +294,53 @@ pub fn lurk(
     }
     s
 }
+
+/// The ledger as the judge reads it.
+pub fn ledger(
+    entries: &[crate::domain::rules::ledger::Entry],
+    standings: &[crate::domain::rules::ledger::Standing],
+) -> String {
+    let mut s = String::from("[b]违规记录[/b]\n");
+    if standings.is_empty() {
+        s += "（无）\n";
+        return s;
+    }
+    for st in standings {
+        let mut parts = Vec::new();
+        for (n, what) in [
+            (st.warnings, "警告"),
+            (st.blue, "蓝牌"),
+            (st.yellow, "黄牌"),
+            (st.red, "红牌"),
+            (st.lurk, "潜水"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{what} {n}"));
+            }
+        }
+        if parts.is_empty() {
+            parts.push("无有效记录".into());
+        }
+        s += &format!("{}：{}", st.player, parts.join("，"));
+        if !st.consequence.is_empty() {
+            s += &format!("（{}）", st.consequence);
+        }
+        s += "\n";
+        for e in entries.iter().filter(|e| e.player == st.player) {
+            s += &format!(
+                "  [{}] {}{}{}：{}{}\n",
+                e.id,
+                e.day.map(|d| format!("第{d}天 ")).unwrap_or_default(),
+                crate::domain::rules::ledger::kind_zh(&e.kind),
+                if e.source == "auto" {
+                    "（自动）"
+                } else {
+                    "（法官）"
+                },
+                e.reason,
+                if e.removed { "（已撤销）" } else { "" }
+            );
+        }
+    }
+    s
+}

@@ -4,5 +4,7 @@
 
 pub mod bbcode;
 pub mod chart;
+pub mod dashboard;
 pub mod html;
 pub mod judge;
+pub mod mails;

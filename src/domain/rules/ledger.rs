@@ -94,53 +94,6 @@ pub fn standings(
     out
 }
 
-/// The ledger as the judge reads it.
-pub fn text(entries: &[Entry], standings: &[Standing]) -> String {
-    let mut s = String::from("[b]违规记录[/b]\n");
-    if standings.is_empty() {
-        s += "（无）\n";
-        return s;
-    }
-    for st in standings {
-        let mut parts = Vec::new();
-        for (n, what) in [
-            (st.warnings, "警告"),
-            (st.blue, "蓝牌"),
-            (st.yellow, "黄牌"),
-            (st.red, "红牌"),
-            (st.lurk, "潜水"),
-        ] {
-            if n > 0 {
-                parts.push(format!("{what} {n}"));
-            }
-        }
-        if parts.is_empty() {
-            parts.push("无有效记录".into());
-        }
-        s += &format!("{}：{}", st.player, parts.join("，"));
-        if !st.consequence.is_empty() {
-            s += &format!("（{}）", st.consequence);
-        }
-        s += "\n";
-        for e in entries.iter().filter(|e| e.player == st.player) {
-            s += &format!(
-                "  [{}] {}{}{}：{}{}\n",
-                e.id,
-                e.day.map(|d| format!("第{d}天 ")).unwrap_or_default(),
-                kind_zh(&e.kind),
-                if e.source == "auto" {
-                    "（自动）"
-                } else {
-                    "（法官）"
-                },
-                e.reason,
-                if e.removed { "（已撤销）" } else { "" }
-            );
-        }
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,6 +142,35 @@ mod tests {
             "struck-out entries are still listed, not counted"
         );
         assert!(s[1].consequence.is_empty());
-        assert!(text(&entries, &s).contains("（已撤销）"));
+        assert!(crate::present::bbcode::ledger(&entries, &s).contains("（已撤销）"));
     }
+}
+
+/// The automatic ledger entries of a day's 潜水 verdicts: one per lurker, of the kind the rules
+/// give (`[lurk] penalty`: a yellow card, a 潜水 or a warning), with the reasons.
+pub fn lurk_entries(
+    g: &crate::domain::config::GameConfig,
+    day: u32,
+    lurk: &crate::domain::rules::lurk::LurkReport,
+    now: chrono::DateTime<chrono::FixedOffset>,
+) -> Vec<Entry> {
+    let kind = match g.rules.lurk.penalty.as_str() {
+        "yellow_card" => "yellow_card",
+        "lurk" => "lurk",
+        _ => "warning",
+    };
+    lurk.players
+        .iter()
+        .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Lurk)
+        .map(|p| Entry {
+            id: format!("auto-lurk-d{day}-{}", p.player),
+            player: p.player.clone(),
+            kind: kind.into(),
+            day: Some(day),
+            reason: format!("潜水：{}", p.reasons.join("；")),
+            source: "auto".into(),
+            at: now.to_rfc3339(),
+            removed: false,
+        })
+        .collect()
 }

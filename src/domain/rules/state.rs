@@ -483,3 +483,54 @@ pub fn conditions(game: &GameConfig, snap: &Snapshot) -> (Vec<Condition>, Vec<Co
         evaluate(snap, &game.rules.warn),
     )
 }
+
+/// How a win condition or warning stands, for the judge's mails.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Holding {
+    /// A win condition holds.
+    Win,
+    /// A warning holds.
+    Warn,
+    /// A win condition would hold if any one of these players went out.
+    OneAway(Vec<String>),
+}
+
+/// A condition that holds (or is one elimination away) at `snap`, with its id (`win:NAME`,
+/// `warn:NAME`, `away:NAME`: the daemon mails each id once while it keeps holding).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Held {
+    pub id: String,
+    pub name: String,
+    pub when: String,
+    pub holding: Holding,
+}
+
+/// Every win condition and warning that holds at `snap`, then every win condition one
+/// elimination away. None on an incomplete roster.
+pub fn holdings(game: &GameConfig, snap: &Snapshot) -> Vec<Held> {
+    let (win, warn) = conditions(game, snap);
+    let held = |prefix: &str, c: &Condition, holding: Holding| Held {
+        id: format!("{prefix}:{}", c.name),
+        name: c.name.clone(),
+        when: c.when.clone(),
+        holding,
+    };
+    let mut out: Vec<Held> = Vec::new();
+    out.extend(
+        win.iter()
+            .filter(|c| c.holds)
+            .map(|c| held("win", c, Holding::Win)),
+    );
+    out.extend(
+        warn.iter()
+            .filter(|c| c.holds)
+            .map(|c| held("warn", c, Holding::Warn)),
+    );
+    for (c, rule) in win.iter().zip(&game.rules.win).filter(|(c, _)| !c.holds) {
+        let away = one_away(snap, rule);
+        if !away.is_empty() {
+            out.push(held("away", c, Holding::OneAway(away)));
+        }
+    }
+    out
+}

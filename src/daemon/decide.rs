@@ -1,0 +1,493 @@
+//! The daemon's decisions, pure: given what the record says and `now`, which days are watched,
+//! which phase is due, which mails are due under which keys, when a failing forum is reported.
+//! `cycle` reads the record, calls these, and carries out what they return; nothing here reads
+//! the store, the forum or the clock, so every decision is unit-tested with an explicit record
+//! and time.
+//!
+//! The keys are the store's idempotency keys (and the mails' Message-IDs): a renamed key would
+//! send the judge a mail again, so they are written here once and tested.
+
+use crate::domain::config::{BallotSource, DayConfig, GameConfig};
+use crate::domain::rules::Tally;
+use crate::present::mails::TallyMail;
+use chrono::{DateTime, Duration, FixedOffset};
+
+type Time = DateTime<FixedOffset>;
+
+/// How long after a close the vote thread is read once more for late edits.
+pub const RECHECK_MINUTES: i64 = 10;
+
+/// The key of a day's one-time event: `lock`, `close`, `recheck`, `lurk`.
+pub fn event_key(g: &GameConfig, d: &DayConfig, what: &str) -> String {
+    format!("{what}/{}/{}", g.name, d.day)
+}
+
+/// When the lock window starts (none when the rules have no lock).
+pub fn lock_from(g: &GameConfig, d: &DayConfig) -> Option<Time> {
+    let m = g.rules.vote.lock_minutes;
+    (m > 0).then(|| d.closes_at - Duration::minutes(m as i64))
+}
+
+/// Whether a day is watched at `now`: it has a vote thread, its close is not yet tallied, and it
+/// is open (or within a week of the close when no opening time is set).
+pub fn watched(d: &DayConfig, close_done: bool, now: Time) -> bool {
+    if d.vote_thread.is_none() || close_done {
+        return false;
+    }
+    let opens = d.opens_at.unwrap_or(d.closes_at - Duration::days(7));
+    now >= opens
+}
+
+/// Whether a closed day's after-close look is due: ten minutes after the close and within two
+/// days of it, once, for a day whose ballots are thread posts.
+pub fn recheck_due(
+    g: &GameConfig,
+    d: &DayConfig,
+    close_done: bool,
+    recheck_done: bool,
+    now: Time,
+) -> bool {
+    if g.rules.vote.source == BallotSource::Poll || d.vote_thread.is_none() {
+        return false;
+    }
+    let due = d.closes_at + Duration::minutes(RECHECK_MINUTES);
+    now >= due && now <= d.closes_at + Duration::days(2) && close_done && !recheck_done
+}
+
+/// What the record says of one watched day, as its decisions need it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DayRecord {
+    pub lock_done: bool,
+    /// The last leader mailed: its sequence number and the leaders' names.
+    pub leader: Option<(u32, String)>,
+}
+
+/// Whether the lock window's start is due and not yet done.
+pub fn lock_due(g: &GameConfig, d: &DayConfig, rec: &DayRecord, now: Time) -> bool {
+    lock_from(g, d).is_some_and(|l| now >= l) && !rec.lock_done
+}
+
+/// Something a cycle is to do for a day, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Queue the tally mail of this kind under `key` (built only when the key is new).
+    Mail { key: String, kind: TallyMail },
+    /// Queue the mail about this void ballot (by pid) under `key`.
+    Void { key: String, pid: u64 },
+    /// Record a one-time event as done.
+    Done(String),
+    /// Record the leader last mailed.
+    Leader {
+        key: String,
+        seq: u32,
+        leader: String,
+    },
+    /// The day's 潜水 mail and ledger entries (at the close).
+    Lurk,
+}
+
+/// What the daemon knows of a watched day when it decides.
+pub struct DayInput<'a> {
+    pub game: &'a GameConfig,
+    pub day: &'a DayConfig,
+    /// The tally at `now` (the posts as of the close, after it).
+    pub tally: &'a Tally,
+    pub record: &'a DayRecord,
+    /// A ballot source could not be read this cycle: the record may miss ballots.
+    pub stale: bool,
+    /// `[poll] interim_every_hours` (0: none).
+    pub interim_every_hours: u64,
+    /// The rules judge 潜水.
+    pub lurk: bool,
+}
+
+/// The leaders of a tally (all tied at the top with at least one vote), joined with 、.
+pub fn leaders(tally: &Tally) -> (String, f64) {
+    let top = tally.counts.first().map(|c| c.votes).unwrap_or(0.0);
+    let names: Vec<String> = tally
+        .counts
+        .iter()
+        .filter(|c| top > 0.0 && (c.votes - top).abs() < 1e-9)
+        .map(|c| c.target.clone())
+        .collect();
+    (names.join("、"), top)
+}
+
+/// Which mails and events are due for a watched day at `now`.
+///
+/// Each void ballot is mailed once. Before the close: the lock window's start (once), a change
+/// of leader, the periodic interim tally. At the close: nothing while the record is `stale` (the
+/// final tally waits for a complete reading); otherwise the final tally, the close event, the
+/// after-close look when this reading is already late enough to count as it, and 潜水.
+pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
+    let (g, d, tally) = (input.game, input.day, input.tally);
+    let mut out = Vec::new();
+    for b in tally.ballots.iter().filter(|b| !b.valid) {
+        if let Some(pid) = b.pid {
+            out.push(Effect::Void {
+                key: format!("void/{}/{}/{pid}", g.name, d.day),
+                pid,
+            });
+        }
+    }
+    if now < d.closes_at {
+        if lock_due(g, d, input.record, now) {
+            let key = event_key(g, d, "lock");
+            out.push(Effect::Mail {
+                key: key.clone(),
+                kind: TallyMail::Lock,
+            });
+            out.push(Effect::Done(key));
+        }
+        let (leader, top) = leaders(tally);
+        let key = format!("leader/{}/{}", g.name, d.day);
+        let last = input.record.leader.as_ref();
+        if !leader.is_empty() && last.map(|(_, l)| l) != Some(&leader) {
+            let seq = last.map_or(0, |(n, _)| n + 1);
+            out.push(Effect::Mail {
+                key: format!("{key}/{seq}"),
+                kind: TallyMail::Leader {
+                    leader: leader.clone(),
+                    top,
+                },
+            });
+            out.push(Effect::Leader { key, seq, leader });
+        }
+        let hours = input.interim_every_hours;
+        if hours > 0 {
+            let bucket = now.timestamp() / (hours as i64 * 3600);
+            out.push(Effect::Mail {
+                key: format!("interim/{}/{}/{bucket}", g.name, d.day),
+                kind: TallyMail::Interim { hours },
+            });
+        }
+    } else if !input.stale {
+        let key = event_key(g, d, "close");
+        out.push(Effect::Mail {
+            key: key.clone(),
+            kind: TallyMail::Final,
+        });
+        out.push(Effect::Done(key));
+        if now >= d.closes_at + Duration::minutes(RECHECK_MINUTES) {
+            // This reading is already late enough to have seen edits after the close.
+            out.push(Effect::Done(event_key(g, d, "recheck")));
+        }
+        if input.lurk {
+            out.push(Effect::Lurk);
+        }
+    }
+    out
+}
+
+/// A failed read of a thread, as the record's failure streaks stand after it (each streak
+/// started at its first failure; `login_since` only when the login needs the judge).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub tid: u64,
+    /// The thread's failure streak began then.
+    pub since: Time,
+    /// The login has needed the judge since then (captcha, lock-out, wrong password).
+    pub login_since: Option<Time>,
+    /// `[poll] fetch_failure_alert_minutes`.
+    pub alert_after_minutes: u64,
+}
+
+/// The key of the failure mail due at `now`, if one is: at once (once per streak) when the login
+/// needs the judge, otherwise once per streak after the configured time.
+pub fn failure_alert(f: &Failure, now: Time) -> Option<String> {
+    if let Some(login) = f.login_since {
+        return Some(format!("loginfail/{}", login.timestamp()));
+    }
+    let limit = Duration::minutes(f.alert_after_minutes as i64);
+    (now - f.since >= limit).then(|| format!("fetchfail/{}/{}", f.tid, f.since.timestamp()))
+}
+
+/// The days of a game past their close whose final tally has not been made (it waits for the
+/// forum), as (day, close), for the failure mail.
+pub fn waiting_days(
+    g: &GameConfig,
+    close_done: impl Fn(&DayConfig) -> bool,
+    now: Time,
+) -> Vec<(u32, Time)> {
+    g.days
+        .iter()
+        .filter(|d| d.vote_thread.is_some() && now >= d.closes_at)
+        .filter(|d| !close_done(d))
+        .map(|d| (d.day, d.closes_at))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::config;
+    use std::path::Path;
+
+    /// The captured m103 game (版杀一室 第十二局, day 2 closing 11-29 21:00, a 60-minute lock).
+    fn game() -> GameConfig {
+        config::load_str(
+            include_str!("../../config/examples/banshayishi-12.toml"),
+            Path::new("config/examples/banshayishi-12.toml"),
+        )
+        .expect("the example config loads")
+    }
+
+    fn at(s: &str) -> Time {
+        crate::domain::time::parse_local_time(s, FixedOffset::east_opt(8 * 3600).unwrap()).unwrap()
+    }
+
+    fn tally_at(g: &GameConfig, day: u32, now: Time) -> Tally {
+        crate::domain::rules::tally(g, day, 1, now, &[]).unwrap()
+    }
+
+    fn keys(effects: &[Effect]) -> Vec<String> {
+        effects
+            .iter()
+            .map(|e| match e {
+                Effect::Mail { key, .. } => format!("mail {key}"),
+                Effect::Void { key, .. } => format!("void {key}"),
+                Effect::Done(key) => format!("done {key}"),
+                Effect::Leader { key, seq, leader } => format!("leader {key} {seq} {leader}"),
+                Effect::Lurk => "lurk".into(),
+            })
+            .collect()
+    }
+
+    fn day_effects(
+        g: &GameConfig,
+        rec: &DayRecord,
+        stale: bool,
+        hours: u64,
+        now: Time,
+    ) -> Vec<String> {
+        let d = g.day(2).unwrap();
+        let t = tally_at(g, 2, now);
+        keys(&day(
+            &DayInput {
+                game: g,
+                day: d,
+                tally: &t,
+                record: rec,
+                stale,
+                interim_every_hours: hours,
+                lurk: true,
+            },
+            now,
+        ))
+    }
+
+    #[test]
+    fn the_lock_is_due_once_from_its_start() {
+        let g = game();
+        let d = g.day(2).unwrap();
+        assert_eq!(lock_from(&g, d), Some(at("2026-11-29 20:00")));
+        let fresh = DayRecord::default();
+        assert!(!lock_due(&g, d, &fresh, at("2026-11-29 19:59:59")));
+        assert!(lock_due(&g, d, &fresh, at("2026-11-29 20:00")));
+        let done = DayRecord {
+            lock_done: true,
+            ..Default::default()
+        };
+        assert!(!lock_due(&g, d, &done, at("2026-11-29 20:30")));
+        let name = &g.name;
+        assert_eq!(
+            day_effects(&g, &fresh, false, 0, at("2026-11-29 20:00")),
+            [format!("mail lock/{name}/2"), format!("done lock/{name}/2")]
+        );
+        assert!(day_effects(&g, &done, false, 0, at("2026-11-29 20:01")).is_empty());
+    }
+
+    #[test]
+    fn interim_tallies_fall_in_buckets_of_the_configured_hours() {
+        let g = game();
+        let rec = DayRecord::default();
+        let a = day_effects(&g, &rec, false, 6, at("2026-11-29 14:00"));
+        let b = day_effects(&g, &rec, false, 6, at("2026-11-29 19:59"));
+        let c = day_effects(&g, &rec, false, 6, at("2026-11-29 20:00"));
+        assert_eq!(a.len(), 1, "{a:?}");
+        assert_eq!(a, b, "one bucket from 14:00 to 20:00 (UTC 06:00 to 12:00)");
+        assert_ne!(a[0], c[0]);
+        assert!(day_effects(&g, &rec, false, 0, at("2026-11-29 14:00")).is_empty());
+    }
+
+    #[test]
+    fn a_new_leader_is_mailed_with_the_next_sequence_number() {
+        use crate::domain::rules::Count;
+        let g = game();
+        let d = g.day(2).unwrap();
+        let now = at("2026-11-29 15:00");
+        let mut t = tally_at(&g, 2, now);
+        let count = |target: &str, votes: f64| Count {
+            target: target.into(),
+            votes,
+            voters: Vec::new(),
+            adjustments: Vec::new(),
+            half_votes: 0.0,
+            reached_at: None,
+        };
+        t.counts = vec![count("李逵", 3.0), count("大灰狼", 3.0), count("小飞", 1.0)];
+        let run_on = |t: &Tally, rec: &DayRecord| {
+            keys(&day(
+                &DayInput {
+                    game: &g,
+                    day: d,
+                    tally: t,
+                    record: rec,
+                    stale: false,
+                    interim_every_hours: 0,
+                    lurk: false,
+                },
+                now,
+            ))
+        };
+        let run = |rec: &DayRecord| run_on(&t, rec);
+        let name = &g.name;
+        assert_eq!(
+            run(&DayRecord::default()),
+            [
+                format!("mail leader/{name}/2/0"),
+                format!("leader leader/{name}/2 0 李逵、大灰狼")
+            ]
+        );
+        let same = DayRecord {
+            leader: Some((4, "李逵、大灰狼".into())),
+            ..Default::default()
+        };
+        assert!(
+            run(&same).is_empty(),
+            "the same leaders are not mailed again"
+        );
+        let other = DayRecord {
+            leader: Some((4, "李逵".into())),
+            ..Default::default()
+        };
+        assert_eq!(
+            run(&other),
+            [
+                format!("mail leader/{name}/2/5"),
+                format!("leader leader/{name}/2 5 李逵、大灰狼")
+            ]
+        );
+        let mut none = t.clone();
+        none.counts.clear();
+        assert!(
+            run_on(&none, &DayRecord::default()).is_empty(),
+            "no votes, no leader"
+        );
+    }
+
+    #[test]
+    fn the_close_sends_the_final_and_lurk_unless_the_reading_is_stale() {
+        let g = game();
+        let rec = DayRecord::default();
+        let name = &g.name;
+        assert_eq!(
+            day_effects(&g, &rec, false, 6, at("2026-11-29 21:00")),
+            [
+                format!("mail close/{name}/2"),
+                format!("done close/{name}/2"),
+                "lurk".to_string()
+            ],
+            "no interim, leader or lock mail after the close"
+        );
+        // Caught up late: the reading counts as the after-close look too.
+        assert_eq!(
+            day_effects(&g, &rec, false, 6, at("2026-11-29 21:10")),
+            [
+                format!("mail close/{name}/2"),
+                format!("done close/{name}/2"),
+                format!("done recheck/{name}/2"),
+                "lurk".to_string()
+            ]
+        );
+        assert!(
+            day_effects(&g, &rec, true, 6, at("2026-11-29 21:00")).is_empty(),
+            "a stale reading holds the final tally, 潜水 and the close"
+        );
+    }
+
+    #[test]
+    fn the_after_close_look_is_due_from_ten_minutes_to_two_days_after_the_close() {
+        let g = game();
+        let d = g.day(2).unwrap();
+        assert!(!recheck_due(&g, d, true, false, at("2026-11-29 21:09:59")));
+        assert!(recheck_due(&g, d, true, false, at("2026-11-29 21:10")));
+        assert!(recheck_due(&g, d, true, false, at("2026-12-01 21:00")));
+        assert!(!recheck_due(&g, d, true, false, at("2026-12-01 21:00:01")));
+        assert!(
+            !recheck_due(&g, d, true, true, at("2026-11-29 21:30")),
+            "once"
+        );
+        assert!(
+            !recheck_due(&g, d, false, false, at("2026-11-29 21:30")),
+            "not before the final tally is made"
+        );
+    }
+
+    #[test]
+    fn a_day_is_watched_from_its_opening_until_its_close_is_tallied() {
+        let g = game();
+        let mut d = g.day(2).unwrap().clone();
+        d.opens_at = Some(at("2026-11-28 12:00"));
+        assert!(!watched(&d, false, at("2026-11-28 11:59")));
+        assert!(watched(&d, false, at("2026-11-28 12:00")));
+        assert!(watched(&d, false, at("2026-11-30 12:00")), "until tallied");
+        assert!(!watched(&d, true, at("2026-11-29 21:01")));
+        d.opens_at = None;
+        assert!(
+            !watched(&d, false, at("2026-11-22 20:59")),
+            "a week before at most"
+        );
+        assert!(watched(&d, false, at("2026-11-22 21:00")));
+        d.vote_thread = None;
+        assert!(!watched(&d, false, at("2026-11-29 12:00")));
+    }
+
+    #[test]
+    fn a_failure_streak_is_mailed_once_after_the_limit_and_a_login_at_once() {
+        let f = Failure {
+            tid: 3,
+            since: at("2026-11-29 18:00"),
+            login_since: None,
+            alert_after_minutes: 30,
+        };
+        assert_eq!(failure_alert(&f, at("2026-11-29 18:29:59")), None);
+        let key = failure_alert(&f, at("2026-11-29 18:30"));
+        assert_eq!(key, Some(format!("fetchfail/3/{}", f.since.timestamp())));
+        assert_eq!(
+            failure_alert(&f, at("2026-11-29 21:00")),
+            key,
+            "the same key for the whole streak: one mail"
+        );
+        let later = Failure {
+            since: at("2026-11-29 21:30"),
+            ..f.clone()
+        };
+        assert_ne!(
+            failure_alert(&later, at("2026-11-29 22:00")),
+            key,
+            "a new streak"
+        );
+        let login = Failure {
+            login_since: Some(at("2026-11-29 18:00")),
+            ..f
+        };
+        assert_eq!(
+            failure_alert(&login, at("2026-11-29 18:00")),
+            Some(format!("loginfail/{}", at("2026-11-29 18:00").timestamp())),
+            "a login that needs the judge: at once"
+        );
+    }
+
+    #[test]
+    fn the_failure_mail_names_the_days_whose_final_waits() {
+        let g = game();
+        let closed = |_: &DayConfig| false;
+        assert!(waiting_days(&g, closed, at("2026-11-29 20:59")).is_empty());
+        assert_eq!(
+            waiting_days(&g, closed, at("2026-11-29 21:00")),
+            [(2, at("2026-11-29 21:00"))]
+        );
+        assert!(waiting_days(&g, |_| true, at("2026-11-29 21:30")).is_empty());
+    }
+}

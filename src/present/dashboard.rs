@@ -1,0 +1,214 @@
+//! The judge's dashboard page (`GET /` of the running daemon): fetch health, pending alerts,
+//! and per game the next deadline, each watched day's phase, tally, timeline and 潜水 counts, and
+//! the judge's record with roles (judge-only). Drawn from what the last cycle computed and what
+//! the record holds, gathered by `daemon::http`; it counts nothing itself.
+
+use crate::domain::config::GameConfig;
+use crate::domain::report::{CycleReport, DayView};
+use crate::domain::rules::state::GameState;
+use crate::present::html::{esc, time_left};
+use chrono::{DateTime, FixedOffset};
+use std::collections::BTreeMap;
+
+type Time = DateTime<FixedOffset>;
+
+/// Everything the page shows.
+pub struct Dashboard<'a> {
+    pub now: Time,
+    /// The last cycle's report.
+    pub last: Option<CycleReport>,
+    pub healthy: bool,
+    /// Threads of the watched days that cannot be read, since when.
+    pub failing: Vec<(u64, Time)>,
+    /// Mails not yet accepted by the server: when queued, subject.
+    pub outbox: Vec<(Time, String)>,
+    /// Required posts that failed their checks.
+    pub checks: Vec<String>,
+    pub sent: usize,
+    pub games: &'a [GameConfig],
+    pub views: Vec<DayView>,
+    pub forum_base: &'a str,
+    /// The judge's recorded state, by game name, where a state file reads.
+    pub states: BTreeMap<String, GameState>,
+}
+
+/// A watched day's timeline as SVG (the dashboard shows it inline and at `/timeline.svg`).
+pub fn day_svg(v: &DayView) -> String {
+    crate::present::chart::svg(
+        &format!("{} 第{}天 投票时间线", v.game.name, v.day.day),
+        &crate::domain::rules::timeline::of(&v.tally),
+        v.tally.lock_from,
+    )
+}
+
+/// The phase of a watched day at `now`, in Chinese.
+fn phase(v: &DayView, now: Time) -> &'static str {
+    if now >= v.day.closes_at {
+        "已截止"
+    } else if v.tally.lock_from.is_some_and(|l| now >= l) {
+        "锁定时段（不得改票）"
+    } else if v.day.opens_at.is_some_and(|o| now < o) {
+        "尚未开始"
+    } else {
+        "投票中"
+    }
+}
+
+/// The judge's dashboard page.
+pub fn page(d: &Dashboard) -> String {
+    let now = d.now;
+    let healthy = d.healthy;
+    let last = &d.last;
+    let fmt = |t: chrono::DateTime<chrono::FixedOffset>| t.format("%Y-%m-%d %H:%M:%S").to_string();
+    let mut h = String::new();
+    h += &format!(
+        "<h1 style=\"margin:0 0 4px 0\">bansha 法官仪表盘</h1>\n<p style=\"color:#666;margin:0 0 12px 0\">仅法官可见（可能显示身份）。现在 {}，每分钟自动刷新。</p>\n",
+        fmt(now)
+    );
+
+    // Fetch health.
+    h += "<section id=\"health\"><h2>抓取状态</h2>\n";
+    match &last {
+        Some(r) => {
+            h += &format!(
+                "<p>{}　上次轮询 {}：{} 次请求，新帖 {}，编辑 {}，邮件待发 {}</p>\n",
+                if healthy && r.errors.is_empty() {
+                    "<b style=\"color:#1a7f37\">正常</b>"
+                } else {
+                    "<b style=\"color:#c62828\">有问题</b>"
+                },
+                r.at.map(fmt).unwrap_or_default(),
+                r.requests,
+                r.new_posts,
+                r.edited_posts,
+                r.mails_waiting
+            );
+            if !r.errors.is_empty() {
+                h += "<ul class=\"errors\">\n";
+                for e in &r.errors {
+                    h += &format!("<li>{}</li>\n", esc(e));
+                }
+                h += "</ul>\n";
+            }
+        }
+        None => h += "<p>尚未完成第一次轮询。</p>\n",
+    }
+    let mut failing: Vec<String> = d
+        .failing
+        .iter()
+        .map(|(tid, since)| format!("tid {tid} 自 {} 起无法读取", fmt(*since)))
+        .collect();
+    failing.sort();
+    failing.dedup();
+    for f in failing {
+        h += &format!("<p style=\"color:#c62828\">{}</p>\n", esc(&f));
+    }
+    h += "</section>\n";
+
+    // Pending alerts: mails not yet accepted by the server, and required posts that failed.
+    h += "<section id=\"alerts\"><h2>待处理提醒</h2>\n";
+    let outbox = &d.outbox;
+    let checks = &d.checks;
+    if outbox.is_empty() && checks.is_empty() {
+        h += "<p>无（所有提醒邮件都已发出）。</p>\n";
+    } else {
+        h += "<ul>\n";
+        for (created_at, subject) in outbox {
+            h += &format!(
+                "<li>未发出的邮件（{}）：{}</li>\n",
+                fmt(*created_at),
+                esc(subject)
+            );
+        }
+        for c in checks {
+            h += &format!("<li>不合格的帖子：{}</li>\n", esc(c));
+        }
+        h += "</ul>\n";
+    }
+    h += &format!("<p>已发出邮件 {} 封。</p>\n</section>\n", d.sent);
+
+    // Each game.
+    let views = &d.views;
+    for g in d.games {
+        h += &format!(
+            "<section class=\"game\"><h2>{}</h2>\n<p>规则：{}</p>\n",
+            esc(&g.name),
+            esc(&g.ruleset)
+        );
+        let days: Vec<_> = views.iter().filter(|v| v.game.name == g.name).collect();
+        // This game's next lock start or close.
+        let next = days
+            .iter()
+            .flat_map(|v| {
+                [(v.tally.lock_from, "锁定"), (Some(v.day.closes_at), "截止")]
+                    .into_iter()
+                    .filter_map(move |(t, what)| t.map(|t| (t, v.day.day, what)))
+            })
+            .filter(|(t, _, _)| *t > now)
+            .min();
+        if let Some((t, day, what)) = next {
+            h += &format!(
+                "<p>下一个时间点：<b>第{day}天 {what}</b> {}（{}）</p>\n",
+                fmt(t),
+                time_left(t, now)
+            );
+        }
+        if days.is_empty() {
+            h += "<p>目前没有在监视的投票。</p>\n";
+        }
+        for v in days {
+            h += &format!(
+                "<div class=\"day\" id=\"day-{}\"><h3>第{}天 · {}</h3>\n",
+                v.day.day,
+                v.day.day,
+                phase(v, now)
+            );
+            h += &crate::present::html::tally_html(&v.day, &v.tally, d.forum_base);
+            h += "<h4>投票时间线</h4>\n<div class=\"timeline\">";
+            h += &day_svg(v);
+            h += "</div>\n";
+            if let Some(l) = &v.lurk {
+                h += &lurk_html(l, now >= v.day.closes_at);
+            }
+            h += "</div>\n";
+        }
+        // The judge's record of the game: seats, roles, factions (judge-only).
+        if let Some(state) = d.states.get(&g.name) {
+            h += &format!(
+                "<h3>局面（仅法官可见）</h3>\n<pre style=\"white-space:pre-wrap\">{}</pre>\n",
+                esc(&crate::present::judge::state(g, state))
+            );
+        }
+        h += "</section>\n";
+    }
+    let page = crate::present::html::document("bansha 法官仪表盘", &h).replace(
+        "<title>",
+        "<meta http-equiv=\"refresh\" content=\"60\"><title>",
+    );
+    page
+}
+
+fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String {
+    use crate::domain::rules::lurk::Verdict;
+    let mut h = format!(
+        "<h4>发言统计（潜水）{}</h4>\n<p>{}</p>\n<table class=\"lurk\" style=\"border-collapse:collapse\">\n<tr><th style=\"border:1px solid #ccc;padding:3px 8px\">玩家</th><th style=\"border:1px solid #ccc;padding:3px 8px\">有效发言</th><th style=\"border:1px solid #ccc;padding:3px 8px\">{}</th></tr>\n",
+        if closed { "" } else { "：截至目前" },
+        esc(&l.rule),
+        if closed { "判定" } else { "目前" }
+    );
+    for p in &l.players {
+        let verdict = match (p.verdict, closed) {
+            (Verdict::Ok, _) => "达标".to_string(),
+            (Verdict::Lurk, true) => format!("潜水：{}", p.reasons.join("；")),
+            (Verdict::Lurk, false) => format!("尚未达标：{}", p.reasons.join("；")),
+            (Verdict::Unknown, _) => "论坛曾无法读取，不判定".to_string(),
+        };
+        h += &format!(
+            "<tr><td style=\"border:1px solid #ccc;padding:3px 8px\">{}</td><td style=\"border:1px solid #ccc;padding:3px 8px;text-align:right\">{}</td><td style=\"border:1px solid #ccc;padding:3px 8px\">{}</td></tr>\n",
+            esc(&p.player),
+            p.counted,
+            esc(&verdict)
+        );
+    }
+    h + "</table>\n"
+}

@@ -1,0 +1,391 @@
+//! Every mail the daemon sends the judge: subject and body, in Chinese. The daemon decides which
+//! mails are due (`daemon::decide`) and queues them; the words are here.
+
+use crate::domain::config::{DayConfig, GameConfig};
+use crate::domain::mail::Mail;
+use crate::domain::record::StoredPost;
+use crate::domain::rules::checks::PostVerdict;
+use crate::domain::rules::ledger::{Entry, Standing};
+use crate::domain::rules::lurk::{LurkReport, Verdict};
+use crate::domain::rules::state::{GameState, Held, Holding};
+use crate::domain::rules::tally::{fmt_votes, Ballot};
+use crate::domain::rules::{OutcomeKind, Tally};
+use crate::present::html::{subject, tally_mail, tally_subject, Drawing};
+use chrono::{DateTime, FixedOffset};
+
+type Time = DateTime<FixedOffset>;
+
+fn fmt(t: Time) -> String {
+    t.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// The two phase times of a day.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Deadline {
+    Lock,
+    Close,
+}
+
+/// "版杀一室 第十二局 第2天 截止": the next deadline as `bansha status` shows it.
+pub fn deadline_label(g: &GameConfig, d: &DayConfig, what: Deadline) -> String {
+    let what = match what {
+        Deadline::Lock => "锁定",
+        Deadline::Close => "截止",
+    };
+    format!("{} 第{}天 {what}", g.name, d.day)
+}
+
+/// The tally mails: each is the tally (table, timeline, BBCode) with its own subject and intro.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TallyMail {
+    /// The lock window has begun.
+    Lock,
+    /// The leader changed: `leader` (ties joined with 、) with `top` votes.
+    Leader { leader: String, top: f64 },
+    /// The periodic interim tally, every `hours`.
+    Interim { hours: u64 },
+    /// The final tally at the close; below it, judge-only, what confirming it would do under
+    /// the recorded state.
+    Final,
+}
+
+/// The tally mail of `kind`. `state`: the judge's recorded game state, for the final's
+/// judge-only part (an elimination's consequences under the roles).
+pub fn tally(
+    kind: &TallyMail,
+    g: &GameConfig,
+    d: &DayConfig,
+    tally: &Tally,
+    with: &Drawing,
+    state: &GameState,
+    now: Time,
+) -> Mail {
+    let (what, intro) = match kind {
+        TallyMail::Lock => {
+            let lock = tally
+                .lock_from
+                .map(|l| l.format("%H:%M").to_string())
+                .unwrap_or_default();
+            (
+                format!("进入截止前锁定时段（{lock} 起不得改票）"),
+                format!("当前统计（{}）：", fmt(now)),
+            )
+        }
+        TallyMail::Leader { leader, top } => (
+            format!("领先者变化：{leader}"),
+            format!(
+                "当前领先：{leader}（{} 票），统计时间 {}：",
+                fmt_votes(*top),
+                fmt(now)
+            ),
+        ),
+        TallyMail::Interim { hours } => (
+            format!("临时统计 {}", now.format("%m-%d %H:%M")),
+            format!("定时临时统计（每 {hours} 小时一次）："),
+        ),
+        TallyMail::Final => (
+            format!("最终计票：{}", tally.outcome.note),
+            format!(
+                "截止时间 {} 已到，以下是按截止时刻的帖子内容统计的结果（截止后的编辑不计）。\n可以直接复制到投票帖：",
+                fmt(d.closes_at)
+            ),
+        ),
+    };
+    let mut mail = tally_mail(g, d, tally, with, tally_subject(g, d, &what), &intro, now);
+    if *kind == TallyMail::Final && tally.outcome.kind == OutcomeKind::Eliminated {
+        mail.body += &crate::present::judge::projection(g, state, &tally.outcome.players);
+    }
+    mail
+}
+
+/// A void or late ballot (sent once).
+pub fn void_ballot(g: &GameConfig, d: &DayConfig, b: &Ballot, pid: u64, now: Time) -> Mail {
+    Mail::text(
+        subject(g, d.day, &format!("无效票：{} {}", b.floor, b.voter)),
+        format!(
+            "{} {}（pid {pid}，{}）：{}\n写的对象：{}\n\n（此邮件只发一次。）",
+            b.floor,
+            b.voter,
+            b.posted_at.map(fmt).unwrap_or_default(),
+            b.reason,
+            b.written
+        ),
+        now,
+    )
+}
+
+/// The line naming a required post (报道, 杀帖) that failed its check, with until when it may
+/// be fixed (`fix_by`: the day and its close, for rules with `fix_by_day`).
+pub fn check_line(post: &StoredPost, verdict: &PostVerdict, fix_by: Option<(u32, Time)>) -> String {
+    let mut line = format!(
+        "{} {} {}：{}",
+        post.floor,
+        post.author,
+        verdict.label,
+        verdict.failures.join("；")
+    );
+    // Until when it may be fixed (bansha42: reports by the end of round 1).
+    if let Some((fix_day, deadline)) = fix_by {
+        if post.posted_at.is_some_and(|t| t <= deadline) {
+            line.push_str(&format!(
+                "。须在第{fix_day}天截止（{}）前重新跟帖补正，否则出局",
+                deadline.format("%m-%d %H:%M")
+            ));
+        } else {
+            line.push_str(&format!("。已过第{fix_day}天截止，按规则判出局"));
+        }
+    }
+    line
+}
+
+/// A required post that failed its check, with its figures.
+pub fn check_failed(
+    g: &GameConfig,
+    d: &DayConfig,
+    post: &StoredPost,
+    verdict: &PostVerdict,
+    line: &str,
+    now: Time,
+) -> Mail {
+    let f = &verdict.figures;
+    Mail::text(
+        subject(
+            g,
+            d.day,
+            &format!("{}不合格：{} {}", verdict.label, post.floor, post.author),
+        ),
+        format!(
+            "{}（pid {}）\n总字数 {}，去掉引用后 {} 字，字符数 {}；引用 {} 字（{:.1}%）；重复句子 {} 字（{:.1}%）\n不合格：{}\n",
+            line,
+            post.pid,
+            f.total.words,
+            f.own.words,
+            f.total.chars_no_spaces,
+            f.quoted_words,
+            f.quoted_share * 100.0,
+            f.repeated_words,
+            f.repeated_share * 100.0,
+            verdict.failures.join("；")
+        ),
+        now,
+    )
+}
+
+/// The forum could not be read since `since`. `waiting`: the days past their close whose final
+/// tally waits for it (day, close). `needs_judge`: the login needs the judge.
+pub fn fetch_failed(
+    g: &GameConfig,
+    tid: u64,
+    since: Time,
+    error: &str,
+    needs_judge: bool,
+    waiting: &[(u32, Time)],
+    now: Time,
+) -> Mail {
+    let waiting: String = waiting
+        .iter()
+        .map(|(day, closes_at)| {
+            format!(
+                "第{day}天已于 {} 截止：最终计票要等论坛恢复、读到截止前的全部投票后才发出。\n",
+                fmt(*closes_at)
+            )
+        })
+        .collect();
+    Mail::text(
+        format!("[{}] 无法读取论坛", g.name),
+        format!(
+            "自 {} 起无法读取帖子（tid {tid}）：\n{}\n\n{waiting}{}",
+            fmt(since),
+            error,
+            if needs_judge {
+                "需要法官处理（例如在浏览器里登录一次，或更新配置中的密码/cookie）；bansha 不会反复重试登录。"
+            } else {
+                "bansha 会继续重试；恢复后不再提醒。"
+            }
+        ),
+        now,
+    )
+}
+
+/// The day's 潜水 counts and verdicts at the close, with the discipline ledger.
+pub fn lurk(
+    g: &GameConfig,
+    d: &DayConfig,
+    lurk: &LurkReport,
+    entries: &[Entry],
+    standings: &[Standing],
+    now: Time,
+) -> Mail {
+    let named = |v: Verdict| -> Vec<&str> {
+        lurk.players
+            .iter()
+            .filter(|p| p.verdict == v)
+            .map(|p| p.player.as_str())
+            .collect()
+    };
+    let lurkers = named(Verdict::Lurk);
+    let undecided = named(Verdict::Unknown);
+    Mail::text(
+        subject(
+            g,
+            d.day,
+            &format!(
+                "发言统计：{}{}",
+                if lurkers.is_empty() {
+                    "无人潜水".to_string()
+                } else {
+                    format!("潜水 {}", lurkers.join("、"))
+                },
+                if undecided.is_empty() {
+                    String::new()
+                } else {
+                    format!("；论坛无法读取，待法官判定：{}", undecided.join("、"))
+                }
+            ),
+        ),
+        format!(
+            "{}\n{}",
+            crate::present::bbcode::lurk(g, lurk),
+            crate::present::bbcode::ledger(entries, standings)
+        ),
+        now,
+    )
+}
+
+/// m103: more than half of the living have asked to accelerate in the progress thread `pt`.
+pub fn acceleration(
+    g: &GameConfig,
+    d: &DayConfig,
+    pt: u64,
+    a: &crate::domain::rules::acceleration::Acceleration,
+    now: Time,
+) -> Mail {
+    let lines: Vec<String> = a
+        .requests
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}（pid {}，{}）",
+                r.floor,
+                r.player,
+                r.pid,
+                r.at.map(fmt).unwrap_or_default()
+            )
+        })
+        .collect();
+    Mail::text(
+        subject(
+            g,
+            d.day,
+            &format!("申请加速的玩家已过半（{}/{}）", a.requests.len(), a.living),
+        ),
+        format!(
+            "进程帖（tid {pt}）中申请加速的存活玩家已超过半数（需要 {} 人，{} 时达到）：\n{}\n\n\
+             确认加速后，请在本局配置的第 {} 天写上 accelerated_at = \"确认的时间\"：\
+             此后的改票无效，潜水不再判定。\n",
+            a.needed,
+            a.reached_at.map(fmt).unwrap_or_default(),
+            lines.join("\n"),
+            d.day
+        ),
+        now,
+    )
+}
+
+/// A win condition or warning that has come to hold, or is one elimination away (judge-only:
+/// the state with roles follows). `last`: the state's last event id; `path`: its file.
+pub fn condition(
+    g: &GameConfig,
+    held: &Held,
+    state: &GameState,
+    last: u32,
+    path: &std::path::Path,
+    now: Time,
+) -> Mail {
+    let (what, why) = match &held.holding {
+        Holding::Win => (
+            format!("胜负条件成立：{}", held.name),
+            format!("条件：{}\n成立。", held.when),
+        ),
+        Holding::Warn => (
+            format!("提醒：{}", held.name),
+            format!("条件：{}\n成立。", held.when),
+        ),
+        Holding::OneAway(away) => (
+            format!("再出局一人即成立：{}", held.name),
+            format!(
+                "条件：{}\n以下任何一人出局，该条件即成立：{}",
+                held.when,
+                away.join("、")
+            ),
+        ),
+    };
+    Mail::text(
+        format!("[{}] {what}", g.name),
+        format!(
+            "{why}\n\n（仅法官可见）根据局面记录 {}（第 {last} 条记录之后）：\n\n{}",
+            path.display(),
+            crate::present::judge::state(g, state)
+        ),
+        now,
+    )
+}
+
+/// A ballot post whose text changed: both versions, and whether the edit came after the close.
+pub fn edited(
+    g: &GameConfig,
+    d: &DayConfig,
+    before: &StoredPost,
+    after: &StoredPost,
+    seen_at: Time,
+) -> Mail {
+    let notice = match (&after.edited_at, &after.edited_by) {
+        (Some(t), by) => format!(
+            "论坛显示：本帖最后由 {} 于 {} 编辑",
+            by.as_deref().unwrap_or("?"),
+            t.format("%Y-%m-%d %H:%M")
+        ),
+        (None, _) => "论坛没有显示编辑记录（60 秒内的编辑或管理员编辑不留记录）".into(),
+    };
+    Mail::text(
+        subject(
+            g,
+            d.day,
+            &format!("投票被编辑：{} {}", after.floor, after.author),
+        ),
+        format!(
+            "{} {}（pid {}）的帖子内容变了。\n{notice}\n{}\n之前看到的内容：\n{}\n\n{} 看到的内容：\n{}\n",
+            after.floor,
+            after.author,
+            after.pid,
+            if after.edited_at.is_some_and(|t| t >= d.closes_at) {
+                format!(
+                    "这次编辑在截止（{}）之后，最终计票按截止时的内容。\n",
+                    fmt(d.closes_at)
+                )
+            } else {
+                String::new()
+            },
+            before.text,
+            fmt(seen_at),
+            after.text
+        ),
+        seen_at,
+    )
+}
+
+/// A ballot post that is gone from the forum, with its last text.
+pub fn gone(g: &GameConfig, d: &DayConfig, last: &StoredPost, now: Time) -> Mail {
+    Mail::text(
+        subject(
+            g,
+            d.day,
+            &format!("投票帖消失：{} {}", last.floor, last.author),
+        ),
+        format!(
+            "{} {}（pid {}）的帖子在论坛上看不到了（被删除或进入回收站）。最后看到的内容：\n{}\n",
+            last.floor, last.author, last.pid, last.text
+        ),
+        now,
+    )
+}
