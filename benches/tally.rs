@@ -2,7 +2,6 @@
 //! thread of 10,000 ballot posts (the captured posts repeated with new pids and later times,
 //! as a long game's busiest thread might be). `cargo bench --bench tally`.
 
-use bansha::domain::config;
 use bansha::domain::rules::tally;
 use bansha_parsers::{parse_thread_page, ParseOptions, Post};
 use chrono::Duration;

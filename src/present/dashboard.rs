@@ -181,11 +181,10 @@ pub fn page(d: &Dashboard) -> String {
         }
         h += "</section>\n";
     }
-    let page = crate::present::html::document("bansha 法官仪表盘", &h).replace(
+    crate::present::html::document("bansha 法官仪表盘", &h).replace(
         "<title>",
         "<meta http-equiv=\"refresh\" content=\"60\"><title>",
-    );
-    page
+    )
 }
 
 fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String {

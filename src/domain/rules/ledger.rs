@@ -94,6 +94,35 @@ pub fn standings(
     out
 }
 
+/// The automatic ledger entries of a day's 潜水 verdicts: one per lurker, of the kind the rules
+/// give (`[lurk] penalty`: a yellow card, a 潜水 or a warning), with the reasons.
+pub fn lurk_entries(
+    g: &crate::domain::config::GameConfig,
+    day: u32,
+    lurk: &crate::domain::rules::lurk::LurkReport,
+    now: chrono::DateTime<chrono::FixedOffset>,
+) -> Vec<Entry> {
+    let kind = match g.rules.lurk.penalty.as_str() {
+        "yellow_card" => "yellow_card",
+        "lurk" => "lurk",
+        _ => "warning",
+    };
+    lurk.players
+        .iter()
+        .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Lurk)
+        .map(|p| Entry {
+            id: format!("auto-lurk-d{day}-{}", p.player),
+            player: p.player.clone(),
+            kind: kind.into(),
+            day: Some(day),
+            reason: format!("潜水：{}", p.reasons.join("；")),
+            source: "auto".into(),
+            at: now.to_rfc3339(),
+            removed: false,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,33 +173,4 @@ mod tests {
         assert!(s[1].consequence.is_empty());
         assert!(crate::present::bbcode::ledger(&entries, &s).contains("（已撤销）"));
     }
-}
-
-/// The automatic ledger entries of a day's 潜水 verdicts: one per lurker, of the kind the rules
-/// give (`[lurk] penalty`: a yellow card, a 潜水 or a warning), with the reasons.
-pub fn lurk_entries(
-    g: &crate::domain::config::GameConfig,
-    day: u32,
-    lurk: &crate::domain::rules::lurk::LurkReport,
-    now: chrono::DateTime<chrono::FixedOffset>,
-) -> Vec<Entry> {
-    let kind = match g.rules.lurk.penalty.as_str() {
-        "yellow_card" => "yellow_card",
-        "lurk" => "lurk",
-        _ => "warning",
-    };
-    lurk.players
-        .iter()
-        .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Lurk)
-        .map(|p| Entry {
-            id: format!("auto-lurk-d{day}-{}", p.player),
-            player: p.player.clone(),
-            kind: kind.into(),
-            day: Some(day),
-            reason: format!("潜水：{}", p.reasons.join("；")),
-            source: "auto".into(),
-            at: now.to_rfc3339(),
-            removed: false,
-        })
-        .collect()
 }
