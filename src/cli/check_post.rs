@@ -89,3 +89,43 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
     }
     Ok(0)
 }
+
+/// The arguments of `bansha check-post` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct CheckPostCommand {
+    /// 本局配置文件（TOML）
+    #[arg(long)]
+    pub config: PathBuf,
+    /// 帖子种类（本局规则 [checks.*] 中的名字，如 report、kill、kill_iou）
+    #[arg(long)]
+    pub kind: String,
+    /// 杀手代号（杀帖必须注明），可给多个
+    #[arg(long = "code-name")]
+    pub code_names: Vec<String>,
+    /// 帖子被编辑过
+    #[arg(long)]
+    pub edited: bool,
+    /// 与这些较早的文本比较相似度（原创首发）
+    #[arg(long)]
+    pub compare: Vec<PathBuf>,
+    /// 输出 JSON
+    #[arg(long)]
+    pub json: bool,
+    /// 帖子文本（UTF-8 或 GBK，[quote] 算引用）；“-” 表示标准输入
+    pub file: PathBuf,
+}
+
+impl CheckPostCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        let args = CheckArgs {
+            config: self.config,
+            kind: self.kind,
+            code_names: self.code_names,
+            edited: self.edited,
+            compare: self.compare,
+            json: self.json,
+            file: self.file,
+        };
+        run(&args, out, err)
+    }
+}

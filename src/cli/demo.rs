@@ -341,3 +341,17 @@ fn name_mails(folder: &Path, before: usize) -> anyhow::Result<Vec<Written>> {
     }
     Ok(out)
 }
+
+/// The arguments of `bansha demo` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct DemoCommand {
+    /// 演示文件（配置、记录、邮件）放在这里；重新运行会清空它
+    #[arg(long, default_value = "bansha-demo")]
+    pub dir: PathBuf,
+}
+
+impl DemoCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        run(&self.dir, out, err)
+    }
+}

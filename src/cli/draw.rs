@@ -106,3 +106,19 @@ pub fn run(
     }
     Ok(0)
 }
+
+/// The arguments of `bansha draw` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct DrawCommand {
+    /// 抽签数字文件（TOML：seed、[[entry]] player / number / at）
+    pub entries: PathBuf,
+    /// 把身份表（[roster.roles] 配置片段）写到这个文件
+    #[arg(long)]
+    pub roster_out: Option<PathBuf>,
+}
+
+impl DrawCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        run(&self.entries, self.roster_out.as_ref(), out, err)
+    }
+}

@@ -357,3 +357,17 @@ fn daemon_toml(a: &Answers, game: &Path) -> String {
         quoted(&game.display().to_string())
     )
 }
+
+/// The arguments of `bansha init` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct InitCommand {
+    /// 要写的本局配置文件；同一目录下没有 daemon.toml 时也写一个
+    #[arg(long, default_value = "game.toml")]
+    pub out: PathBuf,
+}
+
+impl InitCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        run(&self.out, &mut std::io::stdin().lock(), out, err)
+    }
+}

@@ -121,3 +121,40 @@ pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
     out.write_all(crate::present::bbcode::lurk(&game, &report).as_bytes())?;
     Ok(0)
 }
+
+/// The arguments of `bansha lurk` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct LurkCommand {
+    /// 本局配置文件（TOML）
+    #[arg(long)]
+    pub config: PathBuf,
+    /// 第几天
+    #[arg(long)]
+    pub day: u32,
+    /// 输出 JSON
+    #[arg(long)]
+    pub json: bool,
+    /// 强制使用的字符编码（如 GBK）；默认按页面声明
+    #[arg(long)]
+    pub charset: Option<String>,
+    /// 输出电梯楼（每位玩家只看该作者的链接和发言数，BBCode）
+    #[arg(long)]
+    pub elevator: bool,
+    /// 当天各帖的页面文件（讨论帖、投票帖、灌水帖都可以给，按配置计数）
+    #[arg(required = true)]
+    pub pages: Vec<PathBuf>,
+}
+
+impl LurkCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        let args = LurkArgs {
+            config: self.config,
+            day: self.day,
+            json: self.json,
+            elevator: self.elevator,
+            charset: self.charset,
+            pages: self.pages,
+        };
+        run(&args, out, err)
+    }
+}

@@ -188,3 +188,49 @@ pub fn pm(
     out.flush()?;
     Ok(if problems.errors.is_empty() { 0 } else { 1 })
 }
+
+/// The arguments of `bansha poll` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct PollCommand {
+    /// 保存的页面文件
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// 论坛时区偏移
+    #[arg(long, default_value = "+08:00")]
+    pub utc_offset: String,
+}
+
+impl PollCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        let utc_offset = crate::domain::time::parse_utc_offset(&self.utc_offset)?;
+        poll(
+            &self.paths,
+            &bansha_parsers::ParseOptions { utc_offset },
+            out,
+            err,
+        )
+    }
+}
+
+/// The arguments of `bansha pm` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct PmCommand {
+    /// 保存的页面文件
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// 论坛时区偏移
+    #[arg(long, default_value = "+08:00")]
+    pub utc_offset: String,
+}
+
+impl PmCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        let utc_offset = crate::domain::time::parse_utc_offset(&self.utc_offset)?;
+        pm(
+            &self.paths,
+            &bansha_parsers::ParseOptions { utc_offset },
+            out,
+            err,
+        )
+    }
+}

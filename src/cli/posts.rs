@@ -64,3 +64,29 @@ pub fn run(args: &PostsArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
     out.flush()?;
     Ok(if failed == 0 { 0 } else { 1 })
 }
+
+/// The arguments of `bansha posts` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct PostsCommand {
+    /// 保存的页面文件
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// 强制使用的字符编码（如 GBK）；默认按页面声明
+    #[arg(long)]
+    pub charset: Option<String>,
+    /// 论坛时区偏移（Discuz 后台“默认时差”）
+    #[arg(long, default_value = "+08:00")]
+    pub utc_offset: String,
+}
+
+impl PostsCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        let utc_offset = crate::domain::time::parse_utc_offset(&self.utc_offset)?;
+        let args = PostsArgs {
+            paths: self.paths,
+            charset: self.charset,
+            utc_offset,
+        };
+        run(&args, out, err)
+    }
+}

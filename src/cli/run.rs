@@ -6,6 +6,7 @@ use crate::domain::time::parse_local_time;
 use crate::io::clock::{Clock, ShiftedClock, SystemClock};
 use std::io::Write;
 use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// `bansha run --config daemon.toml [--once] [--now TIME]`. Returns the exit code. Without
@@ -63,4 +64,24 @@ pub fn run(
         crate::daemon::service::run(service).await?;
         Ok(0)
     })
+}
+
+/// The arguments of `bansha run` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct RunCommand {
+    /// 守护进程配置文件（TOML）
+    #[arg(long)]
+    pub config: PathBuf,
+    /// 只运行一轮（抓取、统计、发信）然后退出
+    #[arg(long)]
+    pub once: bool,
+    /// 把“现在”当作这个时刻（论坛时间）：与 --once 一起用于补算；单独用时时钟从这一刻起走（演练录下的游戏）
+    #[arg(long)]
+    pub now: Option<String>,
+}
+
+impl RunCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        run(&self.config, self.once, self.now.as_deref(), out, err)
+    }
 }

@@ -254,3 +254,135 @@ pub fn confirm(
     }
     Ok(0)
 }
+
+/// The arguments of `bansha state` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct StateCommand {
+    /// 本局配置文件（TOML）
+    #[arg(long)]
+    pub config: PathBuf,
+    /// 局面文件，默认是配置文件旁的 <名字>.state.json
+    #[arg(long)]
+    pub state: Option<PathBuf>,
+    /// 输出 JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl StateCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        show(&self.config, self.state.as_deref(), self.json, out, err)
+    }
+}
+
+/// The arguments of `bansha change` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct ChangeCommand {
+    /// 本局配置文件（TOML）
+    #[arg(long)]
+    pub config: PathBuf,
+    /// 局面文件，默认是配置文件旁的 <名字>.state.json
+    #[arg(long)]
+    pub state: Option<PathBuf>,
+    /// 变化发生的时间（论坛时间，如 2026-11-29 08:00），默认现在；此时间之后截止的投票中，出局者的票无效
+    #[arg(long)]
+    pub at: Option<String>,
+    #[command(subcommand)]
+    pub what: ChangeCmd,
+}
+
+impl ChangeCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        use crate::domain::rules::state::Change as C;
+        let what = match self.what {
+            ChangeCmd::Eliminate { player, cause, day } => {
+                Some(C::Eliminate { player, cause, day })
+            }
+            ChangeCmd::Revive { player, cause } => Some(C::Revive { player, cause }),
+            ChangeCmd::Replace { seat, by } => Some(C::Replace { seat, by }),
+            ChangeCmd::Role {
+                player,
+                role,
+                faction,
+            } => Some(C::SetRole {
+                player,
+                role,
+                faction,
+            }),
+            ChangeCmd::Fact { key, value } => Some(C::Fact { key, value }),
+            ChangeCmd::Undo => None,
+        };
+        change(
+            &self.config,
+            self.state.as_deref(),
+            what,
+            self.at.as_deref(),
+            out,
+            err,
+        )
+    }
+}
+
+/// The arguments of `bansha confirm` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct ConfirmCommand {
+    /// 本局配置文件（TOML）
+    #[arg(long)]
+    pub config: PathBuf,
+    /// 局面文件，默认是配置文件旁的 <名字>.state.json
+    #[arg(long)]
+    pub state: Option<PathBuf>,
+    /// 第几天
+    #[arg(long)]
+    pub day: u32,
+    /// 投票帖的页面文件（所有页）
+    #[arg(required = true)]
+    pub pages: Vec<PathBuf>,
+}
+
+impl ConfirmCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        confirm(
+            &self.config,
+            self.state.as_deref(),
+            self.day,
+            &self.pages,
+            out,
+            err,
+        )
+    }
+}
+
+/// What `bansha change` records.
+#[derive(clap::Subcommand)]
+pub enum ChangeCmd {
+    /// 出局
+    Eliminate {
+        player: String,
+        /// 原因：投票、夜杀、毒杀、殉情、红牌……
+        #[arg(long)]
+        cause: String,
+        #[arg(long)]
+        day: Option<u32>,
+    },
+    /// 复活（特赦、圣光、解药……）
+    Revive {
+        player: String,
+        #[arg(long)]
+        cause: String,
+    },
+    /// 替补接替座位（保留身份与记录）
+    Replace { seat: String, by: String },
+    /// 身份或阵营变化（叛变、情侣结成阵营）
+    Role {
+        player: String,
+        #[arg(long)]
+        role: Option<String>,
+        #[arg(long)]
+        faction: Option<String>,
+    },
+    /// 法官记录的事实（如 连续未杀人夜数 1）
+    Fact { key: String, value: f64 },
+    /// 撤销上一条记录
+    Undo,
+}

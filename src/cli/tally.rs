@@ -270,241 +270,58 @@ pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
     Ok(0)
 }
 
-/// Run `bansha check-config`: a game config, or a daemon config (one with `[forum]`) and every
-/// game it names. Returns the exit code.
-pub fn check_config(
-    path: &std::path::Path,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> anyhow::Result<i32> {
-    let is_daemon = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| t.parse::<toml::Table>().ok())
-        .is_some_and(|t| t.contains_key("forum"));
-    if is_daemon {
-        return match crate::io::files::load_settings(path) {
-            Ok(s) => {
-                let games: Vec<String> = s.games.iter().map(|g| g.name.clone()).collect();
-                writeln!(
-                    out,
-                    "守护进程配置有效：论坛 {}，{}，邮件发给 {}，监视游戏：{}",
-                    s.forum.base_url,
-                    match &s.login {
-                        Some(l) => format!("以 {} 登录", l.username),
-                        None => "以游客身份读取".into(),
-                    },
-                    s.judge.to.join("、"),
-                    games.join("、")
-                )?;
-                Ok(0)
-            }
-            Err(e) => {
-                writeln!(err, "配置错误：{e}")?;
-                Ok(1)
-            }
-        };
-    }
-    match crate::io::files::load_game(path) {
-        Ok(g) => {
-            for w in g.warnings() {
-                writeln!(err, "警告：{w}")?;
-            }
-            let days: Vec<String> = g.days.iter().map(|d| format!("第{}天", d.day)).collect();
-            writeln!(
+/// The arguments of `bansha tally` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct TallyCommand {
+    /// 本局配置文件（TOML）
+    #[arg(long)]
+    pub config: PathBuf,
+    /// 第几天
+    #[arg(long)]
+    pub day: u32,
+    /// 第几轮（1，或高票辩论的 2）
+    #[arg(long, default_value_t = 1)]
+    pub round: u32,
+    /// 统计时刻（论坛时间，如 "2026-11-29 21:00"）；默认取页面上最新的时间
+    #[arg(long)]
+    pub at: Option<String>,
+    /// 向正在运行的守护进程要实时统计（此时 --config 是守护进程配置，不需要页面文件）
+    #[arg(long)]
+    pub live: bool,
+    /// 与 --live 一起用：游戏名（配置中的 name），默认第一个
+    #[arg(long)]
+    pub game: Option<String>,
+    /// 输出 JSON（逐票明细）而不是 BBCode
+    #[arg(long)]
+    pub json: bool,
+    /// 强制使用的字符编码（如 GBK）；默认按页面声明
+    #[arg(long)]
+    pub charset: Option<String>,
+    /// 投票帖的页面文件（所有页）
+    #[arg(required_unless_present = "live")]
+    pub pages: Vec<PathBuf>,
+}
+
+impl TallyCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        if self.live {
+            return crate::cli::client::live(
+                &self.config,
+                self.day,
+                self.game.as_deref(),
                 out,
-                "配置有效：{}（规则 {}），玩家 {} 人，法官 {} 人，已配置 {}",
-                g.name,
-                g.rules.name,
-                g.roster.players.len(),
-                g.roster.judges.len(),
-                if days.is_empty() {
-                    "0 天".to_string()
-                } else {
-                    days.join("、")
-                }
-            )?;
-            Ok(0)
-        }
-        Err(e) => {
-            writeln!(err, "配置错误：{e}")?;
-            Ok(1)
-        }
-    }
-}
-
-fn ask_daemon(
-    config: &std::path::Path,
-    path: &str,
-    err: &mut dyn Write,
-) -> anyhow::Result<Result<String, i32>> {
-    ask_daemon_with(config, path, None, err)
-}
-
-fn ask_daemon_with(
-    config: &std::path::Path,
-    path: &str,
-    body: Option<serde_json::Value>,
-    err: &mut dyn Write,
-) -> anyhow::Result<Result<String, i32>> {
-    let settings = match crate::io::files::load_settings(config) {
-        Ok(s) => s,
-        Err(e) => {
-            writeln!(err, "配置错误：{e}")?;
-            return Ok(Err(2));
-        }
-    };
-    let url = format!("http://{}{path}", settings.status.listen);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let answer = rt.block_on(async {
-        let client = reqwest::Client::builder()
-            .timeout(std::time::Duration::from_secs(10))
-            .build()?;
-        let req = match &body {
-            Some(b) => client
-                .post(&url)
-                .header("content-type", "application/json")
-                .body(b.to_string()),
-            None => client.get(&url),
-        };
-        let req = match &settings.status_token {
-            Some(t) => req.bearer_auth(t.expose()),
-            None => req,
-        };
-        let r = req.send().await?;
-        let status = r.status();
-        Ok::<_, reqwest::Error>((status, r.text().await?))
-    });
-    match answer {
-        Ok((s, body)) if s.is_success() => Ok(Ok(body)),
-        Ok((_, body)) => {
-            writeln!(err, "错误：{}", body.trim())?;
-            Ok(Err(1))
-        }
-        Err(_) => {
-            writeln!(
                 err,
-                "错误：守护进程没有在 {} 运行（先 bansha run，或检查 [status] listen）",
-                settings.status.listen
-            )?;
-            Ok(Err(1))
+            );
         }
-    }
-}
-
-/// `bansha tally --live`: the running daemon's tally.
-pub fn live(
-    config: &std::path::Path,
-    day: u32,
-    game: Option<&str>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> anyhow::Result<i32> {
-    let mut path = format!("/tally?day={day}");
-    if let Some(g) = game {
-        let enc: String = g.bytes().map(|b| format!("%{b:02X}")).collect();
-        path.push_str(&format!("&game={enc}"));
-    }
-    match ask_daemon(config, &path, err)? {
-        Ok(body) => {
-            out.write_all(body.as_bytes())?;
-            Ok(0)
-        }
-        Err(code) => Ok(code),
-    }
-}
-
-/// `bansha status`: what the running daemon is doing, in Chinese.
-pub fn status(
-    config: &std::path::Path,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> anyhow::Result<i32> {
-    let body = match ask_daemon(config, "/status", err)? {
-        Ok(b) => b,
-        Err(code) => return Ok(code),
-    };
-    let s: crate::daemon::http::Status = serde_json::from_str(&body)?;
-    writeln!(
-        out,
-        "状态：{}",
-        if s.healthy {
-            "正常"
-        } else {
-            "异常（最近没有完成轮询）"
-        }
-    )?;
-    writeln!(
-        out,
-        "监视：{}",
-        if s.watching.is_empty() {
-            "无".to_string()
-        } else {
-            s.watching.join("；")
-        }
-    )?;
-    if let Some(c) = &s.last_cycle {
-        writeln!(
-            out,
-            "上一轮：{}，请求 {} 次，新帖 {}，编辑 {}，发出邮件 {}{}",
-            c.at.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
-                .unwrap_or_default(),
-            c.requests,
-            c.new_posts,
-            c.edited_posts,
-            c.mails_sent,
-            if c.errors.is_empty() {
-                String::new()
-            } else {
-                format!("，错误：{}", c.errors.join("；"))
-            }
-        )?;
-    }
-    if let Some((t, what)) = &s.next_deadline {
-        writeln!(out, "下一个时间点：{t}（{what}）")?;
-    }
-    writeln!(out, "待发邮件：{}，已发：{}", s.mails_waiting, s.mails_sent)?;
-    if !s.failing_posts.is_empty() {
-        writeln!(out, "不合格的帖子：")?;
-        for f in &s.failing_posts {
-            writeln!(out, "  {f}")?;
-        }
-    }
-    Ok(0)
-}
-
-/// `bansha ledger`: the running daemon's discipline ledger; add or strike out entries.
-#[allow(clippy::too_many_arguments)]
-pub fn ledger(
-    config: &std::path::Path,
-    game: Option<&str>,
-    add: Option<&str>,
-    kind: Option<&str>,
-    reason: Option<&str>,
-    day: Option<u32>,
-    remove: Option<&str>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> anyhow::Result<i32> {
-    let action = match (add, remove) {
-        (Some(_), Some(_)) => {
-            writeln!(err, "错误：--add 和 --remove 不能同时使用")?;
-            return Ok(2);
-        }
-        (Some(_), None) => "add",
-        (None, Some(_)) => "remove",
-        (None, None) => "list",
-    };
-    let body = serde_json::json!({
-        "game": game, "action": action, "player": add, "kind": kind,
-        "reason": reason, "day": day, "id": remove,
-    });
-    match ask_daemon_with(config, "/ledger", Some(body), err)? {
-        Ok(text) => {
-            out.write_all(text.as_bytes())?;
-            Ok(0)
-        }
-        Err(code) => Ok(code),
+        let args = TallyArgs {
+            config: self.config,
+            day: self.day,
+            round: self.round,
+            at: self.at,
+            json: self.json,
+            charset: self.charset,
+            pages: self.pages,
+        };
+        run(&args, out, err)
     }
 }

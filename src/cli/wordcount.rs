@@ -3,7 +3,7 @@
 
 use bansha_parsers::wordcount::{figures, split_bbcode_quotes};
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub fn run(
     path: &Path,
@@ -69,4 +69,20 @@ pub fn read_text(path: &Path, err: &mut dyn Write) -> std::io::Result<Result<Str
             }
         }
     })
+}
+
+/// The arguments of `bansha wordcount` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct WordcountCommand {
+    /// 文本文件（UTF-8 或 GBK）；“-” 表示标准输入。[quote]…[/quote] 算引用
+    pub file: PathBuf,
+    /// 输出 JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl WordcountCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        run(&self.file, self.json, out, err)
+    }
 }

@@ -8,7 +8,7 @@ use crate::domain::sources::{NoFiles, Sources};
 use crate::domain::time::parse_local_time;
 use bansha_parsers::ballot::{FormatSpec, Grammar};
 use chrono::{DateTime, FixedOffset};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -547,7 +547,7 @@ pub struct OutcomeRules {
     pub by_day: Vec<ByDay>,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeRule {
     /// Most votes goes out (m103).

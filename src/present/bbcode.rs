@@ -1,7 +1,8 @@
 //! What the judge pastes into the thread: Discuz BBCode, Chinese. Player text (names, targets,
 //! reasons) is made unable to open or close a tag; public output never carries roles.
 
-use crate::domain::config::GameConfig;
+use crate::domain::config::{GameConfig, OutcomeRule};
+use crate::domain::rules::tally::AdjustmentKind;
 use crate::domain::rules::{self, BallotKind, OutcomeKind, Tally};
 use chrono::{DateTime, FixedOffset};
 
@@ -66,8 +67,8 @@ pub fn tally(game: &GameConfig, tally: &Tally) -> String {
             .adjustments
             .iter()
             .map(|a| match a.kind {
-                "curse" => "含左士诅咒 +1".to_string(),
-                _ => "含右士庇佑 −1".to_string(),
+                AdjustmentKind::Curse => "含左士诅咒 +1".to_string(),
+                AdjustmentKind::Bless => "含右士庇佑 −1".to_string(),
             })
             .collect();
         if !adj.is_empty() {
@@ -164,21 +165,21 @@ pub fn tally(game: &GameConfig, tally: &Tally) -> String {
     let th = &tally.threshold;
     s += "[b]规则[/b]：";
     s += &match th.rule {
-        "share_of_cast" => format!(
+        OutcomeRule::ShareOfCast => format!(
             "最高票且不少于总票数的 {}%（{} × {}% = {} 票）",
             votes(th.percent.unwrap_or(0.0)),
             votes(th.base.unwrap_or(0.0)),
             votes(th.percent.unwrap_or(0.0)),
             votes(th.needed.unwrap_or(0.0))
         ),
-        "share_of_living" => format!(
+        OutcomeRule::ShareOfLiving => format!(
             "最高票且不少于存活人数 {} 的 {}%（上取整 {} 票）",
             votes(th.base.unwrap_or(0.0)),
             votes(th.percent.unwrap_or(0.0)),
             votes(th.needed.unwrap_or(0.0))
         ),
-        "top_k" => format!("票数前 {} 名出局", th.eliminate.unwrap_or(1)),
-        _ => "得票最多者出局".to_string(),
+        OutcomeRule::TopK => format!("票数前 {} 名出局", th.eliminate.unwrap_or(1)),
+        OutcomeRule::Plurality => "得票最多者出局".to_string(),
     };
     s += match (tally.round, game.rules.outcome.tie, &game.rules.runoff) {
         (2, _, Some(r)) if r.tie == crate::domain::config::TieRule::None => "；再度平票则无人出局",

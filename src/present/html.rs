@@ -141,10 +141,9 @@ pub fn tally_html(d: &DayConfig, tally: &Tally, base: &str) -> String {
             .collect();
         let mut extra = String::new();
         for a in &c.adjustments {
-            extra += if a.kind == "curse" {
-                "（含左士诅咒 +1）"
-            } else {
-                "（含右士庇佑 −1）"
+            extra += match a.kind {
+                crate::domain::rules::tally::AdjustmentKind::Curse => "（含左士诅咒 +1）",
+                crate::domain::rules::tally::AdjustmentKind::Bless => "（含右士庇佑 −1）",
             };
         }
         if c.half_votes > 0.0 {

@@ -132,9 +132,18 @@ pub struct VoterRef {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Adjustment {
-    /// "curse" (左士, +1) or "bless" (右士, −1).
-    pub kind: &'static str,
+    pub kind: AdjustmentKind,
     pub delta: f64,
+}
+
+/// A change of a target's count at the close (chuhan).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AdjustmentKind {
+    /// 左士's curse: +1.
+    Curse,
+    /// 右士's blessing: −1.
+    Bless,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -152,8 +161,9 @@ pub struct Count {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Threshold {
-    /// "share_of_cast", "share_of_living", "plurality", "top_k".
-    pub rule: &'static str,
+    /// The rule of the game's `[outcome]` (serialised "share_of_cast", "share_of_living",
+    /// "plurality", "top_k").
+    pub rule: OutcomeRule,
     pub percent: Option<f64>,
     /// The votes cast (share_of_cast) or living players (share_of_living).
     pub base: Option<f64>,
@@ -1136,8 +1146,8 @@ impl Engine<'_> {
         // Curse and blessing: round 1 only, at the close.
         if self.round == 1 {
             for (name, kind, delta) in [
-                (&self.day.curse, "curse", 1.0),
-                (&self.day.bless, "bless", -1.0),
+                (&self.day.curse, AdjustmentKind::Curse, 1.0),
+                (&self.day.bless, AdjustmentKind::Bless, -1.0),
             ] {
                 if let Some(n) = name {
                     let e = counts.entry(n.clone()).or_insert_with(|| Count {
@@ -1164,7 +1174,7 @@ impl Engine<'_> {
         let living = self.roster.alive().len() as f64;
         let threshold = match rules.outcome.rule {
             OutcomeRule::Plurality => Threshold {
-                rule: "plurality",
+                rule: OutcomeRule::Plurality,
                 percent: None,
                 base: None,
                 needed: None,
@@ -1173,7 +1183,7 @@ impl Engine<'_> {
             OutcomeRule::ShareOfCast => {
                 let p = rules.outcome.percent.unwrap_or(0.0);
                 Threshold {
-                    rule: "share_of_cast",
+                    rule: OutcomeRule::ShareOfCast,
                     percent: Some(p),
                     base: Some(total),
                     needed: Some(total * p / 100.0),
@@ -1183,7 +1193,7 @@ impl Engine<'_> {
             OutcomeRule::ShareOfLiving => {
                 let p = rules.outcome.percent.unwrap_or(0.0);
                 Threshold {
-                    rule: "share_of_living",
+                    rule: OutcomeRule::ShareOfLiving,
                     percent: Some(p),
                     base: Some(living),
                     needed: Some((living * p / 100.0 - 1e-9).ceil()),
@@ -1191,7 +1201,7 @@ impl Engine<'_> {
                 }
             }
             OutcomeRule::TopK => Threshold {
-                rule: "top_k",
+                rule: OutcomeRule::TopK,
                 percent: None,
                 base: None,
                 needed: None,

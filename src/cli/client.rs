@@ -1,0 +1,238 @@
+//! The client of the running daemon: `bansha status`, `bansha tally --live`, `bansha ledger`
+//! ask its HTTP answers (the store is the daemon's: sled locks it).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+fn ask_daemon(
+    config: &std::path::Path,
+    path: &str,
+    err: &mut dyn Write,
+) -> anyhow::Result<Result<String, i32>> {
+    ask_daemon_with(config, path, None, err)
+}
+
+fn ask_daemon_with(
+    config: &std::path::Path,
+    path: &str,
+    body: Option<serde_json::Value>,
+    err: &mut dyn Write,
+) -> anyhow::Result<Result<String, i32>> {
+    let settings = match crate::io::files::load_settings(config) {
+        Ok(s) => s,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(Err(2));
+        }
+    };
+    let url = format!("http://{}{path}", settings.status.listen);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let answer = rt.block_on(async {
+        let client = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(10))
+            .build()?;
+        let req = match &body {
+            Some(b) => client
+                .post(&url)
+                .header("content-type", "application/json")
+                .body(b.to_string()),
+            None => client.get(&url),
+        };
+        let req = match &settings.status_token {
+            Some(t) => req.bearer_auth(t.expose()),
+            None => req,
+        };
+        let r = req.send().await?;
+        let status = r.status();
+        Ok::<_, reqwest::Error>((status, r.text().await?))
+    });
+    match answer {
+        Ok((s, body)) if s.is_success() => Ok(Ok(body)),
+        Ok((_, body)) => {
+            writeln!(err, "错误：{}", body.trim())?;
+            Ok(Err(1))
+        }
+        Err(_) => {
+            writeln!(
+                err,
+                "错误：守护进程没有在 {} 运行（先 bansha run，或检查 [status] listen）",
+                settings.status.listen
+            )?;
+            Ok(Err(1))
+        }
+    }
+}
+
+/// `bansha tally --live`: the running daemon's tally.
+pub fn live(
+    config: &std::path::Path,
+    day: u32,
+    game: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let mut path = format!("/tally?day={day}");
+    if let Some(g) = game {
+        let enc: String = g.bytes().map(|b| format!("%{b:02X}")).collect();
+        path.push_str(&format!("&game={enc}"));
+    }
+    match ask_daemon(config, &path, err)? {
+        Ok(body) => {
+            out.write_all(body.as_bytes())?;
+            Ok(0)
+        }
+        Err(code) => Ok(code),
+    }
+}
+
+/// `bansha status`: what the running daemon is doing, in Chinese.
+pub fn status(
+    config: &std::path::Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let body = match ask_daemon(config, "/status", err)? {
+        Ok(b) => b,
+        Err(code) => return Ok(code),
+    };
+    let s: crate::daemon::http::Status = serde_json::from_str(&body)?;
+    writeln!(
+        out,
+        "状态：{}",
+        if s.healthy {
+            "正常"
+        } else {
+            "异常（最近没有完成轮询）"
+        }
+    )?;
+    writeln!(
+        out,
+        "监视：{}",
+        if s.watching.is_empty() {
+            "无".to_string()
+        } else {
+            s.watching.join("；")
+        }
+    )?;
+    if let Some(c) = &s.last_cycle {
+        writeln!(
+            out,
+            "上一轮：{}，请求 {} 次，新帖 {}，编辑 {}，发出邮件 {}{}",
+            c.at.map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+                .unwrap_or_default(),
+            c.requests,
+            c.new_posts,
+            c.edited_posts,
+            c.mails_sent,
+            if c.errors.is_empty() {
+                String::new()
+            } else {
+                format!("，错误：{}", c.errors.join("；"))
+            }
+        )?;
+    }
+    if let Some((t, what)) = &s.next_deadline {
+        writeln!(out, "下一个时间点：{t}（{what}）")?;
+    }
+    writeln!(out, "待发邮件：{}，已发：{}", s.mails_waiting, s.mails_sent)?;
+    if !s.failing_posts.is_empty() {
+        writeln!(out, "不合格的帖子：")?;
+        for f in &s.failing_posts {
+            writeln!(out, "  {f}")?;
+        }
+    }
+    Ok(0)
+}
+
+/// `bansha ledger`: the running daemon's discipline ledger; add or strike out entries.
+#[allow(clippy::too_many_arguments)]
+pub fn ledger(
+    config: &std::path::Path,
+    game: Option<&str>,
+    add: Option<&str>,
+    kind: Option<&str>,
+    reason: Option<&str>,
+    day: Option<u32>,
+    remove: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let action = match (add, remove) {
+        (Some(_), Some(_)) => {
+            writeln!(err, "错误：--add 和 --remove 不能同时使用")?;
+            return Ok(2);
+        }
+        (Some(_), None) => "add",
+        (None, Some(_)) => "remove",
+        (None, None) => "list",
+    };
+    let body = serde_json::json!({
+        "game": game, "action": action, "player": add, "kind": kind,
+        "reason": reason, "day": day, "id": remove,
+    });
+    match ask_daemon_with(config, "/ledger", Some(body), err)? {
+        Ok(text) => {
+            out.write_all(text.as_bytes())?;
+            Ok(0)
+        }
+        Err(code) => Ok(code),
+    }
+}
+
+/// The arguments of `bansha status` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct StatusCommand {
+    /// 守护进程配置文件（TOML）
+    #[arg(long)]
+    pub config: PathBuf,
+}
+
+impl StatusCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        status(&self.config, out, err)
+    }
+}
+
+/// The arguments of `bansha ledger` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct LedgerCommand {
+    /// 守护进程配置文件（TOML）
+    #[arg(long)]
+    pub config: PathBuf,
+    /// 游戏名（配置中的 name），默认第一个
+    #[arg(long)]
+    pub game: Option<String>,
+    /// 给这位玩家添加一条记录
+    #[arg(long)]
+    pub add: Option<String>,
+    /// 记录种类：warning、blue_card、yellow_card、red_card、lurk
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// 原因
+    #[arg(long)]
+    pub reason: Option<String>,
+    /// 第几天
+    #[arg(long)]
+    pub day: Option<u32>,
+    /// 撤销这条记录（编号见列表中的方括号）
+    #[arg(long)]
+    pub remove: Option<String>,
+}
+
+impl LedgerCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        ledger(
+            &self.config,
+            self.game.as_deref(),
+            self.add.as_deref(),
+            self.kind.as_deref(),
+            self.reason.as_deref(),
+            self.day,
+            self.remove.as_deref(),
+            out,
+            err,
+        )
+    }
+}
