@@ -751,7 +751,82 @@ pub fn load_str_from(
 ) -> Result<GameConfig, ConfigError> {
     let file = path.display().to_string();
     let game: GameFile = toml::from_str(text).map_err(|e| toml_error(&file, text, &e))?;
+    let g = GameText { file: &file, text };
+    let (rules, ruleset) = read_rules(&game, &g, path, src)?;
+    let utc_offset = crate::domain::time::parse_utc_offset(&game.utc_offset)
+        .map_err(|e| g.at(&["utc_offset"], e.to_string()))?;
+    check_rules(&rules, &g, &ruleset)?;
+    check_roster(&game.roster, &g)?;
 
+    let mut days = Vec::new();
+    let mut day_numbers = BTreeSet::new();
+    for (i, d) in game.days.into_iter().enumerate() {
+        if !day_numbers.insert(d.day) {
+            return Err(ConfigError {
+                file: file.clone(),
+                line: locate(text, &["days", "day"]),
+                key: format!("days[{i}].day"),
+                message: format!("第 {} 天出现了两次", d.day),
+            });
+        }
+        days.push(read_day(i, d, &g, &rules, &game.roster, utc_offset)?);
+    }
+
+    let config = GameConfig {
+        path: path.to_path_buf(),
+        name: game.name,
+        ruleset: game.ruleset,
+        utc_offset,
+        board: game.board,
+        roster: game.roster,
+        days,
+        rules,
+    };
+    if let Err(message) = crate::domain::rules::state::validate(&config) {
+        return Err(ConfigError {
+            file: file.clone(),
+            line: locate(text, &["rules", "win"]),
+            key: "rules.win".into(),
+            message,
+        });
+    }
+    Ok(config)
+}
+
+/// The game file being loaded, for pointing at a key in errors.
+struct GameText<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl GameText<'_> {
+    /// An error at `key`; a missing key points at the table it belongs in.
+    fn at(&self, key: &[&str], message: String) -> ConfigError {
+        ConfigError {
+            file: self.file.to_string(),
+            line: (1..=key.len())
+                .rev()
+                .find_map(|n| locate(self.text, &key[..n])),
+            key: key.join("."),
+            message,
+        }
+    }
+}
+
+/// The ruleset a game names (a preset, or a file next to it): its name and text, for errors.
+struct RulesetText {
+    file: String,
+    text: String,
+}
+
+/// The rules: the ruleset with the game's `[rules]` merged over it.
+fn read_rules(
+    game: &GameFile,
+    g: &GameText,
+    path: &Path,
+    src: &dyn Sources,
+) -> Result<(Rules, RulesetText), ConfigError> {
+    let (file, text) = (g.file.to_string(), g.text);
     // The ruleset: a preset name, or a file next to the game config.
     let (ruleset_file, ruleset_text) = match preset(&game.ruleset) {
         Some(t) => (format!("预设规则 {}", game.ruleset), t.to_string()),
@@ -799,24 +874,28 @@ pub fn load_str_from(
         }
     })?;
 
-    let at = |key: &[&str], message: String| ConfigError {
-        file: file.clone(),
-        // A missing key: point at the table it belongs in.
-        line: (1..=key.len()).rev().find_map(|n| locate(text, &key[..n])),
-        key: key.join("."),
-        message,
-    };
+    Ok((
+        rules,
+        RulesetText {
+            file: ruleset_file,
+            text: ruleset_text,
+        },
+    ))
+}
 
-    let utc_offset = crate::domain::time::parse_utc_offset(&game.utc_offset)
-        .map_err(|e| at(&["utc_offset"], e.to_string()))?;
-
+/// What the rules' own keys must satisfy: templates compile, outcome parameters fit the rule,
+/// weekdays, votes and the acceleration pattern make sense.
+fn check_rules(rules: &Rules, g: &GameText, ruleset: &RulesetText) -> Result<(), ConfigError> {
+    let (file, text) = (g.file.to_string(), g.text);
+    let (ruleset_file, ruleset_text) = (&ruleset.file, &ruleset.text);
+    let at = |key: &[&str], message: String| g.at(key, message);
     // Templates compile.
-    if let Err(e) = Grammar::new(&format_specs(&rules), true) {
+    if let Err(e) = Grammar::new(&format_specs(rules), true) {
         let (file, line) = match locate(text, &["rules", "ballot", "formats"]) {
             Some(l) => (file.clone(), Some(l)),
             None => (
                 ruleset_file.clone(),
-                locate(&ruleset_text, &["ballot", "formats"]),
+                locate(ruleset_text, &["ballot", "formats"]),
             ),
         };
         return Err(ConfigError {
@@ -880,9 +959,12 @@ pub fn load_str_from(
             format!("不是有效的正则表达式：{e}"),
         ));
     }
+    Ok(())
+}
 
-    // Roster.
-    let roster = game.roster;
+/// The roster: players named once each, aliases and roles only for players.
+fn check_roster(roster: &RosterConfig, g: &GameText) -> Result<(), ConfigError> {
+    let at = |key: &[&str], message: String| g.at(key, message);
     if roster.players.is_empty() {
         return Err(at(&["roster", "players"], "玩家名单为空".into()));
     }
@@ -930,149 +1012,133 @@ pub fn load_str_from(
             ));
         }
     }
+    Ok(())
+}
 
-    // Days.
-    let mut days = Vec::new();
-    let mut day_numbers = BTreeSet::new();
-    for (i, d) in game.days.into_iter().enumerate() {
-        let key = |k: &str| format!("days[{i}].{k}");
-        let err = |k: &str, message: String| ConfigError {
-            file: file.clone(),
-            line: locate(text, &["days", k]),
-            key: key(k),
-            message,
-        };
-        if !day_numbers.insert(d.day) {
-            return Err(err("day", format!("第 {} 天出现了两次", d.day)));
-        }
-        let time = |k: &str, s: &str| parse_local_time(s, utc_offset).map_err(|m| err(k, m));
-        let closes_at = time("closes_at", &d.closes_at)?;
-        let opens_at = d
-            .opens_at
-            .as_deref()
-            .map(|s| time("opens_at", s))
-            .transpose()?;
-        if opens_at.is_some_and(|o| o >= closes_at) {
-            return Err(err("opens_at", "开始时间不早于截止时间".into()));
-        }
-        let check = |k: &str, n: &str| -> Result<(), ConfigError> {
-            if is_player(n) {
-                Ok(())
-            } else {
-                Err(err(k, format!("{n} 不在玩家名单中")))
-            }
-        };
-        for n in &d.dead {
-            check("dead", n)?;
-        }
-        for n in &d.half_voters {
-            check("half_voters", n)?;
-        }
-        for n in &d.missed_night_moves {
-            check("missed_night_moves", n)?;
-        }
-        for (k, v) in [
-            ("sheriff", &d.sheriff),
-            ("curse", &d.curse),
-            ("bless", &d.bless),
-        ] {
-            if let Some(n) = v {
-                check(k, n)?;
-                if d.dead.contains(n) {
-                    return Err(err(k, format!("{n} 已出局")));
-                }
-            }
-        }
-        for c in &d.checked_threads {
-            if !rules.checks.contains_key(&c.kind) {
-                return Err(err(
-                    "checked_threads",
-                    format!(
-                        "“{}”不是本局规则中的帖子种类（[checks.*]：{}）",
-                        c.kind,
-                        rules.checks.keys().cloned().collect::<Vec<_>>().join("、")
-                    ),
-                ));
-            }
-        }
-        let runoff = match d.runoff {
-            None => None,
-            Some(r) => {
-                let closes = time("closes_at", &r.closes_at)?;
-                if closes <= closes_at {
-                    return Err(err("runoff", "第二轮截止时间必须晚于第一轮".into()));
-                }
-                for c in &r.candidates {
-                    check("runoff", c)?;
-                }
-                if r.candidates.len() < 2 {
-                    return Err(err("runoff", "第二轮至少需要两名候选人".into()));
-                }
-                Some(Runoff {
-                    closes_at: closes,
-                    candidates: r.candidates,
-                })
-            }
-        };
-        let mut proxies = Vec::new();
-        for p in d.proxies {
-            check("proxies", &p.voter)?;
-            if !(1..=2).contains(&p.round) {
-                return Err(err("proxies", format!("轮次 {} 只能是 1 或 2", p.round)));
-            }
-            proxies.push(Proxy {
-                at: time("proxies", &p.at)?,
-                voter: p.voter,
-                target: p.target,
-                round: p.round,
-                note: p.note,
-            });
-        }
-        days.push(DayConfig {
-            day: d.day,
-            vote_thread: d.vote_thread,
-            discussion_threads: d.discussion_threads,
-            chat_threads: d.chat_threads,
-            checked_threads: d.checked_threads,
-            code_names: d.code_names,
-            missed_night_moves: d.missed_night_moves,
-            opens_at,
-            closes_at,
-            dead: d.dead,
-            sheriff: d.sheriff,
-            curse: d.curse,
-            bless: d.bless,
-            accelerated: d.accelerated,
-            accelerated_at: match &d.accelerated_at {
-                Some(t) => Some(time("accelerated_at", t)?),
-                None => None,
-            },
-            progress_thread: d.progress_thread,
-            half_voters: d.half_voters,
-            runoff,
-            proxies,
-        });
-    }
-
-    let config = GameConfig {
-        path: path.to_path_buf(),
-        name: game.name,
-        ruleset: game.ruleset,
-        utc_offset,
-        board: game.board,
-        roster,
-        days,
-        rules,
+/// One `[[days]]` block (the `i`th): times in the forum's offset, names on the roster.
+fn read_day(
+    i: usize,
+    d: DayFile,
+    g: &GameText,
+    rules: &Rules,
+    roster: &RosterConfig,
+    utc_offset: FixedOffset,
+) -> Result<DayConfig, ConfigError> {
+    let is_player = |n: &str| roster.players.iter().any(|p| p == n);
+    let key = |k: &str| format!("days[{i}].{k}");
+    let err = |k: &str, message: String| ConfigError {
+        file: g.file.to_string(),
+        line: locate(g.text, &["days", k]),
+        key: key(k),
+        message,
     };
-    if let Err(message) = crate::domain::rules::state::validate(&config) {
-        return Err(ConfigError {
-            file: file.clone(),
-            line: locate(text, &["rules", "win"]),
-            key: "rules.win".into(),
-            message,
+    let time = |k: &str, s: &str| parse_local_time(s, utc_offset).map_err(|m| err(k, m));
+    let closes_at = time("closes_at", &d.closes_at)?;
+    let opens_at = d
+        .opens_at
+        .as_deref()
+        .map(|s| time("opens_at", s))
+        .transpose()?;
+    if opens_at.is_some_and(|o| o >= closes_at) {
+        return Err(err("opens_at", "开始时间不早于截止时间".into()));
+    }
+    let check = |k: &str, n: &str| -> Result<(), ConfigError> {
+        if is_player(n) {
+            Ok(())
+        } else {
+            Err(err(k, format!("{n} 不在玩家名单中")))
+        }
+    };
+    for n in &d.dead {
+        check("dead", n)?;
+    }
+    for n in &d.half_voters {
+        check("half_voters", n)?;
+    }
+    for n in &d.missed_night_moves {
+        check("missed_night_moves", n)?;
+    }
+    for (k, v) in [
+        ("sheriff", &d.sheriff),
+        ("curse", &d.curse),
+        ("bless", &d.bless),
+    ] {
+        if let Some(n) = v {
+            check(k, n)?;
+            if d.dead.contains(n) {
+                return Err(err(k, format!("{n} 已出局")));
+            }
+        }
+    }
+    for c in &d.checked_threads {
+        if !rules.checks.contains_key(&c.kind) {
+            return Err(err(
+                "checked_threads",
+                format!(
+                    "“{}”不是本局规则中的帖子种类（[checks.*]：{}）",
+                    c.kind,
+                    rules.checks.keys().cloned().collect::<Vec<_>>().join("、")
+                ),
+            ));
+        }
+    }
+    let runoff = match d.runoff {
+        None => None,
+        Some(r) => {
+            let closes = time("closes_at", &r.closes_at)?;
+            if closes <= closes_at {
+                return Err(err("runoff", "第二轮截止时间必须晚于第一轮".into()));
+            }
+            for c in &r.candidates {
+                check("runoff", c)?;
+            }
+            if r.candidates.len() < 2 {
+                return Err(err("runoff", "第二轮至少需要两名候选人".into()));
+            }
+            Some(Runoff {
+                closes_at: closes,
+                candidates: r.candidates,
+            })
+        }
+    };
+    let mut proxies = Vec::new();
+    for p in d.proxies {
+        check("proxies", &p.voter)?;
+        if !(1..=2).contains(&p.round) {
+            return Err(err("proxies", format!("轮次 {} 只能是 1 或 2", p.round)));
+        }
+        proxies.push(Proxy {
+            at: time("proxies", &p.at)?,
+            voter: p.voter,
+            target: p.target,
+            round: p.round,
+            note: p.note,
         });
     }
-    Ok(config)
+    Ok(DayConfig {
+        day: d.day,
+        vote_thread: d.vote_thread,
+        discussion_threads: d.discussion_threads,
+        chat_threads: d.chat_threads,
+        checked_threads: d.checked_threads,
+        code_names: d.code_names,
+        missed_night_moves: d.missed_night_moves,
+        opens_at,
+        closes_at,
+        dead: d.dead,
+        sheriff: d.sheriff,
+        curse: d.curse,
+        bless: d.bless,
+        accelerated: d.accelerated,
+        accelerated_at: match &d.accelerated_at {
+            Some(t) => Some(time("accelerated_at", t)?),
+            None => None,
+        },
+        progress_thread: d.progress_thread,
+        half_voters: d.half_voters,
+        runoff,
+        proxies,
+    })
 }
 
 /// Deep-merge `over` into `base`: tables merge key by key, anything else replaces.

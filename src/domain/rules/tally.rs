@@ -300,6 +300,37 @@ fn join(names: &[String]) -> String {
     names.join("、")
 }
 
+/// Who cast a ballot, where and when, as the checks need it.
+struct Origin {
+    voter: String,
+    pid: Option<u64>,
+    floor: String,
+    posted_at: Option<Time>,
+    precision: TimePrecision,
+    source: Source,
+    /// The post quotes the voter's own earlier ballot post (a change must, where required).
+    quoted_own: bool,
+    /// The forum's edit notice: when, by whom.
+    edit: Option<(Time, Option<String>)>,
+}
+
+impl Origin {
+    /// A ballot with no post behind it (the poll, the judge's proxy): its time to the second,
+    /// no edit, and nothing to quote.
+    fn unquoted(voter: String, floor: &str, at: Time, source: Source) -> Origin {
+        Origin {
+            voter,
+            pid: None,
+            floor: floor.into(),
+            posted_at: Some(at),
+            precision: TimePrecision::Second,
+            source,
+            quoted_own: true,
+            edit: None,
+        }
+    }
+}
+
 struct Attempt {
     wording: Wording,
     /// What the ballot seems to mean even when it is void (for its kind: a malformed restatement
@@ -671,19 +702,22 @@ impl Engine<'_> {
             None => q.author.as_deref() == Some(voter.as_str()),
         });
         let edit = p.edited_at.map(|e| (e, p.edited_by.clone()));
+        let source = match self.config.rules.vote.source {
+            crate::domain::config::BallotSource::Pm => Source::Pm,
+            _ => Source::Post,
+        };
         self.decide(
-            voter,
-            Some(p.pid),
-            p.floor.clone(),
-            p.posted_at,
-            p.posted_at_precision,
-            match self.config.rules.vote.source {
-                crate::domain::config::BallotSource::Pm => Source::Pm,
-                _ => Source::Post,
+            Origin {
+                voter,
+                pid: Some(p.pid),
+                floor: p.floor.clone(),
+                posted_at: p.posted_at,
+                precision: p.posted_at_precision,
+                source,
+                quoted_own,
+                edit,
             },
             attempt,
-            quoted_own,
-            edit,
         );
     }
 
@@ -743,15 +777,8 @@ impl Engine<'_> {
             restated: true,
         };
         self.decide(
-            voter,
-            None,
-            "投票机".into(),
-            Some(c.at),
-            TimePrecision::Second,
-            Source::Poll,
+            Origin::unquoted(voter, "投票机", c.at, Source::Poll),
             attempt,
-            true,
-            None,
         );
         if let Some(b) = self.ballots.last_mut() {
             b.reason += &match c.since {
@@ -801,15 +828,8 @@ impl Engine<'_> {
                 restated: true,
             };
             self.decide(
-                voter,
-                None,
-                "法官代投".into(),
-                Some(x.at),
-                TimePrecision::Second,
-                Source::Judge,
+                Origin::unquoted(voter, "法官代投", x.at, Source::Judge),
                 attempt,
-                true,
-                None,
             );
             return;
         }
@@ -823,32 +843,15 @@ impl Engine<'_> {
             restated: true,
         };
         self.decide(
-            voter,
-            None,
-            "法官代投".into(),
-            Some(x.at),
-            TimePrecision::Second,
-            Source::Judge,
+            Origin::unquoted(voter, "法官代投", x.at, Source::Judge),
             attempt,
-            true,
-            None,
         );
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn decide(
-        &mut self,
-        voter: String,
-        pid: Option<u64>,
-        floor: String,
-        posted_at: Option<Time>,
-        precision: TimePrecision,
-        source: Source,
-        attempt: Attempt,
-        quoted_own: bool,
-        edit: Option<(Time, Option<String>)>,
-    ) {
-        let standing = self.standing.get(&voter);
+    /// A ballot's verdict, in the order the checks are made (the first failure is the reason),
+    /// and what a valid one changes in the standing ballots.
+    fn decide(&mut self, o: Origin, attempt: Attempt) {
+        let standing = self.standing.get(&o.voter);
         let choices = attempt.choices.clone();
         let same = match (&attempt.intended, standing) {
             (Some(c), Some(s)) => *c == s.choices,
@@ -868,139 +871,28 @@ impl Engine<'_> {
             Ok(c) => c.iter().map(Choice::name).collect(),
             Err(_) => Vec::new(),
         };
-        let mut verdict: Result<String, String> = Ok(String::new());
-        let mut fail = |r: String| {
-            if verdict.is_ok() {
-                verdict = Err(r);
-            }
+        let used = standing.map_or(0, |s| s.changes);
+        let void = self
+            .void_by_time(&o)
+            .or_else(|| self.void_by_target(&o.voter, &choices))
+            .or_else(|| {
+                (kind == BallotKind::Change)
+                    .then(|| self.void_as_change(&o, &attempt, used))
+                    .flatten()
+            });
+        let mut note = if kind == BallotKind::Change {
+            format!("改票（第 {} 次）", used + 1)
+        } else {
+            String::new()
         };
-        if source != Source::Judge && self.proxied.contains(&voter) {
-            fail("无效：已托票给法官，托票后本人的投票无效".into());
+        if void.is_none() {
+            note.push_str(&self.edit_note(&o));
         }
-        // Time first: a late or unreadable ballot is void whatever it says.
-        match posted_at {
-            None => fail("无效：无法读取发帖时间".into()),
-            Some(t) => {
-                if let Some(o) = self.opens_at {
-                    if self.round == 1 && t < o {
-                        fail(format!("无效：早于本轮开始（{}）", fmt_time(o)));
-                    }
-                }
-                match side(t, precision, self.closes_at) {
-                    Side::After => {
-                        fail(format!("无效：截止（{}）后投票", fmt_time(self.closes_at)))
-                    }
-                    Side::Unsure => fail(format!(
-                        "无效：发帖时间只精确到{}，无法确认在截止前",
-                        if precision == TimePrecision::Minute {
-                            "分钟"
-                        } else {
-                            "小时"
-                        }
-                    )),
-                    Side::Before => {}
-                }
-            }
-        }
-        if let Some((e, _)) = &edit {
-            // The notice is to the minute: 21:00 may be 21:00:59.
-            if side(*e, TimePrecision::Minute, self.closes_at) != Side::Before {
-                fail(format!(
-                    "无效：截止后编辑过（{}），截止前的内容无法确认",
-                    e.format("%m-%d %H:%M")
-                ));
-            }
-        }
-        if let Err(e) = &choices {
-            fail(e.clone());
-        }
-        if let (Some(cands), Ok(c)) = (&self.candidates, &choices) {
-            for ch in c {
-                if let Choice::Player(n) = ch {
-                    if !cands.contains(n) {
-                        fail(format!("无效：{n} 不是第二轮候选人（{}）", join(cands)));
-                    }
-                }
-            }
-        }
-        if let Ok(c) = &choices {
-            if !self.config.rules.vote.self_vote && c.contains(&Choice::Player(voter.clone())) {
-                fail("无效：不能投自己".into());
-            }
-        }
-        let mut note = String::new();
-        if kind == BallotKind::Change {
-            let used = standing.map_or(0, |s| s.changes);
-            let rules = &self.config.rules.vote;
-            if self.changes_allowed == 0 {
-                fail(if self.round == 2 {
-                    "无效：第二轮不允许改票".into()
-                } else {
-                    "无效：本局不允许改票".into()
-                });
-            } else if let Some(a) = self.day.accelerated_at {
-                // From the moment the judge confirmed it; a change at an unsure time is void.
-                if posted_at.is_none_or(|t| side(t, precision, a) != Side::Before || t == a) {
-                    fail(format!(
-                        "无效：进程已于 {} 加速，加速后不允许改票",
-                        fmt_time(a)
-                    ));
-                }
-            } else if self.day.accelerated {
-                fail("无效：进程加速后不允许改票".into());
-            }
-            if let (Some(lock), Some(t)) = (self.lock_from, posted_at) {
-                if side(t, precision, lock) != Side::Before || t == lock {
-                    fail(format!(
-                        "无效：截止前 {} 分钟内（{} 起）不得改票",
-                        rules.lock_minutes,
-                        fmt_time(lock)
-                    ));
-                }
-            }
-            if used >= self.changes_allowed {
-                fail(format!(
-                    "无效：超过改票次数（每轮最多 {} 次）",
-                    self.changes_allowed
-                ));
-            }
-            if rules.change_must_quote && !(quoted_own || attempt.restated) {
-                fail("无效：改票未引用自己的原投票帖".into());
-            }
-            if rules.change_needs_reason && attempt.reason.is_none() {
-                fail("无效：改票未说明理由".into());
-            }
-            note = format!("改票（第 {} 次）", used + 1);
-        }
-        if let Some((e, by)) = &edit {
-            if verdict.is_ok() {
-                if let Some(lock) = self.lock_from {
-                    if *e + Duration::seconds(59) >= lock {
-                        note.push_str(&format!(
-                            "；{} 于 {} 编辑过（截止前一小时内），请核对",
-                            by.as_deref().unwrap_or("作者"),
-                            e.format("%H:%M")
-                        ));
-                    }
-                }
-            }
-        }
-        if self.votes_per_player > 1 {
-            if let Some(c) = &attempt.intended {
-                let pieces = attempt
-                    .written
-                    .split([',', '、', '/', ';', '|', ' ', '和'])
-                    .filter(|s| !s.trim().is_empty())
-                    .count();
-                if pieces > c.len() {
-                    note.push_str("；同一人的两票作一票计");
-                }
-            }
-        }
-        let valid = verdict.is_ok();
-        let reason = match verdict {
-            Err(r) => r,
-            Ok(_) => match kind {
+        note.push_str(&self.double_vote_note(&attempt));
+        let valid = void.is_none();
+        let reason = match void {
+            Some(r) => r,
+            None => match kind {
                 BallotKind::Repeat => "有效，与现有投票相同，不算改票".into(),
                 BallotKind::Change => format!("有效，{}", note.trim_start_matches('；')),
                 _ if attempt.wording == Wording::Change => {
@@ -1011,11 +903,11 @@ impl Engine<'_> {
         };
         let index = self.ballots.len();
         self.ballots.push(Ballot {
-            pid,
-            floor,
-            voter: voter.clone(),
-            posted_at,
-            source,
+            pid: o.pid,
+            floor: o.floor,
+            voter: o.voter.clone(),
+            posted_at: o.posted_at,
+            source: o.source,
             kind,
             target: names
                 .first()
@@ -1028,10 +920,161 @@ impl Engine<'_> {
             counted: false,
             reason,
         });
-        if !valid {
-            return;
+        if let (true, Ok(new)) = (valid, choices) {
+            self.stand(o.voter, kind, new, index, o.posted_at);
         }
-        let Ok(new) = choices else { return };
+    }
+
+    /// Void for when it was posted or edited: a ballot given to the judge by proxy, no readable
+    /// time, before the round, after the close (or perhaps after it, at a coarse precision), an
+    /// edit at or after the close.
+    fn void_by_time(&self, o: &Origin) -> Option<String> {
+        if o.source != Source::Judge && self.proxied.contains(&o.voter) {
+            return Some("无效：已托票给法官，托票后本人的投票无效".into());
+        }
+        let Some(t) = o.posted_at else {
+            return Some("无效：无法读取发帖时间".into());
+        };
+        if let Some(open) = self.opens_at {
+            if self.round == 1 && t < open {
+                return Some(format!("无效：早于本轮开始（{}）", fmt_time(open)));
+            }
+        }
+        match side(t, o.precision, self.closes_at) {
+            Side::After => {
+                return Some(format!("无效：截止（{}）后投票", fmt_time(self.closes_at)))
+            }
+            Side::Unsure => {
+                return Some(format!(
+                    "无效：发帖时间只精确到{}，无法确认在截止前",
+                    if o.precision == TimePrecision::Minute {
+                        "分钟"
+                    } else {
+                        "小时"
+                    }
+                ))
+            }
+            Side::Before => {}
+        }
+        let (e, _) = o.edit.as_ref()?;
+        // The notice is to the minute: 21:00 may be 21:00:59.
+        (side(*e, TimePrecision::Minute, self.closes_at) != Side::Before).then(|| {
+            format!(
+                "无效：截止后编辑过（{}），截止前的内容无法确认",
+                e.format("%m-%d %H:%M")
+            )
+        })
+    }
+
+    /// Void for whom it names: unreadable or ambiguous, not a run-off candidate, oneself where
+    /// the rules forbid it.
+    fn void_by_target(&self, voter: &str, choices: &Result<Vec<Choice>, String>) -> Option<String> {
+        let c = match choices {
+            Err(e) => return Some(e.clone()),
+            Ok(c) => c,
+        };
+        if let Some(cands) = &self.candidates {
+            for ch in c {
+                if let Choice::Player(n) = ch {
+                    if !cands.contains(n) {
+                        return Some(format!("无效：{n} 不是第二轮候选人（{}）", join(cands)));
+                    }
+                }
+            }
+        }
+        (!self.config.rules.vote.self_vote && c.contains(&Choice::Player(voter.to_string())))
+            .then(|| "无效：不能投自己".into())
+    }
+
+    /// Void as a change (`used` changes so far): not allowed this round or after acceleration,
+    /// in the lock window, over the limit, not quoting one's own ballot, without a reason.
+    fn void_as_change(&self, o: &Origin, attempt: &Attempt, used: u32) -> Option<String> {
+        let rules = &self.config.rules.vote;
+        let posted_at = o.posted_at;
+        if self.changes_allowed == 0 {
+            return Some(if self.round == 2 {
+                "无效：第二轮不允许改票".into()
+            } else {
+                "无效：本局不允许改票".into()
+            });
+        }
+        if let Some(a) = self.day.accelerated_at {
+            // From the moment the judge confirmed it; a change at an unsure time is void.
+            if posted_at.is_none_or(|t| side(t, o.precision, a) != Side::Before || t == a) {
+                return Some(format!(
+                    "无效：进程已于 {} 加速，加速后不允许改票",
+                    fmt_time(a)
+                ));
+            }
+        } else if self.day.accelerated {
+            return Some("无效：进程加速后不允许改票".into());
+        }
+        if let (Some(lock), Some(t)) = (self.lock_from, posted_at) {
+            if side(t, o.precision, lock) != Side::Before || t == lock {
+                return Some(format!(
+                    "无效：截止前 {} 分钟内（{} 起）不得改票",
+                    rules.lock_minutes,
+                    fmt_time(lock)
+                ));
+            }
+        }
+        if used >= self.changes_allowed {
+            return Some(format!(
+                "无效：超过改票次数（每轮最多 {} 次）",
+                self.changes_allowed
+            ));
+        }
+        if rules.change_must_quote && !(o.quoted_own || attempt.restated) {
+            return Some("无效：改票未引用自己的原投票帖".into());
+        }
+        if rules.change_needs_reason && attempt.reason.is_none() {
+            return Some("无效：改票未说明理由".into());
+        }
+        None
+    }
+
+    /// A valid ballot edited within the lock window's hour: the judge should check it.
+    fn edit_note(&self, o: &Origin) -> String {
+        match (&o.edit, self.lock_from) {
+            (Some((e, by)), Some(lock)) if *e + Duration::seconds(59) >= lock => format!(
+                "；{} 于 {} 编辑过（截止前一小时内），请核对",
+                by.as_deref().unwrap_or("作者"),
+                e.format("%H:%M")
+            ),
+            _ => String::new(),
+        }
+    }
+
+    /// Two votes for the same player, where a player has several: they count once.
+    fn double_vote_note(&self, attempt: &Attempt) -> String {
+        if self.votes_per_player <= 1 {
+            return String::new();
+        }
+        let Some(c) = &attempt.intended else {
+            return String::new();
+        };
+        let pieces = attempt
+            .written
+            .split([',', '、', '/', ';', '|', ' ', '和'])
+            .filter(|s| !s.trim().is_empty())
+            .count();
+        if pieces > c.len() {
+            "；同一人的两票作一票计".into()
+        } else {
+            String::new()
+        }
+    }
+
+    /// A valid ballot takes its place: a first ballot stands, a change replaces the standing
+    /// one (its votes leave the timeline), a repeat changes nothing.
+    fn stand(
+        &mut self,
+        voter: String,
+        kind: BallotKind,
+        new: Vec<Choice>,
+        index: usize,
+        posted_at: Option<Time>,
+    ) {
         let weight = self.weight(&voter);
         match kind {
             BallotKind::Repeat => {}
