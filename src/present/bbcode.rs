@@ -29,6 +29,26 @@ fn floor(f: &str) -> String {
 
 /// The tally as the judge posts it: Discuz BBCode, Chinese. Never roles or factions.
 pub fn tally(game: &GameConfig, tally: &Tally) -> String {
+    let mut s = header(game, tally);
+    s += &counts(tally);
+    if tally.publish_voters {
+        s += &changes_and_void(tally);
+    }
+    s += &non_voters(tally);
+    s += &rule(game, tally);
+    let color = match tally.outcome.kind {
+        OutcomeKind::Pending => "blue",
+        _ => "red",
+    };
+    s += &format!(
+        "[b]结果[/b]：[color={color}]{}[/color]\n",
+        bb(&tally.outcome.note)
+    );
+    s
+}
+
+/// The title, the deadline and lock, the living, and (before the close) that it is provisional.
+fn header(game: &GameConfig, tally: &Tally) -> String {
     let mut s = String::new();
     let round = if tally.round == 2 {
         "第二轮（高票辩论）"
@@ -57,6 +77,12 @@ pub fn tally(game: &GameConfig, tally: &Tally) -> String {
             t(tally.at)
         );
     }
+    s
+}
+
+/// Each target's votes (with the voters where the rules publish them), abstentions, the total.
+fn counts(tally: &Tally) -> String {
+    let mut s = String::new();
     s += "\n[b]得票[/b]\n";
     if tally.counts.is_empty() {
         s += "（无人得票）\n";
@@ -107,49 +133,57 @@ pub fn tally(game: &GameConfig, tally: &Tally) -> String {
         s += "\n";
     }
     s += &format!("总票数：{}\n", votes(tally.total_votes));
+    s
+}
 
-    if tally.publish_voters {
-        let changes: Vec<&rules::Ballot> = tally
-            .ballots
-            .iter()
-            .filter(|b| b.valid && b.kind == BallotKind::Change)
-            .collect();
-        if !changes.is_empty() {
-            s += "\n[b]改票[/b]\n";
-            for b in changes {
-                s += &format!(
-                    "{} {}：{} → {}\n",
-                    floor(&b.floor),
-                    bb(&b.voter),
-                    bb(&b.replaces.join("、")),
-                    bb(&b.targets.join("、"))
-                );
-            }
-        }
-        let invalid: Vec<&rules::Ballot> = tally.ballots.iter().filter(|b| !b.valid).collect();
-        if !invalid.is_empty() {
-            s += "\n[b]无效票[/b]\n";
-            for b in invalid {
-                let what = match &b.target {
-                    Some(x) => format!("（{}：{}）", b.kind.zh(), bb(x)),
-                    None => format!("（{}）", b.kind.zh()),
-                };
-                s += &format!(
-                    "{} {}{what}：{}\n",
-                    floor(&b.floor),
-                    bb(&b.voter),
-                    bb(b.reason.trim_start_matches("无效："))
-                );
-            }
-        }
-        if !tally.ignored.is_empty() {
-            s += "\n[b]不计的帖子[/b]\n";
-            for i in &tally.ignored {
-                s += &format!("{} {}：{}\n", floor(&i.floor), bb(&i.author), bb(&i.reason));
-            }
+/// The changes, the void ballots with their reasons, and the posts not counted.
+fn changes_and_void(tally: &Tally) -> String {
+    let mut s = String::new();
+    let changes: Vec<&rules::Ballot> = tally
+        .ballots
+        .iter()
+        .filter(|b| b.valid && b.kind == BallotKind::Change)
+        .collect();
+    if !changes.is_empty() {
+        s += "\n[b]改票[/b]\n";
+        for b in changes {
+            s += &format!(
+                "{} {}：{} → {}\n",
+                floor(&b.floor),
+                bb(&b.voter),
+                bb(&b.replaces.join("、")),
+                bb(&b.targets.join("、"))
+            );
         }
     }
+    let invalid: Vec<&rules::Ballot> = tally.ballots.iter().filter(|b| !b.valid).collect();
+    if !invalid.is_empty() {
+        s += "\n[b]无效票[/b]\n";
+        for b in invalid {
+            let what = match &b.target {
+                Some(x) => format!("（{}：{}）", b.kind.zh(), bb(x)),
+                None => format!("（{}）", b.kind.zh()),
+            };
+            s += &format!(
+                "{} {}{what}：{}\n",
+                floor(&b.floor),
+                bb(&b.voter),
+                bb(b.reason.trim_start_matches("无效："))
+            );
+        }
+    }
+    if !tally.ignored.is_empty() {
+        s += "\n[b]不计的帖子[/b]\n";
+        for i in &tally.ignored {
+            s += &format!("{} {}：{}\n", floor(&i.floor), bb(&i.author), bb(&i.reason));
+        }
+    }
+    s
+}
 
+/// Who did not vote, and what it costs them.
+fn non_voters(tally: &Tally) -> String {
+    let mut s = String::new();
     s += "\n[b]未投票[/b]：";
     if tally.non_voters.is_empty() {
         s += "无\n";
@@ -161,7 +195,12 @@ pub fn tally(game: &GameConfig, tally: &Tally) -> String {
             .collect();
         s += &format!("{}\n", vs.join("、"));
     }
+    s
+}
 
+/// The outcome rule and its tie rule, in words.
+fn rule(game: &GameConfig, tally: &Tally) -> String {
+    let mut s = String::new();
     let th = &tally.threshold;
     s += "[b]规则[/b]：";
     s += &match th.rule {
@@ -190,14 +229,6 @@ pub fn tally(game: &GameConfig, tally: &Tally) -> String {
         (_, crate::domain::config::TieRule::LastToReach, _) => "；平票后到先出",
     };
     s += "\n";
-    let color = match tally.outcome.kind {
-        OutcomeKind::Pending => "blue",
-        _ => "red",
-    };
-    s += &format!(
-        "[b]结果[/b]：[color={color}]{}[/color]\n",
-        bb(&tally.outcome.note)
-    );
     s
 }
 

@@ -159,6 +159,20 @@ pub struct Count {
     pub reached_at: Option<Time>,
 }
 
+impl Count {
+    /// A target with no votes yet.
+    fn empty(target: &str) -> Count {
+        Count {
+            target: target.to_string(),
+            votes: 0.0,
+            voters: Vec::new(),
+            adjustments: Vec::new(),
+            half_votes: 0.0,
+            reached_at: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Threshold {
     /// The rule of the game's `[outcome]` (serialised "share_of_cast", "share_of_living",
@@ -1108,103 +1122,11 @@ impl Engine<'_> {
     }
 
     fn finish(mut self, now: Time, closed: bool) -> Tally {
-        let rules = &self.config.rules;
-        let day = self.day.day;
-        let half: Vec<&String> = self.day.half_voters.iter().collect();
-        let mut counts: BTreeMap<String, Count> = BTreeMap::new();
-        let mut abstentions = Vec::new();
-        let mut total = 0.0;
-        for (voter, s) in &self.standing {
-            self.ballots[s.ballot].counted = true;
-            let b = &self.ballots[s.ballot];
-            let vref = VoterRef {
-                voter: voter.clone(),
-                pid: b.pid,
-                floor: b.floor.clone(),
-                time: b.posted_at,
-                weight: s.weight,
-            };
-            let is_half = half.contains(&voter);
-            for c in &s.choices {
-                match c {
-                    Choice::Abstain => {
-                        if !is_half {
-                            total += s.weight;
-                        }
-                        abstentions.push(vref.clone());
-                    }
-                    Choice::Player(p) => {
-                        let e = counts.entry(p.clone()).or_insert_with(|| Count {
-                            target: p.clone(),
-                            votes: 0.0,
-                            voters: Vec::new(),
-                            adjustments: Vec::new(),
-                            half_votes: 0.0,
-                            reached_at: None,
-                        });
-                        if is_half {
-                            e.half_votes += 0.5;
-                        } else {
-                            e.votes += s.weight;
-                            total += s.weight;
-                        }
-                        e.voters.push(vref.clone());
-                    }
-                }
-            }
-        }
-        // Non-voters: living players with no standing ballot.
-        let mut non_voters = Vec::new();
-        for p in self.roster.alive() {
-            if !self.standing.contains_key(p.as_str()) {
-                let consequence = if !closed {
-                    "尚未投票".to_string()
-                } else {
-                    rules.vote.non_voter.zh().to_string()
-                };
-                if closed && rules.vote.non_voter == NonVoter::Abstain {
-                    total += 1.0;
-                }
-                non_voters.push(NonVoterEntry {
-                    player: p.clone(),
-                    consequence,
-                });
-            }
-        }
-        // When each target last reached its final count.
-        for (target, c) in counts.iter_mut() {
-            // The start of the last stretch during which it had at least its final count.
-            let mut running: f64 = 0.0;
-            for (t, who, delta) in &self.history {
-                if who == target {
-                    let before = running;
-                    running += delta;
-                    if before + 1e-9 < c.votes && running + 1e-9 >= c.votes {
-                        c.reached_at = *t;
-                    }
-                }
-            }
-            c.voters.sort_by_key(|v| v.time);
-        }
-        // Curse and blessing: round 1 only, at the close.
+        let (mut counts, abstentions, mut total) = self.count_standing();
+        let non_voters = self.non_voters(closed, &mut total);
+        self.mark_reached(&mut counts);
         if self.round == 1 {
-            for (name, kind, delta) in [
-                (&self.day.curse, AdjustmentKind::Curse, 1.0),
-                (&self.day.bless, AdjustmentKind::Bless, -1.0),
-            ] {
-                if let Some(n) = name {
-                    let e = counts.entry(n.clone()).or_insert_with(|| Count {
-                        target: n.clone(),
-                        votes: 0.0,
-                        voters: Vec::new(),
-                        adjustments: Vec::new(),
-                        half_votes: 0.0,
-                        reached_at: None,
-                    });
-                    e.votes = (e.votes + delta).max(0.0);
-                    e.adjustments.push(Adjustment { kind, delta });
-                }
-            }
+            self.adjust(&mut counts);
         }
         let mut counts: Vec<Count> = counts.into_values().collect();
         counts.sort_by(|a, b| {
@@ -1215,42 +1137,7 @@ impl Engine<'_> {
                 .then(a.target.cmp(&b.target))
         });
         let living = self.roster.alive().len() as f64;
-        let threshold = match rules.outcome.rule {
-            OutcomeRule::Plurality => Threshold {
-                rule: OutcomeRule::Plurality,
-                percent: None,
-                base: None,
-                needed: None,
-                eliminate: None,
-            },
-            OutcomeRule::ShareOfCast => {
-                let p = rules.outcome.percent.unwrap_or(0.0);
-                Threshold {
-                    rule: OutcomeRule::ShareOfCast,
-                    percent: Some(p),
-                    base: Some(total),
-                    needed: Some(total * p / 100.0),
-                    eliminate: None,
-                }
-            }
-            OutcomeRule::ShareOfLiving => {
-                let p = rules.outcome.percent.unwrap_or(0.0);
-                Threshold {
-                    rule: OutcomeRule::ShareOfLiving,
-                    percent: Some(p),
-                    base: Some(living),
-                    needed: Some((living * p / 100.0 - 1e-9).ceil()),
-                    eliminate: None,
-                }
-            }
-            OutcomeRule::TopK => Threshold {
-                rule: OutcomeRule::TopK,
-                percent: None,
-                base: None,
-                needed: None,
-                eliminate: Some(self.config.eliminate(day)),
-            },
-        };
+        let threshold = self.threshold(total, living);
         let outcome = if !closed {
             Outcome {
                 kind: OutcomeKind::Pending,
@@ -1263,6 +1150,7 @@ impl Engine<'_> {
         } else {
             self.outcome(&counts, &threshold)
         };
+        let rules = &self.config.rules;
         let publish_voters = match (self.round, &rules.runoff) {
             (2, Some(r)) => r.publish_voters,
             _ => rules.publish.voters,
@@ -1270,7 +1158,7 @@ impl Engine<'_> {
         Tally {
             game: self.config.name.clone(),
             ruleset: rules.name.clone(),
-            day,
+            day: self.day.day,
             round: self.round,
             opens_at: self.opens_at,
             closes_at: self.closes_at,
@@ -1288,6 +1176,127 @@ impl Engine<'_> {
             publish_voters,
             living: living as usize,
             accelerated: self.day.accelerated_by(now),
+        }
+    }
+
+    /// The standing ballots counted: votes per target (a half voter's as half votes, for ties
+    /// only), the abstentions, and the votes cast. Each standing ballot is marked counted.
+    fn count_standing(&mut self) -> (BTreeMap<String, Count>, Vec<VoterRef>, f64) {
+        let mut counts: BTreeMap<String, Count> = BTreeMap::new();
+        let mut abstentions = Vec::new();
+        let mut total = 0.0;
+        for (voter, s) in &self.standing {
+            self.ballots[s.ballot].counted = true;
+            let b = &self.ballots[s.ballot];
+            let vref = VoterRef {
+                voter: voter.clone(),
+                pid: b.pid,
+                floor: b.floor.clone(),
+                time: b.posted_at,
+                weight: s.weight,
+            };
+            let is_half = self.day.half_voters.contains(voter);
+            for c in &s.choices {
+                match c {
+                    Choice::Abstain => {
+                        if !is_half {
+                            total += s.weight;
+                        }
+                        abstentions.push(vref.clone());
+                    }
+                    Choice::Player(p) => {
+                        let e = counts.entry(p.clone()).or_insert_with(|| Count::empty(p));
+                        if is_half {
+                            e.half_votes += 0.5;
+                        } else {
+                            e.votes += s.weight;
+                            total += s.weight;
+                        }
+                        e.voters.push(vref.clone());
+                    }
+                }
+            }
+        }
+        (counts, abstentions, total)
+    }
+
+    /// Living players with no standing ballot and what it costs them; at the close, where the
+    /// rules count a non-voter as abstaining, each adds one to the votes cast.
+    fn non_voters(&self, closed: bool, total: &mut f64) -> Vec<NonVoterEntry> {
+        let rules = &self.config.rules;
+        let mut out = Vec::new();
+        for p in self.roster.alive() {
+            if !self.standing.contains_key(p.as_str()) {
+                let consequence = if !closed {
+                    "尚未投票".to_string()
+                } else {
+                    rules.vote.non_voter.zh().to_string()
+                };
+                if closed && rules.vote.non_voter == NonVoter::Abstain {
+                    *total += 1.0;
+                }
+                out.push(NonVoterEntry {
+                    player: p.clone(),
+                    consequence,
+                });
+            }
+        }
+        out
+    }
+
+    /// When each target last reached its final count: the start of the last stretch during
+    /// which it had at least that many votes. Voters in time order.
+    fn mark_reached(&self, counts: &mut BTreeMap<String, Count>) {
+        for (target, c) in counts.iter_mut() {
+            let mut running: f64 = 0.0;
+            for (t, who, delta) in &self.history {
+                if who == target {
+                    let before = running;
+                    running += delta;
+                    if before + 1e-9 < c.votes && running + 1e-9 >= c.votes {
+                        c.reached_at = *t;
+                    }
+                }
+            }
+            c.voters.sort_by_key(|v| v.time);
+        }
+    }
+
+    /// Curse (+1) and blessing (−1) at the close (round 1 only); a count never goes below 0.
+    fn adjust(&self, counts: &mut BTreeMap<String, Count>) {
+        for (name, kind, delta) in [
+            (&self.day.curse, AdjustmentKind::Curse, 1.0),
+            (&self.day.bless, AdjustmentKind::Bless, -1.0),
+        ] {
+            if let Some(n) = name {
+                let e = counts.entry(n.clone()).or_insert_with(|| Count::empty(n));
+                e.votes = (e.votes + delta).max(0.0);
+                e.adjustments.push(Adjustment { kind, delta });
+            }
+        }
+    }
+
+    /// The threshold of the game's outcome rule, from the votes cast and the living.
+    fn threshold(&self, total: f64, living: f64) -> Threshold {
+        let outcome = &self.config.rules.outcome;
+        let p = outcome.percent.unwrap_or(0.0);
+        let (percent, base, needed, eliminate) = match outcome.rule {
+            OutcomeRule::Plurality => (None, None, None, None),
+            OutcomeRule::ShareOfCast => (Some(p), Some(total), Some(total * p / 100.0), None),
+            OutcomeRule::ShareOfLiving => (
+                Some(p),
+                Some(living),
+                Some((living * p / 100.0 - 1e-9).ceil()),
+                None,
+            ),
+            OutcomeRule::TopK => (None, None, None, Some(self.config.eliminate(self.day.day))),
+        };
+        Threshold {
+            rule: outcome.rule,
+            percent,
+            base,
+            needed,
+            eliminate,
         }
     }
 
