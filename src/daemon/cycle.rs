@@ -247,58 +247,12 @@ impl Daemon {
         // The other threads counted for 潜水 (the vote thread is fetched above), and the threads
         // players opened themselves on the board (chuhan).
         let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
-        let mut lurk_threads = crate::domain::rules::lurk::threads_of(g, d);
-        if lurk_on && g.rules.lurk.player_threads {
-            if let Some(fid) = g.board {
-                match self.forum.thread_list(fid).await {
-                    Ok(list) => {
-                        let key = format!("board/{}", g.name);
-                        let mut known: Vec<bansha_parsers::threadlist::ThreadEntry> =
-                            self.store.get_meta(&key)?.unwrap_or_default();
-                        for t in list.threads {
-                            match known.iter_mut().find(|k| k.tid == t.tid) {
-                                Some(k) => *k = t,
-                                None => known.push(t),
-                            }
-                        }
-                        self.store.set_meta(&key, &known)?;
-                    }
-                    Err(e) => report.errors.push(format!("board {fid}: {e}")),
-                }
-            }
-            lurk_threads.extend(self.player_threads(g, d)?);
-            lurk_threads.sort_unstable();
-            lurk_threads.dedup();
-        }
         if lurk_on {
-            for t in lurk_threads.into_iter().filter(|t| *t != tid) {
-                match self.read_thread(t, close_due, now).await? {
-                    Ok(changes) => {
-                        report.new_posts += changes
-                            .iter()
-                            .filter(|c| matches!(c, Change::New { .. }))
-                            .count();
-                    }
-                    Err(e) => {
-                        self.failed(g, t, &e, now, report)?;
-                    }
-                }
-            }
+            self.read_lurk_threads(g, d, close_due, now, report).await?;
         }
-
         // Threads of required posts (报道, 杀帖): check each new or edited post once.
-        for ct in &d.checked_threads {
-            match self.read_thread(ct.tid, close_due, now).await? {
-                Ok(changes) => {
-                    report.new_posts += changes
-                        .iter()
-                        .filter(|c| matches!(c, Change::New { .. }))
-                        .count();
-                    self.check_posts(g, d, ct, &changes, now, report)?;
-                }
-                Err(e) => self.failed(g, ct.tid, &e, now, report)?,
-            }
-        }
+        self.read_checked_threads(g, d, close_due, now, report)
+            .await?;
 
         // m103: acceleration requests in the progress thread; the judge is told once when more
         // than half of the living have asked.
@@ -309,24 +263,9 @@ impl Daemon {
             self.watch_acceleration(g, d, pt, now, report).await?;
         }
 
-        let posts_now = self.store.posts_as_of(tid, now)?;
-        let closed = now >= d.closes_at;
-        // After the close: the posts as they stood at the close (an edit after it is not
-        // applied), with the ballots posted since judged late.
-        let posts = if closed {
-            self.store.posts_as_of(tid, d.closes_at)?
-        } else {
-            posts_now
-        };
-        // Ballots that are not thread posts: the poll (bansha42), the judge's inbox (qipan).
         let failures = report.fetch_failures;
-        let (posts, casts) = match g.rules.vote.source {
-            BallotSource::Thread => (posts, Vec::new()),
-            BallotSource::Poll => (posts, self.read_poll(g, tid, now, report).await?),
-            BallotSource::Pm => (self.read_pms(g, d, now, report).await?, Vec::new()),
-        };
+        let tally = self.tally_day(g, d, now, report).await?;
         stale |= report.fetch_failures > failures;
-        let tally = rules::tally_with(g, d.day, 1, now, &posts, &casts)?;
         let lurk = if lurk_on {
             self.lurk_report(g, d, &tally, now.min(d.closes_at), now)?
         } else {
@@ -357,6 +296,113 @@ impl Daemon {
             now,
         );
         self.carry_out(g, d, &tally, &effects, now, report)
+    }
+
+    /// Read the threads counted for 潜水 other than the vote thread (read in full at the
+    /// close), with the board's list of threads players opened themselves where they count.
+    async fn read_lurk_threads(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        close_due: bool,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let mut lurk_threads = crate::domain::rules::lurk::threads_of(g, d);
+        if g.rules.lurk.player_threads {
+            if let Some(fid) = g.board {
+                match self.forum.thread_list(fid).await {
+                    Ok(list) => {
+                        let key = format!("board/{}", g.name);
+                        let mut known: Vec<bansha_parsers::threadlist::ThreadEntry> =
+                            self.store.get_meta(&key)?.unwrap_or_default();
+                        for t in list.threads {
+                            match known.iter_mut().find(|k| k.tid == t.tid) {
+                                Some(k) => *k = t,
+                                None => known.push(t),
+                            }
+                        }
+                        self.store.set_meta(&key, &known)?;
+                    }
+                    Err(e) => report.errors.push(format!("board {fid}: {e}")),
+                }
+            }
+            lurk_threads.extend(self.player_threads(g, d)?);
+            lurk_threads.sort_unstable();
+            lurk_threads.dedup();
+        }
+        {
+            for t in lurk_threads
+                .into_iter()
+                .filter(|t| Some(*t) != d.vote_thread)
+            {
+                match self.read_thread(t, close_due, now).await? {
+                    Ok(changes) => {
+                        report.new_posts += changes
+                            .iter()
+                            .filter(|c| matches!(c, Change::New { .. }))
+                            .count();
+                    }
+                    Err(e) => {
+                        self.failed(g, t, &e, now, report)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Read the day's threads of required posts (报道, 杀帖) and check each new or edited post.
+    async fn read_checked_threads(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        close_due: bool,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        for ct in &d.checked_threads {
+            match self.read_thread(ct.tid, close_due, now).await? {
+                Ok(changes) => {
+                    report.new_posts += changes
+                        .iter()
+                        .filter(|c| matches!(c, Change::New { .. }))
+                        .count();
+                    self.check_posts(g, d, ct, &changes, now, report)?;
+                }
+                Err(e) => self.failed(g, ct.tid, &e, now, report)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The day's tally at `now` from the record: the vote thread's posts (as they stood at the
+    /// close, after it), plus the ballots that are not thread posts (the poll, read now; the
+    /// judge's inbox). A failed read of those counts in `report.fetch_failures`.
+    async fn tally_day(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<Tally> {
+        let tid = d.vote_thread.expect("active days have a vote thread");
+        let posts_now = self.store.posts_as_of(tid, now)?;
+        let closed = now >= d.closes_at;
+        // After the close: the posts as they stood at the close (an edit after it is not
+        // applied), with the ballots posted since judged late.
+        let posts = if closed {
+            self.store.posts_as_of(tid, d.closes_at)?
+        } else {
+            posts_now
+        };
+        // Ballots that are not thread posts: the poll (bansha42), the judge's inbox (qipan).
+        let (posts, casts) = match g.rules.vote.source {
+            BallotSource::Thread => (posts, Vec::new()),
+            BallotSource::Poll => (posts, self.read_poll(g, tid, now, report).await?),
+            BallotSource::Pm => (self.read_pms(g, d, now, report).await?, Vec::new()),
+        };
+        Ok(rules::tally_with(g, d.day, 1, now, &posts, &casts)?)
     }
 
     /// Do what `decide::day` found due, in its order.
