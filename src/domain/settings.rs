@@ -299,14 +299,71 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
         message: format!("无法读取（{}）", e.message()),
     })?;
     let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let at = |key: &[&str], message: String| ConfigError {
-        file: file.clone(),
+    let at = |key: &[&str], message: String| at_key(&file, &text, key, message);
+    check_values(&s, &at)?;
+    let login = read_login(&s, src, path, &base, &at)?;
+    let smtp_password = secret(
+        src,
+        path,
+        "smtp.password",
+        &s.smtp.password_file,
+        &s.smtp.password_env,
+        &base,
+    )?;
+    let status_token = secret(
+        src,
+        path,
+        "status.token",
+        &s.status.token_file,
+        &s.status.token_env,
+        &base,
+    )?;
+    check_listen(&s.status.listen, status_token.is_some(), &at)?;
+    let games = load_games(&s, src, &base)?;
+    let smtp = SmtpSettings {
+        folder: s.smtp.folder.as_ref().map(|f| base.join(f)),
+        port: s.smtp.port.unwrap_or(match s.smtp.security {
+            Security::Starttls => 587,
+            Security::Tls => 465,
+            Security::Plain => 25,
+        }),
+        host: s.smtp.host,
+        security: s.smtp.security,
+        username: s.smtp.username,
+        password: smtp_password,
+        from: s.smtp.from,
+    };
+    Ok(Settings {
+        path: path.to_path_buf(),
+        state_dir: base.join(&s.state_dir),
+        forum: s.forum,
+        login,
+        smtp,
+        judge: s.judge,
+        poll: s.poll,
+        status: s.status,
+        status_token,
+        games,
+    })
+}
+
+/// An error at `key` of the daemon config; a missing key points at the table it belongs in.
+fn at_key(file: &str, text: &str, key: &[&str], message: String) -> ConfigError {
+    ConfigError {
+        file: file.to_string(),
         line: (1..=key.len())
             .rev()
-            .find_map(|n| config::locate(&text, &key[..n])),
+            .find_map(|n| config::locate(text, &key[..n])),
         key: key.join("."),
         message,
-    };
+    }
+}
+
+type At<'a> = dyn Fn(&[&str], String) -> ConfigError + 'a;
+
+/// The values that must make sense on their own: the forum's address, the judge's mail, the
+/// SMTP relay (plain only on this machine), at least one game, the poll intervals.
+fn check_values(s: &SettingsFile, at: &At) -> Result<(), ConfigError> {
     if !(s.forum.base_url.starts_with("http://") || s.forum.base_url.starts_with("https://")) {
         return Err(at(
             &["forum", "base_url"],
@@ -350,7 +407,19 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
     if s.poll.interval_secs == 0 || s.poll.near_close_secs == 0 {
         return Err(at(&["poll"], "轮询间隔必须大于 0".into()));
     }
-    let login = match &s.forum.login {
+    Ok(())
+}
+
+/// `[forum.login]`: a user name with a password or cookies, read from their files or the
+/// environment.
+fn read_login(
+    s: &SettingsFile,
+    src: &dyn Sources,
+    path: &Path,
+    base: &Path,
+    at: &At,
+) -> Result<Option<Login>, ConfigError> {
+    Ok(match &s.forum.login {
         None => None,
         Some(l) => {
             let password = secret(
@@ -359,7 +428,7 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
                 "forum.login.password",
                 &l.password_file,
                 &l.password_env,
-                &base,
+                base,
             )?;
             let cookies = secret(
                 src,
@@ -367,7 +436,7 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
                 "forum.login.cookies",
                 &l.cookies_file,
                 &None,
-                &base,
+                base,
             )?;
             if password.is_none() && cookies.is_none() {
                 return Err(at(
@@ -381,54 +450,38 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
                 cookies,
             })
         }
-    };
-    let smtp_password = secret(
-        src,
-        path,
-        "smtp.password",
-        &s.smtp.password_file,
-        &s.smtp.password_env,
-        &base,
-    )?;
-    let status_token = secret(
-        src,
-        path,
-        "status.token",
-        &s.status.token_file,
-        &s.status.token_env,
-        &base,
-    )?;
-    match s.status.listen.parse::<std::net::SocketAddr>() {
+    })
+}
+
+/// `[status] listen`: an address, and off loopback only with a token (the dashboard shows roles).
+fn check_listen(listen: &str, has_token: bool, at: &At) -> Result<(), ConfigError> {
+    match listen.parse::<std::net::SocketAddr>() {
         Err(_) => {
             return Err(at(
                 &["status", "listen"],
-                format!("不是有效的地址：{}（例如 127.0.0.1:8719）", s.status.listen),
+                format!("不是有效的地址：{}（例如 127.0.0.1:8719）", listen),
             ))
         }
-        Ok(a) if !a.ip().is_loopback() && status_token.is_none() => {
+        Ok(a) if !a.ip().is_loopback() && !has_token => {
             return Err(at(
                 &["status", "listen"],
                 format!(
                     "{} 不是本机回环地址：仪表盘会显示身份，必须设置 token_file 或 token_env",
-                    s.status.listen
+                    listen
                 ),
             ))
         }
         Ok(_) => {}
     }
-    let smtp = SmtpSettings {
-        folder: s.smtp.folder.as_ref().map(|f| base.join(f)),
-        port: s.smtp.port.unwrap_or(match s.smtp.security {
-            Security::Starttls => 587,
-            Security::Tls => 465,
-            Security::Plain => 25,
-        }),
-        host: s.smtp.host,
-        security: s.smtp.security,
-        username: s.smtp.username,
-        password: smtp_password,
-        from: s.smtp.from,
-    };
+    Ok(())
+}
+
+/// Every game the daemon config names, each with at least one vote thread.
+fn load_games(
+    s: &SettingsFile,
+    src: &dyn Sources,
+    base: &Path,
+) -> Result<Vec<GameConfig>, ConfigError> {
     let mut games = Vec::new();
     for g in &s.games {
         let game = config::load_from(&base.join(&g.config), src)?;
@@ -442,16 +495,5 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
         }
         games.push(game);
     }
-    Ok(Settings {
-        path: path.to_path_buf(),
-        state_dir: base.join(&s.state_dir),
-        forum: s.forum,
-        login,
-        smtp,
-        judge: s.judge,
-        poll: s.poll,
-        status: s.status,
-        status_token,
-        games,
-    })
+    Ok(games)
 }
