@@ -261,28 +261,7 @@ pub fn lurk(
     let d = config.day(day)?;
     let rules = &config.rules.lurk;
     let (from, to) = window(config, d);
-    // Threads living players opened this day (the board's thread list).
-    let mut by_player: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    for t in thread_list {
-        let Some(at) = t.created_at else { continue };
-        let alive = config.roster.players.contains(&t.author) && !d.dead.contains(&t.author);
-        if alive && from.is_none_or(|f| at > f) && at <= to {
-            by_player.entry(t.author.clone()).or_default().push(t.tid);
-        }
-    }
-    let own_threads: Vec<u64> = if rules.player_threads {
-        by_player.values().flatten().copied().collect()
-    } else {
-        Vec::new()
-    };
-    let extra_threads: Vec<ExtraThreads> = by_player
-        .iter()
-        .filter(|(_, tids)| rules.player_threads && tids.len() > 1)
-        .map(|(p, tids)| ExtraThreads {
-            player: p.clone(),
-            tids: tids.clone(),
-        })
-        .collect();
+    let (own_threads, extra_threads) = opened_threads(config, d, from, to, thread_list);
     let (per, ignored) = counts(config, d, posts, &own_threads);
     let total: u32 = per.values().map(|(c, _)| *c).sum();
     let average = if per.is_empty() {
@@ -293,46 +272,11 @@ pub fn lurk(
     let outage = outages
         .iter()
         .find(|(a, b)| *b > from.unwrap_or(*a) && *a <= to);
-
-    // m103's window: the previous configured days' counts.
-    let mut earlier: Vec<PerPlayer> = Vec::new();
-    if let Some(n) = rules.window_days {
-        let mut prior: Vec<&DayConfig> = config
-            .days
-            .iter()
-            .filter(|x| x.closes_at < d.closes_at)
-            .collect();
-        prior.sort_by_key(|x| std::cmp::Reverse(x.closes_at));
-        for x in prior.into_iter().take(n.saturating_sub(1) as usize) {
-            earlier.push(counts(config, x, posts, &[]).0);
-        }
-    }
+    let earlier = earlier_days(config, d, posts);
 
     let mut players = Vec::new();
     for (player, (counted, excluded)) in per {
-        let mut reasons = Vec::new();
-        if rules.min_posts > 0 && counted < rules.min_posts {
-            match rules.min_share_of_average {
-                Some(share) if (counted as f64) >= share * average => {}
-                Some(share) => reasons.push(format!(
-                    "发言 {counted} 帖，少于 {} 帖且少于当天平均数 {:.1} 的 {}%",
-                    rules.min_posts,
-                    average,
-                    share * 100.0
-                )),
-                None => reasons.push(format!("发言 {counted} 帖，少于 {} 帖", rules.min_posts)),
-            }
-        }
-        if let (Some(n), Some(m)) = (rules.window_days, rules.window_min_posts) {
-            if earlier.len() + 1 == n as usize
-                && counted < m
-                && earlier
-                    .iter()
-                    .all(|e| e.get(&player).is_some_and(|(c, _)| *c < m))
-            {
-                reasons.push(format!("连续 {n} 个讨论日每天都少于 {m} 帖"));
-            }
-        }
+        let mut reasons = reasons_of(config, &player, counted, average, &earlier);
         let voted = voters.map(|v| v.contains(&player));
         if rules.must_vote && voted == Some(false) {
             reasons.push("本讨论日没有投票".into());
@@ -381,6 +325,112 @@ pub fn lurk(
     }
     // Roster order reads best for the judge.
     players.sort_by_key(|p| config.roster.players.iter().position(|x| *x == p.player));
+    let (penalty, rule) = rule_words(rules);
+    Some(LurkReport {
+        day,
+        from,
+        to,
+        threads: threads_of(config, d),
+        player_threads: own_threads,
+        extra_threads,
+        average,
+        players,
+        ignored,
+        penalty,
+        rule,
+    })
+}
+
+/// Threads living players opened during the day's window (from the board's list), and, where
+/// the rules count them, who opened more than one.
+fn opened_threads(
+    config: &GameConfig,
+    d: &DayConfig,
+    from: Option<Time>,
+    to: Time,
+    thread_list: &[bansha_parsers::threadlist::ThreadEntry],
+) -> (Vec<u64>, Vec<ExtraThreads>) {
+    let rules = &config.rules.lurk;
+    let mut by_player: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for t in thread_list {
+        let Some(at) = t.created_at else { continue };
+        let alive = config.roster.players.contains(&t.author) && !d.dead.contains(&t.author);
+        if alive && from.is_none_or(|f| at > f) && at <= to {
+            by_player.entry(t.author.clone()).or_default().push(t.tid);
+        }
+    }
+    let own_threads: Vec<u64> = if rules.player_threads {
+        by_player.values().flatten().copied().collect()
+    } else {
+        Vec::new()
+    };
+    let extra_threads: Vec<ExtraThreads> = by_player
+        .iter()
+        .filter(|(_, tids)| rules.player_threads && tids.len() > 1)
+        .map(|(p, tids)| ExtraThreads {
+            player: p.clone(),
+            tids: tids.clone(),
+        })
+        .collect();
+    (own_threads, extra_threads)
+}
+
+/// m103's window: the counts of the previous configured days (as many as the window needs).
+fn earlier_days(config: &GameConfig, d: &DayConfig, posts: &[Post]) -> Vec<PerPlayer> {
+    let rules = &config.rules.lurk;
+    let mut earlier: Vec<PerPlayer> = Vec::new();
+    if let Some(n) = rules.window_days {
+        let mut prior: Vec<&DayConfig> = config
+            .days
+            .iter()
+            .filter(|x| x.closes_at < d.closes_at)
+            .collect();
+        prior.sort_by_key(|x| std::cmp::Reverse(x.closes_at));
+        for x in prior.into_iter().take(n.saturating_sub(1) as usize) {
+            earlier.push(counts(config, x, posts, &[]).0);
+        }
+    }
+    earlier
+}
+
+/// Why a player's count falls short: under the minimum (and the share of the average, where
+/// set), or under the window's minimum on every day of it.
+fn reasons_of(
+    config: &GameConfig,
+    player: &str,
+    counted: u32,
+    average: f64,
+    earlier: &[PerPlayer],
+) -> Vec<String> {
+    let rules = &config.rules.lurk;
+    let mut reasons = Vec::new();
+    if rules.min_posts > 0 && counted < rules.min_posts {
+        match rules.min_share_of_average {
+            Some(share) if (counted as f64) >= share * average => {}
+            Some(share) => reasons.push(format!(
+                "发言 {counted} 帖，少于 {} 帖且少于当天平均数 {:.1} 的 {}%",
+                rules.min_posts,
+                average,
+                share * 100.0
+            )),
+            None => reasons.push(format!("发言 {counted} 帖，少于 {} 帖", rules.min_posts)),
+        }
+    }
+    if let (Some(n), Some(m)) = (rules.window_days, rules.window_min_posts) {
+        if earlier.len() + 1 == n as usize
+            && counted < m
+            && earlier
+                .iter()
+                .all(|e| e.get(player).is_some_and(|(c, _)| *c < m))
+        {
+            reasons.push(format!("连续 {n} 个讨论日每天都少于 {m} 帖"));
+        }
+    }
+    reasons
+}
+
+/// The penalty and the 潜水 standard in words, for the report.
+fn rule_words(rules: &crate::domain::config::LurkRules) -> (String, String) {
     let penalty = match rules.penalty.as_str() {
         "yellow_card" => "黄牌一张",
         "lurk" => "记潜水一次",
@@ -401,17 +451,5 @@ pub fn lurk(
     if rules.night_move_duty {
         rule.push_str("，或没有行使夜间行动");
     }
-    Some(LurkReport {
-        day,
-        from,
-        to,
-        threads: threads_of(config, d),
-        player_threads: own_threads,
-        extra_threads,
-        average,
-        players,
-        ignored,
-        penalty,
-        rule,
-    })
+    (penalty, rule)
 }
