@@ -250,22 +250,9 @@ impl Respond for Replay {
         let q: HashMap<String, String> = req.url.query_pairs().into_owned().collect();
         let ppp: usize = q.get("ppp").and_then(|v| v.parse().ok()).unwrap_or(10);
         let posts = self.posts.lock().unwrap();
-        let last = posts.len().div_ceil(ppp).max(1);
-        let page = q
-            .get("page")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(1usize)
-            .clamp(1, last);
-        let mut out = (*self.envelope).clone();
-        out["Variables"]["postlist"] = Value::Array(
-            posts
-                .iter()
-                .skip((page - 1) * ppp)
-                .take(ppp)
-                .cloned()
-                .collect(),
-        );
-        out["Variables"]["thread"]["replies"] = Value::String((posts.len() - 1).to_string());
+        let page = q.get("page").and_then(|v| v.parse().ok()).unwrap_or(1usize);
+        let mut out =
+            bansha::io::replay::page(&self.envelope, &posts, page, ppp, (posts.len() - 1) as u64);
         out["Variables"]["ppp"] = Value::String(ppp.to_string());
         let body = serde_json::to_vec(&out).unwrap();
         self.requests.fetch_add(1, Ordering::Relaxed);

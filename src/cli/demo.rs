@@ -7,6 +7,7 @@
 //! prints the mails it wrote and the final tally.
 
 use crate::daemon::Daemon;
+use crate::io::replay;
 use axum::extract::{Query, State};
 use axum::routing::get;
 use axum::Router;
@@ -41,63 +42,26 @@ const PID98_BEFORE: &str = "投票对象：冷雪<br />\n投票理由：她改�
 const PID98_EDITED_AT: i64 = 1795957530;
 const MARKER: &str = ".bansha-demo";
 
-/// A captured thread: its posts in order, and the first page's envelope.
-struct Thread {
-    posts: Vec<Value>,
-    envelope: Value,
-}
+/// A captured thread with the recording's one edit: pid 98 shows its text from before the
+/// 21:05 edit until then.
+struct Thread(replay::Thread);
 
 impl Thread {
     fn load(pages: &[&str]) -> anyhow::Result<Thread> {
-        let mut posts = Vec::new();
-        let mut envelope = Value::Null;
-        for (i, page) in pages.iter().enumerate() {
-            let v: Value = serde_json::from_str(page)?;
-            if let Some(list) = v["Variables"]["postlist"].as_array() {
-                posts.extend(list.iter().cloned());
-            }
-            if i == 0 {
-                envelope = v;
-            }
-        }
-        Ok(Thread { posts, envelope })
+        Ok(Thread(replay::Thread::from_pages(pages)?))
     }
 
     /// Page `page` of the thread as it stood at unix time `at` (10 posts a page, as captured).
     fn page(&self, at: i64, page: usize) -> Value {
-        let mut visible: Vec<Value> = self
-            .posts
-            .iter()
-            .filter(|p| dateline(p) <= at)
-            .cloned()
-            .collect();
+        let mut visible = self.0.visible_at(at);
         if at < PID98_EDITED_AT {
             for p in visible.iter_mut().filter(|p| p["pid"] == "98") {
                 p["message"] = Value::String(PID98_BEFORE.into());
             }
         }
-        let last = visible.len().div_ceil(10).max(1);
-        let page = page.clamp(1, last);
-        let mut out = self.envelope.clone();
-        out["Variables"]["postlist"] = Value::Array(
-            visible
-                .iter()
-                .skip((page - 1) * 10)
-                .take(10)
-                .cloned()
-                .collect(),
-        );
-        out["Variables"]["thread"]["replies"] =
-            Value::String(visible.len().saturating_sub(1).to_string());
-        out
+        let replies = visible.len().saturating_sub(1) as u64;
+        replay::page(&self.0.envelope, &visible, page, 10, replies)
     }
-}
-
-fn dateline(p: &Value) -> i64 {
-    p["dbdateline"]
-        .as_str()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(i64::MAX)
 }
 
 struct Replay {

@@ -9,6 +9,7 @@ pub mod forum;
 pub mod listen;
 pub mod log;
 pub mod progress;
+pub mod replay;
 pub mod smtp;
 pub mod state_file;
 pub mod store;

@@ -1,0 +1,395 @@
+//! Ballots that are not thread posts: the poll (bansha42), the judge's inbox (qipan), and
+//! m103's acceleration requests.
+
+use crate::support::*;
+
+/// The poll as it stands: voter → options. Served as the captured API v1 answer of tid 5 with
+/// the counts replaced, and the captured `inajax` voter list with the voters replaced.
+#[derive(Default)]
+pub(crate) struct PollState {
+    pub(crate) votes: Vec<(&'static str, &'static str)>,
+    pub(crate) requests: Vec<String>,
+    /// The forum answers 502.
+    pub(crate) down: bool,
+}
+pub(crate) struct PollResponder(pub(crate) Arc<Mutex<PollState>>);
+impl Respond for PollResponder {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let mut st = self.0.lock().unwrap();
+        st.requests.push(req.url.query().unwrap_or("").to_string());
+        if st.down {
+            return ResponseTemplate::new(502);
+        }
+        let q: BTreeMap<String, String> = req.url.query_pairs().into_owned().collect();
+        if q.get("module").map(String::as_str) == Some("viewthread") {
+            let mut v: Value = serde_json::from_slice(
+                &std::fs::read(
+                    common::fixtures().join("discuz/poll/mobile_v1_viewthread_tid5_judge.json"),
+                )
+                .unwrap(),
+            )
+            .unwrap();
+            let options = v["Variables"]["special_poll"]["polloptions"]
+                .as_object_mut()
+                .unwrap();
+            for o in options.values_mut() {
+                let text = o["polloption"].as_str().unwrap().to_string();
+                let n = st.votes.iter().filter(|(_, t)| *t == text).count();
+                o["votes"] = Value::String(n.to_string());
+            }
+            let voters: BTreeSet<&str> = st.votes.iter().map(|(v, _)| *v).collect();
+            v["Variables"]["special_poll"]["voterscount"] = Value::String(voters.len().to_string());
+            return ResponseTemplate::new(200)
+                .insert_header("content-type", "application/json; charset=utf-8")
+                .set_body_bytes(serde_json::to_vec(&v).unwrap());
+        }
+        // The voter list of one option.
+        let option: u64 = q["polloptionid"].parse().unwrap();
+        let captured = std::fs::read_to_string(
+            common::fixtures().join("discuz/poll/viewvote_tid5_option3_judge_inajax.xml"),
+        )
+        .unwrap();
+        let text = common_option_text(&captured, option);
+        let items: String = st
+            .votes
+            .iter()
+            .filter(|(_, t)| *t == text)
+            .map(|(v, _)| {
+                format!(
+                    "<li><p><a href=\"home.php?mod=space&amp;uid={}\" target=\"_blank\">{v}</a></p></li>\n",
+                    common::member_uid(v)
+                )
+            })
+            .collect();
+        let start = captured.find("<ul class=\"ml mtm cl voterl\">").unwrap();
+        let end = captured[start..].find("</ul>").unwrap() + start;
+        let body = format!(
+            "{}<ul class=\"ml mtm cl voterl\">\n{items}{}",
+            &captured[..start],
+            &captured[end..]
+        )
+        .replace(" selected=\"selected\"", "")
+        .replace(
+            &format!("<option value=\"{option}\">"),
+            &format!("<option value=\"{option}\" selected=\"selected\">"),
+        );
+        ResponseTemplate::new(200)
+            .insert_header("content-type", "text/xml; charset=utf-8")
+            .set_body_string(body)
+    }
+}
+/// The text of option `id` in the captured voter list's selector.
+pub(crate) fn common_option_text(page: &str, id: u64) -> String {
+    let marker = format!("<option value=\"{id}\"");
+    let at = page.find(&marker).unwrap();
+    let rest = &page[at..];
+    let open = rest.find('>').unwrap() + 1;
+    let close = rest.find("</option>").unwrap();
+    rest[open..close].to_string()
+}
+/// A bansha42 day voting in the poll (tid 5) against a server replaying the captured poll as
+/// it changes; the final mail's outcome and each reading's cost.
+/// `down`: the readings at which the forum answers 502.
+pub(crate) async fn poll_day(
+    readings: &[(&'static str, Vec<(&'static str, &'static str)>)],
+    down: &[&str],
+) -> (Vec<(String, String)>, Arc<Mutex<PollState>>) {
+    let (mailbox, smtp_port) = smtp();
+    let server = MockServer::start().await;
+    let state = Arc::new(Mutex::new(PollState::default()));
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .and(query_param("tid", "5"))
+        .respond_with(PollResponder(state.clone()))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/forum.php"))
+        .and(query_param("action", "viewvote"))
+        .respond_with(PollResponder(state.clone()))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    std::fs::write(
+        dir.path().join("games/banshayishi-12.toml"),
+        format!(
+            "ruleset = \"bansha42\"\nname = \"四十二人局\"\n{}\n[[days]]\nday = 1\nvote_thread = 5\nopens_at = \"2026-11-29 09:00:00\"\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    for (at, new) in readings {
+        let is_down = down.contains(at);
+        {
+            let mut st = state.lock().unwrap();
+            st.votes.extend(new.iter().cloned());
+            st.down = is_down;
+        }
+        let c = config.clone();
+        let at = *at;
+        let r = tokio::task::spawn_blocking(move || once(&c, at))
+            .await
+            .unwrap();
+        if is_down {
+            assert_eq!(r["fetch_failures"], 1, "{at}: {r}");
+        } else {
+            assert_eq!(r["errors"], serde_json::json!([]), "{at}: {r}");
+        }
+    }
+    let mails = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| (summary(m).1, body(m)))
+        .collect();
+    (mails, state)
+}
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn the_poll_is_read_over_time_and_later_arrivals_go_first() {
+    let (mails, state) = poll_day(
+        &[
+            ("2026-11-29 19:50:00", vec![("花千树", "李逵")]),
+            (
+                "2026-11-29 20:00:00",
+                vec![("大灰狼", "李逵"), ("小飞", "冷雪")],
+            ),
+            ("2026-11-29 20:10:00", vec![("李逵", "冷雪")]),
+            ("2026-11-29 20:20:00", vec![]),
+            ("2026-11-29 21:00:00", vec![]),
+        ],
+        &[],
+    )
+    .await;
+    let (subject, text) = mails
+        .iter()
+        .find(|(s, _)| s.contains("最终计票"))
+        .expect("a final mail");
+    // 李逵 reached 2 at the 20:00 reading, 冷雪 at 20:10: 冷雪 got there later and goes out.
+    assert!(subject.contains("冷雪"), "{subject}");
+    assert!(text.contains("后到先出"), "{text}");
+    assert!(
+        text.contains("冷雪 2 票") && text.contains("李逵 2 票"),
+        "{text}"
+    );
+    // Readings cost what changed: an unchanged poll is one request.
+    let requests = state.lock().unwrap().requests.clone();
+    let at_2020 = requests.iter().filter(|q| q.contains("viewvote")).count();
+    assert_eq!(
+        at_2020, 4,
+        "voter lists only for changed options: 李逵 at 19:50 and 20:00, 冷雪 at 20:00 and 20:10: {requests:?}"
+    );
+    assert_eq!(requests.len(), 5 + 4, "{requests:?}");
+}
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn votes_seen_in_the_same_reading_mean_overtime() {
+    let (mails, _) = poll_day(
+        &[
+            ("2026-11-29 19:50:00", vec![]),
+            (
+                "2026-11-29 20:00:00",
+                vec![("大灰狼", "李逵"), ("小飞", "冷雪")],
+            ),
+            ("2026-11-29 21:00:00", vec![]),
+        ],
+        &[],
+    )
+    .await;
+    let (subject, text) = mails
+        .iter()
+        .find(|(s, _)| s.contains("最终计票"))
+        .expect("a final mail");
+    assert!(subject.contains("加时 15 分钟"), "{subject}");
+    assert!(text.contains("同一次读取"), "{text}");
+}
+/// A poll that cannot be read at the close gets no final tally from the last reading: the day
+/// stays open and is tallied when the poll answers again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn a_poll_unreadable_at_the_close_is_tallied_when_it_answers() {
+    let (mails, _) = poll_day(
+        &[
+            ("2026-11-29 19:50:00", vec![("花千树", "李逵")]),
+            ("2026-11-29 21:00:05", vec![("大灰狼", "李逵")]),
+            ("2026-11-29 21:01:00", vec![]),
+            ("2026-11-29 21:03:00", vec![]),
+        ],
+        &["2026-11-29 21:00:05", "2026-11-29 21:01:00"],
+    )
+    .await;
+    let finals: Vec<&(String, String)> = mails
+        .iter()
+        .filter(|(s, _)| s.contains("最终计票"))
+        .collect();
+    assert_eq!(finals.len(), 1, "{mails:#?}");
+    assert!(finals[0].1.contains("大灰狼"), "{}", finals[0].1);
+}
+/// qipan votes by private message: the daemon logs in as the judge, reads the inbox (API v1,
+/// exact times) and each conversation with something new, and mails the final tally — counts
+/// only in round 1 (seed 003 L102). The server replays the captured inbox.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn qipan_ballots_come_from_the_judges_inbox() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795957200; // 21:00
+    let requests = Arc::new(Mutex::new(Vec::<String>::new()));
+    struct PmResponder(Arc<Mutex<Vec<String>>>);
+    impl Respond for PmResponder {
+        fn respond(&self, req: &Request) -> ResponseTemplate {
+            let q: BTreeMap<String, String> = req.url.query_pairs().into_owned().collect();
+            self.0
+                .lock()
+                .unwrap()
+                .push(req.url.query().unwrap_or("").to_string());
+            let file = match q.get("touid") {
+                Some(u) => format!("discuz/pm/mobile_v1_mypm_subop_view_touid{u}_judge.json"),
+                None => "discuz/pm/mobile_v1_mypm_list_judge.json".into(),
+            };
+            match std::fs::read(common::fixtures().join(&file)) {
+                Ok(b) => ResponseTemplate::new(200)
+                    .insert_header("content-type", "application/json; charset=utf-8")
+                    .set_body_bytes(b),
+                // Conversations not captured as API answers: an empty conversation.
+                Err(_) => ResponseTemplate::new(200)
+                    .insert_header("content-type", "application/json; charset=utf-8")
+                    .set_body_string(
+                        r#"{"Version":"1","Variables":{"member_uid":"2","member_username":"版杀一室法官","list":[],"count":"0","perpage":"5","page":"1","pmid":"0"}}"#,
+                    ),
+            }
+        }
+    }
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .and(query_param("module", "mypm"))
+        .respond_with(PmResponder(requests.clone()))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    std::fs::write(
+        dir.path().join("games/banshayishi-12.toml"),
+        format!(
+            "ruleset = \"qipan\"\nname = \"棋盘局\"\n{}\n[[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[rules.ballot]\nreason = \"optional\"\nformats = [{{ name = \"票\", vote = \"票 {{target}}\" }}]\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:05:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let mails: Vec<(String, String)> = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| (summary(m).1, body(m)))
+        .collect();
+    let (subject, text) = mails
+        .iter()
+        .find(|(s, _)| s.contains("最终计票"))
+        .expect("a final mail");
+    // 小熊维尼 votes 李逵 by PM at 18:30; yucca's 21:02 message is late. (花千树's and 大灰狼's
+    // conversations were captured only as desktop pages: served here as empty API answers.)
+    assert!(text.contains("李逵 1 票\n"), "{text}");
+    assert!(
+        !text.contains("小熊维尼（"),
+        "round 1 publishes counts only: {text}"
+    );
+    assert!(subject.contains("第2天"), "{subject}");
+    let late = mails
+        .iter()
+        .find(|(s, _)| s.contains("无效票") && s.contains("yucca"))
+        .expect("the late PM is reported");
+    assert!(late.1.contains("截止"), "{}", late.1);
+    // The inbox list, then each conversation.
+    let q = requests.lock().unwrap().clone();
+    assert!(
+        q[0].contains("module=mypm") && !q[0].contains("touid"),
+        "{q:?}"
+    );
+    assert_eq!(q.iter().filter(|x| x.contains("touid")).count(), 5, "{q:?}");
+}
+/// m103 acceleration (seed 002 L245): the daemon counts distinct living players asking in the
+/// progress thread (here the captured discussion thread, tid 4, with requests added in the
+/// captured post form) and tells the judge once, when more than half of the 12 living have asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn acceleration_requests_past_half_are_mailed_once() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let text = std::fs::read_to_string(&game).unwrap().replace(
+        "discussion_threads = [4]\n",
+        "discussion_threads = [4]\nprogress_thread = 4\n",
+    );
+    std::fs::write(&game, text).unwrap();
+    // 11:00 + i minutes (2026-11-29 +08:00).
+    let requests: [(u64, &str, i64, &str); 9] = [
+        (901, "大灰狼", 0, "申请加速"),
+        (902, "小飞", 5, "同意加速，拖着没意思"),
+        (903, "大灰狼", 10, "再次申请加速"), // the same player twice counts once
+        (904, "龙舌", 15, "支持加速"),       // out: does not count
+        (905, "李逵", 20, "我觉得还不到时候"), // not a request
+        (906, "花千树", 25, "赞成进程加速"),
+        (907, "不见", 30, "同意 加速"),
+        (908, "冷雪", 35, "申请加速"),
+        (909, "蝈蝈", 40, "支持加速"),
+    ];
+    let late = (910u64, "超人", 90i64, "同意加速"); // 12:30: the 7th of 12 living
+    {
+        let mut f = forum.lock().unwrap();
+        let template = f.discussion[1].clone();
+        for (pid, author, minutes, text) in requests.iter().copied().chain([late]) {
+            let mut p = template.clone();
+            p["pid"] = Value::String(pid.to_string());
+            p["author"] = Value::String(author.into());
+            p["authorid"] = Value::String(common::member_uid(author));
+            p["dbdateline"] = Value::String((1795921200 + minutes * 60).to_string());
+            p["message"] = Value::String(text.into());
+            f.discussion.push(p);
+        }
+        f.at = 1795924800; // 12:00
+    }
+    let accel = |mailbox: &Mailbox| {
+        subjects(mailbox)
+            .into_iter()
+            .filter(|(_, s)| s.contains("加速"))
+            .map(|(_, s)| s)
+            .collect::<Vec<_>>()
+    };
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 12:00:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert!(accel(&mailbox).is_empty(), "6 of 12 is not more than half");
+
+    forum.lock().unwrap().at = 1795927200; // 12:40
+    for now in ["2026-11-29 12:40:00", "2026-11-29 12:50:00"] {
+        let c = config.clone();
+        let r = tokio::task::spawn_blocking(move || once(&c, now))
+            .await
+            .unwrap();
+        assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    }
+    assert_eq!(
+        accel(&mailbox),
+        ["[版杀一室 第十二局] 第2天 申请加速的玩家已过半（7/12）"]
+    );
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let text = body(
+        mails
+            .iter()
+            .find(|m| summary(m).1.contains("加速"))
+            .unwrap(),
+    );
+    assert!(
+        text.contains("需要 7 人，2026-11-29 12:30:00 时达到"),
+        "{text}"
+    );
+    assert!(text.contains("accelerated_at"), "{text}");
+    assert!(!text.contains("龙舌") && !text.contains("李逵"), "{text}");
+}

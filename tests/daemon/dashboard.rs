@@ -1,0 +1,220 @@
+//! The dashboard in headless Chromium, and its token off loopback.
+
+use crate::support::*;
+
+pub(crate) fn chromium() -> PathBuf {
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        for dir in std::env::var("PATH").unwrap_or_default().split(':') {
+            let p = Path::new(dir).join(name);
+            if p.is_file() {
+                return p;
+            }
+        }
+    }
+    panic!("the dashboard test needs headless Chromium: apt-get install chromium (.ci/run does)");
+}
+/// Headless Chromium on a URL: the DOM after loading, and a screenshot written to `shot`.
+pub(crate) fn browse(url: &str, shot: &Path, profile: &Path) -> String {
+    let common = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--hide-scrollbars",
+    ];
+    let dom = std::process::Command::new(chromium())
+        .args(common)
+        .arg(format!("--user-data-dir={}", profile.join("a").display()))
+        .args(["--dump-dom", url])
+        .output()
+        .unwrap();
+    assert!(
+        dom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    let shot_run = std::process::Command::new(chromium())
+        .args(common)
+        .arg(format!("--user-data-dir={}", profile.join("b").display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .args(["--window-size=1280,2600", url])
+        .output()
+        .unwrap();
+    assert!(
+        shot_run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shot_run.stderr)
+    );
+    String::from_utf8_lossy(&dom.stdout).into_owned()
+}
+/// The judge's dashboard in a real browser: the service runs on the replay with its clock at
+/// 20:30 (in the lock window), headless Chromium loads the page, and the tally it shows is the
+/// one `bansha tally --live` prints, with the phase, the deadline, the timeline and the 潜水
+/// counts. The screenshot lands in target/tmp/judge-view/dashboard.png.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn the_dashboard_shows_the_live_tally_in_a_browser() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795955400; // 2026-11-29 20:30:00 +08:00
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = pin_status_port(&config);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["run", "--now", "2026-11-29 20:30:00", "--config"])
+        .arg(&config)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let ask = |args: &[&str]| {
+        let (code, out, _) = cli(&config, args);
+        (code, out)
+    };
+    let mut ready = false;
+    for _ in 0..150 {
+        let (code, out) = tokio::task::block_in_place(|| ask(&["status"]));
+        if code == Some(0) && out.contains("上一轮") {
+            ready = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(ready, "the service did not finish a cycle");
+    let (code, live) = tokio::task::block_in_place(|| ask(&["tally", "--live", "--day", "2"]));
+    assert_eq!(code, Some(0));
+
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("judge-view");
+    std::fs::create_dir_all(&out).unwrap();
+    let shot = out.join("dashboard.png");
+    let _ = std::fs::remove_file(&shot);
+    let url = format!("http://127.0.0.1:{port}/");
+    let profile = dir.path().join("chromium");
+    let dom = tokio::task::block_in_place(|| browse(&url, &shot, &profile));
+    let _ = child.kill();
+    let _ = child.wait();
+    std::fs::write(out.join("dashboard.html"), &dom).unwrap();
+
+    // Every count of the live tally is a row of the page's table.
+    let counts = regex::Regex::new(r"(?m)^(\S+) (\d+(?:\.\d+)?) 票").unwrap();
+    let rows: Vec<(String, String)> = counts
+        .captures_iter(&live)
+        .map(|c| (c[1].to_string(), c[2].to_string()))
+        .filter(|(t, _)| t != "弃权")
+        .collect();
+    assert!(rows.len() >= 3, "{live}");
+    let table = regex::Regex::new(r"<b>([^<]+)</b></td><td[^>]*>([0-9.]+)</td>").unwrap();
+    let shown: Vec<(String, String)> = table
+        .captures_iter(&dom)
+        .map(|c| (c[1].to_string(), c[2].to_string()))
+        .collect();
+    assert_eq!(shown, rows, "{live}");
+    assert!(dom.contains(
+        "<td style=\"border:1px solid #ccc;padding:4px 10px;vertical-align:top\">弃权</td>"
+    ));
+    assert!(dom.contains("第2天 · 锁定时段（不得改票）"), "{dom}");
+    assert!(dom.contains("截止：<b>2026-11-29 21:00:00</b>"), "{dom}");
+    assert!(dom.contains("还有 30 分钟"), "{dom}");
+    assert!(
+        dom.contains("下一个时间点：<b>第2天 截止</b> 2026-11-29 21:00:00（还有 30 分钟）"),
+        "{dom}"
+    );
+    assert!(dom.contains("<svg"), "the timeline: {dom}");
+    assert!(dom.contains("发言统计（潜水）：截至目前"), "{dom}");
+    assert!(dom.contains("<b style=\"color:#1a7f37\">正常</b>"), "{dom}");
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 50_000,
+        "{}",
+        png.len()
+    );
+}
+/// Off loopback the dashboard needs a token: refused at load without one, 401 without it in
+/// the request, the page with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn the_dashboard_off_loopback_needs_its_token() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795955400;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = TcpListener::bind("0.0.0.0:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let text = std::fs::read_to_string(&config).unwrap();
+    let open = text.replace("127.0.0.1:0\"", &format!("0.0.0.0:{port}\""));
+    std::fs::write(&config, &open).unwrap();
+    let check = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["check-config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&check.stderr);
+    assert_eq!(check.status.code(), Some(1), "{err}");
+    assert!(err.contains("status.listen"), "{err}");
+    assert!(err.contains("必须设置 token_file 或 token_env"), "{err}");
+
+    std::fs::write(dir.path().join("token"), "s3cret-token\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            dir.path().join("token"),
+            std::fs::Permissions::from_mode(0o600),
+        )
+        .unwrap();
+    }
+    let with_token = open.replace(
+        &format!("listen = \"0.0.0.0:{port}\""),
+        &format!("listen = \"0.0.0.0:{port}\"\ntoken_file = \"token\""),
+    );
+    assert_ne!(with_token, open);
+    std::fs::write(&config, with_token).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["run", "--now", "2026-11-29 20:30:00", "--config"])
+        .arg(&config)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = reqwest::Client::new();
+    let url = format!("http://127.0.0.1:{port}/");
+    let mut answered = None;
+    for _ in 0..100 {
+        if let Ok(r) = client.get(&url).send().await {
+            answered = Some(r.status().as_u16());
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(answered, Some(401));
+    let wrong = client
+        .get(format!("{url}?token=guess"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status().as_u16(), 401);
+    let page = client
+        .get(format!("{url}?token=s3cret-token"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    assert!(page.text().await.unwrap().contains("bansha 法官仪表盘"));
+    // The CLI sends it too.
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["status", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(
+        status.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}

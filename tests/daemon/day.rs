@@ -1,0 +1,622 @@
+//! A game day end to end: polling, the lock, the close, the after-close look; the service
+//! (status, live tally, SIGTERM); a GBK forum; required posts; players' own threads; progress.
+
+use crate::support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_day_of_polling_mails_the_judge_each_thing_once() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let run = |now: &'static str| {
+        let config = config.clone();
+        async move {
+            tokio::task::spawn_blocking(move || once(&config, now))
+                .await
+                .unwrap()
+        }
+    };
+
+    // 12:00 — the first poll reads the whole thread so far.
+    forum.lock().unwrap().at = 1795924800; // 2026-11-29 12:00:00 +08:00
+    let r = run("2026-11-29 12:00:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    // Vote thread: pids 19 to 83; discussion thread: the 46 rows up to pid 84.
+    assert_eq!(r["new_posts"], 19 + 46, "{r}");
+    assert_eq!(
+        forum.lock().unwrap().requests,
+        2,
+        "vote thread pages 1 and 2 (19 posts)"
+    );
+    let first: Vec<String> = subjects(&mailbox).into_iter().map(|(_, s)| s).collect();
+    assert!(first.iter().any(|s| s.contains("领先者变化")), "{first:?}");
+    assert!(
+        first.iter().any(|s| s.contains("无效票：7# 小熊维尼")),
+        "{first:?}"
+    );
+    assert!(
+        first.iter().any(|s| s.contains("无效票：11# 雪罂子")),
+        "{first:?}"
+    );
+
+    // 17:56 — new posts; the forum answers 502 once and times out once: retried.
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795946160; // 17:56:00
+        f.faults = vec![
+            Fault::Status(502),
+            Fault::Delay(std::time::Duration::from_secs(4)),
+        ];
+    }
+    let before = forum.lock().unwrap().requests;
+    let r = run("2026-11-29 17:56:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert_eq!(
+        r["new_posts"],
+        5 + 7,
+        "vote pids 85, 88, 92, 95, 98 and discussion pids 87 to 96: {r}"
+    );
+    assert!(
+        forum.lock().unwrap().requests - before <= 4,
+        "probe from the last page, plus two retries: {r}"
+    );
+
+    // 19:50 — the login expired: the forum says no permission; bansha logs in and goes on.
+    // The SMTP server is down (451): mails wait in the store.
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795953000; // 19:50:00
+        f.faults = vec![Fault::NoPermission];
+    }
+    mailbox.refuse.store(true, Ordering::SeqCst);
+    let before = mailbox.mails.lock().unwrap().len();
+    let r = run("2026-11-29 19:50:00").await;
+    assert!(
+        forum.lock().unwrap().logged_in,
+        "logged in through the captured login form"
+    );
+    assert!(r["mails_waiting"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(mailbox.mails.lock().unwrap().len(), before);
+
+    // 20:01 — the lock window started; the SMTP server is back; pid 47 was deleted.
+    mailbox.refuse.store(false, Ordering::SeqCst);
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795953660; // 20:01:00
+        f.deleted.insert(47);
+    }
+    let r = run("2026-11-29 20:01:00").await;
+    assert_eq!(r["mails_waiting"], 0, "{r}");
+
+    // 21:06 — after the close and after pid 98's edit at 21:05:30.
+    forum.lock().unwrap().at = 1795957560; // 21:06:00
+    let r = run("2026-11-29 21:06:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert_eq!(r["edited_posts"], 1, "pid 98: {r}");
+
+    // 21:30 — the one look after the close (due ten minutes after it): the whole vote thread
+    // once more; nothing new, so nothing is sent again. 22:00 — the closed day is no longer
+    // polled.
+    let sent_before = mailbox.mails.lock().unwrap().len();
+    let requests_before = forum.lock().unwrap().requests;
+    let r = run("2026-11-29 21:30:00").await;
+    assert_eq!(r["mails_queued"], 0, "{r}");
+    assert_eq!(r["edited_posts"], 0, "{r}");
+    assert_eq!(mailbox.mails.lock().unwrap().len(), sent_before);
+    assert_eq!(
+        forum.lock().unwrap().requests,
+        requests_before + 4,
+        "4 pages"
+    );
+    let r = run("2026-11-29 22:00:00").await;
+    assert_eq!(r["requests"], 0, "{r}");
+    assert_eq!(mailbox.mails.lock().unwrap().len(), sent_before);
+    assert_eq!(forum.lock().unwrap().requests, requests_before + 4);
+
+    // The judge's mailbox: every mail once.
+    let all = subjects(&mailbox);
+    let ids: BTreeSet<&String> = all.iter().map(|(id, _)| id).collect();
+    assert_eq!(ids.len(), all.len(), "a Message-ID twice: {all:?}");
+    let subjects: Vec<&String> = all.iter().map(|(_, s)| s).collect();
+    let count = |needle: &str| subjects.iter().filter(|s| s.contains(needle)).count();
+    assert_eq!(count("最终计票"), 1, "{subjects:#?}");
+    assert_eq!(count("进入截止前锁定时段"), 1, "{subjects:#?}");
+    assert_eq!(count("投票被编辑：24# 音乐虫子"), 1, "{subjects:#?}");
+    assert_eq!(count("投票帖消失：7# 小熊维尼"), 1, "{subjects:#?}");
+    let voids: Vec<&&String> = subjects.iter().filter(|s| s.contains("无效票")).collect();
+    let unique: BTreeSet<&&&String> = voids.iter().collect();
+    assert_eq!(voids.len(), unique.len(), "{voids:#?}");
+    for late in ["34# 小熊维尼", "29# 小飞", "33# 不见"] {
+        assert_eq!(
+            count(&format!("无效票：{late}")),
+            1,
+            "{late}: {subjects:#?}"
+        );
+    }
+
+    // The final tally: as the thread stood at 21:00 — pid 98 with its pre-edit text.
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let final_mail = mails
+        .iter()
+        .find(|m| summary(m).1.contains("最终计票"))
+        .unwrap();
+    let final_subject = summary(final_mail).1;
+    assert!(
+        final_subject.contains("李逵 以 4 票最高，出局"),
+        "{final_subject}"
+    );
+    let final_body = body(final_mail);
+    assert!(
+        final_body.contains("李逵 4 票：yucca（9#）、大灰狼（10#）、雪罂子（27#）、花千树（32#）"),
+        "{final_body}"
+    );
+    assert!(
+        final_body.contains("24# 音乐虫子（改票：冷雪）：改票未引用自己的原投票帖"),
+        "the pre-edit ballot: {final_body}"
+    );
+    // The subject sorts by game and day; the HTML alternative has the tally as a table with
+    // links to the floors, the invalid ballots with reasons, the timeline as an inline PNG, and
+    // the BBCode both as a block and as an attachment equal to the text part's.
+    assert!(
+        final_subject.starts_with("[版杀一室 第十二局] 第2天 投票统计（截止 21:00）最终计票："),
+        "{final_subject}"
+    );
+    let page = html(final_mail);
+    assert!(
+        page.contains("<td style=\"border:1px solid #ccc;padding:4px 10px;vertical-align:top\"><b>李逵</b></td>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("yucca（<a href=\"http://127.0.0.1:"),
+        "a voter links to the floor: {page}"
+    );
+    assert!(
+        page.contains("forum.php?mod=redirect&amp;goto=findpost&amp;ptid=3&amp;pid="),
+        "{page}"
+    );
+    assert!(page.contains("改票未引用自己的原投票帖"), "{page}");
+    assert!(page.contains("<img src=\"cid:timeline\""), "{page}");
+    let attached = files(final_mail);
+    let names: Vec<&str> = attached.iter().map(|f| f.0.as_str()).collect();
+    assert_eq!(names, ["timeline", "第2天投票统计.txt"], "{names:?}");
+    let png = &attached[0];
+    assert_eq!(png.1, "image/png");
+    assert!(
+        png.2.starts_with(b"\x89PNG\r\n\x1a\n") && png.2.len() > 4_000,
+        "{} bytes: {:?}",
+        png.2.len(),
+        &png.2[..png.2.len().min(16)]
+    );
+    let code = String::from_utf8(attached[1].2.clone()).unwrap();
+    assert!(code.starts_with("[b]【版杀一室 第十二局】第2天"), "{code}");
+    assert!(
+        final_body.contains(&code),
+        "the attachment is the text's BBCode"
+    );
+    // A sample for people to look at (not committed): the mail as received, its HTML with the
+    // picture beside it.
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("judge-view");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("final-mail.eml"), final_mail).unwrap();
+    std::fs::write(
+        out.join("final-mail.html"),
+        page.replace("cid:timeline", "final-mail-timeline.png"),
+    )
+    .unwrap();
+    std::fs::write(out.join("final-mail-timeline.png"), &png.2).unwrap();
+
+    // The day's 潜水 mail (m103: under 5 discussion posts is a yellow card; pid 91 is blocked).
+    let lurk_mail = mails
+        .iter()
+        .find(|m| summary(m).1.contains("发言统计"))
+        .unwrap();
+    assert_eq!(count("发言统计"), 1);
+    assert!(
+        summary(lurk_mail)
+            .1
+            .contains("潜水 李逵、不见、小熊维尼、yucca、雪罂子"),
+        "{}",
+        summary(lurk_mail).1
+    );
+    assert!(
+        body(lurk_mail).contains("yucca 3 帖（不计：50#：被屏蔽，内容不可见）"),
+        "{}",
+        body(lurk_mail)
+    );
+    let edit_mail = mails
+        .iter()
+        .find(|m| summary(m).1.contains("投票被编辑"))
+        .unwrap();
+    let edit_body = body(edit_mail);
+    assert!(
+        edit_body.contains("本帖最后由 音乐虫子 于 2026-11-29 21:05 编辑"),
+        "{edit_body}"
+    );
+    assert!(
+        edit_body.contains("之前看到的内容：\n投票对象：冷雪"),
+        "{edit_body}"
+    );
+    assert!(edit_body.contains("投票对象：不见"), "{edit_body}");
+
+    // The store holds both versions of the edited post.
+    drop(server);
+    let store = bansha::io::store::Store::open(&dir.path().join("state")).unwrap();
+    let records = store.records(3).unwrap();
+    let r98 = records
+        .iter()
+        .find(|r| r.versions[0].post.pid == 98)
+        .unwrap();
+    let texts: Vec<&str> = r98.versions.iter().map(|v| v.post.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "投票对象：冷雪\n投票理由：她改票太随意",
+            "投票对象：不见\n投票理由：冷雪解释了，改投不见"
+        ]
+    );
+    let r47 = records
+        .iter()
+        .find(|r| r.versions[0].post.pid == 47)
+        .unwrap();
+    assert!(r47.gone_at.is_some());
+    let at_close = store
+        .posts_as_of(
+            3,
+            chrono::DateTime::parse_from_rfc3339("2026-11-29T21:00:00+08:00").unwrap(),
+        )
+        .unwrap();
+    assert!(at_close
+        .iter()
+        .any(|p| p.pid == 98 && p.text.contains("冷雪") && p.edited_at.is_none()));
+}
+/// `bansha run` as a service: it catches up at once (the close has passed by the real clock),
+/// answers `bansha status` and `bansha tally --live` on its loopback address, and stops cleanly
+/// on SIGTERM.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_service_answers_status_and_live_tally_and_stops_on_sigterm() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = i64::MAX;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    pin_status_port(&config);
+
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["run", "--config"])
+        .arg(&config)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ask = |args: &[&str]| cli(&config, args);
+    let mut status = String::new();
+    for _ in 0..100 {
+        let (code, out, _) = tokio::task::block_in_place(|| ask(&["status"]));
+        if code == Some(0) && out.contains("上一轮") {
+            status = out;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(status.contains("状态：正常"), "{status}");
+    assert!(status.contains("待发邮件：0"), "{status}");
+    let (code, live, err) = tokio::task::block_in_place(|| ask(&["tally", "--live", "--day", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(live.contains("李逵 4 票"), "{live}");
+    let (code, _, err) = tokio::task::block_in_place(|| ask(&["tally", "--live", "--day", "9"]));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("配置中没有第 9 天"), "{err}");
+
+    // The discipline ledger: the close gave each lurker a yellow card (m103); the judge adds a
+    // blue card and strikes one yellow card out.
+    let (code, ledger, err) = tokio::task::block_in_place(|| ask(&["ledger"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(ledger.contains("李逵：黄牌 1"), "{ledger}");
+    assert!(
+        ledger.contains("[auto-lurk-d2-李逵] 第2天 黄牌（自动）：潜水：发言 4 帖，少于 5 帖"),
+        "{ledger}"
+    );
+    let (code, ledger, err) = tokio::task::block_in_place(|| {
+        ask(&[
+            "ledger",
+            "--add",
+            "超人",
+            "--kind",
+            "blue_card",
+            "--reason",
+            "使用红色字体",
+            "--day",
+            "2",
+        ])
+    });
+    assert_eq!(code, Some(0), "{err}");
+    assert!(ledger.contains("超人：蓝牌 1"), "{ledger}");
+    let (code, ledger, _) =
+        tokio::task::block_in_place(|| ask(&["ledger", "--remove", "auto-lurk-d2-李逵"]));
+    assert_eq!(code, Some(0));
+    assert!(ledger.contains("（已撤销）"), "{ledger}");
+    assert!(!ledger.contains("李逵：黄牌 1"), "{ledger}");
+    let (code, _, err) =
+        tokio::task::block_in_place(|| ask(&["ledger", "--add", "路人甲", "--kind", "warning"]));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("本局玩家"), "{err}");
+
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let exit = tokio::task::block_in_place(|| child.wait()).unwrap();
+    assert!(exit.success(), "{exit:?}");
+    let finals = subjects(&mailbox)
+        .iter()
+        .filter(|(_, s)| s.contains("最终计票"))
+        .count();
+    assert_eq!(finals, 1);
+    drop(server);
+}
+/// A GBK forum read through its desktop pages: the bytes are decoded as GBK, and the final mail
+/// carries the tally its judge posted (pid 25: 李逵 5, 冷雪 1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gbk_forum_through_desktop_pages() {
+    let (mailbox, smtp_port) = smtp();
+    let server = MockServer::start().await;
+    for page in 1..=3 {
+        let file = common::fixtures().join(format!(
+            "discuz-gbk/desktop/guest/viewthread_tid2_vote_p{page}.html"
+        ));
+        let (_, content_type) = common::headers_of(&file);
+        Mock::given(method("GET"))
+            .and(path("/forum.php"))
+            .and(query_param("tid", "2"))
+            .and(query_param("page", page.to_string()))
+            .respond_with(ResponseTemplate::new(200).set_body_raw(
+                std::fs::read(&file).unwrap(),
+                content_type.as_deref().unwrap(),
+            ))
+            .mount(&server)
+            .await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("games")).unwrap();
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples/gbk-day2.toml"),
+        dir.path().join("games/gbk.toml"),
+    )
+    .unwrap();
+    let config = dir.path().join("daemon.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "state_dir = \"state\"\n[forum]\nbase_url = \"{}/\"\nsource = \"desktop\"\nmin_gap_ms = 10\n\
+             [smtp]\nhost = \"127.0.0.1\"\nport = {smtp_port}\nsecurity = \"plain\"\nfrom = \"b@judge.test\"\n\
+             [judge]\nto = [\"j@judge.test\"]\n[[games]]\nconfig = \"games/gbk.toml\"\n",
+            server.uri()
+        ),
+    )
+    .unwrap();
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 20:30:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert_eq!(r["requests"], 3, "{r}");
+    assert_eq!(r["new_posts"], 12, "{r}");
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let final_mail = mails
+        .iter()
+        .find(|m| summary(m).1.contains("最终计票"))
+        .expect("final mail");
+    assert!(
+        summary(final_mail).1.contains("李逵 以 5 票最高，出局"),
+        "{}",
+        summary(final_mail).1
+    );
+}
+/// bansha42's report thread (here the captured discussion thread, tid 4, stands in for it): each
+/// player's post is checked once against 报道's rules (≥ 301 words, seed 004 L47); each failing
+/// post is mailed once, the passing ones are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn required_posts_are_checked_and_failures_mailed_once() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795924800; // 12:00 on the 29th
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    std::fs::write(
+        dir.path().join("games/banshayishi-12.toml"),
+        format!(
+            "ruleset = \"bansha42\"\nname = \"报道测试\"\n{}\n[[days]]\nday = 2\nvote_thread = 3\n\
+             checked_threads = [{{ tid = 4, kind = \"report\" }}]\ncloses_at = \"2026-11-29 21:00:00\"\n\
+             dead = [\"龙舌\", \"青鸾花\"]\n[[days]]\nday = 1\ncloses_at = \"2026-11-28 12:00:00\"\n\
+             [rules.vote]\nsource = \"thread\"\n",
+            // The reports are under test, not the vote: the captured vote thread (tid 3) stands
+            // in for bansha42's poll, which the poll tests replay.
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    let run = |now: &'static str| {
+        let config = config.clone();
+        async move {
+            tokio::task::spawn_blocking(move || once(&config, now))
+                .await
+                .unwrap()
+        }
+    };
+    let r = run("2026-11-29 12:00:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let failing = |mailbox: &Mailbox| {
+        subjects(mailbox)
+            .into_iter()
+            .map(|(_, s)| s)
+            .filter(|s| s.contains("报道不合格"))
+            .collect::<Vec<_>>()
+    };
+    let first = failing(&mailbox);
+    // 42 posts by living players up to 12:00; 7 of them reach 301 words (pids 26, 29, 37, 48,
+    // 57, 64, 73: 371, 364, 483, 875, 384, 311, 481 words).
+    assert_eq!(first.len(), 35, "{first:#?}");
+    assert!(
+        first.iter().any(|s| s.ends_with("报道不合格：沙发 大灰狼")),
+        "{first:#?}"
+    );
+    assert!(
+        !first
+            .iter()
+            .any(|s| s.contains("路人甲") || s.contains("青鸾花")),
+        "non-players and the dead are not checked"
+    );
+    let m = mailbox.mails.lock().unwrap().clone();
+    let sofa = m
+        .iter()
+        .find(|m| summary(m).1.ends_with("报道不合格：沙发 大灰狼"))
+        .unwrap();
+    assert!(body(sofa).contains("总字数 3，少于 301"), "{}", body(sofa));
+    // Round 1 (day 1) closed at 12:00 on the 28th (seed 004 L48): 大灰狼's report from the 27th
+    // could have been fixed until then; a report after it is simply out.
+    assert!(
+        body(sofa).contains("须在第1天截止（11-28 12:00）前重新跟帖补正，否则出局"),
+        "{}",
+        body(sofa)
+    );
+    let late = m
+        .iter()
+        .find(|m| summary(m).1.contains("报道不合格") && body(m).contains("已过第1天截止"))
+        .is_some();
+    assert!(late, "posts after round 1 are marked out");
+
+    forum.lock().unwrap().at = 1795924800 + 300;
+    run("2026-11-29 12:05:00").await;
+    assert_eq!(failing(&mailbox).len(), 35, "nothing is mailed twice");
+}
+/// chuhan: the daemon reads the board's thread list; a thread a player opened that day (here the
+/// captured discussion thread, its opener changed to 李逵 on the captured board page) counts for
+/// 潜水 with the vote thread (seed 000 L128, L147).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chuhan_players_threads_on_the_board_are_counted() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let board = std::fs::read_to_string(
+        common::fixtures().join("discuz/desktop/guest/forumdisplay_fid3.html"),
+    )
+    .unwrap();
+    let start = board.find("<tbody id=\"normalthread_4\">").unwrap();
+    let end = start + board[start..].find("</tbody>").unwrap();
+    let row = board[start..end].replacen(
+        "<a href=\"home.php?mod=space&amp;uid=2\" c=\"1\">版杀一室法官</a>",
+        "<a href=\"home.php?mod=space&amp;uid=5\" c=\"1\">李逵</a>",
+        1,
+    );
+    let derived = format!("{}{}{}", &board[..start], row, &board[end..]);
+    Mock::given(method("GET"))
+        .and(path("/forum.php"))
+        .and(query_param("mod", "forumdisplay"))
+        .and(query_param("fid", "3"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(derived, "text/html; charset=utf-8"))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    std::fs::write(
+        dir.path().join("games/banshayishi-12.toml"),
+        format!(
+            "ruleset = \"chuhan\"\nname = \"楚汉测试\"\nboard = 3\n{}\n[[days]]\nday = 2\nvote_thread = 3\n\
+             closes_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let lurk = mails
+        .iter()
+        .find(|m| summary(m).1.contains("发言统计"))
+        .expect("the 潜水 mail");
+    let text = body(lurk);
+    // The hand count of tests/lurk.rs: 大灰狼 4 in tid 4 (without 沙发！) + 4 ballots.
+    assert!(text.contains("计入的帖子：tid 3"), "{text}");
+    assert!(text.contains("大灰狼 8 帖"), "{text}");
+}
+/// The first read of a long thread: progress lines in the log when stderr is not a terminal,
+/// one per tenth of the pages. The thread is the captured vote thread's first post (the judge's)
+/// replicated as replies to 250 pages (new pids), served 10 a page as captured.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_first_read_logs_its_progress() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795955400; // 20:30
+        let first = f.posts[0].clone();
+        let mut posts = vec![first.clone()];
+        for pid in 10_000u64..12_499 {
+            let mut p = first.clone();
+            p["pid"] = Value::String(pid.to_string());
+            p["first"] = Value::String("0".into());
+            p["position"] = Value::String((posts.len() + 1).to_string());
+            posts.push(p);
+        }
+        posts.truncate(2500);
+        f.posts = posts;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("min_gap_ms = 10", "min_gap_ms = 0");
+    std::fs::write(&config, text).unwrap();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+            .args(["run", "--once", "--now", "2026-11-29 20:30:00", "--config"])
+            .arg(&config)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("reading tid 3: page "))
+        .collect();
+    assert_eq!(
+        lines,
+        (1..=10)
+            .map(|t| format!("reading tid 3: page {}/250 ({}%)", t * 25, t * 10))
+            .collect::<Vec<_>>(),
+        "{log}"
+    );
+    // The short discussion thread (7 pages) goes without.
+    assert!(!log.contains("reading tid 4"), "{log}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["new_posts"].as_u64().unwrap() > 2500, "{report}");
+    assert_eq!(report["errors"], serde_json::json!([]), "{report}");
+
+    // On a terminal (a pseudo-terminal from util-linux `script`): the bar, not the lines.
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let command = format!(
+        "{} run --once --now '2026-11-29 20:30:00' --config {}",
+        env!("CARGO_BIN_EXE_bansha"),
+        config.display()
+    );
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .output()
+            .expect("util-linux script")
+    })
+    .await
+    .unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{screen}");
+    assert!(screen.contains("读取帖子 tid 3 ["), "{screen}");
+    assert!(screen.contains("/250 页"), "{screen}");
+    assert!(!screen.contains("reading tid 3: page"), "{screen}");
+}

@@ -1,0 +1,171 @@
+//! The judge's game state: the final's judge-only projection, and condition mails.
+
+use crate::support::*;
+
+/// The final mail tells the judge, privately, what confirming the vote would do under the secret
+/// roles: here 李逵 is m103's 太子 and survives the vote (seed 002 L124).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_final_mail_projects_the_vote_onto_the_roles() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let text = std::fs::read_to_string(&game).unwrap().replace(
+        "judges = [\"版杀一室法官\", \"admin\"]\n",
+        "judges = [\"版杀一室法官\", \"admin\"]\n[roster.roles]\n\"李逵\" = { role = \"东宫太子\", faction = \"我爱皇帝\" }\n",
+    );
+    std::fs::write(&game, text).unwrap();
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let final_mail = mails
+        .iter()
+        .find(|m| summary(m).1.contains("最终计票"))
+        .unwrap();
+    let text = body(final_mail);
+    assert!(text.contains("仅法官可见"), "{text}");
+    assert!(
+        text.contains("【保护】李逵：太子被投票出局时发动“谁敢动我”，不出局"),
+        "{text}"
+    );
+    // The public part (the BBCode above the line) has no role in it.
+    assert!(
+        !text.contains("胜负条件成立"),
+        "a partial roster decides nothing: {text}"
+    );
+    let public = text.split("—— 仅法官可见").next().unwrap();
+    assert!(
+        !public.contains("东宫太子") && !public.contains("我爱皇帝"),
+        "{public}"
+    );
+}
+/// The judge records eliminations with `bansha change`; the daemon's next cycle mails each win
+/// condition or warning that has come to hold, and each win condition that is one elimination
+/// away, once (m103, seed 002; conditions from config/rulesets/m103.toml).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn state_changes_are_mailed_to_the_judge_once() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795924800; // 12:00
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let roles = [
+        ("大灰狼", "卧底刺客", "杀了狗皇帝"),
+        ("小飞", "卧底刺客", "杀了狗皇帝"),
+        ("李逵", "卧底刺客", "杀了狗皇帝"),
+        ("花千树", "卧底刺客", "杀了狗皇帝"),
+        ("不见", "大内密探", "我爱皇帝"),
+        ("冷雪", "妙手太医", "我爱皇帝"),
+        ("蝈蝈", "御前侍卫", "我爱皇帝"),
+        ("小熊维尼", "东宫太子", "我爱皇帝"),
+        ("超人", "牵线红娘", "我爱皇帝"),
+        ("音乐虫子", "绝色宠妃", "我爱皇帝"),
+        ("yucca", "绝色宠妃", "我爱皇帝"),
+        ("龙舌", "绝色宠妃", "我爱皇帝"),
+        ("青鸾花", "绝色宠妃", "我爱皇帝"),
+        ("雪罂子", "至尊帝王", "我爱皇帝"),
+    ];
+    let mut table = String::from("judges = [\"版杀一室法官\", \"admin\"]\n[roster.roles]\n");
+    for (p, r, f) in roles {
+        table.push_str(&format!(
+            "\"{p}\" = {{ role = \"{r}\", faction = \"{f}\" }}\n"
+        ));
+    }
+    let text = std::fs::read_to_string(&game)
+        .unwrap()
+        .replace("judges = [\"版杀一室法官\", \"admin\"]\n", &table);
+    std::fs::write(&game, text).unwrap();
+    let change = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+            .args(["change", "--config"])
+            .arg(&game)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    let cycle = |now: &'static str| {
+        let config = config.clone();
+        let mailbox = mailbox.clone();
+        async move {
+            let before = mailbox.mails.lock().unwrap().len();
+            let r = tokio::task::spawn_blocking(move || once(&config, now))
+                .await
+                .unwrap();
+            assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+            let mails = mailbox.mails.lock().unwrap()[before..].to_vec();
+            let state: Vec<(String, String)> = mails
+                .iter()
+                .map(|m| (summary(m).1, body(m)))
+                .filter(|(s, _)| {
+                    s.contains("胜负条件成立") || s.contains("提醒：") || s.contains("再出局一人")
+                })
+                .collect();
+            state
+        }
+    };
+
+    // No state yet (龙舌 and 青鸾花 are out by the day's `dead`): nothing to say.
+    assert!(cycle("2026-11-29 12:00:00").await.is_empty());
+
+    // Three of the court out: 4 assassins of 9 alive. The warning holds; the assassins' win and
+    // the court's first loss are each one elimination away.
+    for p in ["不见", "冷雪", "蝈蝈"] {
+        change(&["eliminate", p, "--cause", "夜杀", "--day", "2"]);
+    }
+    let mails = cycle("2026-11-29 12:10:00").await;
+    let subjects: Vec<&str> = mails.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(mails.len(), 3, "{subjects:?}");
+    assert!(subjects
+        .iter()
+        .any(|s| s.ends_with("提醒：再有一名非刺客出局，刺客即达到存活总数的一半")));
+    let away = mails
+        .iter()
+        .find(|(s, _)| s.ends_with("再出局一人即成立：我爱皇帝 负：密探、太医、侍卫、太子全部出局"))
+        .expect("one away");
+    assert!(
+        away.1.contains("以下任何一人出局，该条件即成立：小熊维尼"),
+        "{}",
+        away.1
+    );
+    assert!(away.1.contains("仅法官可见"), "{}", away.1);
+    assert!(
+        away.1
+            .contains("蝈蝈 — 御前侍卫（我爱皇帝） — 出局：第2天 夜杀"),
+        "{}",
+        away.1
+    );
+    assert!(subjects.iter().any(
+        |s| s.ends_with("再出局一人即成立：杀了狗皇帝（刺客）胜：存活人数不少于存活总数的一半")
+    ));
+
+    // Nothing changed: nothing mailed again.
+    assert!(cycle("2026-11-29 12:20:00").await.is_empty());
+
+    // 太子 out: 4 of 8 — the assassins win and the court has lost.
+    change(&["eliminate", "小熊维尼", "--cause", "投票", "--day", "2"]);
+    let mails = cycle("2026-11-29 12:30:00").await;
+    let mut subjects: Vec<String> = mails.into_iter().map(|(s, _)| s).collect();
+    subjects.sort();
+    assert_eq!(
+        subjects,
+        [
+            "[版杀一室 第十二局] 胜负条件成立：我爱皇帝 负：密探、太医、侍卫、太子全部出局",
+            "[版杀一室 第十二局] 胜负条件成立：杀了狗皇帝（刺客）胜：存活人数不少于存活总数的一半",
+        ]
+    );
+
+    // Undone: nothing new holds. Recorded again: mailed again, as a new decision.
+    change(&["undo"]);
+    assert!(cycle("2026-11-29 12:40:00").await.is_empty());
+    change(&["eliminate", "小熊维尼", "--cause", "投票", "--day", "2"]);
+    assert_eq!(cycle("2026-11-29 12:50:00").await.len(), 2);
+}
+
+// ---------------------------------------------------------------- the poll (bansha42)

@@ -1,0 +1,520 @@
+//! What the daemon tests share: the replay forum (wiremock serving the captured thread, with
+//! faults), the SMTP server (mailin-embedded), the configs, running the binary, reading mails.
+
+pub(crate) use crate::common;
+pub(crate) use mailin_embedded::{response, Handler, Response, Server};
+pub(crate) use serde_json::Value;
+pub(crate) use std::collections::{BTreeMap, BTreeSet};
+pub(crate) use std::net::TcpListener;
+pub(crate) use std::path::{Path, PathBuf};
+pub(crate) use std::sync::atomic::{AtomicBool, Ordering};
+pub(crate) use std::sync::{Arc, Mutex};
+pub(crate) use wiremock::matchers::{method, path, query_param};
+pub(crate) use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+// ---------------------------------------------------------------- SMTP
+
+#[derive(Clone, Default)]
+pub(crate) struct Mailbox {
+    pub(crate) mails: Arc<Mutex<Vec<String>>>,
+    pub(crate) current: Arc<Mutex<Vec<u8>>>,
+    pub(crate) refuse: Arc<AtomicBool>,
+    pub(crate) slow: Arc<AtomicBool>,
+    /// Milliseconds each mail's transfer takes (before its end arrives).
+    pub(crate) delay_ms: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Handler for Mailbox {
+    fn data_start(&mut self, _: &str, _: &str, _: bool, _: &[String]) -> Response {
+        // A slow transfer: the mail is the server's only once its end has arrived.
+        std::thread::sleep(std::time::Duration::from_millis(
+            self.delay_ms.load(Ordering::SeqCst),
+        ));
+        if self.refuse.load(Ordering::SeqCst) {
+            return response::INTERNAL_ERROR;
+        }
+        self.current.lock().unwrap().clear();
+        response::OK
+    }
+    fn data(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.current.lock().unwrap().extend_from_slice(buf);
+        Ok(())
+    }
+    fn data_end(&mut self) -> Response {
+        if self.slow.load(Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_secs(3));
+        }
+        let raw = String::from_utf8_lossy(&self.current.lock().unwrap()).into_owned();
+        self.mails.lock().unwrap().push(raw);
+        response::OK
+    }
+}
+
+pub(crate) fn smtp() -> (Mailbox, u16) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mailbox = Mailbox::default();
+    let mut server = Server::new(mailbox.clone());
+    server.with_name("judge.test").with_tcp_listener(listener);
+    std::thread::spawn(move || {
+        let _ = server.serve();
+    });
+    (mailbox, port)
+}
+
+/// A received mail: Message-ID and decoded subject.
+pub(crate) fn summary(raw: &str) -> (String, String) {
+    let m = parsed(raw);
+    (
+        format!("<{}>", m.message_id().unwrap_or_default()),
+        m.subject().unwrap_or_default().to_string(),
+    )
+}
+
+pub(crate) fn parsed(raw: &str) -> mail_parser::Message<'_> {
+    mail_parser::MessageParser::default()
+        .parse(raw.as_bytes())
+        .expect("a MIME message")
+}
+
+/// A received mail's plain-text part, decoded.
+pub(crate) fn body(raw: &str) -> String {
+    parsed(raw)
+        .body_text(0)
+        .expect("a text part")
+        .replace("\r\n", "\n")
+}
+
+/// A received mail's HTML part, decoded.
+pub(crate) fn html(raw: &str) -> String {
+    parsed(raw).body_html(0).expect("an HTML part").into_owned()
+}
+
+/// A received mail's attachments and inline parts: (file name or content id, content type, bytes).
+pub(crate) fn files(raw: &str) -> Vec<(String, String, Vec<u8>)> {
+    use mail_parser::MimeHeaders;
+    let m = parsed(raw);
+    m.attachments()
+        .map(|a| {
+            let ct = a
+                .content_type()
+                .map(|c| format!("{}/{}", c.ctype(), c.subtype().unwrap_or_default()))
+                .unwrap_or_default();
+            let name = a
+                .attachment_name()
+                .or(a.content_id())
+                .unwrap_or_default()
+                .to_string();
+            (name, ct, a.contents().to_vec())
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------- the forum
+
+#[derive(Clone, Debug)]
+pub(crate) enum Fault {
+    Status(u16),
+    Delay(std::time::Duration),
+    NoPermission,
+    /// The connection closes half-way through the body (a Content-Length the body never
+    /// reaches).
+    Reset,
+    /// A complete answer holding the first half of the page.
+    Truncated,
+    /// A Discuz HTML page (the captured forum index) where API JSON was asked for.
+    Html,
+    /// The anti-flood (CC defence) page; no captured page exists, the text is Discuz's.
+    Flood,
+    /// The captured "request_tainting" System Error page, with its HTTP 503.
+    Tainting,
+    /// A redirect to the same URL.
+    RedirectLoop,
+}
+
+pub(crate) struct Forum {
+    /// Every post of the captured vote thread (v1 JSON objects), in order.
+    pub(crate) posts: Vec<Value>,
+    pub(crate) envelope: Value,
+    /// The captured discussion thread (tid 4), served as it stood at `at` too.
+    pub(crate) discussion: Vec<Value>,
+    pub(crate) discussion_envelope: Value,
+    /// Show the thread as it stood at this unix time.
+    pub(crate) at: i64,
+    /// pids taken out (deleted).
+    pub(crate) deleted: BTreeSet<u64>,
+    /// Faults for the next thread-page requests, in order.
+    pub(crate) faults: Vec<Fault>,
+    /// Thread-page requests served.
+    pub(crate) requests: usize,
+    pub(crate) logged_in: bool,
+    /// The reply count the thread claims instead of the true one.
+    pub(crate) claim_replies: Option<u64>,
+    /// (asked, served): this page number answers with that page.
+    pub(crate) serve_instead: Option<(usize, usize)>,
+    /// A fault for every thread-page request after `faults` ran out.
+    pub(crate) always: Option<Fault>,
+}
+
+pub(crate) fn captured_thread() -> (Vec<Value>, Value) {
+    captured("tid3_vote", 4)
+}
+
+pub(crate) fn captured(thread: &str, pages: u32) -> (Vec<Value>, Value) {
+    let mut posts = Vec::new();
+    let mut envelope = Value::Null;
+    for p in 1..=pages {
+        let path = common::fixtures().join(format!(
+            "discuz/mobile/guest/v1/viewthread_{thread}_p{p}.json"
+        ));
+        let page: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        posts.extend(
+            page["Variables"]["postlist"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .cloned(),
+        );
+        if p == 1 {
+            envelope = page;
+        }
+    }
+    (posts, envelope)
+}
+
+impl Forum {
+    fn discussion_page(&self, page: usize) -> Value {
+        let visible: Vec<Value> = self
+            .discussion
+            .iter()
+            .filter(|p| p["dbdateline"].as_str().unwrap().parse::<i64>().unwrap() <= self.at)
+            .cloned()
+            .collect();
+        let replies = visible.len() as u64 - 1;
+        served(&self.discussion_envelope, &visible, page, replies)
+    }
+
+    fn page(&self, page: usize) -> Value {
+        let mut visible: Vec<Value> = self
+            .posts
+            .iter()
+            .filter(|p| p["dbdateline"].as_str().unwrap().parse::<i64>().unwrap() <= self.at)
+            .filter(|p| {
+                !self
+                    .deleted
+                    .contains(&p["pid"].as_str().unwrap().parse::<u64>().unwrap())
+            })
+            .cloned()
+            .collect();
+        // pid 98 before its edit at 21:05:30 (text as typed, from the scenario key).
+        if self.at < 1795957530 {
+            for p in visible.iter_mut().filter(|p| p["pid"] == "98") {
+                p["message"] = Value::String("投票对象：冷雪<br />\n投票理由：她改票太随意".into());
+            }
+        }
+        let page = match self.serve_instead {
+            Some((asked, instead)) if asked == page => instead,
+            _ => page,
+        };
+        let replies = self.claim_replies.unwrap_or(visible.len() as u64 - 1);
+        served(&self.envelope, &visible, page, replies)
+    }
+}
+
+/// Page `page` (10 posts a page, clamped to the last as Discuz does) of `visible`, in the
+/// captured envelope, claiming `replies` replies.
+pub(crate) fn served(envelope: &Value, visible: &[Value], page: usize, replies: u64) -> Value {
+    bansha::io::replay::page(envelope, visible, page, 10, replies)
+}
+
+pub(crate) struct ThreadResponder(pub(crate) Arc<Mutex<Forum>>);
+
+impl Respond for ThreadResponder {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let mut f = self.0.lock().unwrap();
+        f.requests += 1;
+        let page: usize = req
+            .url
+            .query_pairs()
+            .find(|(k, _)| k == "page")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(1);
+        let fault = if f.faults.is_empty() {
+            f.always.clone()
+        } else {
+            Some(f.faults.remove(0))
+        };
+        let fixture = |rel: &str| std::fs::read(common::fixtures().join(rel)).unwrap();
+        match fault {
+            None => ResponseTemplate::new(200).set_body_json(f.page(page)),
+            Some(Fault::Status(s)) => {
+                ResponseTemplate::new(s).set_body_string("<html>Bad Gateway</html>")
+            }
+            Some(Fault::Delay(d)) => ResponseTemplate::new(200)
+                .set_delay(d)
+                .set_body_json(f.page(page)),
+            Some(Fault::NoPermission) => {
+                f.logged_in = false;
+                ResponseTemplate::new(200).set_body_raw(
+                    fixture("discuz/errors/mobile_v1_viewthread_tid2_private_guest.json"),
+                    "application/json",
+                )
+            }
+            // Served whole: `cutting_proxy` in front of the server cuts it.
+            Some(Fault::Reset) => ResponseTemplate::new(200).set_body_json(f.page(page)),
+            Some(Fault::Truncated) => {
+                let mut body = serde_json::to_vec(&f.page(page)).unwrap();
+                body.truncate(body.len() / 2);
+                ResponseTemplate::new(200).set_body_raw(body, "application/json")
+            }
+            Some(Fault::Html) => ResponseTemplate::new(200).set_body_raw(
+                fixture("discuz/desktop/guest/forum_index.html"),
+                "text/html; charset=utf-8",
+            ),
+            Some(Fault::Flood) => ResponseTemplate::new(200).set_body_raw(
+                "<html><body>您访问本站速度过快或者刷新间隔时间小于两秒！请等待页面自动跳转 ...</body></html>",
+                "text/html; charset=utf-8",
+            ),
+            Some(Fault::Tainting) => ResponseTemplate::new(503).set_body_raw(
+                fixture("discuz/login/desktop_login_fail_badformhash_inajax.xml"),
+                "text/html; charset=utf-8",
+            ),
+            Some(Fault::RedirectLoop) => {
+                let to = format!("{}?{}", req.url.path(), req.url.query().unwrap_or_default());
+                ResponseTemplate::new(302).insert_header("Location", to.as_str())
+            }
+        }
+    }
+}
+
+pub(crate) struct LoginResponder {
+    pub(crate) forum: Arc<Mutex<Forum>>,
+    pub(crate) file: &'static str,
+    pub(crate) logs_in: bool,
+}
+
+impl Respond for LoginResponder {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        if self.logs_in {
+            self.forum.lock().unwrap().logged_in = true;
+        }
+        let body = std::fs::read(common::fixtures().join(self.file)).unwrap();
+        ResponseTemplate::new(200).set_body_raw(body, "text/xml; charset=utf-8")
+    }
+}
+
+pub(crate) struct DiscussionResponder(pub(crate) Arc<Mutex<Forum>>);
+
+impl Respond for DiscussionResponder {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let f = self.0.lock().unwrap();
+        let page: usize = req
+            .url
+            .query_pairs()
+            .find(|(k, _)| k == "page")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(1);
+        ResponseTemplate::new(200).set_body_json(f.discussion_page(page))
+    }
+}
+
+pub(crate) async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
+    let (posts, envelope) = captured_thread();
+    let (discussion, discussion_envelope) = captured("tid4_discussion", 7);
+    let state = Arc::new(Mutex::new(Forum {
+        posts,
+        envelope,
+        discussion,
+        discussion_envelope,
+        at: 0,
+        deleted: BTreeSet::new(),
+        faults: Vec::new(),
+        requests: 0,
+        logged_in: false,
+        claim_replies: None,
+        serve_instead: None,
+        always: None,
+    }));
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .and(query_param("module", "viewthread"))
+        .and(query_param("tid", "3"))
+        .respond_with(ThreadResponder(state.clone()))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .and(query_param("module", "viewthread"))
+        .and(query_param("tid", "4"))
+        .respond_with(DiscussionResponder(state.clone()))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/member.php"))
+        .and(query_param("action", "login"))
+        .respond_with(LoginResponder {
+            forum: state.clone(),
+            file: "discuz/login/desktop_login_float_form_inajax.xml",
+            logs_in: false,
+        })
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/member.php"))
+        .and(query_param("loginsubmit", "yes"))
+        .respond_with(LoginResponder {
+            forum: state.clone(),
+            file: "discuz/login/desktop_login_success_inajax.xml",
+            logs_in: true,
+        })
+        .mount(&server)
+        .await;
+    (server, state)
+}
+
+// ---------------------------------------------------------------- the daemon
+
+pub(crate) fn setup(dir: &Path, forum: &str, smtp_port: u16) -> PathBuf {
+    let games = dir.join("games");
+    std::fs::create_dir_all(&games).unwrap();
+    std::fs::copy(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples/banshayishi-12.toml"),
+        games.join("banshayishi-12.toml"),
+    )
+    .unwrap();
+    let pw = dir.join("forum-password");
+    std::fs::write(&pw, "test1234\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&pw, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let config = dir.join("daemon.toml");
+    std::fs::write(
+        &config,
+        format!(
+            r#"state_dir = "state"
+
+[forum]
+base_url = "{forum}/"
+source = "api"
+api_version = 1
+posts_per_page = 10
+min_gap_ms = 10
+timeout_secs = 2
+retries = 2
+
+[forum.login]
+username = "版杀一室法官"
+password_file = "forum-password"
+
+[smtp]
+host = "127.0.0.1"
+port = {smtp_port}
+security = "plain"
+from = "bansha@judge.test"
+
+[judge]
+to = ["judge@judge.test"]
+
+[poll]
+interim_every_hours = 0
+
+[status]
+listen = "127.0.0.1:0"
+
+[[games]]
+config = "games/banshayishi-12.toml"
+"#
+        ),
+    )
+    .unwrap();
+    config
+}
+
+pub(crate) fn once(config: &Path, now: &str) -> Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["run", "--once", "--now", now, "--config"])
+        .arg(config)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|_| {
+        panic!(
+            "no report at {now}: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Give the service's dashboard a free loopback port (the tests' config says 127.0.0.1:0,
+/// which only `--once` runs can leave unresolved, since the CLI must find the service).
+pub(crate) fn pin_status_port(config: &Path) -> u16 {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let text = std::fs::read_to_string(config)
+        .unwrap()
+        .replace("127.0.0.1:0", &format!("127.0.0.1:{port}"));
+    std::fs::write(config, text).unwrap();
+    port
+}
+
+/// `bansha ARGS --config CONFIG`: exit code, stdout, stderr.
+pub(crate) fn cli(config: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(args)
+        .arg("--config")
+        .arg(config)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `bansha run --once --now NOW`, SIGKILLed after `delay`.
+pub(crate) fn once_killed(config: &Path, now: &str, delay: std::time::Duration) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["run", "--once", "--now", now, "--config"])
+        .arg(config)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+}
+
+pub(crate) fn subjects(mailbox: &Mailbox) -> Vec<(String, String)> {
+    mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| summary(m))
+        .collect()
+}
+
+/// Every file under `dir`, recursively, as bytes with its path.
+pub(crate) fn all_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(b) = std::fs::read(&p) {
+                out.push((p, b));
+            }
+        }
+    }
+    out
+}
