@@ -103,10 +103,12 @@ impl Store {
         // Mails accepted by the server after the last flush of the record: sent, not to be
         // sent again. A torn last line (the process died inside the write) is skipped: its
         // mail was not marked, so at worst it goes out twice.
-        let lines = std::fs::read_to_string(&journal_path).map_err(io)?;
+        // Read as bytes: a torn line may end inside a character, and is skipped like any other
+        // line that does not parse.
+        let lines = std::fs::read(&journal_path).map_err(io)?;
         let mut replayed = 0;
-        for line in lines.lines() {
-            if let Ok((key, at)) = serde_json::from_str::<(String, Time)>(line) {
+        for line in lines.split(|b| *b == b'\n') {
+            if let Ok((key, at)) = serde_json::from_slice::<(String, Time)>(line) {
                 if !store.sent.contains_key(&key)? {
                     store.sent.insert(key.as_str(), serde_json::to_vec(&at)?)?;
                     store.outbox.remove(key.as_str())?;
@@ -460,5 +462,33 @@ mod tests {
         store.mark_sent("lurk/g/2", at()).unwrap();
         let journal = std::fs::read_to_string(dir.path().join("sent.journal")).unwrap();
         assert!(journal.contains("lurk/g/2"), "{journal}");
+    }
+
+    #[test]
+    fn a_journal_torn_inside_a_character_is_read_to_its_last_whole_line() {
+        // Keys carry game names, so a line is often Chinese; a kill inside the write can cut a
+        // character's bytes in half (issue 18, break 8).
+        let dir = tempfile::tempdir().unwrap();
+        let mail = Mail::text("主题".into(), "正文".into(), at());
+        {
+            let store = Store::open(dir.path()).unwrap();
+            assert!(store.enqueue("close/版杀一室/2", &mail).unwrap());
+            assert!(store.enqueue("lurk/版杀一室/2", &mail).unwrap());
+            store.flush_blocking().unwrap();
+        }
+        let whole = serde_json::to_string(&("close/版杀一室/2", at())).unwrap();
+        let torn = serde_json::to_string(&("lurk/版杀一室/2", at())).unwrap();
+        let cut = torn.find('版').unwrap() + 1; // one byte into a three-byte character
+        let mut bytes = format!("{whole}\n").into_bytes();
+        bytes.extend_from_slice(&torn.as_bytes()[..cut]);
+        assert!(std::str::from_utf8(&bytes).is_err());
+        std::fs::write(dir.path().join("sent.journal"), bytes).unwrap();
+        let store = Store::open(dir.path()).expect("a torn journal does not stop the daemon");
+        let outbox: Vec<String> = store.outbox().unwrap().into_iter().map(|m| m.0).collect();
+        assert_eq!(
+            outbox,
+            ["lurk/版杀一室/2"],
+            "the whole line counts, the torn one not"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The vote timeline of a day: votes per target over time, rebuilt from a tally's ballots in
 //! the order they were cast, with every change marked (valid or not). Pure: the drawing is in
-//! `crate::present::chart`.
+//! `present::chart`.
 
 use super::tally::{BallotKind, Tally, ABSTAIN};
 use chrono::{DateTime, FixedOffset};
