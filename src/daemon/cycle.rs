@@ -153,22 +153,42 @@ impl Daemon {
             at: Some(now),
             ..Default::default()
         };
-        // Each game as the judge's recorded state leaves it (eliminations added to `dead`).
-        let mut days: Vec<(GameConfig, DayConfig)> = Vec::new();
+        // Each game as the judge's recorded state leaves it (eliminations added to `dead`). A
+        // state file that cannot be read leaves the day's record read but nothing decided: a
+        // tally without the judge's eliminations could count a dead player's ballot.
+        let mut days: Vec<(GameConfig, DayConfig, bool)> = Vec::new();
+        let mut state_failed: BTreeSet<String> = BTreeSet::new();
         for (g, d) in self.active_days(now) {
             match crate::io::state_file::with_state(g.clone()) {
                 Ok(g) => {
                     let d = g.day(d.day).cloned().unwrap_or_else(|| d.clone());
-                    days.push((g, d));
+                    days.push((g, d, true));
                 }
                 Err(e) => {
-                    report.errors.push(format!("{}: {e:#}", g.name));
-                    days.push((g.clone(), d.clone()));
+                    if state_failed.insert(g.name.clone()) {
+                        report.errors.push(format!("{}: {e:#}", g.name));
+                        if let Err(e) =
+                            self.state_unreadable(g, &format!("{e:#}"), now, &mut report)
+                        {
+                            report.errors.push(e.to_string());
+                        }
+                    }
+                    days.push((g.clone(), d.clone(), false));
                 }
             }
         }
-        for (g, d) in &days {
-            if let Err(e) = self.watch_day(g, d, now, &mut report).await {
+        for g in &self.settings.games {
+            if !state_failed.contains(&g.name) {
+                if let Err(e) = self
+                    .store
+                    .remove_meta(&format!("state_failing_since/{}", g.name))
+                {
+                    report.errors.push(e.to_string());
+                }
+            }
+        }
+        for (g, d, state_read) in &days {
+            if let Err(e) = self.watch_day(g, d, *state_read, now, &mut report).await {
                 report.errors.push(e.to_string());
             }
         }
@@ -195,10 +215,13 @@ impl Daemon {
         report
     }
 
+    /// Read a watched day's threads into the record, tally and decide. `state_read`: the
+    /// judge's state file was read (else the threads are recorded and nothing is decided).
     async fn watch_day(
         &self,
         g: &GameConfig,
         d: &DayConfig,
+        state_read: bool,
         now: Time,
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
@@ -263,6 +286,9 @@ impl Daemon {
             self.watch_acceleration(g, d, pt, now, report).await?;
         }
 
+        if !state_read {
+            return Ok(());
+        }
         let failures = report.fetch_failures;
         let tally = self.tally_day(g, d, now, report).await?;
         stale |= report.fetch_failures > failures;
@@ -589,6 +615,33 @@ impl Daemon {
         }
         report.fetch_failures += 1;
         report.errors.push(format!("fetch tid {tid}: {e}"));
+        Ok(())
+    }
+
+    /// The judge's state file cannot be read: mail the judge at once, once per streak.
+    fn state_unreadable(
+        &self,
+        g: &GameConfig,
+        error: &str,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let key = format!("state_failing_since/{}", g.name);
+        let since = match self.store.get_meta::<Time>(&key)? {
+            Some(t) => t,
+            None => {
+                self.store.set_meta(&key, &now)?;
+                now
+            }
+        };
+        let path = crate::io::state_file::state_path(&g.path, None);
+        let mail = mails::state_unreadable(g, &path, error, since, now);
+        if self.store.enqueue(
+            &format!("statefail/{}/{}", g.name, since.timestamp()),
+            &mail,
+        )? {
+            report.mails_queued += 1;
+        }
         Ok(())
     }
 

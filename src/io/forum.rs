@@ -160,8 +160,15 @@ impl Forum {
                             .get("content-type")
                             .and_then(|v| v.to_str().ok())
                             .map(String::from);
-                        match resp.bytes().await {
-                            Err(e) => Err(FetchError::Network(e.to_string())),
+                        match read_capped(resp).await {
+                            // A bomb does not shrink by asking again.
+                            Err(Read::TooLarge) => {
+                                return Err(FetchError::Network(format!(
+                                    "论坛的回答解压后超过 {} MiB，不是帖子页面；这次读取作废",
+                                    MAX_BODY >> 20
+                                )))
+                            }
+                            Err(Read::Failed(e)) => Err(FetchError::Network(e)),
                             // Discuz answers a request it refuses ("request_tainting") with a
                             // 503 System Error page: asking again gets the same.
                             Ok(b) if status >= 500 && refused(&b, content_type.as_deref()) => {
@@ -174,7 +181,7 @@ impl Forum {
                             Ok(b) => Ok((
                                 status,
                                 Body {
-                                    bytes: b.to_vec(),
+                                    bytes: b,
                                     content_type,
                                 },
                             )),
@@ -467,4 +474,32 @@ impl Forum {
             other => Err(FetchError::Login(other)),
         }
     }
+}
+
+/// The most one answer may unpack to. A Discuz page is tens of KB (a 500-post API page under
+/// 2 MB); anything past this is a compression bomb or not a forum page at all.
+pub const MAX_BODY: usize = 32 << 20;
+
+enum Read {
+    TooLarge,
+    Failed(String),
+}
+
+/// The body, unpacked as it arrives, stopped at `MAX_BODY`.
+async fn read_capped(mut resp: reqwest::Response) -> Result<Vec<u8>, Read> {
+    if resp.content_length().is_some_and(|n| n > MAX_BODY as u64) {
+        return Err(Read::TooLarge);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|e| Read::Failed(e.to_string()))?
+    {
+        if body.len() + chunk.len() > MAX_BODY {
+            return Err(Read::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }

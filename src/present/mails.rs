@@ -389,3 +389,23 @@ pub fn gone(g: &GameConfig, d: &DayConfig, last: &StoredPost, now: Time) -> Mail
         now,
     )
 }
+
+/// The judge's state file cannot be read: nothing is decided for the game (no final tally, no
+/// 潜水, no interim) until it reads again.
+pub fn state_unreadable(
+    g: &GameConfig,
+    path: &std::path::Path,
+    error: &str,
+    since: Time,
+    now: Time,
+) -> Mail {
+    Mail::text(
+        format!("[{}] 局面文件无法读取，计票暂停", g.name),
+        format!(
+            "自 {} 起无法读取局面文件 {}：\n{error}\n\n             局面文件记录了出局的玩家；读不出来时，bansha 不发最终计票、潜水统计和临时统计（帖子照常记录）。\n             请修好这个文件（或用 bansha change 撤销最后一次修改）；修好后的下一轮会按截止时刻补发最终计票。\n",
+            fmt(since),
+            path.display()
+        ),
+        now,
+    )
+}

@@ -413,6 +413,8 @@ pub(crate) async fn every_forum_fault_records_nothing_false_and_is_reported_once
         (Fault::Tainting, 1),
         // 1 + the 5 redirects followed; asking again cannot help.
         (Fault::RedirectLoop, 6),
+        // Unpacked only up to the cap, then the read fails; no retry.
+        (Fault::GzipBomb, 1),
     ];
     let mut table = Vec::new();
     for (fault, per_cycle) in faults {

@@ -169,3 +169,79 @@ async fn state_changes_are_mailed_to_the_judge_once() {
 }
 
 // ---------------------------------------------------------------- the poll (bansha42)
+
+/// An unreadable state file holds the close like an unreadable forum (issue 18, break 2): the
+/// judge has recorded yucca as out, and one stray comma in the file must not bring back her
+/// ballot in a final tally. The judge hears at once; the final waits for a file that reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreadable_state_file_holds_the_final_tally() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["change", "--config"])
+        .arg(&game)
+        .args([
+            "--at",
+            "2026-11-28 08:00",
+            "eliminate",
+            "yucca",
+            "--cause",
+            "夜杀",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let state = dir.path().join("games/banshayishi-12.state.json");
+    let good = std::fs::read_to_string(&state).unwrap();
+    let broken = good.replacen('{', "{,", 1);
+    std::fs::write(&state, &broken).unwrap();
+
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
+        .await
+        .unwrap();
+    let subjects: Vec<String> = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| summary(m).1)
+        .collect();
+    assert!(
+        !subjects.iter().any(|s| s.contains("最终计票")),
+        "no final tally from a state the daemon cannot read: {subjects:?}"
+    );
+    assert!(
+        subjects.iter().any(|s| s.contains("局面文件无法读取")),
+        "the judge is told at once: {subjects:?}"
+    );
+    assert!(
+        r["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().unwrap().contains("state.json")),
+        "{r}"
+    );
+
+    // The judge mends the file: the next cycle makes the final tally without her ballot.
+    std::fs::write(&state, &good).unwrap();
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:07:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let finals: Vec<&String> = mails
+        .iter()
+        .filter(|m| summary(m).1.contains("最终计票"))
+        .collect();
+    assert_eq!(finals.len(), 1);
+    let text = body(finals[0]);
+    assert!(text.contains("李逵 3 票"), "{text}");
+    assert!(text.contains("yucca 已出局"), "{text}");
+}

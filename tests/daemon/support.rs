@@ -130,6 +130,8 @@ pub(crate) enum Fault {
     Tainting,
     /// A redirect to the same URL.
     RedirectLoop,
+    /// 1 MB of gzip that unpacks to 1 GiB.
+    GzipBomb,
 }
 
 pub(crate) struct Forum {
@@ -267,6 +269,9 @@ impl Respond for ThreadResponder {
                 body.truncate(body.len() / 2);
                 ResponseTemplate::new(200).set_body_raw(body, "application/json")
             }
+            Some(Fault::GzipBomb) => ResponseTemplate::new(200)
+                .insert_header("Content-Encoding", "gzip")
+                .set_body_raw(fixture("faults/bomb-1gib.json.gz"), "application/json"),
             Some(Fault::Html) => ResponseTemplate::new(200).set_body_raw(
                 fixture("discuz/desktop/guest/forum_index.html"),
                 "text/html; charset=utf-8",
