@@ -416,9 +416,10 @@ impl Daemon {
         let posts_now = self.store.posts_as_of(tid, now)?;
         let closed = now >= d.closes_at;
         // After the close: the posts as they stood at the close (an edit after it is not
-        // applied), with the ballots posted since judged late.
+        // applied), with the ballots posted since judged late, and without those the close's
+        // own read no longer found (deleted before the close, or too near it to tell).
         let posts = if closed {
-            self.store.posts_as_of(tid, d.closes_at)?
+            self.store.posts_at_close(tid, d.closes_at, now)?
         } else {
             posts_now
         };
@@ -948,9 +949,20 @@ impl Daemon {
                         report.mails_queued += 1;
                     }
                 }
-                Change::Gone { pid, last } if is_player(&last.author) && is_ballot(last) => {
+                Change::Gone {
+                    pid,
+                    last,
+                    last_seen,
+                } if is_player(&last.author) && is_ballot(last) => {
                     let key = format!("gone/{}/{pid}", last.tid);
-                    let mail = mails::gone(g, d, last, now);
+                    let when = if now < d.closes_at {
+                        mails::Gone::BeforeClose
+                    } else if self.store.event_done(&event_key(g, d, "close"))? {
+                        mails::Gone::AfterFinal
+                    } else {
+                        mails::Gone::AtClose
+                    };
+                    let mail = mails::gone(g, d, last, *last_seen, when, now);
                     if self.store.enqueue(&key, &mail)? {
                         report.mails_queued += 1;
                     }
@@ -1044,10 +1056,15 @@ impl Daemon {
         if let Some(p) = progress {
             p.finish();
         }
-        let changes = self
+        let mut changes = self
             .store
             .record(tid, &posts, now, full && !cut_short)
             .map_err(|e| FetchError::Network(e.to_string()))?;
+        for c in &mut changes {
+            if let Change::Gone { last_seen, .. } = c {
+                *last_seen = cursor.last_full_scan;
+            }
+        }
         cursor.last_page = last;
         if full {
             cursor.last_full_scan = Some(now);

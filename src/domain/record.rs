@@ -150,6 +150,8 @@ pub enum Change {
     Gone {
         pid: u64,
         last: Box<StoredPost>,
+        /// The last complete read that still showed it (the read before this one), when known.
+        last_seen: Option<Time>,
     },
 }
 

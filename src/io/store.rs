@@ -232,6 +232,7 @@ impl Store {
                         changes.push(Change::Gone {
                             pid,
                             last: Box::new(last.post.clone()),
+                            last_seen: None,
                         });
                     }
                     self.posts.insert(k, serde_json::to_vec(&rec)?)?;
@@ -263,9 +264,26 @@ impl Store {
     /// a post first seen after `t` in its first version (so a late ballot is judged late, and an
     /// edit after `t` is not applied). Posts gone before `t` are left out.
     pub fn posts_as_of(&self, tid: u64, t: Time) -> Result<Vec<Post>, StoreError> {
+        self.posts_read_at(tid, t, t)
+    }
+
+    /// The posts as they stood at the close `t`, as the close's own read at `read_at` found the
+    /// thread: a post that read no longer showed is not counted at the close (a deletion is only
+    /// noticed by a complete read, so one in the last hour would otherwise still count).
+    pub fn posts_at_close(
+        &self,
+        tid: u64,
+        t: Time,
+        read_at: Time,
+    ) -> Result<Vec<Post>, StoreError> {
+        self.posts_read_at(tid, t, read_at.max(t))
+    }
+
+    /// Each post's version as of `t`, leaving out those gone by `gone_by`.
+    fn posts_read_at(&self, tid: u64, t: Time, gone_by: Time) -> Result<Vec<Post>, StoreError> {
         let mut out = Vec::new();
         for rec in self.records(tid)? {
-            if rec.gone_at.is_some_and(|g| g <= t) {
+            if rec.gone_at.is_some_and(|g| g <= gone_by) {
                 continue;
             }
             let v = rec

@@ -374,8 +374,46 @@ pub fn edited(
     )
 }
 
-/// A ballot post that is gone from the forum, with its last text.
-pub fn gone(g: &GameConfig, d: &DayConfig, last: &StoredPost, now: Time) -> Mail {
+/// When a deleted ballot post was noticed, which decides whether a tally counts it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Gone {
+    /// Before the close: it no longer counts.
+    BeforeClose,
+    /// By the close's own read: the final tally does not count it.
+    AtClose,
+    /// After the final tally was made from a read that still showed it.
+    AfterFinal,
+}
+
+/// A ballot post that is gone from the forum, with its last text, when it was last seen, and
+/// what that means for the tally.
+pub fn gone(
+    g: &GameConfig,
+    d: &DayConfig,
+    last: &StoredPost,
+    last_seen: Option<Time>,
+    when: Gone,
+    now: Time,
+) -> Mail {
+    let seen = match last_seen {
+        Some(t) => format!(
+            "上一次完整读取（{}）时还在，{} 的读取已看不到。",
+            fmt(t),
+            fmt(now)
+        ),
+        None => format!("{} 的读取已看不到。", fmt(now)),
+    };
+    let counted = match when {
+        Gone::BeforeClose => "这张票不再计入统计。".to_string(),
+        Gone::AtClose => format!(
+            "截止（{}）时的读取已看不到这张票：最终计票不计入。",
+            fmt(d.closes_at)
+        ),
+        Gone::AfterFinal => {
+            "最终计票已按截止时的读取发出，当时这张票还在，已计入；如需更正，请法官处理。"
+                .to_string()
+        }
+    };
     Mail::text(
         subject(
             g,
@@ -383,7 +421,7 @@ pub fn gone(g: &GameConfig, d: &DayConfig, last: &StoredPost, now: Time) -> Mail
             &format!("投票帖消失：{} {}", last.floor, last.author),
         ),
         format!(
-            "{} {}（pid {}）的帖子在论坛上看不到了（被删除或进入回收站）。最后看到的内容：\n{}\n",
+            "{} {}（pid {}）的帖子在论坛上看不到了（被删除或进入回收站）。{seen}\n{counted}\n最后看到的内容：\n{}\n",
             last.floor, last.author, last.pid, last.text
         ),
         now,

@@ -620,3 +620,49 @@ async fn a_long_first_read_logs_its_progress() {
     assert!(screen.contains("/250 页"), "{screen}");
     assert!(!screen.contains("reading tid 3: page"), "{screen}");
 }
+
+/// A ballot deleted in the last hour is missing at the close's own read: it is not counted in
+/// the final tally, and the judge is told it is gone and when it was last seen (issue 18,
+/// break 0). yucca's 9# (pid 53, 11-28, for 李逵) is deleted at 20:59:40; the last full read
+/// before the close was the lock's, at 20:00.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ballot_deleted_before_the_close_is_not_counted_in_the_final() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    forum.lock().unwrap().at = 1795953600; // 20:00
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 20:00:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795957205; // 21:00:05
+        f.deleted.insert(53);
+    }
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:00:05"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let final_mail = mails
+        .iter()
+        .find(|m| summary(m).1.contains("最终计票"))
+        .expect("a final tally");
+    let text = body(final_mail);
+    assert!(text.contains("李逵 3 票"), "{text}");
+    assert!(!text.contains("yucca（9#）"), "{text}");
+    let gone = mails
+        .iter()
+        .find(|m| summary(m).1.contains("投票帖消失：9# yucca"))
+        .unwrap_or_else(|| panic!("the judge is told: {text}"));
+    let gone = body(gone);
+    assert!(gone.contains("最终计票不计入"), "{gone}");
+    assert!(
+        gone.contains("2026-11-29 20:00:00"),
+        "last seen at the lock's read: {gone}"
+    );
+}
