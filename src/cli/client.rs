@@ -137,6 +137,12 @@ pub fn status(
         writeln!(out, "下一个时间点：{t}（{what}）")?;
     }
     writeln!(out, "待发邮件：{}，已发：{}", s.mails_waiting, s.mails_sent)?;
+    if !s.refused_mails.is_empty() {
+        writeln!(out, "被邮件服务器拒收的邮件：")?;
+        for r in &s.refused_mails {
+            writeln!(out, "  {r}")?;
+        }
+    }
     if !s.failing_posts.is_empty() {
         writeln!(out, "不合格的帖子：")?;
         for f in &s.failing_posts {

@@ -1072,36 +1072,135 @@ impl Daemon {
         Ok(changes)
     }
 
-    /// Send what is queued; stop at the first failure (the server is down: try next cycle).
+    /// Send what is queued, in order. A temporary failure stops the queue until the next cycle
+    /// (the server is down or busy); a permanent refusal (5xx) sets that mail aside, or that
+    /// recipient of it where only one refuses, the judge is told, and the queue goes on. With
+    /// several addresses each is sent its own copy (the same Message-ID), each marked done
+    /// through the journal as the server answers, so one dead address stops nothing.
     async fn send_outbox(&self, now: Time, report: &mut CycleReport) {
-        let queue = match self.store.outbox() {
-            Ok(q) => q,
-            Err(e) => {
-                report.errors.push(e.to_string());
-                return;
-            }
-        };
-        for (key, mail) in &queue {
-            // Mails queued with a text body only get their HTML alternative here, as they go.
-            let mail = crate::present::html::with_html(mail);
-            match self.mailer.send(key, &mail).await {
-                Ok(()) => {
-                    if let Err(e) = self.store.mark_sent(key, now) {
-                        report.errors.push(e.to_string());
-                        return;
-                    }
-                    if let Err(e) = self.store.flush().await {
-                        report.errors.push(e.to_string());
-                        return;
-                    }
-                    report.mails_sent += 1;
-                }
+        // A refusal queues a notice for the judge; it goes out in the same cycle.
+        for _ in 0..2 {
+            let queued = report.mails_queued;
+            match self.try_send_outbox(now, report).await {
+                Ok(true) if report.mails_queued > queued => continue,
+                Ok(_) => break,
                 Err(e) => {
-                    report.errors.push(format!("smtp: {e}"));
+                    report.errors.push(e.to_string());
                     break;
                 }
             }
         }
         report.mails_waiting = self.store.outbox().map(|q| q.len()).unwrap_or(0);
+    }
+
+    /// One pass over the queue; false when a temporary failure stopped it.
+    async fn try_send_outbox(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<bool> {
+        use crate::io::smtp::SendError;
+        let recipients = self.mailer.recipients();
+        let split = recipients.len() > 1;
+        for (key, mail) in &self.store.outbox()? {
+            // Mails queued with a text body only get their HTML alternative here, as they go.
+            let mail = crate::present::html::with_html(mail);
+            let mut refused: Vec<(String, String)> = Vec::new();
+            let mut accepted = 0;
+            let targets: Vec<Option<&str>> = if split {
+                recipients.iter().map(|r| Some(r.as_str())).collect()
+            } else {
+                vec![None]
+            };
+            for only in targets {
+                let part = only.map(|r| crate::io::store::part_key(key, r));
+                if let Some(p) = &part {
+                    if self.store.is_sent(p)? {
+                        accepted += 1;
+                        continue;
+                    }
+                }
+                match self.mailer.send(key, &mail, only).await {
+                    Ok(()) => {
+                        accepted += 1;
+                        if let Some(p) = &part {
+                            self.store.mark_sent(p, now)?;
+                        }
+                    }
+                    Err(SendError::Refused(why)) => {
+                        let to = only.map_or_else(|| recipients.join(", "), str::to_string);
+                        report.errors.push(format!("smtp: {key} to {to}: {why}"));
+                        if let Some(p) = &part {
+                            self.store.mark_sent(p, now)?;
+                        }
+                        refused.push((to, why));
+                    }
+                    Err(SendError::Temporary(e)) => {
+                        report.errors.push(format!("smtp: {e}"));
+                        self.store.flush().await?;
+                        return Ok(false);
+                    }
+                }
+            }
+            // Every recipient answered: the mail is done (sent, or set aside where all refused).
+            self.store.mark_sent(key, now)?;
+            if accepted > 0 {
+                report.mails_sent += 1;
+            }
+            if !refused.is_empty() {
+                self.refused(key, &mail, &refused, accepted > 0, now, report)?;
+            }
+            self.store.flush().await?;
+        }
+        Ok(true)
+    }
+
+    /// A mail (or some of its recipients) refused for good: kept for the dashboard and
+    /// `bansha status`, and the judge is mailed about it (at the addresses that still take
+    /// mail), once; a refused notice is not noticed again.
+    fn refused(
+        &self,
+        key: &str,
+        mail: &Mail,
+        refused: &[(String, String)],
+        others_took_it: bool,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let mut list: Vec<crate::domain::report::Refused> =
+            self.store.get_meta("refused_mails")?.unwrap_or_default();
+        for (to, why) in refused {
+            list.push(crate::domain::report::Refused {
+                key: key.to_string(),
+                subject: mail.subject.clone(),
+                to: to.clone(),
+                reason: why.clone(),
+                at: now,
+            });
+        }
+        self.store.set_meta("refused_mails", &list)?;
+        if key.starts_with("refused/") {
+            return Ok(());
+        }
+        // An address that refuses while the others take the mail is a dead address: told once
+        // for the address. A mail no address takes is told once for the mail.
+        let notices: Vec<(String, Mail)> = if others_took_it {
+            refused
+                .iter()
+                .map(|(to, why)| {
+                    (
+                        format!("refused/to/{to}"),
+                        mails::refused_address(to, why, &mail.subject, now),
+                    )
+                })
+                .collect()
+        } else {
+            vec![(
+                format!("refused/{key}"),
+                mails::refused(&mail.subject, mail.created_at, refused, now),
+            )]
+        };
+        for (k, notice) in notices {
+            if self.store.enqueue(&k, &notice)? {
+                report.mails_queued += 1;
+            }
+        }
+        Ok(())
     }
 }

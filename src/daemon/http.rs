@@ -27,6 +27,9 @@ pub struct Status {
     /// Required posts (报道, 杀帖) that failed their checks.
     #[serde(default)]
     pub failing_posts: Vec<String>,
+    /// Mails the SMTP server refused for good, as the judge reads them.
+    #[serde(default)]
+    pub refused_mails: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -153,7 +156,21 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
             .flatten()
             .unwrap_or_default(),
         healthy,
+        refused_mails: refused_lines(d),
     })
+}
+
+/// The refused mails, one line each: when, subject, who refused and why.
+fn refused_lines(d: &crate::daemon::Daemon) -> Vec<String> {
+    let list: Vec<crate::domain::report::Refused> = d
+        .store
+        .get_meta("refused_mails")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    list.iter()
+        .map(crate::present::dashboard::refused_line)
+        .collect()
 }
 
 async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (StatusCode, String) {
@@ -329,6 +346,7 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
             .flatten()
             .unwrap_or_default(),
         sent: d.store.sent_count(),
+        refused: refused_lines(d),
         games: &d.settings.games,
         views,
         forum_base: &d.settings.forum.base_url,

@@ -33,3 +33,16 @@ pub struct CycleReport {
     pub fetch_failures: usize,
     pub errors: Vec<String>,
 }
+
+/// A mail the SMTP server refused for good (for one recipient, or for all).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Refused {
+    /// The mail's key in the store.
+    pub key: String,
+    pub subject: String,
+    /// The address(es) that refused it.
+    pub to: String,
+    /// The server's answer.
+    pub reason: String,
+    pub at: Time,
+}

@@ -84,22 +84,51 @@ impl Smtp {
     }
 
     /// Send over the kept connection (opened, or opened again when the server dropped it).
-    async fn send(&self, message: &Message) -> Result<(), String> {
+    async fn send(&self, message: &Message) -> Result<(), SendError> {
         let mut slot = self.connection.lock().await;
         let reusable = match slot.as_mut() {
             Some(c) => !c.has_broken() && c.test_connected().await,
             None => false,
         };
         if !reusable {
-            *slot = Some(self.connect().await?);
+            *slot = Some(self.connect().await.map_err(SendError::Temporary)?);
         }
         let conn = slot.as_mut().expect("connected above");
         match conn.send(message.envelope(), &message.formatted()).await {
             Ok(_) => Ok(()),
             Err(e) => {
+                // End the session cleanly where the server still listens (a refused recipient
+                // leaves it mid-transaction), and start the next mail on a new one.
+                if e.is_permanent() {
+                    let _ = tokio::time::timeout(Duration::from_secs(5), conn.quit()).await;
+                }
                 *slot = None;
-                Err(e.to_string())
+                // A 5xx answer to this mail or recipient (a content filter's 554, a dead
+                // address's 550) will be the same next time; anything else may pass later.
+                Err(if e.is_permanent() {
+                    SendError::Refused(e.to_string())
+                } else {
+                    SendError::Temporary(e.to_string())
+                })
             }
+        }
+    }
+}
+
+/// Why a mail was not accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SendError {
+    /// The server (or the connection to it) failed in a way that may pass: try again later.
+    Temporary(String),
+    /// The server refused this mail or this recipient for good (5xx): asking again gets the same.
+    Refused(String),
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SendError::Temporary(e) => write!(f, "{e}"),
+            SendError::Refused(e) => write!(f, "refused: {e}"),
         }
     }
 }
@@ -149,31 +178,49 @@ impl Mailer {
         })
     }
 
-    /// Send one queued mail; Ok once the server accepted it (or the file is written).
-    pub async fn send(&self, key: &str, mail: &Mail) -> Result<(), String> {
-        let message = self.message(key, mail)?;
+    /// The judge's addresses, as configured.
+    pub fn recipients(&self) -> Vec<String> {
+        self.to.iter().map(|m| m.email.to_string()).collect()
+    }
+
+    /// Send one queued mail, to every recipient or to the one named (`only`, an address of
+    /// `recipients()`); Ok once the server accepted it (or the file is written). The
+    /// Message-ID comes from `key` either way.
+    pub async fn send(&self, key: &str, mail: &Mail, only: Option<&str>) -> Result<(), SendError> {
+        let message = self.message(key, mail, only).map_err(SendError::Refused)?;
         match &self.transport {
             Transport::Smtp(t) => {
                 match tokio::time::timeout(SMTP_TIMEOUT, t.send(&message)).await {
                     Ok(r) => r,
                     Err(_) => {
                         *t.connection.lock().await = None;
-                        Err(format!("SMTP {}: no answer in {SMTP_TIMEOUT:?}", t.host))
+                        Err(SendError::Temporary(format!(
+                            "SMTP {}: no answer in {SMTP_TIMEOUT:?}",
+                            t.host
+                        )))
                     }
                 }
             }
-            Transport::Folder(t) => t.send(message).await.map(|_| ()).map_err(|e| e.to_string()),
+            Transport::Folder(t) => t
+                .send(message)
+                .await
+                .map(|_| ())
+                .map_err(|e| SendError::Temporary(e.to_string())),
         }
     }
 
     /// The MIME message for a queued mail.
-    pub fn message(&self, key: &str, mail: &Mail) -> Result<Message, String> {
+    pub fn message(&self, key: &str, mail: &Mail, only: Option<&str>) -> Result<Message, String> {
         let mut b = Message::builder()
             .from(self.from.clone())
             .subject(mail.subject.clone())
             .message_id(Some(message_id(key)))
             .date(mail.created_at.into());
-        for to in &self.to {
+        for to in self
+            .to
+            .iter()
+            .filter(|t| only.is_none_or(|o| t.email.to_string() == o))
+        {
             b = b.to(to.clone());
         }
         b.multipart(mime(mail)).map_err(|e| e.to_string())

@@ -36,6 +36,16 @@ impl From<serde_json::Error> for StoreError {
     }
 }
 
+/// Separates a mail's key from a recipient in the per-recipient marks of a mail sent to several
+/// addresses (`KEY\u{1f}ADDRESS`): each recipient is marked done, through the journal, as the
+/// server accepts or refuses it.
+pub const PART: u8 = 0x1f;
+
+/// The sent-log key of one recipient of a mail.
+pub fn part_key(key: &str, recipient: &str) -> String {
+    format!("{key}{}{recipient}", PART as char)
+}
+
 /// One entry of `Store::dump`: tree, key, value.
 pub type DumpEntry = (String, Vec<u8>, Vec<u8>);
 
@@ -370,8 +380,19 @@ impl Store {
         Ok(())
     }
 
+    /// Mails sent (or set aside as refused), not counting the per-recipient marks of a mail to
+    /// several addresses.
     pub fn sent_count(&self) -> usize {
-        self.sent.len()
+        self.sent
+            .iter()
+            .keys()
+            .filter(|k| k.as_ref().is_ok_and(|k| !k.contains(&PART)))
+            .count()
+    }
+
+    /// Whether a key is in the sent log.
+    pub fn is_sent(&self, key: &str) -> Result<bool, StoreError> {
+        Ok(self.sent.contains_key(key)?)
     }
 
     pub fn get_meta<T: for<'de> Deserialize<'de>>(

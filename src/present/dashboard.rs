@@ -25,6 +25,8 @@ pub struct Dashboard<'a> {
     /// Required posts that failed their checks.
     pub checks: Vec<String>,
     pub sent: usize,
+    /// Mails the SMTP server refused for good (`refused_line`).
+    pub refused: Vec<String>,
     pub games: &'a [GameConfig],
     pub views: Vec<DayView>,
     pub forum_base: &'a str,
@@ -109,7 +111,7 @@ pub fn page(d: &Dashboard) -> String {
     h += "<section id=\"alerts\"><h2>待处理提醒</h2>\n";
     let outbox = &d.outbox;
     let checks = &d.checks;
-    if outbox.is_empty() && checks.is_empty() {
+    if outbox.is_empty() && checks.is_empty() && d.refused.is_empty() {
         h += "<p>无（所有提醒邮件都已发出）。</p>\n";
     } else {
         h += "<ul>\n";
@@ -118,6 +120,12 @@ pub fn page(d: &Dashboard) -> String {
                 "<li>未发出的邮件（{}）：{}</li>\n",
                 fmt(*created_at),
                 esc(subject)
+            );
+        }
+        for r in &d.refused {
+            h += &format!(
+                "<li style=\"color:#c62828\">被拒收的邮件：{}</li>\n",
+                esc(r)
             );
         }
         for c in checks {
@@ -210,4 +218,15 @@ fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String
         );
     }
     h + "</table>\n"
+}
+
+/// A refused mail as the judge reads it (dashboard and `bansha status`).
+pub fn refused_line(r: &crate::domain::report::Refused) -> String {
+    format!(
+        "{} “{}” 被 {} 拒收：{}",
+        r.at.format("%m-%d %H:%M"),
+        r.subject,
+        r.to,
+        r.reason
+    )
 }

@@ -447,3 +447,33 @@ pub fn state_unreadable(
         now,
     )
 }
+
+/// The relay refused a mail for good (a content filter, a dead address): what it was, who
+/// refused it and why. Sent to the addresses that still take mail.
+pub fn refused(subject: &str, queued_at: Time, refused: &[(String, String)], now: Time) -> Mail {
+    let lines: Vec<String> = refused
+        .iter()
+        .map(|(to, why)| format!("收件人 {to}：{why}"))
+        .collect();
+    Mail::text(
+        format!("邮件被拒收：{subject}"),
+        format!(
+            "邮件服务器拒收了 bansha 于 {} 排队的邮件“{subject}”：\n{}\n\n             bansha 不会再发这封邮件，其余邮件照常发出。内容可在仪表盘查看（bansha status 也会列出）；\n             如果是收件地址错了，请改 judge.to 后重启。\n",
+            fmt(queued_at),
+            lines.join("\n")
+        ),
+        now,
+    )
+}
+
+/// One of the judge's addresses refuses mail while the others take it (a dead mailbox): told
+/// once, at the addresses that work.
+pub fn refused_address(to: &str, why: &str, first: &str, now: Time) -> Mail {
+    Mail::text(
+        format!("邮件被拒收：收件地址 {to} 不收信"),
+        format!(
+            "邮件服务器拒绝向 {to} 投递（第一次是“{first}”）：\n{why}\n\n             发往其他地址的邮件照常发出；发往 {to} 的邮件都会被拒收，bansha 不再为此提醒。\n             如果这个地址不用了，请从 judge.to 里删掉后重启。\n"
+        ),
+        now,
+    )
+}

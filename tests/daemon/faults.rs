@@ -504,3 +504,84 @@ pub(crate) async fn every_forum_fault_records_nothing_false_and_is_reported_once
     }
     println!("{}", table.join("\n"));
 }
+
+/// A relay that refuses one mail for good (554, as QQ's and 163's content filters do) and a
+/// second judge address that is dead (550 at RCPT): every other mail reaches the address that
+/// works, in order, nothing stays queued, and the judge hears of the refused mail there, on
+/// the dashboard's data and in `bansha status` (issue 18, break 1). Before, one refusal stopped
+/// the queue for good and the dead address stopped every mail.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_mail_is_set_aside_and_the_queue_goes_on() {
+    let (mailbox, smtp_port) = smtp();
+    // The queue goes in (time, key) order: close, lurk, then the void ballots; the third mail
+    // (the first void ballot, 26# 超人) is refused.
+    *mailbox.refuse_nth.lock().unwrap() = Some(3);
+    *mailbox.dead_rcpt.lock().unwrap() = Some("gone@judge.test".into());
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let text = std::fs::read_to_string(&config).unwrap().replace(
+        r#"to = ["judge@judge.test"]"#,
+        r#"to = ["judge@judge.test", "gone@judge.test"]"#,
+    );
+    std::fs::write(&config, text).unwrap();
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["mails_waiting"], 0, "nothing stuck: {r}");
+    let subjects: Vec<String> = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| summary(m).1)
+        .collect();
+    assert!(
+        subjects.iter().any(|s| s.contains("最终计票")),
+        "the final tally got through: {subjects:?}"
+    );
+    assert!(subjects.iter().any(|s| s.contains("无效票：7# 小熊维尼")));
+    assert!(!subjects
+        .iter()
+        .any(|s| s.starts_with("[版杀一室 第十二局] 第2天 无效票：26# 超人")));
+    let notice = subjects
+        .iter()
+        .filter(|s| s.starts_with("邮件被拒收：") && s.contains("无效票：26# 超人"))
+        .count();
+    assert_eq!(notice, 1, "the judge is told once: {subjects:?}");
+    for to in mailbox.rcpts.lock().unwrap().iter() {
+        assert_eq!(to.len(), 1, "one copy per address: {to:?}");
+        assert!(to[0].contains("judge@judge.test"), "{to:?}");
+    }
+    // Each refusal (the 554 and every mail's dead address) is in the report, and a second
+    // cycle sends nothing again.
+    assert!(
+        r["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().unwrap().contains("gone@judge.test")),
+        "{r}"
+    );
+    // What the dashboard and `bansha status` list.
+    {
+        let store = bansha::io::store::Store::open(&dir.path().join("state")).unwrap();
+        let refused: Vec<bansha::domain::report::Refused> =
+            store.get_meta("refused_mails").unwrap().unwrap();
+        assert!(
+            refused
+                .iter()
+                .any(|x| x.subject.contains("无效票：26# 超人") && x.reason.contains("554")),
+            "{refused:?}"
+        );
+    }
+    let before = mailbox.mails.lock().unwrap().len();
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:07:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["mails_sent"], 0, "{r}");
+    assert_eq!(mailbox.mails.lock().unwrap().len(), before);
+}

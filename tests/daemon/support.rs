@@ -22,10 +22,41 @@ pub(crate) struct Mailbox {
     pub(crate) slow: Arc<AtomicBool>,
     /// Milliseconds each mail's transfer takes (before its end arrives).
     pub(crate) delay_ms: Arc<std::sync::atomic::AtomicU64>,
+    /// Refuse (554, as a content filter does) the Nth mail transaction (counting from 1) at
+    /// its DATA command. (mailin answers a refusal at the end of the data but then stays in
+    /// its data state, so the refusal comes at DATA.)
+    pub(crate) refuse_nth: Arc<Mutex<Option<usize>>>,
+    pub(crate) data_starts: Arc<Mutex<usize>>,
+    /// Refuse this recipient address at RCPT (550, a dead mailbox).
+    pub(crate) dead_rcpt: Arc<Mutex<Option<String>>>,
+    /// The recipients of each accepted mail, in the order of `mails`.
+    pub(crate) rcpts: Arc<Mutex<Vec<Vec<String>>>>,
+    pub(crate) current_rcpts: Arc<Mutex<Vec<String>>>,
 }
 
 impl Handler for Mailbox {
-    fn data_start(&mut self, _: &str, _: &str, _: bool, _: &[String]) -> Response {
+    fn rcpt(&mut self, to: &str) -> Response {
+        if self
+            .dead_rcpt
+            .lock()
+            .unwrap()
+            .as_deref()
+            .is_some_and(|d| to.contains(d))
+        {
+            return response::NO_MAILBOX;
+        }
+        response::OK
+    }
+    fn data_start(&mut self, _: &str, _: &str, _: bool, to: &[String]) -> Response {
+        *self.current_rcpts.lock().unwrap() = to.to_vec();
+        let n = {
+            let mut n = self.data_starts.lock().unwrap();
+            *n += 1;
+            *n
+        };
+        if *self.refuse_nth.lock().unwrap() == Some(n) {
+            return response::TRANSACTION_FAILED;
+        }
         // A slow transfer: the mail is the server's only once its end has arrived.
         std::thread::sleep(std::time::Duration::from_millis(
             self.delay_ms.load(Ordering::SeqCst),
@@ -46,6 +77,10 @@ impl Handler for Mailbox {
         }
         let raw = String::from_utf8_lossy(&self.current.lock().unwrap()).into_owned();
         self.mails.lock().unwrap().push(raw);
+        self.rcpts
+            .lock()
+            .unwrap()
+            .push(self.current_rcpts.lock().unwrap().clone());
         response::OK
     }
 }
