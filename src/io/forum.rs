@@ -103,8 +103,19 @@ impl Forum {
             .user_agent(settings.user_agent.clone())
             .timeout(Duration::from_secs(settings.timeout_secs))
             .connect_timeout(Duration::from_secs(settings.timeout_secs))
-            // Discuz redirects once or twice (login, findpost); more is a loop.
-            .redirect(reqwest::redirect::Policy::limited(5))
+            // Discuz redirects once or twice (login, findpost); more is a loop. The redirect
+            // it answers a thread read with after a deletion is not followed: the request is
+            // asked again (`request`).
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                let original = attempt.previous().first().cloned();
+                if original.is_some_and(|o| is_deletion_redirect(&o, attempt.url())) {
+                    attempt.stop()
+                } else if attempt.previous().len() > 5 {
+                    attempt.error("too many redirects")
+                } else {
+                    attempt.follow()
+                }
+            }))
             .build()
             .map_err(|e| e.to_string())?;
         Ok(Forum {
@@ -122,9 +133,11 @@ impl Forum {
         format!("{}{}", self.base, rel)
     }
 
-    /// One request through the gate, with retries and backoff on timeouts and 5xx.
+    /// One request through the gate, with retries and backoff on timeouts and 5xx. Discuz's
+    /// redirect after a deletion is answered by asking again (a few times at most).
     async fn request(&self, rel: &str, form: Option<Vec<u8>>) -> Result<Body, FetchError> {
         let mut attempt = 0;
+        let mut repeated = 0;
         loop {
             let result = {
                 let mut last = self.gate.lock().await;
@@ -153,6 +166,17 @@ impl Forum {
                         return Err(FetchError::Network(format!("论坛的重定向没有尽头（{e}）")))
                     }
                     Err(e) => Err(FetchError::Network(e.to_string())),
+                    Ok(resp) if resp.status().is_redirection() && repeated < DELETION_REPEATS => {
+                        repeated += 1;
+                        crate::io::log::line(&format!(
+                            "fetch: {rel}: the forum redirected to {} (a post of the thread was deleted); asking again",
+                            resp.headers()
+                                .get("location")
+                                .and_then(|v| v.to_str().ok())
+                                .unwrap_or("?")
+                        ));
+                        continue;
+                    }
                     Ok(resp) => {
                         let status = resp.status().as_u16();
                         let content_type = resp
@@ -476,6 +500,31 @@ impl Forum {
     }
 }
 
+/// How many times in a row a request is asked again after Discuz's deletion redirect (it
+/// comes once, and once more after the daily clean-up).
+const DELETION_REPEATS: u32 = 3;
+
+/// Whether `next` is the redirect Discuz answers a thread read with after one of the thread's
+/// posts was deleted (forum_viewthread.php, `$isdel_post`): to the thread's plain desktop URL
+/// (`forum.php?mod=viewthread&tid=T`, no page), from a read of that thread — the mobile API's
+/// `module=viewthread` or a desktop page.
+pub fn is_deletion_redirect(original: &reqwest::Url, next: &reqwest::Url) -> bool {
+    let q = |u: &reqwest::Url, k: &str| {
+        u.query_pairs()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.into_owned())
+    };
+    let reads_thread = q(original, "module").as_deref() == Some("viewthread")
+        || q(original, "mod").as_deref() == Some("viewthread");
+    reads_thread
+        && next.path().ends_with("/forum.php")
+        && q(next, "mod").as_deref() == Some("viewthread")
+        && q(next, "tid").is_some()
+        && q(next, "tid") == q(original, "tid")
+        && q(next, "page").is_none()
+        && next.query_pairs().count() == 2
+}
+
 /// The most one answer may unpack to. A Discuz page is tens of KB (a 500-post API page under
 /// 2 MB); anything past this is a compression bomb or not a forum page at all.
 pub const MAX_BODY: usize = 32 << 20;
@@ -502,4 +551,40 @@ async fn read_capped(mut resp: reqwest::Response) -> Result<Vec<u8>, Read> {
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+#[cfg(test)]
+mod redirect_tests {
+    use super::is_deletion_redirect;
+
+    fn url(s: &str) -> reqwest::Url {
+        reqwest::Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn the_deletion_redirect_is_told_from_others() {
+        let api =
+            url("http://f/api/mobile/index.php?version=1&module=viewthread&tid=3&page=2&ppp=10");
+        let desktop = url("http://f/forum.php?mod=viewthread&tid=3&page=2");
+        let plain = url("http://f/forum.php?mod=viewthread&tid=3");
+        assert!(is_deletion_redirect(&api, &plain));
+        assert!(is_deletion_redirect(&desktop, &plain));
+        // Another thread, a page, a findpost or login redirect, a non-thread request: followed.
+        assert!(!is_deletion_redirect(
+            &api,
+            &url("http://f/forum.php?mod=viewthread&tid=4")
+        ));
+        assert!(!is_deletion_redirect(
+            &api,
+            &url("http://f/forum.php?mod=viewthread&tid=3&page=1")
+        ));
+        assert!(!is_deletion_redirect(
+            &url("http://f/forum.php?mod=redirect&goto=findpost&ptid=3&pid=9"),
+            &url("http://f/forum.php?mod=viewthread&tid=3&page=1#pid9")
+        ));
+        assert!(!is_deletion_redirect(
+            &url("http://f/member.php?mod=logging&action=login"),
+            &plain
+        ));
+    }
 }

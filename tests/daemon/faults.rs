@@ -585,3 +585,37 @@ async fn a_refused_mail_is_set_aside_and_the_queue_goes_on() {
     assert_eq!(r["mails_sent"], 0, "{r}");
     assert_eq!(mailbox.mails.lock().unwrap().len(), before);
 }
+
+/// After a deletion Discuz answers the thread's next `viewthread` once with a 302 to its plain
+/// desktop URL (the mobile API goes through the same code; the daily clean-up brings it back
+/// once more). That is not a failure: the request is asked again and the read completes, for
+/// the vote thread and the discussion thread alike (issue 18, break 0). Before, bansha followed
+/// it to the phone template, called the read failed and backed off.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_after_a_deletion_is_asked_again() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    // What following the redirect would find: the forum's phone template, not a thread.
+    Mock::given(method("GET"))
+        .and(path("/forum.php"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_raw("<html><body>请使用电脑版访问</body></html>", "text/html"),
+        )
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795953600; // 20:00, the lock: a full read
+        f.faults = vec![Fault::DeletionRedirect, Fault::Ok, Fault::DeletionRedirect];
+    }
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 20:00:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert_eq!(r["fetch_failures"], 0, "{r}");
+    assert!(r["new_posts"].as_u64().unwrap() > 20, "{r}");
+}

@@ -167,6 +167,11 @@ pub(crate) enum Fault {
     RedirectLoop,
     /// 1 MB of gzip that unpacks to 1 GiB.
     GzipBomb,
+    /// Discuz's answer to the first `viewthread` after a post of the thread was deleted
+    /// (forum_viewthread.php, `$isdel_post`): a redirect to the thread's plain desktop URL.
+    DeletionRedirect,
+    /// No fault: the page as it stands (to place a fault later in a read).
+    Ok,
 }
 
 pub(crate) struct Forum {
@@ -283,7 +288,7 @@ impl Respond for ThreadResponder {
         };
         let fixture = |rel: &str| std::fs::read(common::fixtures().join(rel)).unwrap();
         match fault {
-            None => ResponseTemplate::new(200).set_body_json(f.page(page)),
+            None | Some(Fault::Ok) => ResponseTemplate::new(200).set_body_json(f.page(page)),
             Some(Fault::Status(s)) => {
                 ResponseTemplate::new(s).set_body_string("<html>Bad Gateway</html>")
             }
@@ -319,6 +324,18 @@ impl Respond for ThreadResponder {
                 fixture("discuz/login/desktop_login_fail_badformhash_inajax.xml"),
                 "text/html; charset=utf-8",
             ),
+            Some(Fault::DeletionRedirect) => {
+                let tid = req
+                    .url
+                    .query_pairs()
+                    .find(|(k, _)| k == "tid")
+                    .map(|(_, v)| v.into_owned())
+                    .unwrap_or_default();
+                ResponseTemplate::new(302).insert_header(
+                    "Location",
+                    format!("forum.php?mod=viewthread&tid={tid}").as_str(),
+                )
+            }
             Some(Fault::RedirectLoop) => {
                 let to = format!("{}?{}", req.url.path(), req.url.query().unwrap_or_default());
                 ResponseTemplate::new(302).insert_header("Location", to.as_str())
