@@ -103,6 +103,11 @@ impl Daemon {
         out
     }
 
+    /// The after-close look: the vote thread and every thread counted for 潜水 read once more
+    /// in full. Edits and deletions since are mailed (the final keeps the text as of the
+    /// close), and so is each ballot posted after the close; a 潜水 mail held at the close for an
+    /// unreadable thread goes out now. Until every thread reads, it is tried again next cycle
+    /// (until two days after the close).
     async fn recheck(
         &self,
         g: &GameConfig,
@@ -111,6 +116,7 @@ impl Daemon {
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
         let tid = d.vote_thread.expect("rechecked days have a vote thread");
+        let mut complete = true;
         match self.read_thread(tid, true, now).await? {
             Ok(changes) => {
                 report.edited_posts += changes
@@ -118,11 +124,38 @@ impl Daemon {
                     .filter(|c| matches!(c, Change::Edited { .. }))
                     .count();
                 self.alert_changes(g, d, &changes, now, report)?;
-                self.store.mark_event(&event_key(g, d, "recheck"), now)?;
             }
-            // Tried again next cycle, until two days after the close.
-            Err(e) => self.failed(g, tid, &e, now, report)?,
+            Err(e) => {
+                self.failed(g, tid, &e, now, report)?;
+                complete = false;
+            }
         }
+        let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
+        if lurk_on {
+            complete &= self.read_lurk_threads(g, d, true, now, report).await?;
+        }
+        if !complete {
+            return Ok(());
+        }
+        let failures = report.fetch_failures;
+        let tally = self.tally_day(g, d, now, report).await?;
+        if report.fetch_failures > failures {
+            return Ok(());
+        }
+        let late = tally
+            .ballots
+            .iter()
+            .filter(|b| !b.valid && b.posted_at.is_some_and(|t| t > d.closes_at));
+        for b in late {
+            if let Some(pid) = b.pid {
+                let key = format!("void/{}/{}/{pid}", g.name, d.day);
+                self.queue(&key, report, || mails::void_ballot(g, d, b, pid, now))?;
+            }
+        }
+        if lurk_on && !self.store.mail_known(&event_key(g, d, "lurk"))? {
+            self.lurk_mail(g, d, &tally, now, report)?;
+        }
+        self.store.mark_event(&event_key(g, d, "recheck"), now)?;
         Ok(())
     }
 
@@ -270,9 +303,7 @@ impl Daemon {
         // The other threads counted for 潜水 (the vote thread is fetched above), and the threads
         // players opened themselves on the board (chuhan).
         let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
-        if lurk_on {
-            self.read_lurk_threads(g, d, close_due, now, report).await?;
-        }
+        let lurk_read = !lurk_on || self.read_lurk_threads(g, d, close_due, now, report).await?;
         // Threads of required posts (报道, 杀帖): check each new or edited post once.
         self.read_checked_threads(g, d, close_due, now, report)
             .await?;
@@ -318,6 +349,7 @@ impl Daemon {
                 stale,
                 interim_every_hours: self.settings.poll.interim_every_hours,
                 lurk: lurk_on,
+                lurk_stale: !lurk_read,
             },
             now,
         );
@@ -326,6 +358,7 @@ impl Daemon {
 
     /// Read the threads counted for 潜水 other than the vote thread (read in full at the
     /// close), with the board's list of threads players opened themselves where they count.
+    /// Returns whether every counted thread was read.
     async fn read_lurk_threads(
         &self,
         g: &GameConfig,
@@ -333,7 +366,8 @@ impl Daemon {
         close_due: bool,
         now: Time,
         report: &mut CycleReport,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<bool> {
+        let mut all_read = true;
         let mut lurk_threads = crate::domain::rules::lurk::threads_of(g, d);
         if g.rules.lurk.player_threads {
             if let Some(fid) = g.board {
@@ -371,11 +405,12 @@ impl Daemon {
                     }
                     Err(e) => {
                         self.failed(g, t, &e, now, report)?;
+                        all_read = false;
                     }
                 }
             }
         }
-        Ok(())
+        Ok(all_read)
     }
 
     /// Read the day's threads of required posts (报道, 杀帖) and check each new or edited post.
@@ -684,7 +719,8 @@ impl Daemon {
             .into_iter()
             .chain(own)
         {
-            posts.extend(self.store.posts_as_of(t, as_of)?);
+            // As the latest read found it: a post that read no longer showed is not counted.
+            posts.extend(self.store.posts_at_close(t, as_of, now)?);
         }
         let board: Vec<bansha_parsers::threadlist::ThreadEntry> = self
             .store

@@ -99,6 +99,9 @@ pub struct DayInput<'a> {
     pub interim_every_hours: u64,
     /// The rules judge 潜水.
     pub lurk: bool,
+    /// A thread counted for 潜水 could not be read this cycle: its counts may be short or
+    /// stale, so the 潜水 mail waits for the after-close look.
+    pub lurk_stale: bool,
 }
 
 /// The leaders of a tally (all tied at the top with at least one vote), joined with 、.
@@ -118,7 +121,8 @@ pub fn leaders(tally: &Tally) -> (String, f64) {
 /// Each void ballot is mailed once. Before the close: the lock window's start (once), a change
 /// of leader, the periodic interim tally. At the close: nothing while the record is `stale` (the
 /// final tally waits for a complete reading); otherwise the final tally, the close event, the
-/// after-close look when this reading is already late enough to count as it, and 潜水.
+/// after-close look when this reading is already late enough to count as it, and 潜水 (held for
+/// the after-close look while a counted thread is unreadable).
 pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
     let (g, d, tally) = (input.game, input.day, input.tally);
     let mut out = Vec::new();
@@ -168,11 +172,11 @@ pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
             kind: TallyMail::Final,
         });
         out.push(Effect::Done(key));
-        if now >= d.closes_at + Duration::minutes(RECHECK_MINUTES) {
+        if now >= d.closes_at + Duration::minutes(RECHECK_MINUTES) && !input.lurk_stale {
             // This reading is already late enough to have seen edits after the close.
             out.push(Effect::Done(event_key(g, d, "recheck")));
         }
-        if input.lurk {
+        if input.lurk && !input.lurk_stale {
             out.push(Effect::Lurk);
         }
     }
@@ -271,6 +275,7 @@ mod tests {
                 stale,
                 interim_every_hours: hours,
                 lurk: true,
+                lurk_stale: false,
             },
             now,
         ))
@@ -336,6 +341,7 @@ mod tests {
                     stale: false,
                     interim_every_hours: 0,
                     lurk: false,
+                    lurk_stale: false,
                 },
                 now,
             ))
@@ -403,6 +409,37 @@ mod tests {
         assert!(
             day_effects(&g, &rec, true, 6, at("2026-11-29 21:00")).is_empty(),
             "a stale reading holds the final tally, 潜水 and the close"
+        );
+    }
+
+    #[test]
+    fn a_counted_thread_unreadable_at_the_close_holds_only_the_lurk_mail() {
+        let g = game();
+        let d = g.day(2).unwrap();
+        let now = at("2026-11-29 21:10");
+        let t = tally_at(&g, 2, now);
+        let rec = DayRecord::default();
+        let effects = keys(&day(
+            &DayInput {
+                game: &g,
+                day: d,
+                tally: &t,
+                record: &rec,
+                stale: false,
+                interim_every_hours: 0,
+                lurk: true,
+                lurk_stale: true,
+            },
+            now,
+        ));
+        let name = &g.name;
+        assert_eq!(
+            effects,
+            [
+                format!("mail close/{name}/2"),
+                format!("done close/{name}/2")
+            ],
+            "the final goes; 潜水 and the after-close look wait for the thread"
         );
     }
 

@@ -619,3 +619,67 @@ async fn a_redirect_after_a_deletion_is_asked_again() {
     assert_eq!(r["fetch_failures"], 0, "{r}");
     assert!(r["new_posts"].as_u64().unwrap() > 20, "{r}");
 }
+
+/// 潜水 holds like the final tally when a counted thread cannot be read at the close (issue 18,
+/// break 0). 冷雪 has exactly the 5 discussion posts m103 asks for; one of them (pid 96) is
+/// deleted before the close, and the discussion thread answers 502 at the close. The final
+/// goes out; the 潜水 mail does not, until the after-close look reads the thread and finds her
+/// at 4 posts. Before, the 潜水 mail went out from the stale record and she escaped her card.
+/// The same look mails the two ballots posted after the close (35#, 37#), which nothing
+/// mentioned before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lurk_waits_for_a_counted_thread_unreadable_at_the_close() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let run = |now: &'static str| {
+        let c = config.clone();
+        tokio::task::spawn_blocking(move || once(&c, now))
+    };
+    forum.lock().unwrap().at = 1795953600; // 20:00
+    let r = run("2026-11-29 20:00:00").await.unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795957205; // 21:00:05
+        f.deleted.insert(96);
+        f.discussion_down = true;
+    }
+    let r = run("2026-11-29 21:00:05").await.unwrap();
+    assert!(r["fetch_failures"].as_u64().unwrap() >= 1, "{r}");
+    let subjects = |m: &Mailbox| -> Vec<String> {
+        m.mails
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|x| summary(x).1)
+            .collect()
+    };
+    let now = subjects(&mailbox);
+    assert!(now.iter().any(|s| s.contains("最终计票")), "{now:?}");
+    assert!(
+        !now.iter().any(|s| s.contains("发言统计")),
+        "no 潜水 verdict from a thread that could not be read: {now:?}"
+    );
+    forum.lock().unwrap().discussion_down = false;
+    forum.lock().unwrap().at = 1795958400; // 21:20
+    let r = run("2026-11-29 21:20:00").await.unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let lurk = mails
+        .iter()
+        .find(|m| summary(m).1.contains("发言统计"))
+        .expect("the 潜水 mail after the after-close look");
+    let subject = summary(lurk).1;
+    assert!(subject.contains("冷雪"), "{subject}");
+    assert!(body(lurk).contains("冷雪 4 帖"), "{}", body(lurk));
+    // The after-close look also tells the judge of each ballot posted after the close.
+    let subjects = subjects(&mailbox);
+    for late in ["无效票：35# yucca", "无效票：37# 雪罂子"] {
+        assert!(
+            subjects.iter().any(|s| s.contains(late)),
+            "{late}: {subjects:?}"
+        );
+    }
+}

@@ -196,6 +196,8 @@ pub(crate) struct Forum {
     pub(crate) serve_instead: Option<(usize, usize)>,
     /// A fault for every thread-page request after `faults` ran out.
     pub(crate) always: Option<Fault>,
+    /// The discussion thread answers 502.
+    pub(crate) discussion_down: bool,
 }
 
 pub(crate) fn captured_thread() -> (Vec<Value>, Value) {
@@ -230,6 +232,11 @@ impl Forum {
             .discussion
             .iter()
             .filter(|p| p["dbdateline"].as_str().unwrap().parse::<i64>().unwrap() <= self.at)
+            .filter(|p| {
+                !self
+                    .deleted
+                    .contains(&p["pid"].as_str().unwrap().parse::<u64>().unwrap())
+            })
             .cloned()
             .collect();
         let replies = visible.len() as u64 - 1;
@@ -371,6 +378,9 @@ impl Respond for DiscussionResponder {
             .find(|(k, _)| k == "page")
             .and_then(|(_, v)| v.parse().ok())
             .unwrap_or(1);
+        if f.discussion_down {
+            return ResponseTemplate::new(502).set_body_string("<html>Bad Gateway</html>");
+        }
         ResponseTemplate::new(200).set_body_json(f.discussion_page(page))
     }
 }
@@ -391,6 +401,7 @@ pub(crate) async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
         claim_replies: None,
         serve_instead: None,
         always: None,
+        discussion_down: false,
     }));
     let server = MockServer::start().await;
     Mock::given(method("GET"))
