@@ -143,3 +143,71 @@ fn plain_smtp_is_only_for_a_loopback_relay() {
     .unwrap();
     bansha().arg("check-config").arg(&p).assert().success();
 }
+
+/// Settings that would only fail at run time are refused by check-config, at their key and
+/// line (issue 18, break 15).
+#[test]
+fn settings_that_fail_at_run_time_are_refused_at_their_key() {
+    let dir = tempfile::tempdir().unwrap();
+    for (extra, key) in [
+        ("api_version = 0", "forum.api_version"),
+        ("api_version = 9", "forum.api_version"),
+        ("posts_per_page = 0", "forum.posts_per_page"),
+        ("timeout_secs = 0", "forum.timeout_secs"),
+    ] {
+        let p = daemon_config(dir.path(), extra, 0o600);
+        bansha()
+            .arg("check-config")
+            .arg(&p)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(key))
+            .stderr(predicate::str::contains("第 4 行"));
+    }
+    let p = daemon_config(dir.path(), "api_version = 4\nposts_per_page = 50", 0o600);
+    bansha().arg("check-config").arg(&p).assert().success();
+}
+
+/// An error in the third `[[days]]` block points at that block's line, not the first's.
+#[test]
+fn an_error_in_a_later_day_points_at_that_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("config/examples/banshayishi-12.toml")).unwrap();
+    let mut game = text.clone();
+    game.push_str(
+        "\n[[days]]\nday = 3\nvote_thread = 7\ncloses_at = \"2026-11-30 21:00:00\"\n\n[[days]]\nday = 4\nvote_thread = 8\ncloses_at = \"2026-12-01 25:00:00\"\n",
+    );
+    let p = dir.path().join("game.toml");
+    std::fs::write(&p, &game).unwrap();
+    let line = game.lines().position(|l| l.contains("25:00:00")).unwrap() + 1;
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(format!("第 {line} 行")))
+        .stderr(predicate::str::contains("days[2].closes_at"));
+}
+
+/// Two games of one name would share every key in the record (the second's final would never
+/// be sent): refused (issue 18, break 11).
+#[test]
+fn two_games_with_one_name_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = daemon_config(dir.path(), "", 0o600);
+    std::fs::copy(
+        root().join("config/examples/banshayishi-12.toml"),
+        dir.path().join("game2.toml"),
+    )
+    .unwrap();
+    let mut text = std::fs::read_to_string(&p).unwrap();
+    text.push_str("[[games]]\nconfig = \"game2.toml\"\n");
+    std::fs::write(&p, text).unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("games"))
+        .stderr(predicate::str::contains("版杀一室 第十二局"));
+}

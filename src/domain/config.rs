@@ -1028,7 +1028,7 @@ fn read_day(
     let key = |k: &str| format!("days[{i}].{k}");
     let err = |k: &str, message: String| ConfigError {
         file: g.file.to_string(),
-        line: locate(g.text, &["days", k]),
+        line: locate_in_block(g.text, "days", i, k),
         key: key(k),
         message,
     };
@@ -1188,6 +1188,39 @@ fn zh_serde(msg: &str) -> String {
 
 /// The line of a key path in a TOML text (`["rules", "vote", "lock_minutes"]`), found by
 /// following table headers and `key =` lines. Dotted keys inside a line are not followed.
+/// The line of `key` in the `index`th `[[table]]` block (counting from 0), or of the block's
+/// header when the key is not written there.
+pub fn locate_in_block(text: &str, table: &str, index: usize, key: &str) -> Option<usize> {
+    let header = format!("[[{table}]]");
+    let mut seen = 0;
+    let mut in_block = false;
+    let mut header_line = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.starts_with('[') {
+            if in_block {
+                break;
+            }
+            if line.replace(' ', "") == header {
+                if seen == index {
+                    in_block = true;
+                    header_line = Some(i + 1);
+                }
+                seen += 1;
+            }
+            continue;
+        }
+        if in_block {
+            if let Some((k, _)) = line.split_once('=') {
+                if k.trim().trim_matches('"') == key {
+                    return Some(i + 1);
+                }
+            }
+        }
+    }
+    header_line.or_else(|| locate(text, &[table, key]))
+}
+
 pub fn locate(text: &str, path: &[&str]) -> Option<usize> {
     let mut table: Vec<String> = Vec::new();
     for (i, raw) in text.lines().enumerate() {

@@ -319,7 +319,7 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
         &base,
     )?;
     check_listen(&s.status.listen, status_token.is_some(), &at)?;
-    let games = load_games(&s, src, &base)?;
+    let games = load_games(&s, src, &base, &at)?;
     let smtp = SmtpSettings {
         folder: s.smtp.folder.as_ref().map(|f| base.join(f)),
         port: s.smtp.port.unwrap_or(match s.smtp.security {
@@ -404,6 +404,30 @@ fn check_values(s: &SettingsFile, at: &At) -> Result<(), ConfigError> {
             "没有要监视的游戏（[[games]] config = …）".into(),
         ));
     }
+    if !(1..=4).contains(&s.forum.api_version) {
+        return Err(at(
+            &["forum", "api_version"],
+            format!(
+                "Discuz 手机接口的版本只有 1 到 4，不是 {}（不确定就写 4）",
+                s.forum.api_version
+            ),
+        ));
+    }
+    if !(1..=1000).contains(&s.forum.posts_per_page) {
+        return Err(at(
+            &["forum", "posts_per_page"],
+            format!(
+                "每页帖数须在 1 到 1000 之间，不是 {}（论坛默认 10）",
+                s.forum.posts_per_page
+            ),
+        ));
+    }
+    if s.forum.timeout_secs == 0 {
+        return Err(at(
+            &["forum", "timeout_secs"],
+            "超时必须大于 0 秒（例如 20）".into(),
+        ));
+    }
     if s.poll.interval_secs == 0 || s.poll.near_close_secs == 0 {
         return Err(at(&["poll"], "轮询间隔必须大于 0".into()));
     }
@@ -481,10 +505,23 @@ fn load_games(
     s: &SettingsFile,
     src: &dyn Sources,
     base: &Path,
+    at: &At,
 ) -> Result<Vec<GameConfig>, ConfigError> {
-    let mut games = Vec::new();
+    let mut games: Vec<GameConfig> = Vec::new();
     for g in &s.games {
         let game = config::load_from(&base.join(&g.config), src)?;
+        // The name keys everything the record keeps of a game.
+        if let Some(other) = games.iter().find(|o| o.name == game.name) {
+            return Err(at(
+                &["games"],
+                format!(
+                    "{} 和 {} 的游戏名都是“{}”：每局的名字必须不同（记录、邮件都按名字区分）",
+                    other.path.display(),
+                    game.path.display(),
+                    game.name
+                ),
+            ));
+        }
         if !game.days.iter().any(|d| d.vote_thread.is_some()) {
             return Err(ConfigError {
                 file: game.path.display().to_string(),
