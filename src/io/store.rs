@@ -296,11 +296,15 @@ impl Store {
             if rec.gone_at.is_some_and(|g| g <= gone_by) {
                 continue;
             }
+            // The text at `t`: the last version seen by then, or one first seen later whose
+            // edit notice (the forum's own time) says it was written by then. An edit notice
+            // inside the minute of `t` picks that version too; the tally then finds the edit
+            // "at or after the close" and says the text at the close cannot be known.
             let v = rec
                 .versions
                 .iter()
                 .rev()
-                .find(|v| v.seen_at <= t)
+                .find(|v| v.seen_at <= t || v.post.edited_at.is_some_and(|e| e <= t))
                 .or_else(|| rec.versions.first());
             if let Some(v) = v {
                 out.push(v.post.to_post());

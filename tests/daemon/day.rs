@@ -666,3 +666,54 @@ async fn a_ballot_deleted_before_the_close_is_not_counted_in_the_final() {
         "last seen at the lock's read: {gone}"
     );
 }
+
+/// An edit made before the deadline counts in the final even when bansha first sees it at the
+/// close (issue 18, break 3): the forum's edit notice, not the moment of the read, says when
+/// the text changed. yucca edits her 9# (page 1) at 20:30 from 李逵 to 大灰狼; the polls after
+/// the lock's full read only read the last page, so the close's read is the first to see it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_before_the_close_first_seen_at_it_counts() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let run = |now: &'static str| {
+        let c = config.clone();
+        tokio::task::spawn_blocking(move || once(&c, now))
+    };
+    forum.lock().unwrap().at = 1795953600; // 20:00
+    let r = run("2026-11-29 20:00:00").await.unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    {
+        let mut f = forum.lock().unwrap();
+        f.edits.insert(
+            53,
+            (
+                1795955400, // 20:30
+                "<i class=\"pstatus\"> 本帖最后由 yucca 于 2026-11-29 20:30 编辑 </i><br />\n<br />\n投票对象：大灰狼<br />\n投票理由：想了想还是他"
+                    .into(),
+            ),
+        );
+        f.at = 1795956300; // 20:45
+    }
+    let r = run("2026-11-29 20:45:00").await.unwrap();
+    assert_eq!(
+        r["edited_posts"], 0,
+        "page 1 is not read between full reads: {r}"
+    );
+    forum.lock().unwrap().at = 1795957205; // 21:00:05
+    let r = run("2026-11-29 21:00:05").await.unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let final_mail = mails
+        .iter()
+        .find(|m| summary(m).1.contains("最终计票"))
+        .expect("a final tally");
+    let text = body(final_mail);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("大灰狼 "))
+        .unwrap_or_default();
+    assert!(line.contains("yucca（9#）"), "{line}\n{text}");
+    assert!(!text.lines().any(|l| l.starts_with("李逵 4 票")), "{text}");
+}

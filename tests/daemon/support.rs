@@ -198,6 +198,8 @@ pub(crate) struct Forum {
     pub(crate) always: Option<Fault>,
     /// The discussion thread answers 502.
     pub(crate) discussion_down: bool,
+    /// Edits: pid → (unix time of the edit, the message from then on, with its notice).
+    pub(crate) edits: BTreeMap<u64, (i64, String)>,
 }
 
 pub(crate) fn captured_thread() -> (Vec<Value>, Value) {
@@ -259,6 +261,14 @@ impl Forum {
         if self.at < 1795957530 {
             for p in visible.iter_mut().filter(|p| p["pid"] == "98") {
                 p["message"] = Value::String("投票对象：冷雪<br />\n投票理由：她改票太随意".into());
+            }
+        }
+        for p in visible.iter_mut() {
+            let pid: u64 = p["pid"].as_str().unwrap().parse().unwrap();
+            if let Some((at, message)) = self.edits.get(&pid) {
+                if self.at >= *at {
+                    p["message"] = Value::String(message.clone());
+                }
             }
         }
         let page = match self.serve_instead {
@@ -402,6 +412,7 @@ pub(crate) async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
         serve_instead: None,
         always: None,
         discussion_down: false,
+        edits: BTreeMap::new(),
     }));
     let server = MockServer::start().await;
     Mock::given(method("GET"))
