@@ -98,15 +98,10 @@ pub fn status(
         Err(code) => return Ok(code),
     };
     let s: crate::daemon::http::Status = serde_json::from_str(&body)?;
-    writeln!(
-        out,
-        "状态：{}",
-        if s.healthy {
-            "正常"
-        } else {
-            "异常（最近没有完成轮询）"
-        }
-    )?;
+    writeln!(out, "状态：{}", if s.healthy { "正常" } else { "有问题" })?;
+    for p in &s.problems {
+        writeln!(out, "  {p}")?;
+    }
     writeln!(
         out,
         "监视：{}",

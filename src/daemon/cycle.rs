@@ -758,6 +758,42 @@ impl Daemon {
         }
     }
 
+    /// The threads of the watched days that cannot be read, since when (vote, 潜水 and
+    /// required-post threads), each once.
+    pub fn failing_threads(&self) -> Vec<(u64, Time)> {
+        let mut out: Vec<(u64, Time)> = Vec::new();
+        for v in self.views() {
+            let mut tids: Vec<u64> = v.day.vote_thread.into_iter().collect();
+            tids.extend(crate::domain::rules::lurk::threads_of(&v.game, &v.day));
+            tids.extend(v.day.checked_threads.iter().map(|c| c.tid));
+            for tid in tids {
+                if let Ok(Some(since)) =
+                    self.store.get_meta::<Time>(&format!("failing_since/{tid}"))
+                {
+                    if !out.iter().any(|(t, _)| *t == tid) {
+                        out.push((tid, since));
+                    }
+                }
+            }
+        }
+        // A day whose first read failed left no view: its vote thread counts too.
+        for g in &self.settings.games {
+            for d in &g.days {
+                if let Some(tid) = d.vote_thread {
+                    if let Ok(Some(since)) =
+                        self.store.get_meta::<Time>(&format!("failing_since/{tid}"))
+                    {
+                        if !out.iter().any(|(t, _)| *t == tid) {
+                            out.push((tid, since));
+                        }
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
     /// The watched days as the last cycle left them, by game and day.
     pub fn views(&self) -> Vec<DayView> {
         self.views

@@ -30,6 +30,9 @@ pub struct Status {
     /// Mails the SMTP server refused for good, as the judge reads them.
     #[serde(default)]
     pub refused_mails: Vec<String>,
+    /// What is wrong, one line each (empty when `healthy`).
+    #[serde(default)]
+    pub problems: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -129,7 +132,8 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
     let d = &s.daemon;
     // Separate statements: a guard held in the struct literal would deadlock `healthy()`.
     let last_cycle = s.last.lock().await.as_ref().map(|(_, r)| r.clone());
-    let healthy = s.healthy().await;
+    let problems = s.health().await;
+    let healthy = problems.is_empty();
     Json(Status {
         watching: d
             .active_days(now)
@@ -157,6 +161,10 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
             .unwrap_or_default(),
         healthy,
         refused_mails: refused_lines(d),
+        problems: problems
+            .iter()
+            .map(crate::present::dashboard::problem_line)
+            .collect(),
     })
 }
 
@@ -193,6 +201,20 @@ async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (S
             format!("配置中没有第 {} 天\n", q.day),
         );
     };
+    // A thread never read in full has no tally to show: an empty one would look complete.
+    if let Some(tid) = day.vote_thread {
+        let read = d
+            .store
+            .cursor(tid)
+            .map(|c| c.last_full_scan.is_some())
+            .unwrap_or(false);
+        if !read && game.rules.vote.source != crate::domain::config::BallotSource::Poll {
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("还没有读到投票帖（tid {tid}）：论坛还没能读取，暂时没有可统计的内容\n"),
+            );
+        }
+    }
     // The tally the last cycle computed (poll and PM ballots included), when it watched the day.
     if let Some(v) = d
         .views()
@@ -302,22 +324,9 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
     let now = s.clock.now();
     let d = &s.daemon;
     let last = s.last.lock().await.as_ref().map(|(_, r)| r.clone());
-    let healthy = s.healthy().await;
+    let problems = s.health().await;
     let views = d.views();
-    let mut failing = Vec::new();
-    for v in &views {
-        let mut tids: Vec<u64> = v.day.vote_thread.into_iter().collect();
-        tids.extend(crate::domain::rules::lurk::threads_of(&v.game, &v.day));
-        tids.extend(v.day.checked_threads.iter().map(|c| c.tid));
-        for tid in tids {
-            if let Ok(Some(since)) = d
-                .store
-                .get_meta::<chrono::DateTime<chrono::FixedOffset>>(&format!("failing_since/{tid}"))
-            {
-                failing.push((tid, since));
-            }
-        }
-    }
+    let failing = d.failing_threads();
     let mut states = std::collections::BTreeMap::new();
     for g in &d.settings.games {
         let path = crate::io::state_file::state_path(&g.path, None);
@@ -330,7 +339,7 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
     let page = crate::present::dashboard::page(&crate::present::dashboard::Dashboard {
         now,
         last,
-        healthy,
+        problems,
         failing,
         outbox: d
             .store

@@ -147,6 +147,39 @@ impl Service {
     }
 
     /// Healthy: a cycle finished recently enough (three normal intervals, at least 15 minutes).
+    /// The service's problems now: the one health value `bansha status` and the dashboard
+    /// show (`domain::report::health`).
+    pub async fn health(&self) -> Vec<crate::domain::report::Problem> {
+        let now = self.clock.now();
+        let last = self.last.lock().await.clone();
+        let failing = self.daemon.failing_threads();
+        let outbox = self.daemon.store.outbox().unwrap_or_default();
+        let waiting: Vec<Time> = outbox.iter().map(|(_, m)| m.created_at).collect();
+        let refused: Vec<crate::domain::report::Refused> = self
+            .daemon
+            .store
+            .get_meta("refused_mails")
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        crate::domain::report::health(
+            &crate::domain::report::HealthInput {
+                last: last.as_ref().map(|(t, r)| (*t, r)),
+                stale_after: self.stale_after(),
+                failing: &failing,
+                waiting: &waiting,
+                refused: refused.len(),
+            },
+            now,
+        )
+    }
+
+    /// How old the last cycle may be before the service counts as stopped.
+    fn stale_after(&self) -> Duration {
+        Duration::seconds((self.daemon.settings.poll.interval_secs * 3).max(900) as i64)
+    }
+
+    /// Whether cycles keep completing (the watchdog's question; `health` is the judge's).
     pub async fn healthy(&self) -> bool {
         let now = self.clock.now();
         let limit =

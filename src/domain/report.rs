@@ -46,3 +46,151 @@ pub struct Refused {
     pub reason: String,
     pub at: Time,
 }
+
+/// Something wrong with the running service, as one health value shows it everywhere (status,
+/// dashboard). No problem means healthy.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Problem {
+    /// No poll cycle has completed yet.
+    NoCycle,
+    /// The last completed cycle is older than the service's cadence allows.
+    Stopped { last: Time },
+    /// A watched thread has not been readable since then.
+    Unreadable { tid: u64, since: Time },
+    /// Mails the SMTP server has not taken: how many, the oldest queued when.
+    Unsent { count: usize, oldest: Time },
+    /// Mails refused for good.
+    Refused { count: usize },
+    /// The last cycle's errors.
+    Errors { errors: Vec<String> },
+}
+
+/// What the service's health is judged from.
+pub struct HealthInput<'a> {
+    /// The last completed cycle: when it ran (the service clock) and its report.
+    pub last: Option<(Time, &'a CycleReport)>,
+    /// How old the last cycle may be.
+    pub stale_after: chrono::Duration,
+    /// Watched threads failing, since when.
+    pub failing: &'a [(u64, Time)],
+    /// When each queued mail was queued.
+    pub waiting: &'a [Time],
+    pub refused: usize,
+}
+
+/// The service's problems at `now`, in the order the judge should read them. Mails waiting are
+/// a problem once the last cycle failed to send or one has waited ten minutes.
+pub fn health(h: &HealthInput, now: Time) -> Vec<Problem> {
+    let mut out = Vec::new();
+    match h.last {
+        None => out.push(Problem::NoCycle),
+        Some((t, _)) if now - t > h.stale_after => out.push(Problem::Stopped { last: t }),
+        Some(_) => {}
+    }
+    for (tid, since) in h.failing {
+        out.push(Problem::Unreadable {
+            tid: *tid,
+            since: *since,
+        });
+    }
+    if let Some(oldest) = h.waiting.iter().min().copied() {
+        let smtp_failed = h
+            .last
+            .is_some_and(|(_, r)| r.errors.iter().any(|e| e.starts_with("smtp:")));
+        if smtp_failed || now - oldest > chrono::Duration::minutes(10) {
+            out.push(Problem::Unsent {
+                count: h.waiting.len(),
+                oldest,
+            });
+        }
+    }
+    if h.refused > 0 {
+        out.push(Problem::Refused { count: h.refused });
+    }
+    if let Some((_, r)) = h.last {
+        if !r.errors.is_empty() {
+            out.push(Problem::Errors {
+                errors: r.errors.clone(),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> Time {
+        DateTime::parse_from_rfc3339(s).unwrap()
+    }
+
+    #[test]
+    fn health_is_each_problem_or_none() {
+        let report = CycleReport::default();
+        let now = at("2026-11-29T20:00:00+08:00");
+        let base = HealthInput {
+            last: Some((now, &report)),
+            stale_after: chrono::Duration::minutes(15),
+            failing: &[],
+            waiting: &[],
+            refused: 0,
+        };
+        assert!(health(&base, now).is_empty());
+        let late = at("2026-11-29T20:16:00+08:00");
+        assert_eq!(health(&base, late), [Problem::Stopped { last: now }]);
+        assert_eq!(
+            health(&HealthInput { last: None, ..base }, now),
+            [Problem::NoCycle]
+        );
+        let failing = [(3, at("2026-11-29T19:00:00+08:00"))];
+        assert_eq!(
+            health(
+                &HealthInput {
+                    failing: &failing,
+                    ..base
+                },
+                now
+            )
+            .len(),
+            1
+        );
+        // A mail queued a minute ago is on its way; ten minutes is too long.
+        let waiting = [at("2026-11-29T19:59:00+08:00")];
+        assert!(health(
+            &HealthInput {
+                waiting: &waiting,
+                ..base
+            },
+            now
+        )
+        .is_empty());
+        let old = [at("2026-11-29T19:40:00+08:00")];
+        assert_eq!(
+            health(
+                &HealthInput {
+                    waiting: &old,
+                    ..base
+                },
+                now
+            ),
+            [Problem::Unsent {
+                count: 1,
+                oldest: old[0]
+            }]
+        );
+        let smtp = CycleReport {
+            errors: vec!["smtp: 451".into()],
+            ..Default::default()
+        };
+        let problems = health(
+            &HealthInput {
+                last: Some((now, &smtp)),
+                waiting: &waiting,
+                ..base
+            },
+            now,
+        );
+        assert_eq!(problems.len(), 2, "{problems:?}");
+    }
+}

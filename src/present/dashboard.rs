@@ -17,7 +17,8 @@ pub struct Dashboard<'a> {
     pub now: Time,
     /// The last cycle's report.
     pub last: Option<CycleReport>,
-    pub healthy: bool,
+    /// The service's health: its problems (none: healthy), the same value `bansha status` shows.
+    pub problems: Vec<crate::domain::report::Problem>,
     /// Threads of the watched days that cannot be read, since when.
     pub failing: Vec<(u64, Time)>,
     /// Mails not yet accepted by the server: when queued, subject.
@@ -59,7 +60,7 @@ fn phase(v: &DayView, now: Time) -> &'static str {
 /// The judge's dashboard page.
 pub fn page(d: &Dashboard) -> String {
     let now = d.now;
-    let healthy = d.healthy;
+    let healthy = d.problems.is_empty();
     let last = &d.last;
     let fmt = |t: chrono::DateTime<chrono::FixedOffset>| t.format("%Y-%m-%d %H:%M:%S").to_string();
     let mut h = String::new();
@@ -74,7 +75,7 @@ pub fn page(d: &Dashboard) -> String {
         Some(r) => {
             h += &format!(
                 "<p>{}　上次轮询 {}：{} 次请求，新帖 {}，编辑 {}，邮件待发 {}</p>\n",
-                if healthy && r.errors.is_empty() {
+                if healthy {
                     "<b style=\"color:#1a7f37\">正常</b>"
                 } else {
                     "<b style=\"color:#c62828\">有问题</b>"
@@ -93,7 +94,17 @@ pub fn page(d: &Dashboard) -> String {
                 h += "</ul>\n";
             }
         }
-        None => h += "<p>尚未完成第一次轮询。</p>\n",
+        None => h += "<p><b style=\"color:#c62828\">有问题</b>　尚未完成第一次轮询。</p>\n",
+    }
+    // The problems the errors and the failing threads below do not already say.
+    use crate::domain::report::Problem;
+    for p in d.problems.iter().filter(|p| {
+        !matches!(
+            p,
+            Problem::Errors { .. } | Problem::Unreadable { .. } | Problem::NoCycle
+        )
+    }) {
+        h += &format!("<p style=\"color:#c62828\">{}</p>\n", esc(&problem_line(p)));
     }
     let mut failing: Vec<String> = d
         .failing
@@ -229,4 +240,20 @@ pub fn refused_line(r: &crate::domain::report::Refused) -> String {
         r.to,
         r.reason
     )
+}
+
+/// A health problem as the judge reads it (dashboard and `bansha status`).
+pub fn problem_line(p: &crate::domain::report::Problem) -> String {
+    use crate::domain::report::Problem;
+    let fmt = |t: &Time| t.format("%Y-%m-%d %H:%M:%S").to_string();
+    match p {
+        Problem::NoCycle => "尚未完成第一次轮询".into(),
+        Problem::Stopped { last } => format!("轮询停了：上一轮在 {}", fmt(last)),
+        Problem::Unreadable { tid, since } => format!("tid {tid} 自 {} 起无法读取", fmt(since)),
+        Problem::Unsent { count, oldest } => {
+            format!("{count} 封邮件还没发出去（最早的在 {} 排队）", fmt(oldest))
+        }
+        Problem::Refused { count } => format!("{count} 封邮件被邮件服务器拒收"),
+        Problem::Errors { errors } => format!("上一轮出错：{}", errors.join("；")),
+    }
 }

@@ -683,3 +683,68 @@ async fn lurk_waits_for_a_counted_thread_unreadable_at_the_close() {
         );
     }
 }
+
+/// One health truth (issue 18, break 14): with the forum unreachable and the SMTP server
+/// refusing for the moment, `bansha status` says 有问题 and why — the same value the dashboard
+/// shows — and `tally --live` does not print a complete-looking tally from a record that was
+/// never read. Before, status said 正常 and the live tally said （无人得票）.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_tells_the_same_health_as_the_dashboard() {
+    let (mailbox, smtp_port) = smtp();
+    mailbox.refuse.store(true, Ordering::SeqCst); // 451 at DATA: a temporary failure
+    let (server, forum) = forum_server().await;
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795953600;
+        f.always = Some(Fault::Status(502));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = pin_status_port(&config);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["run", "--now", "2026-11-29 20:00:00", "--config"])
+        .arg(&config)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let ask = |args: &[&str]| cli(&config, args);
+    let mut status = String::new();
+    for _ in 0..150 {
+        let (code, out, _) = tokio::task::block_in_place(|| ask(&["status"]));
+        if code == Some(0) && out.contains("上一轮") {
+            status = out;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(status.contains("状态：有问题"), "{status}");
+    assert!(
+        status.contains("tid 3"),
+        "names the thread it cannot read: {status}"
+    );
+    let (code, live, err) = tokio::task::block_in_place(|| ask(&["tally", "--live", "--day", "2"]));
+    assert_ne!(code, Some(0), "{live}");
+    assert!(!live.contains("无人得票"), "{live}");
+    assert!(err.contains("还没有读到"), "{err}");
+    // The dashboard shows the same verdict.
+    let page = http_get(port);
+    assert!(page.contains("有问题"), "{page}");
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let _ = tokio::task::block_in_place(|| child.wait());
+    drop(server);
+}
+
+/// The dashboard page over plain HTTP/1.0 (no client crate needed).
+fn http_get(port: u16) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(b"GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
