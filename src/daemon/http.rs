@@ -267,6 +267,34 @@ async fn guard(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
+    // DNS rebinding: a page elsewhere whose name now points here sends its own Host. Without
+    // a token (a loopback dashboard) only the names the dashboard is reached by are answered,
+    // and a request that says it comes from another site (Origin) is refused. With a token,
+    // every request carries it, which no other site has.
+    let status = &s.daemon.settings.status;
+    let open = s.daemon.settings.status_token.is_none();
+    let host = req
+        .headers()
+        .get(axum::http::header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if open && !allowed_host(host, &status.listen, &status.hosts) {
+        return (StatusCode::FORBIDDEN, "拒绝：未知的主机名（Host）\n").into_response();
+    }
+    if let Some(origin) = req
+        .headers()
+        .get(axum::http::header::ORIGIN)
+        .and_then(|v| v.to_str().ok())
+        .filter(|_| open)
+    {
+        let origin_host = origin
+            .split_once("://")
+            .map_or(origin, |(_, rest)| rest)
+            .trim_end_matches('/');
+        if !allowed_host(origin_host, &status.listen, &status.hosts) {
+            return (StatusCode::FORBIDDEN, "拒绝：来自其他网站的请求\n").into_response();
+        }
+    }
     if let Some(token) = &s.daemon.settings.status_token {
         let bearer = req
             .headers()
@@ -285,6 +313,28 @@ async fn guard(
         }
     }
     next.run(req).await
+}
+
+/// Whether a Host (or Origin) value names this dashboard: a loopback name, the address it
+/// listens on, or one of `[status] hosts`. The port is not compared (a rebinding page uses the
+/// same one).
+fn allowed_host(value: &str, listen: &str, hosts: &[String]) -> bool {
+    let name = |v: &str| -> String {
+        let v = v.trim();
+        let name = if let Some(rest) = v.strip_prefix('[') {
+            rest.split(']').next().unwrap_or("")
+        } else {
+            v.rsplit_once(':').map_or(v, |(n, _)| n)
+        };
+        name.to_ascii_lowercase()
+    };
+    let n = name(value);
+    if n.is_empty() {
+        return false;
+    }
+    ["127.0.0.1", "localhost", "::1"].contains(&n.as_str())
+        || n == name(listen)
+        || hosts.iter().any(|h| name(h) == n)
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {

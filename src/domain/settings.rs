@@ -174,6 +174,9 @@ pub struct StatusSettings {
     /// for as `?token=…` or `Authorization: Bearer …`. Required unless `listen` is loopback.
     pub token_file: Option<PathBuf>,
     pub token_env: Option<String>,
+    /// Other host names the dashboard is opened by (besides loopback and the `listen` address),
+    /// e.g. the machine's name on the judge's network. Any other Host is refused.
+    pub hosts: Vec<String>,
 }
 
 impl Default for StatusSettings {
@@ -182,6 +185,7 @@ impl Default for StatusSettings {
             listen: "127.0.0.1:8719".into(),
             token_file: None,
             token_env: None,
+            hosts: Vec::new(),
         }
     }
 }

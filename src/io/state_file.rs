@@ -45,7 +45,25 @@ pub fn with_state(mut game: GameConfig) -> anyhow::Result<GameConfig> {
 /// Write the state atomically (a temporary file renamed over the old one).
 pub fn save_state(path: &Path, state: &GameState) -> anyhow::Result<()> {
     let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_vec_pretty(state)?)?;
+    // Roles: only the judge reads it.
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new();
+        f.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            f.mode(0o600);
+        }
+        let mut file = f.open(&tmp)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        }
+        file.write_all(&serde_json::to_vec_pretty(state)?)?;
+        file.sync_all()?;
+    }
     std::fs::rename(&tmp, path)?;
     Ok(())
 }

@@ -218,3 +218,93 @@ pub(crate) async fn the_dashboard_off_loopback_needs_its_token() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// The dashboard answers only the host names it is reached by (issue 18, break 10): a page on
+/// another site that rebinds its name to 127.0.0.1 sends its own Host and gets nothing — not
+/// the roles, and no POST into the ledger; a cross-site POST is refused by its Origin. The
+/// judge's state file (roles) is written 0600.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_answers_only_its_own_host_names() {
+    use std::io::{Read, Write};
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795953600;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = pin_status_port(&config);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["run", "--now", "2026-11-29 20:00:00", "--config"])
+        .arg(&config)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let ask = |request: String| -> String {
+        for _ in 0..100 {
+            if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) {
+                s.write_all(request.as_bytes()).unwrap();
+                let mut out = String::new();
+                let _ = s.read_to_string(&mut out);
+                if !out.is_empty() {
+                    return out;
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("the dashboard never answered");
+    };
+    let get = |host: &str| {
+        ask(format!(
+            "GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        ))
+    };
+    let ok = tokio::task::block_in_place(|| get(&format!("127.0.0.1:{port}")));
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    let ok = tokio::task::block_in_place(|| get(&format!("localhost:{port}")));
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    let evil = tokio::task::block_in_place(|| get(&format!("evil.example:{port}")));
+    assert!(evil.starts_with("HTTP/1.1 403"), "{evil}");
+    assert!(!evil.contains("版杀一室"), "{evil}");
+    let body = r#"{"action":"add","player":"超人","kind":"red_card","reason":"x"}"#;
+    let post = |host: &str, origin: &str| {
+        ask(format!(
+            "POST /ledger HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ))
+    };
+    let rebound = tokio::task::block_in_place(|| {
+        post(&format!("evil.example:{port}"), "http://evil.example")
+    });
+    assert!(rebound.starts_with("HTTP/1.1 403"), "{rebound}");
+    let cross =
+        tokio::task::block_in_place(|| post(&format!("127.0.0.1:{port}"), "http://evil.example"));
+    assert!(cross.starts_with("HTTP/1.1 403"), "{cross}");
+    let (code, ledger, _) = tokio::task::block_in_place(|| cli(&config, &["ledger"]));
+    assert_eq!(code, Some(0));
+    assert!(!ledger.contains("红牌"), "{ledger}");
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let _ = tokio::task::block_in_place(|| child.wait());
+
+    // The state file, as `bansha change` writes it.
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["change", "--config"])
+        .arg(&game)
+        .args(["eliminate", "yucca", "--cause", "夜杀"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.path().join("games/banshayishi-12.state.json"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
+    drop(server);
+}
