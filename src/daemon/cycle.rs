@@ -1076,6 +1076,9 @@ impl Daemon {
     ) -> Result<Vec<Change>, FetchError> {
         let start = if full { 1 } else { cursor.last_page.max(1) };
         let first = self.forum.thread_page(tid, start).await?;
+        if let Some(why) = crate::domain::record::implausible(tid, start, true, &first) {
+            return Err(FetchError::Network(format!("tid {tid}：{why}")));
+        }
         let mut last = first.last_page.unwrap_or(start).max(start);
         let mut posts = first.posts;
         let mut page = start;
@@ -1101,6 +1104,9 @@ impl Daemon {
         while page < last {
             page += 1;
             let p = self.forum.thread_page(tid, page).await?;
+            if let Some(why) = crate::domain::record::implausible(tid, page, false, &p) {
+                return Err(FetchError::Network(format!("tid {tid}：{why}")));
+            }
             let pids: Vec<u64> = p.posts.iter().map(|p| p.pid).collect();
             if pids.is_empty() || pids == previous {
                 crate::io::log::line(&format!(

@@ -161,3 +161,45 @@ pub struct Cursor {
     pub last_page: u32,
     pub last_full_scan: Option<Time>,
 }
+
+/// Why a page cannot be part of a complete reading of thread `tid`, if it cannot: the read's
+/// first page with no post (Discuz serves the last page for a page number past it, and every
+/// thread has its first post, so no page it serves is empty), posts of another thread, author names that
+/// did not decode (the page's bytes are not in the charset it declared), or most posts' text
+/// not decoding. Such a page fails the read: taken as complete, it would make every missing
+/// post look deleted, or record the wrong thread's posts as ballots.
+pub fn implausible(
+    tid: u64,
+    page: u32,
+    first_of_read: bool,
+    p: &bansha_parsers::ThreadPage,
+) -> Option<String> {
+    if let Some(other) = p.tid.filter(|t| *t != tid) {
+        return Some(format!("第 {page} 页是 tid {other} 的页面，不是 tid {tid}"));
+    }
+    if let Some(post) = p.posts.iter().find(|x| x.tid != tid) {
+        return Some(format!(
+            "第 {page} 页有 tid {} 的帖子（pid {}），不是 tid {tid}",
+            post.tid, post.pid
+        ));
+    }
+    if first_of_read && p.posts.is_empty() {
+        return Some(format!("第 {page} 页一个帖子也没有，不像论坛给出的页面"));
+    }
+    let broken = |s: &str| s.contains('\u{FFFD}');
+    if let Some(post) = p.posts.iter().find(|x| broken(&x.author)) {
+        return Some(format!(
+            "第 {page} 页的作者名无法解码（pid {}，按 {} 读取）：页面声明的编码和实际不符",
+            post.pid, p.charset
+        ));
+    }
+    let garbled = p.posts.iter().filter(|x| broken(&x.text)).count();
+    if !p.posts.is_empty() && garbled * 2 > p.posts.len() {
+        return Some(format!(
+            "第 {page} 页 {garbled}/{} 个帖子的内容无法解码（按 {} 读取）：页面声明的编码和实际不符",
+            p.posts.len(),
+            p.charset
+        ));
+    }
+    None
+}

@@ -415,6 +415,10 @@ pub(crate) async fn every_forum_fault_records_nothing_false_and_is_reported_once
         (Fault::RedirectLoop, 6),
         // Unpacked only up to the cap, then the read fails; no retry.
         (Fault::GzipBomb, 1),
+        // Implausible pages: complete-looking answers that are not the thread.
+        (Fault::Empty, 1),
+        (Fault::OtherThread, 1),
+        (Fault::WrongCharset, 1),
     ];
     let mut table = Vec::new();
     for (fault, per_cycle) in faults {

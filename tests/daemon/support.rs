@@ -172,6 +172,12 @@ pub(crate) enum Fault {
     DeletionRedirect,
     /// No fault: the page as it stands (to place a fault later in a read).
     Ok,
+    /// A 200 with an empty post list.
+    Empty,
+    /// The discussion thread's page where the vote thread's was asked for.
+    OtherThread,
+    /// The page's bytes in GBK, declared as UTF-8.
+    WrongCharset,
 }
 
 pub(crate) struct Forum {
@@ -341,6 +347,22 @@ impl Respond for ThreadResponder {
                 fixture("discuz/login/desktop_login_fail_badformhash_inajax.xml"),
                 "text/html; charset=utf-8",
             ),
+            Some(Fault::Empty) => {
+                let mut v = f.page(page);
+                v["Variables"]["postlist"] = Value::Array(Vec::new());
+                ResponseTemplate::new(200).set_body_json(v)
+            }
+            Some(Fault::OtherThread) => ResponseTemplate::new(200).set_body_json(f.discussion_page(page)),
+            Some(Fault::WrongCharset) => {
+                // Unescaped Chinese, encoded in GBK, labelled UTF-8 (the envelope's own
+                // "Charset" too).
+                let mut v = f.page(page);
+                v["Charset"] = Value::String("UTF-8".into());
+                let text = serde_json::to_string(&v).unwrap();
+                let (gbk, _, _) = encoding_rs::GBK.encode(&text);
+                ResponseTemplate::new(200)
+                    .set_body_raw(gbk.into_owned(), "application/json; charset=utf-8")
+            }
             Some(Fault::DeletionRedirect) => {
                 let tid = req
                     .url
