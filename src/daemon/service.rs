@@ -41,7 +41,10 @@ pub fn due(
     failing: u32,
 ) -> bool {
     let Some(last) = last else { return true };
-    let since = now - last;
+    // Ticks come every `near_close_secs`, give or take the scheduler's jitter: a tick a few
+    // milliseconds early still counts as a period after the last (else every other poll near
+    // the close was skipped, and they came two periods apart).
+    let since = now - last + TICK_SLACK;
     let wait = backoff(poll, failing);
     if since >= Duration::seconds(poll.interval_secs as i64).max(wait) {
         return true;
@@ -67,6 +70,30 @@ pub fn due(
         }
     }
     false
+}
+
+/// How early a tick may fire and still count as a full period after the last cycle.
+const TICK_SLACK: Duration = Duration::milliseconds(500);
+
+/// The moments the one-shot phase jobs fire: a few seconds after each future lock-window start
+/// and close of every day with a vote thread, whether or not it is watched yet (a day that
+/// opens while the service runs gets its jobs too).
+pub fn phase_jobs(games: &[crate::domain::config::GameConfig], now: Time) -> Vec<Time> {
+    let mut out: Vec<Time> = games
+        .iter()
+        .flat_map(|g| {
+            g.days
+                .iter()
+                .filter(|d| d.vote_thread.is_some())
+                .flat_map(move |d| [crate::daemon::decide::lock_from(g, d), Some(d.closes_at)])
+        })
+        .flatten()
+        .map(|t| t + Duration::seconds(5))
+        .filter(|t| *t > now)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The lock-window start and close of each active day.
@@ -206,25 +233,18 @@ pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
     // One-shot jobs at each future lock start and close (plus a few seconds for the forum's
     // clock), so a phase never waits for the next tick.
     let now = service.clock.now();
-    for (g, d) in service.daemon.active_days(now) {
-        let lock = (g.rules.vote.lock_minutes > 0)
-            .then(|| d.closes_at - Duration::minutes(g.rules.vote.lock_minutes as i64));
-        for t in [lock, Some(d.closes_at)].into_iter().flatten() {
-            let at = t + Duration::seconds(5);
-            if at > now {
-                let wait = (at - now).to_std().unwrap_or_default();
-                let s = service.clone();
-                sched
-                    .add(Job::new_one_shot_at_instant_async(
-                        std::time::Instant::now() + wait,
-                        move |_, _| {
-                            let s = s.clone();
-                            Box::pin(async move { s.tick(true).await })
-                        },
-                    )?)
-                    .await?;
-            }
-        }
+    for at in phase_jobs(&service.daemon.settings.games, now) {
+        let wait = (at - now).to_std().unwrap_or_default();
+        let s = service.clone();
+        sched
+            .add(Job::new_one_shot_at_instant_async(
+                std::time::Instant::now() + wait,
+                move |_, _| {
+                    let s = s.clone();
+                    Box::pin(async move { s.tick(true).await })
+                },
+            )?)
+            .await?;
     }
     sched.start().await?;
     // Catch up at once: anything due while the daemon was down.
@@ -272,6 +292,50 @@ mod tests {
             near_close_minutes: 90,
             ..PollSettings::default()
         }
+    }
+
+    #[test]
+    fn a_tick_a_little_early_is_still_a_period_after_the_last() {
+        let p = poll();
+        let close = at("2026-11-29T21:00:00+08:00");
+        let phases = [(Some(at("2026-11-29T20:00:00+08:00")), close)];
+        let last = at("2026-11-29T20:30:00+08:00");
+        let early = last + Duration::seconds(p.near_close_secs as i64) - Duration::milliseconds(3);
+        assert!(due(&p, &phases, Some(last), early, 0));
+        assert!(!due(
+            &p,
+            &phases,
+            Some(last),
+            last + Duration::seconds(30),
+            0
+        ));
+    }
+
+    #[test]
+    fn phase_jobs_cover_days_that_open_later() {
+        let g = crate::domain::config::load_str(
+            include_str!("../../config/examples/banshayishi-12.toml"),
+            std::path::Path::new("game.toml"),
+        )
+        .unwrap();
+        let mut later = g.days[0].clone();
+        later.day = 3;
+        later.opens_at = Some(at("2026-11-30T09:00:00+08:00"));
+        later.closes_at = at("2026-11-30T21:00:00+08:00");
+        let mut g = g;
+        g.days.push(later);
+        // Day 3 is not watched on the 29th, but its lock and close get their jobs then.
+        let jobs = phase_jobs(std::slice::from_ref(&g), at("2026-11-29T12:00:00+08:00"));
+        assert_eq!(
+            jobs,
+            [
+                at("2026-11-29T20:00:05+08:00"),
+                at("2026-11-29T21:00:05+08:00"),
+                at("2026-11-30T20:00:05+08:00"),
+                at("2026-11-30T21:00:05+08:00")
+            ]
+        );
+        assert_eq!(phase_jobs(&[g], at("2026-11-30T20:30:00+08:00")).len(), 1);
     }
 
     #[test]
