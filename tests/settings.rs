@@ -211,3 +211,44 @@ fn two_games_with_one_name_are_refused() {
         .stderr(predicate::str::contains("games"))
         .stderr(predicate::str::contains("版杀一室 第十二局"));
 }
+
+/// A deadline already past, or days whose deadlines run backwards, are warned about by
+/// check-config (issue 18, break 5): the daemon would tally such a day at once.
+#[test]
+fn past_and_backwards_deadlines_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("config/examples/banshayishi-12.toml")).unwrap();
+    // The captured game's day 2 closed on 2026-11-29.
+    let p = dir.path().join("past.toml");
+    std::fs::write(&p, &text).unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "第 2 天的截止时间 2026-11-29 21:00 已经过去",
+        ));
+    // Moved to 2099: no warning; a day 3 that closes before it: warned.
+    let future = text.replace("2026-11-29 21:00:00", "2099-11-29 21:00:00");
+    let p = dir.path().join("future.toml");
+    std::fs::write(&p, &future).unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("已经过去").not());
+    let backwards = format!(
+        "{future}\n[[days]]\nday = 3\nvote_thread = 7\ncloses_at = \"2099-11-28 21:00:00\"\n"
+    );
+    std::fs::write(&p, backwards).unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "第 3 天的截止时间（2099-11-28 21:00）不晚于第 2 天的",
+        ));
+}

@@ -39,7 +39,8 @@ pub fn check_config(
     }
     match crate::io::files::load_game(path) {
         Ok(g) => {
-            for w in g.warnings() {
+            let now = crate::io::clock::Clock::now(&crate::io::clock::SystemClock(g.utc_offset));
+            for w in g.warnings().into_iter().chain(g.time_warnings(now)) {
                 writeln!(err, "警告：{w}")?;
             }
             let days: Vec<String> = g.days.iter().map(|d| format!("第{}天", d.day)).collect();

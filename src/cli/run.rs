@@ -37,6 +37,16 @@ pub fn run(
             }
         },
     };
+    if !once {
+        // A deadline already past is tallied at the first cycle: say so where the judge looks
+        // when starting the service.
+        let start = now.unwrap_or_else(|| clock.now());
+        for g in &settings.games {
+            for w in g.time_warnings(start) {
+                writeln!(err, "警告：{}：{w}", g.name)?;
+            }
+        }
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

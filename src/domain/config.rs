@@ -637,6 +637,34 @@ pub struct GameConfig {
 
 impl GameConfig {
     /// Things that are allowed but probably a mistake, in Chinese: a deadline on a paused day.
+    /// What a judge should check about the days' times at `now`: a deadline already past (the
+    /// daemon would tally it at once, from whatever it can read), and days whose deadlines run
+    /// backwards.
+    pub fn time_warnings(&self, now: DateTime<FixedOffset>) -> Vec<String> {
+        let mut out = Vec::new();
+        for d in self.days.iter().filter(|d| d.closes_at <= now) {
+            out.push(format!(
+                "第 {} 天的截止时间 {} 已经过去：这一天已结束可以不管；如果还在进行，请改 closes_at，否则守护进程一启动就会按这个时间出最终计票",
+                d.day,
+                d.closes_at.format("%Y-%m-%d %H:%M")
+            ));
+        }
+        let mut by_day: Vec<&DayConfig> = self.days.iter().collect();
+        by_day.sort_by_key(|d| d.day);
+        for w in by_day.windows(2) {
+            if w[1].closes_at <= w[0].closes_at {
+                out.push(format!(
+                    "第 {} 天的截止时间（{}）不晚于第 {} 天的（{}）：是不是写错了日期？",
+                    w[1].day,
+                    w[1].closes_at.format("%Y-%m-%d %H:%M"),
+                    w[0].day,
+                    w[0].closes_at.format("%Y-%m-%d %H:%M")
+                ));
+            }
+        }
+        out
+    }
+
     pub fn warnings(&self) -> Vec<String> {
         use chrono::Datelike;
         const NAMES: [&str; 7] = ["一", "二", "三", "四", "五", "六", "日"];

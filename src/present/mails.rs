@@ -49,6 +49,25 @@ pub enum TallyMail {
     Final,
 }
 
+/// A final tally made well after its close says so: the daemon was not running or could not
+/// read the forum at the close.
+fn after_the_fact(closes_at: Time, now: Time) -> String {
+    let late = now - closes_at;
+    if late < chrono::Duration::minutes(10) {
+        return String::new();
+    }
+    let (h, m) = (late.num_minutes() / 60, late.num_minutes() % 60);
+    let late = match (h, m) {
+        (0, m) => format!("{m} 分钟"),
+        (h, 0) => format!("{h} 小时"),
+        (h, m) => format!("{h} 小时 {m} 分钟"),
+    };
+    format!(
+        "\n注意：这次最终计票是截止 {late}后（{}）才做的（当时守护进程没有运行，或读不到论坛）。截止后的帖子按发帖时间判为迟到；截止前后删除或编辑的帖子可能分辨不清，请核对。",
+        fmt(now)
+    )
+}
+
 /// The tally mail of `kind`. `state`: the judge's recorded game state, for the final's
 /// judge-only part (an elimination's consequences under the roles).
 pub fn tally(
@@ -86,8 +105,9 @@ pub fn tally(
         TallyMail::Final => (
             format!("最终计票：{}", tally.outcome.note),
             format!(
-                "截止时间 {} 已到，以下是按截止时刻的帖子内容统计的结果（截止后的编辑不计）。\n可以直接复制到投票帖：",
-                fmt(d.closes_at)
+                "截止时间 {} 已到，以下是按截止时刻的帖子内容统计的结果（截止后的编辑不计）。{}\n可以直接复制到投票帖：",
+                fmt(d.closes_at),
+                after_the_fact(d.closes_at, now)
             ),
         ),
     };

@@ -245,3 +245,32 @@ async fn an_unreadable_state_file_holds_the_final_tally() {
     assert!(text.contains("李逵 3 票"), "{text}");
     assert!(text.contains("yucca 已出局"), "{text}");
 }
+
+/// A final tally made long after its close says so (issue 18, break 5): here the daemon first
+/// runs two and a half hours after the deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_final_made_after_the_fact_says_so() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795966200; // 23:30
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let c = config.clone();
+    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 23:30:00"))
+        .await
+        .unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let mails = mailbox.mails.lock().unwrap().clone();
+    let text = body(
+        mails
+            .iter()
+            .find(|m| summary(m).1.contains("最终计票"))
+            .expect("a final tally"),
+    );
+    assert!(
+        text.contains("这次最终计票是截止 2 小时 30 分钟后（2026-11-29 23:30:00）才做的"),
+        "{text}"
+    );
+    // Still the tally as of the close.
+    assert!(text.contains("李逵 4 票"), "{text}");
+}
