@@ -4,7 +4,7 @@
 //! the store, so a cycle that is repeated (after a crash, a restart, a catch-up) sends nothing
 //! twice.
 
-use crate::daemon::decide::{self, event_key, lock_from};
+use crate::daemon::decide::{self, lock_from};
 use crate::domain::config::{BallotSource, DayConfig, GameConfig};
 use crate::domain::mail::Mail;
 use crate::domain::record::{Change, Cursor, StoredPost};
@@ -67,7 +67,7 @@ impl Daemon {
                 let close_done = d.vote_thread.is_some()
                     && self
                         .store
-                        .event_done(&event_key(g, d, "close"))
+                        .event_done(&self.key(g, d, "close"))
                         .unwrap_or(false);
                 if decide::watched(d, close_done, now) {
                     out.push((g, d));
@@ -89,11 +89,11 @@ impl Daemon {
                 }
                 let close_done = self
                     .store
-                    .event_done(&event_key(g, d, "close"))
+                    .event_done(&self.key(g, d, "close"))
                     .unwrap_or(false);
                 let recheck_done = self
                     .store
-                    .event_done(&event_key(g, d, "recheck"))
+                    .event_done(&self.key(g, d, "recheck"))
                     .unwrap_or(true);
                 if decide::recheck_due(g, d, close_done, recheck_done, now) {
                     out.push((g, d));
@@ -152,10 +152,10 @@ impl Daemon {
                 self.queue(&key, report, || mails::void_ballot(g, d, b, pid, now))?;
             }
         }
-        if lurk_on && !self.store.mail_known(&event_key(g, d, "lurk"))? {
+        if lurk_on && !self.store.mail_known(&self.key(g, d, "lurk"))? {
             self.lurk_mail(g, d, &tally, now, report)?;
         }
-        self.store.mark_event(&event_key(g, d, "recheck"), now)?;
+        self.store.mark_event(&self.key(g, d, "recheck"), now)?;
         Ok(())
     }
 
@@ -186,6 +186,9 @@ impl Daemon {
             at: Some(now),
             ..Default::default()
         };
+        if let Err(e) = self.reopen_moved(now, &mut report) {
+            report.errors.push(e.to_string());
+        }
         // Each game as the judge's recorded state leaves it (eliminations added to `dead`). A
         // state file that cannot be read leaves the day's record read but nothing decided: a
         // tally without the judge's eliminations could count a dead player's ballot.
@@ -260,10 +263,11 @@ impl Daemon {
     ) -> anyhow::Result<()> {
         let tid = d.vote_thread.expect("active days have a vote thread");
         let record = decide::DayRecord {
-            lock_done: self.store.event_done(&event_key(g, d, "lock"))?,
+            lock_done: self.store.event_done(&self.key(g, d, "lock"))?,
             leader: self
                 .store
                 .get_meta(&format!("leader/{}/{}", g.name, d.day))?,
+            revision: self.revision(g, d),
         };
         let lock_due = decide::lock_due(g, d, &record, now);
         let close_due = now >= d.closes_at;
@@ -500,7 +504,14 @@ impl Daemon {
                         mails::tally(kind, g, d, tally, &self.drawing(), &state, now)
                     })?;
                 }
-                Effect::Done(key) => self.store.mark_event(key, now)?,
+                Effect::Done(key) => {
+                    self.store.mark_event(key, now)?;
+                    if *key == self.key(g, d, "close") {
+                        // The close this final was made for: a later one reopens the day.
+                        self.store
+                            .set_meta(&format!("closed_for/{}/{}", g.name, d.day), &d.closes_at)?;
+                    }
+                }
                 Effect::Leader { key, seq, leader } => {
                     self.store.set_meta(key, &(*seq, leader.clone()))?
                 }
@@ -639,7 +650,7 @@ impl Daemon {
                 g,
                 |d| {
                     self.store
-                        .event_done(&event_key(g, d, "close"))
+                        .event_done(&self.key(g, d, "close"))
                         .unwrap_or(true)
                 },
                 now,
@@ -794,6 +805,52 @@ impl Daemon {
         out
     }
 
+    /// How many times a day was reopened by a later close.
+    fn revision(&self, g: &GameConfig, d: &DayConfig) -> u32 {
+        self.store
+            .get_meta(&format!("revision/{}/{}", g.name, d.day))
+            .ok()
+            .flatten()
+            .unwrap_or(0)
+    }
+
+    /// The store key of a day's one-time event, in its current revision.
+    fn key(&self, g: &GameConfig, d: &DayConfig, what: &str) -> String {
+        decide::event_key_at(g, d, what, self.revision(g, d))
+    }
+
+    /// Days whose final was made for an earlier close than the config now says (the judge
+    /// extended the deadline and restarted): reopened under new keys, and the judge is told
+    /// the earlier final is withdrawn.
+    fn reopen_moved(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<()> {
+        for g in &self.settings.games {
+            for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
+                let key = format!("closed_for/{}/{}", g.name, d.day);
+                let closed_for: Option<Time> = self.store.get_meta(&key)?;
+                if !decide::reopened(d, closed_for) {
+                    continue;
+                }
+                let old = closed_for.expect("reopened days were closed");
+                let revision = self.revision(g, d) + 1;
+                self.store
+                    .set_meta(&format!("revision/{}/{}", g.name, d.day), &revision)?;
+                self.store.remove_meta(&key)?;
+                let mail = mails::withdrawn(g, d, old, now);
+                if self.store.enqueue(
+                    &format!("withdrawn/{}/{}/{}", g.name, d.day, old.timestamp()),
+                    &mail,
+                )? {
+                    report.mails_queued += 1;
+                }
+                crate::io::log::line(&format!(
+                    "{} day {}: close moved from {old} to {}; reopened (revision {revision})",
+                    g.name, d.day, d.closes_at
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The watched days as the last cycle left them, by game and day.
     pub fn views(&self) -> Vec<DayView> {
         self.views
@@ -823,7 +880,7 @@ impl Daemon {
             &g.roster.players,
             g.rules.discipline.warnings_to_replace,
         );
-        let key = event_key(g, d, "lurk");
+        let key = self.key(g, d, "lurk");
         let mail = mails::lurk(g, d, &lurk, &entries, &standings, now);
         if self.store.enqueue(&key, &mail)? {
             report.mails_queued += 1;
@@ -1029,7 +1086,7 @@ impl Daemon {
                     let key = format!("gone/{}/{pid}", last.tid);
                     let when = if now < d.closes_at {
                         mails::Gone::BeforeClose
-                    } else if self.store.event_done(&event_key(g, d, "close"))? {
+                    } else if self.store.event_done(&self.key(g, d, "close"))? {
                         mails::Gone::AfterFinal
                     } else {
                         mails::Gone::AtClose

@@ -19,7 +19,22 @@ pub const RECHECK_MINUTES: i64 = 10;
 
 /// The key of a day's one-time event: `lock`, `close`, `recheck`, `lurk`.
 pub fn event_key(g: &GameConfig, d: &DayConfig, what: &str) -> String {
-    format!("{what}/{}/{}", g.name, d.day)
+    event_key_at(g, d, what, 0)
+}
+
+/// The key of a day's one-time event after its close was moved later `revision` times (each
+/// move reopens the day: a new lock, a new final, a new 潜水 mail, under new keys).
+pub fn event_key_at(g: &GameConfig, d: &DayConfig, what: &str, revision: u32) -> String {
+    match revision {
+        0 => format!("{what}/{}/{}", g.name, d.day),
+        r => format!("{what}/{}/{}/r{r}", g.name, d.day),
+    }
+}
+
+/// Whether a day whose final tally was made for the close `closed_for` is reopened: its close
+/// now stands later in the config (the judge extended the deadline and restarted).
+pub fn reopened(d: &DayConfig, closed_for: Option<Time>) -> bool {
+    closed_for.is_some_and(|c| d.closes_at > c)
 }
 
 /// When the lock window starts (none when the rules have no lock).
@@ -57,6 +72,8 @@ pub fn recheck_due(
 /// What the record says of one watched day, as its decisions need it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DayRecord {
+    /// How many times the day was reopened by a later close (`event_key_at`).
+    pub revision: u32,
     pub lock_done: bool,
     /// The last leader mailed: its sequence number and the leaders' names.
     pub leader: Option<(u32, String)>,
@@ -136,7 +153,7 @@ pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
     }
     if now < d.closes_at {
         if lock_due(g, d, input.record, now) {
-            let key = event_key(g, d, "lock");
+            let key = event_key_at(g, d, "lock", input.record.revision);
             out.push(Effect::Mail {
                 key: key.clone(),
                 kind: TallyMail::Lock,
@@ -166,7 +183,7 @@ pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
             });
         }
     } else if !input.stale {
-        let key = event_key(g, d, "close");
+        let key = event_key_at(g, d, "close", input.record.revision);
         out.push(Effect::Mail {
             key: key.clone(),
             kind: TallyMail::Final,
@@ -174,7 +191,12 @@ pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
         out.push(Effect::Done(key));
         if now >= d.closes_at + Duration::minutes(RECHECK_MINUTES) && !input.lurk_stale {
             // This reading is already late enough to have seen edits after the close.
-            out.push(Effect::Done(event_key(g, d, "recheck")));
+            out.push(Effect::Done(event_key_at(
+                g,
+                d,
+                "recheck",
+                input.record.revision,
+            )));
         }
         if input.lurk && !input.lurk_stale {
             out.push(Effect::Lurk);
@@ -279,6 +301,22 @@ mod tests {
             },
             now,
         ))
+    }
+
+    #[test]
+    fn a_later_close_reopens_the_day_under_new_keys() {
+        let g = game();
+        let mut d = g.day(2).unwrap().clone();
+        let first = d.closes_at;
+        assert!(!reopened(&d, None), "never closed");
+        assert!(!reopened(&d, Some(first)), "closed for this deadline");
+        d.closes_at = first + Duration::days(1);
+        assert!(reopened(&d, Some(first)));
+        assert_eq!(event_key_at(&g, &d, "close", 0), event_key(&g, &d, "close"));
+        assert_eq!(
+            event_key_at(&g, &d, "close", 1),
+            format!("close/{}/2/r1", g.name)
+        );
     }
 
     #[test]

@@ -497,3 +497,26 @@ pub fn refused_address(to: &str, why: &str, first: &str, now: Time) -> Mail {
         now,
     )
 }
+
+/// The judge moved a closed day's deadline later: the final made for the earlier close is
+/// withdrawn, and the day runs again to the new one.
+pub fn withdrawn(g: &GameConfig, d: &DayConfig, old_close: Time, now: Time) -> Mail {
+    Mail::text(
+        subject(
+            g,
+            d.day,
+            &format!(
+                "截止时间改为 {}：之前的最终计票作废",
+                d.closes_at.format("%m-%d %H:%M")
+            ),
+        ),
+        format!(
+            "配置中第{}天的截止时间从 {} 改成了 {}。\n按 {} 截止发出的最终计票作废（如已贴到投票帖，请说明）；这一天重新开始监视，到新的截止时间会重新锁定、重新出最终计票和发言统计。\n",
+            d.day,
+            fmt(old_close),
+            fmt(d.closes_at),
+            fmt(old_close)
+        ),
+        now,
+    )
+}

@@ -274,3 +274,65 @@ async fn a_final_made_after_the_fact_says_so() {
     // Still the tally as of the close.
     assert!(text.contains("李逵 4 票"), "{text}");
 }
+
+/// A deadline extended after it passed, edited in the config and restarted as the README says
+/// (issue 18, break 5): the earlier final is withdrawn in a mail, the day is watched again, and
+/// at the new close a new final goes out. Before, the changed deadline was ignored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_moved_later_reopens_the_day() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let run = |now: &'static str| {
+        let c = config.clone();
+        tokio::task::spawn_blocking(move || once(&c, now))
+    };
+    let r = run("2026-11-29 21:06:00").await.unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let finals = |m: &Mailbox| -> Vec<String> {
+        m.mails
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|x| summary(x).1.contains("最终计票："))
+            .map(|x| body(x))
+            .collect()
+    };
+    assert_eq!(finals(&mailbox).len(), 1);
+
+    // The judge extends day 2 by a day and restarts.
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let text = std::fs::read_to_string(&game)
+        .unwrap()
+        .replace("2026-11-29 21:00:00", "2026-11-30 21:00:00");
+    std::fs::write(&game, text).unwrap();
+    let r = run("2026-11-29 21:20:00").await.unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let subjects: Vec<String> = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| summary(m).1)
+        .collect();
+    assert!(
+        subjects
+            .iter()
+            .any(|s| s.contains("截止时间改为 11-30 21:00：之前的最终计票作废")),
+        "{subjects:?}"
+    );
+    assert_eq!(finals(&mailbox).len(), 1, "no final before the new close");
+
+    forum.lock().unwrap().at = 1796043605; // 11-30 21:00:05
+    let r = run("2026-11-30 21:00:05").await.unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let all = finals(&mailbox);
+    assert_eq!(all.len(), 2, "a new final at the new close");
+    assert!(
+        all[1].contains("截止时间 2026-11-30 21:00:00 已到"),
+        "{}",
+        all[1]
+    );
+}
