@@ -158,7 +158,7 @@ fn tallies() -> Value {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        let game = config::load_str(&toml, Path::new("bench.toml")).unwrap();
+        let game = bansha::domain::game::load_str(&toml, Path::new("bench.toml")).unwrap();
         let template = game.rules.ballot.formats[0].vote.clone();
         let n = 10_000usize;
         let mut posts = Vec::new();

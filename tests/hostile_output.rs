@@ -22,7 +22,7 @@ fn game() -> config::GameConfig {
         toml::Value::String(BB_NAME.into()),
         toml::Value::String(HTML_NAME.into()),
     );
-    config::load_str(&toml, std::path::Path::new("hostile.toml")).unwrap()
+    bansha::domain::game::load_str(&toml, std::path::Path::new("hostile.toml")).unwrap()
 }
 
 fn posts() -> Vec<Post> {

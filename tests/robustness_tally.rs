@@ -172,7 +172,7 @@ proptest! {
             let text = std::fs::read_to_string(&path).unwrap();
             let text = text.replace("ruleset = \"m103\"", &format!("ruleset = \"{ruleset}\""));
             let text = text.split("\n[rules]").next().unwrap().to_string();
-            game = config::load_str(&text, &path).unwrap();
+            game = bansha::domain::game::load_str(&text, &path).unwrap();
         }
         let start = DateTime::parse_from_rfc3339("2026-11-27T21:00:00+08:00").unwrap().with_timezone(&east8());
         let list: Vec<Post> = posts

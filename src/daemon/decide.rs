@@ -246,12 +246,11 @@ pub fn waiting_days(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::config;
     use std::path::Path;
 
     /// The captured m103 game (版杀一室 第十二局, day 2 closing 11-29 21:00, a 60-minute lock).
     fn game() -> GameConfig {
-        config::load_str(
+        crate::domain::game::load_str(
             include_str!("../../config/examples/banshayishi-12.toml"),
             Path::new("config/examples/banshayishi-12.toml"),
         )

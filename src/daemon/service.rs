@@ -313,7 +313,7 @@ mod tests {
 
     #[test]
     fn phase_jobs_cover_days_that_open_later() {
-        let g = crate::domain::config::load_str(
+        let g = crate::domain::game::load_str(
             include_str!("../../config/examples/banshayishi-12.toml"),
             std::path::Path::new("game.toml"),
         )

@@ -752,27 +752,14 @@ pub fn preset(name: &str) -> Option<&'static str> {
     PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
-/// Load and validate a game config file, read through `src` (`io::files::load_game` reads the
-/// disk).
-pub fn load_from(path: &Path, src: &dyn Sources) -> Result<GameConfig, ConfigError> {
-    let file = path.display().to_string();
-    let text = src.read(path).map_err(|e| ConfigError {
-        file: file.clone(),
-        line: None,
-        key: String::new(),
-        message: format!("无法读取：{e}"),
-    })?;
-    load_str_from(&text, path, src)
-}
-
 /// Load and validate a game config from its text; `path` names it in errors and anchors a
 /// relative ruleset path.
-pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
-    load_str_from(text, path, &NoFiles)
+pub(crate) fn parse_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
+    parse_str_from(text, path, &NoFiles)
 }
 
 /// `load_str`, with a ruleset file (not a preset) read through `src`.
-pub fn load_str_from(
+pub(crate) fn parse_str_from(
     text: &str,
     path: &Path,
     src: &dyn Sources,
@@ -810,14 +797,8 @@ pub fn load_str_from(
         days,
         rules,
     };
-    if let Err(message) = crate::domain::rules::state::validate(&config) {
-        return Err(ConfigError {
-            file: file.clone(),
-            line: locate(text, &["rules", "win"]),
-            key: "rules.win".into(),
-            message,
-        });
-    }
+    // Win conditions are checked by the rules that evaluate them (`domain::game`, which is
+    // what loads a game): this module knows the shape of a config, not the game state.
     Ok(config)
 }
 
@@ -1290,7 +1271,8 @@ mod tests {
             let text = format!(
                 "ruleset = \"{name}\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\"]\n"
             );
-            let g = load_str(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let g = crate::domain::game::load_str(&text, Path::new("t.toml"))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(g.rules.name, name);
             g.grammar(1);
             g.grammar(2);

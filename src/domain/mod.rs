@@ -3,6 +3,7 @@
 //! a file or the clock; what a decision depends on is passed in, `now` included.
 
 pub mod config;
+pub mod game;
 pub mod mail;
 pub mod record;
 pub mod report;

@@ -513,7 +513,7 @@ fn load_games(
 ) -> Result<Vec<GameConfig>, ConfigError> {
     let mut games: Vec<GameConfig> = Vec::new();
     for g in &s.games {
-        let game = config::load_from(&base.join(&g.config), src)?;
+        let game = crate::domain::game::load_from(&base.join(&g.config), src)?;
         // The name keys everything the record keeps of a game.
         if let Some(other) = games.iter().find(|o| o.name == game.name) {
             return Err(at(

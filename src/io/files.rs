@@ -1,7 +1,7 @@
 //! The config files, secret files and environment variables bansha reads at start: the real
 //! `Sources` of the domain's loaders.
 
-use crate::domain::config::{self, ConfigError, GameConfig};
+use crate::domain::config::{ConfigError, GameConfig};
 use crate::domain::settings::{self, Settings};
 use crate::domain::sources::Sources;
 use std::path::Path;
@@ -33,7 +33,7 @@ impl Sources for Disk {
 
 /// Load and validate a game config file.
 pub fn load_game(path: &Path) -> Result<GameConfig, ConfigError> {
-    config::load_from(path, &Disk)
+    crate::domain::game::load_from(path, &Disk)
 }
 
 /// Load and validate the daemon config and every game it names.

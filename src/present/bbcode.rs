@@ -363,7 +363,7 @@ pub fn ledger(
                 "  [{}] {}{}{}：{}{}\n",
                 e.id,
                 e.day.map(|d| format!("第{d}天 ")).unwrap_or_default(),
-                crate::domain::rules::ledger::kind_zh(&e.kind),
+                kind_zh(&e.kind),
                 if e.source == "auto" {
                     "（自动）"
                 } else {
@@ -375,4 +375,43 @@ pub fn ledger(
         }
     }
     s
+}
+
+fn kind_zh(kind: &str) -> &'static str {
+    match kind {
+        "warning" => "警告",
+        "blue_card" => "蓝牌",
+        "yellow_card" => "黄牌",
+        "red_card" => "红牌",
+        "lurk" => "潜水",
+        _ => "记录",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::rules::ledger::{standings, Entry};
+
+    #[test]
+    fn the_ledger_lists_struck_out_entries_as_such() {
+        let e = |id: &str, kind: &str, removed: bool| Entry {
+            id: id.into(),
+            player: "乙".into(),
+            kind: kind.into(),
+            day: Some(2),
+            reason: "潜水".into(),
+            source: "judge".into(),
+            at: String::new(),
+            removed,
+        };
+        let entries = vec![e("1", "warning", false), e("2", "yellow_card", true)];
+        let s = standings(&entries, &["乙".to_string()], Some(2));
+        let text = ledger(&entries, &s);
+        assert!(text.contains("乙：警告 1"), "{text}");
+        assert!(
+            text.contains("[2] 第2天 黄牌（法官）：潜水（已撤销）"),
+            "{text}"
+        );
+    }
 }

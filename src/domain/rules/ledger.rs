@@ -24,17 +24,6 @@ pub struct Entry {
 
 pub const KINDS: [&str; 5] = ["warning", "blue_card", "yellow_card", "red_card", "lurk"];
 
-pub fn kind_zh(kind: &str) -> &'static str {
-    match kind {
-        "warning" => "警告",
-        "blue_card" => "蓝牌",
-        "yellow_card" => "黄牌",
-        "red_card" => "红牌",
-        "lurk" => "潜水",
-        _ => "记录",
-    }
-}
-
 /// One player's standing.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Standing {
@@ -171,6 +160,5 @@ mod tests {
             "struck-out entries are still listed, not counted"
         );
         assert!(s[1].consequence.is_empty());
-        assert!(crate::present::bbcode::ledger(&entries, &s).contains("（已撤销）"));
     }
 }
