@@ -142,12 +142,7 @@ pub(crate) fn render(root: ElementRef<'_>, double_escaped: bool) -> Body {
                 let in_quote = current_quote.is_some();
                 match node.value() {
                     Node::Text(t) => {
-                        let mut s: String =
-                            t.chars().filter(|c| *c != '\n' && *c != '\r').collect();
-                        if double_escaped && s.contains('&') {
-                            s = html_escape::decode_html_entities(&s).into_owned();
-                        }
-                        let s = s.replace('\u{a0}', " ");
+                        let s = text_of(t, double_escaped);
                         match captures.last().map(|c| &c.1) {
                             Some(Capture::QuoteHeader) => header_buf.push_str(&s),
                             Some(Capture::EditNotice) => edit_buf.push_str(&s),
@@ -157,16 +152,7 @@ pub(crate) fn render(root: ElementRef<'_>, double_escaped: bool) -> Body {
                     }
                     Node::Element(el) => {
                         let name = el.name();
-                        let style = el.attr("style").unwrap_or("");
-                        // Things that are never text.
-                        if matches!(name, "script" | "style" | "noscript" | "template")
-                            || has_class(el, "jammer")
-                            || CSS_HIDDEN.is_match(style)
-                            || (name == "em"
-                                && el.attr("onclick").is_some_and(|o| o.contains("copycode")))
-                            || has_class(el, "tip")
-                            || has_class(el, "aimg_tip")
-                        {
+                        if never_text(el) {
                             skip = Some(node.id());
                             continue;
                         }
@@ -215,22 +201,13 @@ pub(crate) fn render(root: ElementRef<'_>, double_escaped: bool) -> Body {
                         }
                         if name == "img" {
                             if !in_quote {
-                                let src = el.attr("src").unwrap_or("");
-                                if el.attr("smilieid").is_some() || src.contains("/smiley/") {
-                                    body.smilies += 1;
-                                } else {
-                                    body.images += 1;
-                                }
+                                count_image(el, &mut body);
                             }
                             continue;
                         }
                         if !in_quote && captures.is_empty() {
-                            if is_red(el) {
-                                body.red_font = true;
-                            }
-                            if is_large(el) {
-                                body.large_font = true;
-                            }
+                            body.red_font |= is_red(el);
+                            body.large_font |= is_large(el);
                         }
                         if is_block(name) {
                             if in_quote {
@@ -290,6 +267,38 @@ pub(crate) fn render(root: ElementRef<'_>, double_escaped: bool) -> Body {
     }
     body.text = clean(&main.0);
     body
+}
+
+/// A text node as the body reads it: line breaks of the source dropped (`<br>` makes breaks),
+/// API v4's second escaping undone, no-break spaces as spaces.
+fn text_of(t: &str, double_escaped: bool) -> String {
+    let mut s: String = t.chars().filter(|c| *c != '\n' && *c != '\r').collect();
+    if double_escaped && s.contains('&') {
+        s = html_escape::decode_html_entities(&s).into_owned();
+    }
+    s.replace('\u{a0}', " ")
+}
+
+/// Elements that are never text: scripts and styles, Discuz's anti-copy jammer, hidden
+/// content, the "copy code" link, image tips.
+fn never_text(el: &scraper::node::Element) -> bool {
+    let name = el.name();
+    matches!(name, "script" | "style" | "noscript" | "template")
+        || has_class(el, "jammer")
+        || CSS_HIDDEN.is_match(el.attr("style").unwrap_or(""))
+        || (name == "em" && el.attr("onclick").is_some_and(|o| o.contains("copycode")))
+        || has_class(el, "tip")
+        || has_class(el, "aimg_tip")
+}
+
+/// An image outside quotes: a smiley, or a picture.
+fn count_image(el: &scraper::node::Element, body: &mut Body) {
+    let src = el.attr("src").unwrap_or("");
+    if el.attr("smilieid").is_some() || src.contains("/smiley/") {
+        body.smilies += 1;
+    } else {
+        body.images += 1;
+    }
 }
 
 /// Trim line breaks at both ends; keep the inner layout and spaces (a judge compares it with

@@ -314,6 +314,36 @@ pub(crate) fn error_page(doc: &Html, markup: &str, has_subject: bool) -> PageErr
     };
     PageError::new(PageErrorKind::NotAThreadPage, snippet)
 }
+/// A post's author and uid, from the author link; an anonymous post is 匿名 (no uid); anything
+/// else unreadable is warned about.
+fn author_of(
+    table: ElementRef<'_>,
+    pid: u64,
+    warnings: &mut Vec<Warning>,
+) -> (String, Option<u64>) {
+    match table.select(&AUTHOR_LINK).next() {
+        Some(a) => (
+            text_of(a).trim().to_string(),
+            a.value()
+                .attr("href")
+                .and_then(|h| UID_IN_HREF.captures(h))
+                .and_then(|c| c[1].parse::<u64>().ok()),
+        ),
+        None => {
+            let shown = table
+                .select(&AUTHI)
+                .next()
+                .map(|a| squash(&text_of(a)))
+                .unwrap_or_default();
+            if shown.starts_with("匿名") {
+                ("匿名".to_string(), None)
+            } else {
+                warnings.push(Warning::new(Some(pid), WarningKind::Author, shown));
+                (String::new(), None)
+            }
+        }
+    }
+}
 
 fn parse_post(
     table: ElementRef<'_>,
@@ -348,29 +378,7 @@ fn parse_post(
         }
     }
 
-    // Author.
-    let (author, author_uid) = match table.select(&AUTHOR_LINK).next() {
-        Some(a) => (
-            text_of(a).trim().to_string(),
-            a.value()
-                .attr("href")
-                .and_then(|h| UID_IN_HREF.captures(h))
-                .and_then(|c| c[1].parse::<u64>().ok()),
-        ),
-        None => {
-            let shown = table
-                .select(&AUTHI)
-                .next()
-                .map(|a| squash(&text_of(a)))
-                .unwrap_or_default();
-            if shown.starts_with("匿名") {
-                ("匿名".to_string(), None)
-            } else {
-                warnings.push(Warning::new(Some(pid), WarningKind::Author, shown));
-                (String::new(), None)
-            }
-        }
-    };
+    let (author, author_uid) = author_of(table, pid, warnings);
 
     // Floor.
     let floor = postnum.map(|a| squash(&text_of(a))).unwrap_or_default();

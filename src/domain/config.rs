@@ -1271,8 +1271,7 @@ mod tests {
             let text = format!(
                 "ruleset = \"{name}\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\"]\n"
             );
-            let g = crate::domain::game::load_str(&text, Path::new("t.toml"))
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let g = parse_str(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(g.rules.name, name);
             g.grammar(1);
             g.grammar(2);
