@@ -236,6 +236,9 @@ impl Daemon {
                 report.errors.push(format!("{}: {e:#}", g.name));
             }
         }
+        if let Err(e) = self.close_edit_windows(now, &mut report) {
+            report.errors.push(e.to_string());
+        }
         for g in &self.settings.games {
             if let Err(e) = self.watch_state(g, now, &mut report) {
                 report.errors.push(format!("{}: {e:#}", g.name));
@@ -805,6 +808,55 @@ impl Daemon {
         out
     }
 
+    /// The edits held in a post's window (`decide::EditWindow`), in one mail.
+    fn mail_held_edits(
+        &self,
+        wkey: &str,
+        w: &decide::EditWindow,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let (Some(first), Some((last_seen, last))) = (w.held.first(), w.held.last()) else {
+            return Ok(());
+        };
+        let Some(g) = self.settings.games.iter().find(|g| g.name == w.game) else {
+            return Ok(());
+        };
+        let Some(d) = g.day(w.day) else {
+            return Ok(());
+        };
+        let mail = mails::edit_storm(g, d, last, w.held.len(), first.0, *last_seen, now);
+        if self
+            .store
+            .enqueue(&format!("edits/{wkey}/{}", w.opened.timestamp()), &mail)?
+        {
+            report.mails_queued += 1;
+        }
+        Ok(())
+    }
+
+    /// Post edit windows that have closed: their held edits are mailed, and the next edit of
+    /// the post is mailed at once again.
+    fn close_edit_windows(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<()> {
+        let mut windows: std::collections::BTreeMap<String, decide::EditWindow> =
+            self.store.get_meta("edit_windows")?.unwrap_or_default();
+        let closed: Vec<String> = windows
+            .iter()
+            .filter(|(_, w)| decide::window_closed(w, now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        if closed.is_empty() {
+            return Ok(());
+        }
+        for k in closed {
+            if let Some(w) = windows.remove(&k) {
+                self.mail_held_edits(&k, &w, now, report)?;
+            }
+        }
+        self.store.set_meta("edit_windows", &windows)?;
+        Ok(())
+    }
+
     /// How many times a day was reopened by a later close.
     fn revision(&self, g: &GameConfig, d: &DayConfig) -> u32 {
         self.store
@@ -1072,11 +1124,33 @@ impl Daemon {
                     after,
                     seen_at,
                 } if is_player(&after.author) && (is_ballot(before) || is_ballot(after)) => {
-                    let key = format!("edit/{}/{pid}/{}", after.tid, seen_at.timestamp());
-                    let mail = mails::edited(g, d, before, after, *seen_at);
-                    if self.store.enqueue(&key, &mail)? {
-                        report.mails_queued += 1;
+                    let wkey = format!("{}/{pid}", after.tid);
+                    let mut windows: std::collections::BTreeMap<String, decide::EditWindow> =
+                        self.store.get_meta("edit_windows")?.unwrap_or_default();
+                    if decide::edit_held(windows.get(&wkey), *seen_at) {
+                        if let Some(w) = windows.get_mut(&wkey) {
+                            w.held.push((*seen_at, (**after).clone()));
+                        }
+                    } else {
+                        if let Some(w) = windows.remove(&wkey) {
+                            self.mail_held_edits(&wkey, &w, now, report)?;
+                        }
+                        let key = format!("edit/{}/{pid}/{}", after.tid, seen_at.timestamp());
+                        let mail = mails::edited(g, d, before, after, *seen_at);
+                        if self.store.enqueue(&key, &mail)? {
+                            report.mails_queued += 1;
+                        }
+                        windows.insert(
+                            wkey,
+                            decide::EditWindow {
+                                game: g.name.clone(),
+                                day: d.day,
+                                opened: *seen_at,
+                                held: Vec::new(),
+                            },
+                        );
                     }
+                    self.store.set_meta("edit_windows", &windows)?;
                 }
                 Change::Gone {
                     pid,

@@ -69,6 +69,30 @@ pub fn recheck_due(
     now >= due && now <= d.closes_at + Duration::days(2) && close_done && !recheck_done
 }
 
+/// How long after a mailed edit of a post further edits of it are held for one mail.
+pub const EDIT_WINDOW_MINUTES: i64 = 30;
+
+/// A post's edit window: opened by an edit mailed at once; the edits seen during it are held
+/// and mailed together when it closes (an edit storm is one mail per window, not one per poll).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EditWindow {
+    pub game: String,
+    pub day: u32,
+    pub opened: Time,
+    /// The edits held: when each was seen, and the post as it then stood.
+    pub held: Vec<(Time, crate::domain::record::StoredPost)>,
+}
+
+/// Whether an edit seen at `seen_at` falls in the post's open window (held, not mailed now).
+pub fn edit_held(window: Option<&EditWindow>, seen_at: Time) -> bool {
+    window.is_some_and(|w| seen_at < w.opened + Duration::minutes(EDIT_WINDOW_MINUTES))
+}
+
+/// Whether a window has closed at `now` (its held edits, if any, are mailed).
+pub fn window_closed(w: &EditWindow, now: Time) -> bool {
+    now >= w.opened + Duration::minutes(EDIT_WINDOW_MINUTES)
+}
+
 /// What the record says of one watched day, as its decisions need it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DayRecord {
@@ -316,6 +340,25 @@ mod tests {
             event_key_at(&g, &d, "close", 1),
             format!("close/{}/2/r1", g.name)
         );
+    }
+
+    #[test]
+    fn edits_inside_a_window_are_held_until_it_closes() {
+        let opened = at("2026-11-29 19:01:30");
+        let w = EditWindow {
+            game: "g".into(),
+            day: 2,
+            opened,
+            held: Vec::new(),
+        };
+        assert!(!edit_held(None, opened), "no window: mailed at once");
+        assert!(edit_held(Some(&w), at("2026-11-29 19:31:29")));
+        assert!(
+            !edit_held(Some(&w), at("2026-11-29 19:31:30")),
+            "a new window"
+        );
+        assert!(!window_closed(&w, at("2026-11-29 19:31:29")));
+        assert!(window_closed(&w, at("2026-11-29 19:31:30")));
     }
 
     #[test]

@@ -520,3 +520,42 @@ pub fn withdrawn(g: &GameConfig, d: &DayConfig, old_close: Time, now: Time) -> M
         now,
     )
 }
+
+/// A post edited again and again: the edits seen in one window (after the one mailed at once),
+/// with the last text.
+pub fn edit_storm(
+    g: &GameConfig,
+    d: &DayConfig,
+    last: &StoredPost,
+    count: usize,
+    from: Time,
+    to: Time,
+    now: Time,
+) -> Mail {
+    let notice = match &last.edited_at {
+        Some(t) => format!("论坛显示的最后编辑时间：{}", t.format("%Y-%m-%d %H:%M")),
+        None => "论坛没有显示编辑记录".into(),
+    };
+    Mail::text(
+        subject(
+            g,
+            d.day,
+            &format!("投票被反复编辑：{} {}", last.floor, last.author),
+        ),
+        format!(
+            "{} {}（pid {}）在 {} 到 {} 之间又编辑了 {count} 次（每个帖子半小时内的编辑合并成一封邮件）。\n{notice}\n{}\n最后看到的内容：\n{}\n",
+            last.floor,
+            last.author,
+            last.pid,
+            fmt(from),
+            fmt(to),
+            if last.edited_at.is_some_and(|t| t >= d.closes_at) {
+                format!("最后一次编辑在截止（{}）之后，最终计票按截止时的内容。", fmt(d.closes_at))
+            } else {
+                String::new()
+            },
+            last.text
+        ),
+        now,
+    )
+}

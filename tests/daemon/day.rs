@@ -688,11 +688,11 @@ async fn an_edit_before_the_close_first_seen_at_it_counts() {
         let mut f = forum.lock().unwrap();
         f.edits.insert(
             53,
-            (
+            vec![(
                 1795955400, // 20:30
                 "<i class=\"pstatus\"> 本帖最后由 yucca 于 2026-11-29 20:30 编辑 </i><br />\n<br />\n投票对象：大灰狼<br />\n投票理由：想了想还是他"
                     .into(),
-            ),
+            )],
         );
         f.at = 1795956300; // 20:45
     }
@@ -716,4 +716,71 @@ async fn an_edit_before_the_close_first_seen_at_it_counts() {
         .unwrap_or_default();
     assert!(line.contains("yucca（9#）"), "{line}\n{text}");
     assert!(!text.lines().any(|l| l.starts_with("李逵 4 票")), "{text}");
+}
+
+/// Edit storms (issue 18, break 12): yucca edits her 23# back and forth four times in four
+/// minutes. The judge gets the first edit at once and one mail for the rest when the
+/// half-hour window closes, not one mail per poll.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_storm_is_one_mail_per_window() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let run = |now: String| {
+        let c = config.clone();
+        tokio::task::spawn_blocking(move || once(&c, &now))
+    };
+    let edit = |minute: u32, target: &str| {
+        format!(
+            "<i class=\"pstatus\"> 本帖最后由 yucca 于 2026-11-29 19:0{minute} 编辑 </i><br />\n<br />\n投票对象：{target}<br />\n投票理由：改来改去"
+        )
+    };
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795950000; // 19:00
+        f.edits.insert(
+            95,
+            (1..=4)
+                .map(|m| {
+                    (
+                        1795950000 + 60 * m as i64,
+                        edit(m, if m % 2 == 1 { "冷雪" } else { "大灰狼" }),
+                    )
+                })
+                .collect(),
+        );
+    }
+    let r = run("2026-11-29 19:00:00".into()).await.unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    for m in 1..=4 {
+        forum.lock().unwrap().at = 1795950000 + 60 * m + 30;
+        let r = run(format!("2026-11-29 19:0{m}:30")).await.unwrap();
+        assert_eq!(r["edited_posts"], 1, "{r}");
+    }
+    let edits = |m: &Mailbox| -> Vec<String> {
+        m.mails
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|x| summary(x).1.contains("23# yucca") && summary(x).1.contains("编辑"))
+            .map(|x| body(x))
+            .collect()
+    };
+    assert_eq!(
+        edits(&mailbox).len(),
+        1,
+        "the first edit at once, the rest held"
+    );
+    forum.lock().unwrap().at = 1795952400; // 19:40
+    let r = run("2026-11-29 19:40:00".into()).await.unwrap();
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let all = edits(&mailbox);
+    assert_eq!(all.len(), 2, "one more for the window: {all:#?}");
+    assert!(all[1].contains("又编辑了 3 次"), "{}", all[1]);
+    assert!(
+        all[1].contains("投票对象：大灰狼"),
+        "the last text: {}",
+        all[1]
+    );
 }

@@ -204,8 +204,9 @@ pub(crate) struct Forum {
     pub(crate) always: Option<Fault>,
     /// The discussion thread answers 502.
     pub(crate) discussion_down: bool,
-    /// Edits: pid → (unix time of the edit, the message from then on, with its notice).
-    pub(crate) edits: BTreeMap<u64, (i64, String)>,
+    /// Edits: pid → (unix time of each edit, the message from then on, with its notice), in
+    /// time order.
+    pub(crate) edits: BTreeMap<u64, Vec<(i64, String)>>,
 }
 
 pub(crate) fn captured_thread() -> (Vec<Value>, Value) {
@@ -271,10 +272,12 @@ impl Forum {
         }
         for p in visible.iter_mut() {
             let pid: u64 = p["pid"].as_str().unwrap().parse().unwrap();
-            if let Some((at, message)) = self.edits.get(&pid) {
-                if self.at >= *at {
-                    p["message"] = Value::String(message.clone());
-                }
+            let latest = self
+                .edits
+                .get(&pid)
+                .and_then(|e| e.iter().rev().find(|(at, _)| self.at >= *at));
+            if let Some((_, message)) = latest {
+                p["message"] = Value::String(message.clone());
             }
         }
         let page = match self.serve_instead {
