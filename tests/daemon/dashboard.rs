@@ -232,13 +232,7 @@ async fn the_dashboard_answers_only_its_own_host_names() {
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
     let port = pin_status_port(&config);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
-        .args(["run", "--now", "2026-11-29 20:00:00", "--config"])
-        .arg(&config)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let (mut child, _) = start_service(&config, Some("2026-11-29 20:00:00")).await;
     let ask = |request: String| -> String {
         for _ in 0..100 {
             if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) {

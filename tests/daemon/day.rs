@@ -282,23 +282,8 @@ async fn the_service_answers_status_and_live_tally_and_stops_on_sigterm() {
     let config = setup(dir.path(), &server.uri(), smtp_port);
     pin_status_port(&config);
 
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
-        .args(["run", "--config"])
-        .arg(&config)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let (mut child, status) = start_service(&config, None).await;
     let ask = |args: &[&str]| cli(&config, args);
-    let mut status = String::new();
-    for _ in 0..100 {
-        let (code, out, _) = tokio::task::block_in_place(|| ask(&["status"]));
-        if code == Some(0) && out.contains("上一轮") {
-            status = out;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    }
     assert!(status.contains("状态：正常"), "{status}");
     assert!(status.contains("待发邮件：0"), "{status}");
     let (code, live, err) = tokio::task::block_in_place(|| ask(&["tally", "--live", "--day", "2"]));

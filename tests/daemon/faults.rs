@@ -705,23 +705,8 @@ async fn status_tells_the_same_health_as_the_dashboard() {
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
     let port = pin_status_port(&config);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
-        .args(["run", "--now", "2026-11-29 20:00:00", "--config"])
-        .arg(&config)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let (mut child, status) = start_service(&config, Some("2026-11-29 20:00:00")).await;
     let ask = |args: &[&str]| cli(&config, args);
-    let mut status = String::new();
-    for _ in 0..150 {
-        let (code, out, _) = tokio::task::block_in_place(|| ask(&["status"]));
-        if code == Some(0) && out.contains("上一轮") {
-            status = out;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    }
     assert!(status.contains("状态：有问题"), "{status}");
     assert!(
         status.contains("tid 3"),

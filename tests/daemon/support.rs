@@ -622,3 +622,31 @@ pub(crate) fn all_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     }
     out
 }
+
+/// `bansha run` as a service (its clock started at `now` when given), and `bansha status` as it
+/// first answers after a completed cycle (empty if it never does).
+pub(crate) async fn start_service(
+    config: &Path,
+    now: Option<&str>,
+) -> (std::process::Child, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"));
+    cmd.arg("run");
+    if let Some(now) = now {
+        cmd.args(["--now", now]);
+    }
+    let child = cmd
+        .arg("--config")
+        .arg(config)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..150 {
+        let (code, out, _) = tokio::task::block_in_place(|| cli(config, &["status"]));
+        if code == Some(0) && out.contains("上一轮") {
+            return (child, out);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    (child, String::new())
+}
