@@ -252,3 +252,46 @@ fn past_and_backwards_deadlines_are_warned_about() {
             "第 3 天的截止时间（2099-11-28 21:00）不晚于第 2 天的",
         ));
 }
+
+/// A secret as a systemd credential (issue 18, break 13): `password_file = "credential:NAME"`
+/// reads `$CREDENTIALS_DIRECTORY/NAME`, the file systemd hands the service's dynamic user for
+/// `LoadCredential=NAME:…`; outside systemd the error says what to set.
+#[test]
+fn a_secret_can_be_a_systemd_credential() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = daemon_config(dir.path(), "", 0o600);
+    let text = std::fs::read_to_string(&p).unwrap().replace(
+        "password_file = \"pw\"",
+        "password_file = \"credential:forum-password\"",
+    );
+    std::fs::write(&p, text).unwrap();
+    let creds = dir.path().join("creds");
+    std::fs::create_dir(&creds).unwrap();
+    std::fs::write(creds.join("forum-password"), "secret\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            creds.join("forum-password"),
+            std::fs::Permissions::from_mode(0o400),
+        )
+        .unwrap();
+    }
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .env("CREDENTIALS_DIRECTORY", &creds)
+        .assert()
+        .success();
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .env_remove("CREDENTIALS_DIRECTORY")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("forum.login.password_file"))
+        .stderr(predicate::str::contains("CREDENTIALS_DIRECTORY"));
+    // The unit says how to hand the secrets over.
+    let unit = std::fs::read_to_string(root().join("systemd/bansha.service")).unwrap();
+    assert!(unit.contains("LoadCredential=forum-password:"), "{unit}");
+}

@@ -254,7 +254,19 @@ fn secret(
         message,
     };
     if let Some(p) = from_file {
-        let p = base.join(p);
+        // "credential:NAME": a systemd credential (LoadCredential=NAME:…), which the service's
+        // dynamic user can read where a root-owned 0600 file is closed to it.
+        let p = match p.to_str().and_then(|p| p.strip_prefix("credential:")) {
+            Some(name) => match src.env("CREDENTIALS_DIRECTORY") {
+                Some(dir) => Path::new(&dir).join(name),
+                None => {
+                    return Err(err(format!(
+                        "credential:{name} 是 systemd 的凭据（LoadCredential），只在服务里有；在命令行检查时请设置 CREDENTIALS_DIRECTORY=存放凭据文件的目录"
+                    )))
+                }
+            },
+            None => base.join(p),
+        };
         if let Some(mode) = src
             .mode(&p)
             .map_err(|e| err(format!("无法读取密码文件 {}：{e}", p.display())))?
