@@ -455,15 +455,13 @@ impl Daemon {
         report: &mut CycleReport,
     ) -> anyhow::Result<Tally> {
         let tid = d.vote_thread.expect("active days have a vote thread");
-        let posts_now = self.store.posts_as_of(tid, now)?;
-        let closed = now >= d.closes_at;
         // After the close: the posts as they stood at the close (an edit after it is not
         // applied), with the ballots posted since judged late, and without those the close's
         // own read no longer found (deleted before the close, or too near it to tell).
-        let posts = if closed {
+        let posts = if now >= d.closes_at {
             self.store.posts_at_close(tid, d.closes_at, now)?
         } else {
-            posts_now
+            self.store.posts_as_of(tid, now)?
         };
         // Ballots that are not thread posts: the poll (bansha42), the judge's inbox (qipan).
         let (posts, casts) = match g.rules.vote.source {

@@ -17,13 +17,9 @@ type Time = DateTime<FixedOffset>;
 /// How long after a close the vote thread is read once more for late edits.
 pub const RECHECK_MINUTES: i64 = 10;
 
-/// The key of a day's one-time event: `lock`, `close`, `recheck`, `lurk`.
-pub fn event_key(g: &GameConfig, d: &DayConfig, what: &str) -> String {
-    event_key_at(g, d, what, 0)
-}
-
-/// The key of a day's one-time event after its close was moved later `revision` times (each
-/// move reopens the day: a new lock, a new final, a new 潜水 mail, under new keys).
+/// The key of a day's one-time event (`lock`, `close`, `recheck`, `lurk`), after its close was
+/// moved later `revision` times (each move reopens the day: a new lock, a new final, a new 潜水
+/// mail, under new keys; revision 0 is the key bansha always used).
 pub fn event_key_at(g: &GameConfig, d: &DayConfig, what: &str, revision: u32) -> String {
     match revision {
         0 => format!("{what}/{}/{}", g.name, d.day),
@@ -335,7 +331,10 @@ mod tests {
         assert!(!reopened(&d, Some(first)), "closed for this deadline");
         d.closes_at = first + Duration::days(1);
         assert!(reopened(&d, Some(first)));
-        assert_eq!(event_key_at(&g, &d, "close", 0), event_key(&g, &d, "close"));
+        assert_eq!(
+            event_key_at(&g, &d, "close", 0),
+            format!("close/{}/2", g.name)
+        );
         assert_eq!(
             event_key_at(&g, &d, "close", 1),
             format!("close/{}/2/r1", g.name)

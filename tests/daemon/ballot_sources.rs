@@ -274,10 +274,7 @@ pub(crate) async fn qipan_ballots_come_from_the_judges_inbox() {
         ),
     )
     .unwrap();
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:05:00"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 21:05:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     let mails: Vec<(String, String)> = mailbox
         .mails
@@ -360,10 +357,7 @@ pub(crate) async fn acceleration_requests_past_half_are_mailed_once() {
             .map(|(_, s)| s)
             .collect::<Vec<_>>()
     };
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 12:00:00"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 12:00:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     assert!(accel(&mailbox).is_empty(), "6 of 12 is not more than half");
 

@@ -49,10 +49,7 @@ pub(crate) async fn a_killed_daemon_restarts_to_the_same_outcome() {
     tokio::task::spawn_blocking(kill_after(2500)).await.unwrap();
     mailbox.slow.store(false, Ordering::SeqCst);
     // Restart, run to the end.
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     // Let the server finish recording the mail it was given as the client died.
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;

@@ -9,14 +9,7 @@ async fn a_day_of_polling_mails_the_judge_each_thing_once() {
     let (server, forum) = forum_server().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let run = |now: &'static str| {
-        let config = config.clone();
-        async move {
-            tokio::task::spawn_blocking(move || once(&config, now))
-                .await
-                .unwrap()
-        }
-    };
+    let run = |now: &'static str| cycle_at(&config, now);
 
     // 12:00 — the first poll reads the whole thread so far.
     forum.lock().unwrap().at = 1795924800; // 2026-11-29 12:00:00 +08:00
@@ -380,10 +373,7 @@ async fn a_gbk_forum_through_desktop_pages() {
         ),
     )
     .unwrap();
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 20:30:00"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 20:30:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     assert_eq!(r["requests"], 3, "{r}");
     assert_eq!(r["new_posts"], 12, "{r}");
@@ -421,14 +411,7 @@ async fn required_posts_are_checked_and_failures_mailed_once() {
         ),
     )
     .unwrap();
-    let run = |now: &'static str| {
-        let config = config.clone();
-        async move {
-            tokio::task::spawn_blocking(move || once(&config, now))
-                .await
-                .unwrap()
-        }
-    };
+    let run = |now: &'static str| cycle_at(&config, now);
     let r = run("2026-11-29 12:00:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     let failing = |mailbox: &Mailbox| {
@@ -513,10 +496,7 @@ async fn chuhan_players_threads_on_the_board_are_counted() {
         ),
     )
     .unwrap();
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     let mails = mailbox.mails.lock().unwrap().clone();
     let lurk = mails
@@ -617,29 +597,19 @@ async fn a_ballot_deleted_before_the_close_is_not_counted_in_the_final() {
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
     forum.lock().unwrap().at = 1795953600; // 20:00
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 20:00:00"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 20:00:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     {
         let mut f = forum.lock().unwrap();
         f.at = 1795957205; // 21:00:05
         f.deleted.insert(53);
     }
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:00:05"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 21:00:05").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    let mails = mailbox.mails.lock().unwrap().clone();
-    let final_mail = mails
-        .iter()
-        .find(|m| summary(m).1.contains("最终计票"))
-        .expect("a final tally");
-    let text = body(final_mail);
+    let text = final_texts(&mailbox).pop().expect("a final tally");
     assert!(text.contains("李逵 3 票"), "{text}");
     assert!(!text.contains("yucca（9#）"), "{text}");
+    let mails = mailbox.mails.lock().unwrap().clone();
     let gone = mails
         .iter()
         .find(|m| summary(m).1.contains("投票帖消失：9# yucca"))
@@ -662,12 +632,9 @@ async fn an_edit_before_the_close_first_seen_at_it_counts() {
     let (server, forum) = forum_server().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let run = |now: &'static str| {
-        let c = config.clone();
-        tokio::task::spawn_blocking(move || once(&c, now))
-    };
+    let run = |now: &'static str| cycle_at(&config, now);
     forum.lock().unwrap().at = 1795953600; // 20:00
-    let r = run("2026-11-29 20:00:00").await.unwrap();
+    let r = run("2026-11-29 20:00:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     {
         let mut f = forum.lock().unwrap();
@@ -681,20 +648,15 @@ async fn an_edit_before_the_close_first_seen_at_it_counts() {
         );
         f.at = 1795956300; // 20:45
     }
-    let r = run("2026-11-29 20:45:00").await.unwrap();
+    let r = run("2026-11-29 20:45:00").await;
     assert_eq!(
         r["edited_posts"], 0,
         "page 1 is not read between full reads: {r}"
     );
     forum.lock().unwrap().at = 1795957205; // 21:00:05
-    let r = run("2026-11-29 21:00:05").await.unwrap();
+    let r = run("2026-11-29 21:00:05").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    let mails = mailbox.mails.lock().unwrap().clone();
-    let final_mail = mails
-        .iter()
-        .find(|m| summary(m).1.contains("最终计票"))
-        .expect("a final tally");
-    let text = body(final_mail);
+    let text = final_texts(&mailbox).pop().expect("a final tally");
     let line = text
         .lines()
         .find(|l| l.starts_with("大灰狼 "))
@@ -712,10 +674,6 @@ async fn an_edit_storm_is_one_mail_per_window() {
     let (server, forum) = forum_server().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let run = |now: String| {
-        let c = config.clone();
-        tokio::task::spawn_blocking(move || once(&c, &now))
-    };
     let edit = |minute: u32, target: &str| {
         format!(
             "<i class=\"pstatus\"> 本帖最后由 yucca 于 2026-11-29 19:0{minute} 编辑 </i><br />\n<br />\n投票对象：{target}<br />\n投票理由：改来改去"
@@ -736,11 +694,11 @@ async fn an_edit_storm_is_one_mail_per_window() {
                 .collect(),
         );
     }
-    let r = run("2026-11-29 19:00:00".into()).await.unwrap();
+    let r = cycle_at(&config, "2026-11-29 19:00:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     for m in 1..=4 {
         forum.lock().unwrap().at = 1795950000 + 60 * m + 30;
-        let r = run(format!("2026-11-29 19:0{m}:30")).await.unwrap();
+        let r = cycle_at(&config, &format!("2026-11-29 19:0{m}:30")).await;
         assert_eq!(r["edited_posts"], 1, "{r}");
     }
     let edits = |m: &Mailbox| -> Vec<String> {
@@ -758,7 +716,7 @@ async fn an_edit_storm_is_one_mail_per_window() {
         "the first edit at once, the rest held"
     );
     forum.lock().unwrap().at = 1795952400; // 19:40
-    let r = run("2026-11-29 19:40:00".into()).await.unwrap();
+    let r = cycle_at(&config, "2026-11-29 19:40:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     let all = edits(&mailbox);
     assert_eq!(all.len(), 2, "one more for the window: {all:#?}");

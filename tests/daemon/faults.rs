@@ -11,14 +11,7 @@ pub(crate) async fn failures_are_mailed_once_and_captchas_at_once() {
     let (server, forum) = forum_server().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let run = |now: &'static str| {
-        let config = config.clone();
-        async move {
-            tokio::task::spawn_blocking(move || once(&config, now))
-                .await
-                .unwrap()
-        }
-    };
+    let run = |now: &'static str| cycle_at(&config, now);
     let failures = |mailbox: &Mailbox| {
         subjects(mailbox)
             .iter()
@@ -174,14 +167,7 @@ pub(crate) async fn a_forum_that_lies_about_its_pages_costs_nothing_and_deletes_
     let (server, forum) = forum_server().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let run = |now: &'static str| {
-        let config = config.clone();
-        async move {
-            tokio::task::spawn_blocking(move || once(&config, now))
-                .await
-                .unwrap()
-        }
-    };
+    let run = |now: &'static str| cycle_at(&config, now);
     // 19:00, the first read; the thread claims 999,999 replies (100,000 pages of 10).
     {
         let mut f = forum.lock().unwrap();
@@ -530,18 +516,9 @@ async fn a_refused_mail_is_set_aside_and_the_queue_goes_on() {
         r#"to = ["judge@judge.test", "gone@judge.test"]"#,
     );
     std::fs::write(&config, text).unwrap();
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
     assert_eq!(r["mails_waiting"], 0, "nothing stuck: {r}");
-    let subjects: Vec<String> = mailbox
-        .mails
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|m| summary(m).1)
-        .collect();
+    let subjects = subject_lines(&mailbox);
     assert!(
         subjects.iter().any(|s| s.contains("最终计票")),
         "the final tally got through: {subjects:?}"
@@ -582,10 +559,7 @@ async fn a_refused_mail_is_set_aside_and_the_queue_goes_on() {
         );
     }
     let before = mailbox.mails.lock().unwrap().len();
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:07:00"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 21:07:00").await;
     assert_eq!(r["mails_sent"], 0, "{r}");
     assert_eq!(mailbox.mails.lock().unwrap().len(), before);
 }
@@ -615,10 +589,7 @@ async fn a_redirect_after_a_deletion_is_asked_again() {
         f.at = 1795953600; // 20:00, the lock: a full read
         f.faults = vec![Fault::DeletionRedirect, Fault::Ok, Fault::DeletionRedirect];
     }
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 20:00:00"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 20:00:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     assert_eq!(r["fetch_failures"], 0, "{r}");
     assert!(r["new_posts"].as_u64().unwrap() > 20, "{r}");
@@ -637,12 +608,9 @@ async fn lurk_waits_for_a_counted_thread_unreadable_at_the_close() {
     let (server, forum) = forum_server().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let run = |now: &'static str| {
-        let c = config.clone();
-        tokio::task::spawn_blocking(move || once(&c, now))
-    };
+    let run = |now: &'static str| cycle_at(&config, now);
     forum.lock().unwrap().at = 1795953600; // 20:00
-    let r = run("2026-11-29 20:00:00").await.unwrap();
+    let r = run("2026-11-29 20:00:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     {
         let mut f = forum.lock().unwrap();
@@ -650,17 +618,9 @@ async fn lurk_waits_for_a_counted_thread_unreadable_at_the_close() {
         f.deleted.insert(96);
         f.discussion_down = true;
     }
-    let r = run("2026-11-29 21:00:05").await.unwrap();
+    let r = run("2026-11-29 21:00:05").await;
     assert!(r["fetch_failures"].as_u64().unwrap() >= 1, "{r}");
-    let subjects = |m: &Mailbox| -> Vec<String> {
-        m.mails
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|x| summary(x).1)
-            .collect()
-    };
-    let now = subjects(&mailbox);
+    let now = subject_lines(&mailbox);
     assert!(now.iter().any(|s| s.contains("最终计票")), "{now:?}");
     assert!(
         !now.iter().any(|s| s.contains("发言统计")),
@@ -668,7 +628,7 @@ async fn lurk_waits_for_a_counted_thread_unreadable_at_the_close() {
     );
     forum.lock().unwrap().discussion_down = false;
     forum.lock().unwrap().at = 1795958400; // 21:20
-    let r = run("2026-11-29 21:20:00").await.unwrap();
+    let r = run("2026-11-29 21:20:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     let mails = mailbox.mails.lock().unwrap().clone();
     let lurk = mails
@@ -679,7 +639,7 @@ async fn lurk_waits_for_a_counted_thread_unreadable_at_the_close() {
     assert!(subject.contains("冷雪"), "{subject}");
     assert!(body(lurk).contains("冷雪 4 帖"), "{}", body(lurk));
     // The after-close look also tells the judge of each ballot posted after the close.
-    let subjects = subjects(&mailbox);
+    let subjects = subject_lines(&mailbox);
     for late in ["无效票：35# yucca", "无效票：37# 雪罂子"] {
         assert!(
             subjects.iter().any(|s| s.contains(late)),

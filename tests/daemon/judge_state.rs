@@ -17,10 +17,7 @@ async fn the_final_mail_projects_the_vote_onto_the_roles() {
         "judges = [\"版杀一室法官\", \"admin\"]\n[roster.roles]\n\"李逵\" = { role = \"东宫太子\", faction = \"我爱皇帝\" }\n",
     );
     std::fs::write(&game, text).unwrap();
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     let mails = mailbox.mails.lock().unwrap().clone();
     let final_mail = mails
@@ -200,17 +197,8 @@ async fn an_unreadable_state_file_holds_the_final_tally() {
     let broken = good.replacen('{', "{,", 1);
     std::fs::write(&state, &broken).unwrap();
 
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:06:00"))
-        .await
-        .unwrap();
-    let subjects: Vec<String> = mailbox
-        .mails
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|m| summary(m).1)
-        .collect();
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
+    let subjects = subject_lines(&mailbox);
     assert!(
         !subjects.iter().any(|s| s.contains("最终计票")),
         "no final tally from a state the daemon cannot read: {subjects:?}"
@@ -230,10 +218,7 @@ async fn an_unreadable_state_file_holds_the_final_tally() {
 
     // The judge mends the file: the next cycle makes the final tally without her ballot.
     std::fs::write(&state, &good).unwrap();
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 21:07:00"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 21:07:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     let mails = mailbox.mails.lock().unwrap().clone();
     let finals: Vec<&String> = mails
@@ -255,18 +240,9 @@ async fn a_final_made_after_the_fact_says_so() {
     forum.lock().unwrap().at = 1795966200; // 23:30
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let c = config.clone();
-    let r = tokio::task::spawn_blocking(move || once(&c, "2026-11-29 23:30:00"))
-        .await
-        .unwrap();
+    let r = cycle_at(&config, "2026-11-29 23:30:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    let mails = mailbox.mails.lock().unwrap().clone();
-    let text = body(
-        mails
-            .iter()
-            .find(|m| summary(m).1.contains("最终计票"))
-            .expect("a final tally"),
-    );
+    let text = final_texts(&mailbox).pop().expect("a final tally");
     assert!(
         text.contains("这次最终计票是截止 2 小时 30 分钟后（2026-11-29 23:30:00）才做的"),
         "{text}"
@@ -285,22 +261,10 @@ async fn a_deadline_moved_later_reopens_the_day() {
     forum.lock().unwrap().at = 1795957560; // 21:06
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let run = |now: &'static str| {
-        let c = config.clone();
-        tokio::task::spawn_blocking(move || once(&c, now))
-    };
-    let r = run("2026-11-29 21:06:00").await.unwrap();
+    let run = |now: &'static str| cycle_at(&config, now);
+    let r = run("2026-11-29 21:06:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    let finals = |m: &Mailbox| -> Vec<String> {
-        m.mails
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|x| summary(x).1.contains("最终计票："))
-            .map(|x| body(x))
-            .collect()
-    };
-    assert_eq!(finals(&mailbox).len(), 1);
+    assert_eq!(final_texts(&mailbox).len(), 1);
 
     // The judge extends day 2 by a day and restarts.
     let game = dir.path().join("games/banshayishi-12.toml");
@@ -308,27 +272,25 @@ async fn a_deadline_moved_later_reopens_the_day() {
         .unwrap()
         .replace("2026-11-29 21:00:00", "2026-11-30 21:00:00");
     std::fs::write(&game, text).unwrap();
-    let r = run("2026-11-29 21:20:00").await.unwrap();
+    let r = run("2026-11-29 21:20:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    let subjects: Vec<String> = mailbox
-        .mails
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|m| summary(m).1)
-        .collect();
+    let subjects = subject_lines(&mailbox);
     assert!(
         subjects
             .iter()
             .any(|s| s.contains("截止时间改为 11-30 21:00：之前的最终计票作废")),
         "{subjects:?}"
     );
-    assert_eq!(finals(&mailbox).len(), 1, "no final before the new close");
+    assert_eq!(
+        final_texts(&mailbox).len(),
+        1,
+        "no final before the new close"
+    );
 
     forum.lock().unwrap().at = 1796043605; // 11-30 21:00:05
-    let r = run("2026-11-30 21:00:05").await.unwrap();
+    let r = run("2026-11-30 21:00:05").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    let all = finals(&mailbox);
+    let all = final_texts(&mailbox);
     assert_eq!(all.len(), 2, "a new final at the new close");
     assert!(
         all[1].contains("截止时间 2026-11-30 21:00:00 已到"),

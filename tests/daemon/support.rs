@@ -650,3 +650,34 @@ pub(crate) async fn start_service(
     }
     (child, String::new())
 }
+
+/// One cycle, `bansha run --once --now NOW`, run off the async runtime's threads; its report.
+pub(crate) async fn cycle_at(config: &Path, now: &str) -> Value {
+    let (config, now) = (config.to_path_buf(), now.to_string());
+    tokio::task::spawn_blocking(move || once(&config, &now))
+        .await
+        .unwrap()
+}
+
+/// The subjects of the mails received so far, in order.
+pub(crate) fn subject_lines(mailbox: &Mailbox) -> Vec<String> {
+    mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| summary(m).1)
+        .collect()
+}
+
+/// The text of every final-tally mail received so far, in order.
+pub(crate) fn final_texts(mailbox: &Mailbox) -> Vec<String> {
+    mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|m| summary(m).1.contains("最终计票："))
+        .map(|m| body(m))
+        .collect()
+}
