@@ -53,7 +53,13 @@ pub fn run(
         .build()?;
     rt.block_on(async {
         let daemon = match Daemon::open(settings) {
-            Ok(d) => d,
+            // The system clock is checked against the forum's; a time given with --now is
+            // the judge's and taken as given.
+            Ok(d) => {
+                d.check_clock
+                    .store(now.is_none(), std::sync::atomic::Ordering::Relaxed);
+                d
+            }
             Err(e) => {
                 writeln!(err, "错误：无法启动：{e:#}")?;
                 return Ok(1);

@@ -30,6 +30,11 @@ pub struct Daemon {
     lock: tokio::sync::Mutex<()>,
     /// What the last cycle computed for each watched day, for the dashboard.
     views: std::sync::Mutex<std::collections::BTreeMap<(String, u32), DayView>>,
+    /// Compare the machine's clock with the forum's before each cycle (the system clock; a
+    /// time the judge gives with `--now` is taken as given).
+    pub check_clock: std::sync::atomic::AtomicBool,
+    /// What the last cycle added to the machine's clock to go by the forum's.
+    clock_offset: std::sync::Mutex<Option<chrono::Duration>>,
 }
 
 impl Daemon {
@@ -55,6 +60,8 @@ impl Daemon {
             mailer,
             lock: tokio::sync::Mutex::new(()),
             views: Default::default(),
+            check_clock: Default::default(),
+            clock_offset: Default::default(),
         })
     }
 
@@ -178,14 +185,71 @@ impl Daemon {
         best
     }
 
-    /// One cycle at `now`.
-    pub async fn cycle(&self, now: Time) -> CycleReport {
+    /// What the last cycle added to the machine's clock to go by the forum's.
+    pub fn clock_offset(&self) -> chrono::Duration {
+        self.clock_offset
+            .lock()
+            .ok()
+            .and_then(|o| *o)
+            .unwrap_or_else(chrono::Duration::zero)
+    }
+
+    /// The time a cycle goes by: the machine's, or the forum's where the two are more than a
+    /// minute apart (the judge is told once per difference).
+    async fn cycle_time(&self, machine: Time, report: &mut CycleReport) -> Time {
+        if !self.check_clock.load(Ordering::Relaxed) {
+            return machine;
+        }
+        let tz = *machine.offset();
+        let carried = self
+            .forum
+            .forum_time()
+            .map(|(t, age)| (t.with_timezone(&tz), age));
+        let forum = if decide::clock_probe_due(machine, carried) {
+            let probed = self.forum.probe_time().await;
+            probed
+                .map(|t| t.with_timezone(&tz))
+                .or(carried.map(|c| c.0))
+        } else {
+            carried.map(|c| c.0)
+        };
+        let offset = decide::clock_offset(machine, forum);
+        if let Ok(mut o) = self.clock_offset.lock() {
+            *o = offset;
+        }
+        let Some(offset) = offset else {
+            return machine;
+        };
+        let now = machine + offset;
+        report.clock_offset_secs = Some(offset.num_seconds());
+        crate::io::log::line(&format!(
+            "clock: the machine says {}, the forum {}: going by the forum's",
+            machine.format("%Y-%m-%d %H:%M:%S"),
+            now.format("%Y-%m-%d %H:%M:%S")
+        ));
+        // One mail per difference, to the minute.
+        let key = format!(
+            "clock/{:+}",
+            (offset.num_seconds() as f64 / 60.0).round() as i64
+        );
+        match self
+            .store
+            .enqueue(&key, &mails::clock_skew(machine, now, now))
+        {
+            Ok(true) => report.mails_queued += 1,
+            Ok(false) => {}
+            Err(e) => report.errors.push(e.to_string()),
+        }
+        now
+    }
+
+    /// One cycle at the machine's time `machine` (the forum's where they disagree).
+    pub async fn cycle(&self, machine: Time) -> CycleReport {
         let _guard = self.lock.lock().await;
         let before = self.forum.requests.load(Ordering::Relaxed);
-        let mut report = CycleReport {
-            at: Some(now),
-            ..Default::default()
-        };
+        let mut report = CycleReport::default();
+        let now = self.cycle_time(machine, &mut report).await;
+        report.at = Some(now);
         if let Err(e) = self.reopen_moved(now, &mut report) {
             report.errors.push(e.to_string());
         }

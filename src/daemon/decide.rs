@@ -263,6 +263,32 @@ pub fn waiting_days(
         .collect()
 }
 
+/// How far the machine's clock may be from the forum's before bansha goes by the forum's.
+pub const CLOCK_TOLERANCE: Duration = Duration::seconds(60);
+
+/// Whether to ask the forum its time before this cycle decides anything: when no answer has
+/// given it yet, when the last one is old (ten minutes), or when carrying it forward disagrees
+/// with the machine's clock (a jump of either clock, or a suspend the monotonic clock slept
+/// through) and the reading is not fresh already.
+pub fn clock_probe_due(machine: Time, forum: Option<(Time, std::time::Duration)>) -> bool {
+    match forum {
+        None => true,
+        Some((_, age)) if age > std::time::Duration::from_secs(600) => true,
+        Some((t, age)) => {
+            (t - machine).abs() > CLOCK_TOLERANCE && age > std::time::Duration::from_secs(2)
+        }
+    }
+}
+
+/// What to add to the machine's clock to get the forum's: nothing within the tolerance (the
+/// forum's `Date` has whole seconds, requests take time), else the difference, to the nearest
+/// second.
+pub fn clock_offset(machine: Time, forum: Option<Time>) -> Option<Duration> {
+    let diff = forum? - machine;
+    let secs = (diff.num_milliseconds() as f64 / 1000.0).round() as i64;
+    (diff.abs() > CLOCK_TOLERANCE).then(|| Duration::seconds(secs))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -605,5 +631,34 @@ mod tests {
             [(2, at("2026-11-29 21:00"))]
         );
         assert!(waiting_days(&g, |_| true, at("2026-11-29 21:30")).is_empty());
+    }
+
+    #[test]
+    fn the_forum_clock_counts_only_beyond_a_minute() {
+        let m = at("2026-11-29T20:41:00+08:00");
+        assert_eq!(clock_offset(m, None), None);
+        assert_eq!(clock_offset(m, Some(m + Duration::seconds(59))), None);
+        assert_eq!(clock_offset(m, Some(m - Duration::seconds(60))), None);
+        assert_eq!(
+            clock_offset(m, Some(m - Duration::minutes(19))),
+            Some(Duration::minutes(-19))
+        );
+        assert_eq!(
+            clock_offset(m, Some(m + Duration::hours(1))),
+            Some(Duration::hours(1))
+        );
+    }
+
+    #[test]
+    fn the_forum_is_asked_its_time_when_unknown_old_or_disagreeing() {
+        let m = at("2026-11-29T20:41:00+08:00");
+        let s = std::time::Duration::from_secs;
+        assert!(clock_probe_due(m, None));
+        assert!(!clock_probe_due(m, Some((m, s(30)))));
+        assert!(clock_probe_due(m, Some((m, s(601)))));
+        // The machine's clock jumped since the last answer: ask again before believing either.
+        assert!(clock_probe_due(m, Some((m + Duration::hours(1), s(30)))));
+        // A fresh answer that disagrees is believed.
+        assert!(!clock_probe_due(m, Some((m + Duration::hours(1), s(1)))));
     }
 }

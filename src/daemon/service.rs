@@ -41,6 +41,11 @@ pub fn due(
     failing: u32,
 ) -> bool {
     let Some(last) = last else { return true };
+    // The clock went back past the last cycle (the machine's was set back, or bansha now goes
+    // by the forum's): a cycle now, not when the clock has caught up.
+    if now < last {
+        return true;
+    }
     // Ticks come every `near_close_secs`, give or take the scheduler's jitter: a tick a few
     // milliseconds early still counts as a period after the last (else every other poll near
     // the close was skipped, and they came two periods apart).
@@ -130,7 +135,9 @@ impl Service {
 
     /// Run a cycle if one is due.
     pub async fn tick(&self, force: bool) {
-        let now = self.clock.now();
+        // The machine's clock, set by the forum's as the last cycle found them apart.
+        let machine = self.clock.now();
+        let now = machine + self.daemon.clock_offset();
         let last_at = self.last.lock().await.as_ref().map(|(t, _)| *t);
         let failing = self.failing.load(Ordering::Relaxed);
         if !force
@@ -144,7 +151,8 @@ impl Service {
         {
             return;
         }
-        let report = self.daemon.cycle(now).await;
+        let report = self.daemon.cycle(machine).await;
+        let now = report.at.unwrap_or(now);
         if report.fetch_failures > 0 {
             self.failing.fetch_add(1, Ordering::Relaxed);
             crate::io::log::line(&format!(
@@ -177,7 +185,7 @@ impl Service {
     /// The service's problems now: the one health value `bansha status` and the dashboard
     /// show (`domain::report::health`).
     pub async fn health(&self) -> Vec<crate::domain::report::Problem> {
-        let now = self.clock.now();
+        let now = self.clock.now() + self.daemon.clock_offset();
         let last = self.last.lock().await.clone();
         let failing = self.daemon.failing_threads();
         let outbox = self.daemon.store.outbox().unwrap_or_default();
@@ -208,7 +216,7 @@ impl Service {
 
     /// Whether cycles keep completing (the watchdog's question; `health` is the judge's).
     pub async fn healthy(&self) -> bool {
-        let now = self.clock.now();
+        let now = self.clock.now() + self.daemon.clock_offset();
         let limit =
             Duration::seconds((self.daemon.settings.poll.interval_secs * 3).max(900) as i64);
         match self.last.lock().await.as_ref() {
@@ -292,6 +300,12 @@ mod tests {
             near_close_minutes: 90,
             ..PollSettings::default()
         }
+    }
+
+    #[test]
+    fn a_clock_set_back_runs_a_cycle_at_once() {
+        let last = at("2026-11-29T20:30:00+08:00");
+        assert!(due(&poll(), &[], Some(last), last - Duration::hours(1), 0));
     }
 
     #[test]

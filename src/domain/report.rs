@@ -32,6 +32,9 @@ pub struct CycleReport {
     #[serde(default)]
     pub fetch_failures: usize,
     pub errors: Vec<String>,
+    /// Seconds added to the machine's clock to go by the forum's (more than a minute apart).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_offset_secs: Option<i64>,
 }
 
 /// A mail the SMTP server refused for good (for one recipient, or for all).
@@ -63,6 +66,9 @@ pub enum Problem {
     Refused { count: usize },
     /// The last cycle's errors.
     Errors { errors: Vec<String> },
+    /// The machine's clock is this many seconds behind the forum's (negative: ahead); bansha
+    /// goes by the forum's.
+    ClockOff { secs: i64 },
 }
 
 /// What the service's health is judged from.
@@ -108,6 +114,9 @@ pub fn health(h: &HealthInput, now: Time) -> Vec<Problem> {
         out.push(Problem::Refused { count: h.refused });
     }
     if let Some((_, r)) = h.last {
+        if let Some(secs) = r.clock_offset_secs {
+            out.push(Problem::ClockOff { secs });
+        }
         if !r.errors.is_empty() {
             out.push(Problem::Errors {
                 errors: r.errors.clone(),

@@ -73,6 +73,10 @@ pub struct Forum {
     gate: Mutex<Option<Instant>>,
     /// Requests made (for the figures in status and the benchmarks).
     pub requests: std::sync::atomic::AtomicU64,
+    /// The forum's clock as its last answer gave it (the HTTP `Date` header), and when on the
+    /// monotonic clock that answer came: the forum's time now is that plus the time since,
+    /// whatever the machine's wall clock does meanwhile.
+    date: std::sync::Mutex<Option<(Instant, chrono::DateTime<chrono::Utc>)>>,
 }
 
 impl Forum {
@@ -126,7 +130,60 @@ impl Forum {
             utc_offset,
             gate: Mutex::new(None),
             requests: std::sync::atomic::AtomicU64::new(0),
+            date: std::sync::Mutex::new(None),
         })
+    }
+
+    /// Keep the forum's clock from an answer's `Date` header (RFC 7231: whole seconds, cut
+    /// down, so half a second is added).
+    fn note_date(&self, headers: &reqwest::header::HeaderMap) -> bool {
+        let Some(date) = headers
+            .get(reqwest::header::DATE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| chrono::DateTime::parse_from_rfc2822(v).ok())
+        else {
+            return false;
+        };
+        let date = date.with_timezone(&chrono::Utc) + chrono::Duration::milliseconds(500);
+        if let Ok(mut d) = self.date.lock() {
+            *d = Some((Instant::now(), date));
+        }
+        true
+    }
+
+    /// The forum's time now, carried forward on the monotonic clock from its last answer, and
+    /// how old that answer is; `None` before any answer carried a `Date`.
+    pub fn forum_time(&self) -> Option<(chrono::DateTime<chrono::Utc>, Duration)> {
+        let (at, date) = (*self.date.lock().ok()?)?;
+        let age = at.elapsed();
+        Some((date + chrono::Duration::from_std(age).ok()?, age))
+    }
+
+    /// Ask the forum for its time: a `HEAD` of its front page through the gate, no retries
+    /// (a failed probe leaves the last reading as it was, and answers `None`).
+    pub async fn probe_time(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        let fresh = {
+            let mut last = self.gate.lock().await;
+            if let Some(t) = *last {
+                let gap = Duration::from_millis(self.settings.min_gap_ms);
+                let since = t.elapsed();
+                if since < gap {
+                    tokio::time::sleep(gap - since).await;
+                }
+            }
+            self.requests
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let r = self.client.head(self.url("forum.php")).send().await;
+            *last = Some(Instant::now());
+            match r {
+                Ok(resp) => self.note_date(resp.headers()),
+                Err(e) => {
+                    crate::io::log::line(&format!("clock: asking the forum its time: {e}"));
+                    false
+                }
+            }
+        };
+        fresh.then(|| self.forum_time().map(|(t, _)| t)).flatten()
     }
 
     fn url(&self, rel: &str) -> String {
@@ -160,6 +217,9 @@ impl Forum {
                 };
                 let r = req.send().await;
                 *last = Some(Instant::now());
+                if let Ok(resp) = &r {
+                    self.note_date(resp.headers());
+                }
                 match r {
                     // A redirect loop does not end by asking again.
                     Err(e) if e.is_redirect() => {

@@ -559,3 +559,28 @@ pub fn edit_storm(
         now,
     )
 }
+
+/// The machine's clock is more than a minute from the forum's: bansha goes by the forum's.
+pub fn clock_skew(machine: Time, forum: Time, now: Time) -> Mail {
+    let diff = forum - machine;
+    let secs = diff.num_seconds().abs();
+    let (m, s) = (secs / 60, secs % 60);
+    let way = if diff.num_seconds() < 0 { "快" } else { "慢" };
+    let amount = match (m, s) {
+        (0, s) => format!("{s} 秒"),
+        (m, 0) => format!("{m} 分钟"),
+        (m, s) => format!("{m} 分 {s} 秒"),
+    };
+    Mail::text(
+        format!("本机时钟比论坛{way} {amount}：按论坛时间截止"),
+        format!(
+            "运行 bansha 的机器时钟是 {}，论坛（它回答里的 Date）是 {}：本机比论坛{way} {amount}。\n\
+             相差超过一分钟时，bansha 按论坛的时间计时：锁票、截止、最终计票和潜水统计都以论坛时间为准，\n\
+             帖子的发帖时间本来就是论坛给的。\n\n\
+             请校准这台机器的时钟（例如 timedatectl set-ntp true）；校准后不需要重启。\n",
+            fmt(machine),
+            fmt(forum)
+        ),
+        now,
+    )
+}

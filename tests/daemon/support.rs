@@ -207,6 +207,33 @@ pub(crate) struct Forum {
     /// Edits: pid → (unix time of each edit, the message from then on, with its notice), in
     /// time order.
     pub(crate) edits: BTreeMap<u64, Vec<(i64, String)>>,
+    /// The forum's clock, this many seconds from the real one, in the `Date` of its answers
+    /// (`None`: the server's own `Date`).
+    pub(crate) date_offset: Option<i64>,
+}
+
+/// The answer with the forum's `Date` when the forum's clock is set apart from the real one.
+fn dated(r: ResponseTemplate, offset: Option<i64>) -> ResponseTemplate {
+    match offset {
+        None => r,
+        Some(o) => {
+            let t = chrono::Utc::now() + chrono::Duration::seconds(o);
+            r.insert_header(
+                "Date",
+                t.format("%a, %d %b %Y %H:%M:%S GMT").to_string().as_str(),
+            )
+        }
+    }
+}
+
+/// The forum's front page, as a `HEAD` asking its time sees it.
+pub(crate) struct FrontPage(pub(crate) Arc<Mutex<Forum>>);
+
+impl Respond for FrontPage {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        let offset = self.0.lock().unwrap().date_offset;
+        dated(ResponseTemplate::new(200), offset)
+    }
 }
 
 pub(crate) fn captured_thread() -> (Vec<Value>, Value) {
@@ -299,6 +326,13 @@ pub(crate) struct ThreadResponder(pub(crate) Arc<Mutex<Forum>>);
 
 impl Respond for ThreadResponder {
     fn respond(&self, req: &Request) -> ResponseTemplate {
+        let offset = self.0.lock().unwrap().date_offset;
+        dated(self.answer(req), offset)
+    }
+}
+
+impl ThreadResponder {
+    fn answer(&self, req: &Request) -> ResponseTemplate {
         let mut f = self.0.lock().unwrap();
         f.requests += 1;
         let page: usize = req
@@ -416,7 +450,10 @@ impl Respond for DiscussionResponder {
         if f.discussion_down {
             return ResponseTemplate::new(502).set_body_string("<html>Bad Gateway</html>");
         }
-        ResponseTemplate::new(200).set_body_json(f.discussion_page(page))
+        dated(
+            ResponseTemplate::new(200).set_body_json(f.discussion_page(page)),
+            f.date_offset,
+        )
     }
 }
 
@@ -438,8 +475,14 @@ pub(crate) async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
         always: None,
         discussion_down: false,
         edits: BTreeMap::new(),
+        date_offset: None,
     }));
     let server = MockServer::start().await;
+    Mock::given(method("HEAD"))
+        .and(path("/forum.php"))
+        .respond_with(FrontPage(state.clone()))
+        .mount(&server)
+        .await;
     Mock::given(method("GET"))
         .and(path("/api/mobile/index.php"))
         .and(query_param("module", "viewthread"))
