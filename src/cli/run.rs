@@ -51,7 +51,7 @@ pub fn run(
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(async {
+    let result = rt.block_on(async {
         let daemon = match Daemon::open(settings) {
             // The system clock is checked against the forum's; a time given with --now is
             // the judge's and taken as given.
@@ -77,9 +77,15 @@ pub fn run(
         };
         let service = Arc::new(Service::new(Arc::new(daemon), clock));
         crate::daemon::http::serve(service.clone()).await?;
-        crate::daemon::service::run(service).await?;
+        if let Err(e) = crate::daemon::service::run(service).await {
+            writeln!(err, "错误：{e:#}")?;
+            return Ok(1);
+        }
         Ok(0)
-    })
+    });
+    // Tasks still running (a cycle inside a request, a blocked write) do not hold the exit.
+    rt.shutdown_timeout(std::time::Duration::from_secs(2));
+    result
 }
 
 /// The arguments of `bansha run` (its help text is on `cli::Command`).

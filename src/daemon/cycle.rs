@@ -308,13 +308,26 @@ impl Daemon {
                 report.errors.push(format!("{}: {e:#}", g.name));
             }
         }
+        // What the cycle recorded and queued is on disk before any of it is mailed: a store
+        // that cannot write holds the mails (they could not be marked sent) and ends the
+        // service's run, for systemd to start it again on a store opened afresh.
         if let Err(e) = self.store.flush().await {
+            report.store_failed = true;
+            report.errors.push(format!("{e}: mails held"));
+        } else {
+            self.send_outbox(now, &mut report).await;
+        }
+        report.requests = self.forum.requests.load(Ordering::Relaxed) - before;
+        let saved = self.store.set_meta("last_cycle", &report);
+        if let Err(e) = saved.and(self.store.flush().await) {
+            report.store_failed = true;
             report.errors.push(e.to_string());
         }
-        self.send_outbox(now, &mut report).await;
-        report.requests = self.forum.requests.load(Ordering::Relaxed) - before;
-        let _ = self.store.set_meta("last_cycle", &report);
-        let _ = self.store.flush().await;
+        if report.store_failed {
+            crate::io::log::line(
+                "store: cannot write the record (disk full?); nothing more is sent until it can",
+            );
+        }
         report
     }
 
@@ -1356,6 +1369,9 @@ impl Daemon {
                 Ok(true) if report.mails_queued > queued => continue,
                 Ok(_) => break,
                 Err(e) => {
+                    if e.downcast_ref::<crate::io::store::StoreError>().is_some() {
+                        report.store_failed = true;
+                    }
                     report.errors.push(e.to_string());
                     break;
                 }
@@ -1387,12 +1403,15 @@ impl Daemon {
                         continue;
                     }
                 }
+                // Nothing goes out that cannot be marked sent (a full disk would send it
+                // again at every cycle).
+                let mark = self
+                    .store
+                    .reserve_sent(part.as_deref().unwrap_or(key), now)?;
                 match self.mailer.send(key, &mail, only).await {
                     Ok(()) => {
                         accepted += 1;
-                        if let Some(p) = &part {
-                            self.store.mark_sent(p, now)?;
-                        }
+                        self.store.confirm_sent(mark)?;
                     }
                     Err(SendError::Refused(why)) => {
                         let to = only.map_or_else(|| recipients.join(", "), str::to_string);
@@ -1410,7 +1429,9 @@ impl Daemon {
                 }
             }
             // Every recipient answered: the mail is done (sent, or set aside where all refused).
-            self.store.mark_sent(key, now)?;
+            if !self.store.is_sent(key)? {
+                self.store.mark_sent(key, now)?;
+            }
             if accepted > 0 {
                 report.mails_sent += 1;
             }

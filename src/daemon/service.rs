@@ -121,6 +121,8 @@ pub struct Service {
     pub last: Mutex<Option<(Time, CycleReport)>>,
     /// Cycles in a row that failed to read the forum (the backoff).
     pub failing: std::sync::atomic::AtomicU32,
+    /// Told when the store cannot write: the service stops (systemd starts it again).
+    stop: tokio::sync::Notify,
 }
 
 impl Service {
@@ -130,6 +132,7 @@ impl Service {
             clock,
             last: Mutex::new(None),
             failing: Default::default(),
+            stop: tokio::sync::Notify::new(),
         }
     }
 
@@ -178,6 +181,9 @@ impl Service {
                 format!("; errors: {}", report.errors.join("; "))
             }
         ));
+        if report.store_failed {
+            self.stop.notify_one();
+        }
         *self.last.lock().await = Some((now, report));
     }
 
@@ -220,7 +226,7 @@ impl Service {
         let limit =
             Duration::seconds((self.daemon.settings.poll.interval_secs * 3).max(900) as i64);
         match self.last.lock().await.as_ref() {
-            Some((t, _)) => now - *t <= limit,
+            Some((t, r)) => now - *t <= limit && !r.store_failed,
             None => false,
         }
     }
@@ -274,14 +280,24 @@ pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
     }
 
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-    }
+    let store_failed = tokio::select! {
+        _ = tokio::signal::ctrl_c() => false,
+        _ = term.recv() => false,
+        _ = service.stop.notified() => true,
+    };
     systemd::stopping();
-    sched.shutdown().await?;
-    // Let a running cycle finish its writes.
-    let _ = service.daemon.store.flush().await;
+    // Stopping takes seconds at most, whatever a cycle or the disk is doing: the record is
+    // flushed when it can be, and what was not marked sent goes out after the restart.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        let _ = sched.shutdown().await;
+        let _ = service.daemon.store.flush().await;
+    })
+    .await;
+    if store_failed {
+        anyhow::bail!(
+            "记录无法写入磁盘（磁盘已满？）：bansha 停止运行，由 systemd 重新启动；无法标记为已发送的邮件一封也没有发出"
+        );
+    }
     Ok(())
 }
 

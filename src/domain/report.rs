@@ -35,6 +35,10 @@ pub struct CycleReport {
     /// Seconds added to the machine's clock to go by the forum's (more than a minute apart).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_offset_secs: Option<i64>,
+    /// The store could not write (a full disk): nothing was sent that could not be marked,
+    /// and the service stops for systemd to start it again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub store_failed: bool,
 }
 
 /// A mail the SMTP server refused for good (for one recipient, or for all).

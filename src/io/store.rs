@@ -61,7 +61,24 @@ pub struct Store {
     /// `sent.journal`: one line per mail the SMTP server accepted, appended the moment it says
     /// so. A write to the page cache survives the process being killed where sled's flush may
     /// not have run yet; replayed into `sent` at the next open.
-    journal: std::sync::Mutex<std::fs::File>,
+    journal: std::sync::Mutex<Journal>,
+}
+
+/// The sent journal and where its next line goes (written at an offset, not appended, so a
+/// reserved line can be completed in place).
+struct Journal {
+    file: std::fs::File,
+    end: u64,
+}
+
+/// A line reserved in the sent journal for a mail about to go out (`Store::reserve_sent`):
+/// completing it overwrites one byte the disk already holds, so a mail the server accepts can
+/// always be marked, full disk or not.
+#[must_use]
+pub struct Reserved {
+    key: String,
+    at: Time,
+    offset: u64,
 }
 
 fn post_key(tid: u64, pid: u64) -> [u8; 16] {
@@ -102,13 +119,16 @@ impl Store {
             meta: db.open_tree("meta")?,
             ledger: db.open_tree("ledger")?,
             db,
-            journal: std::sync::Mutex::new(
-                std::fs::OpenOptions::new()
+            journal: std::sync::Mutex::new(Journal {
+                file: std::fs::OpenOptions::new()
                     .create(true)
-                    .append(true)
+                    .truncate(false)
+                    .read(true)
+                    .write(true)
                     .open(&journal_path)
                     .map_err(io)?,
-            ),
+                end: 0,
+            }),
         };
         // Mails accepted by the server after the last flush of the record: sent, not to be
         // sent again. A torn last line (the process died inside the write) is skipped: its
@@ -118,6 +138,14 @@ impl Store {
         let lines = std::fs::read(&journal_path).map_err(io)?;
         let mut replayed = 0;
         for line in lines.split(|b| *b == b'\n') {
+            // `?…`: reserved, and the server's acceptance never recorded (at worst the mail
+            // goes out twice, as it must when the process died inside that window); `!…`: a
+            // reserved line completed; a bare line: marked in one write.
+            let line = match line.first() {
+                Some(b'?') => continue,
+                Some(b'!') => &line[1..],
+                _ => line,
+            };
             if let Ok((key, at)) = serde_json::from_slice::<(String, Time)>(line) {
                 if !store.sent.contains_key(&key)? {
                     store.sent.insert(key.as_str(), serde_json::to_vec(&at)?)?;
@@ -132,6 +160,7 @@ impl Store {
                 .journal
                 .lock()
                 .map_err(|_| StoreError("sent journal lock poisoned".into()))?
+                .file
                 .set_len(0)
                 .map_err(io)?;
             if replayed > 0 {
@@ -369,19 +398,59 @@ impl Store {
 
     /// The SMTP server accepted the mail: move it from the outbox to the sent log.
     pub fn mark_sent(&self, key: &str, at: Time) -> Result<(), StoreError> {
-        {
-            use std::io::Write;
-            let mut line = serde_json::to_string(&(key, at))?;
-            line.push('\n');
-            self.journal
-                .lock()
-                .map_err(|_| StoreError("sent journal lock poisoned".into()))?
-                .write_all(line.as_bytes())
-                .map_err(|e| StoreError(format!("sent.journal: {e}")))?;
-        }
+        let mut line = serde_json::to_string(&(key, at))?;
+        line.push('\n');
+        self.journal_write(line.as_bytes())?;
         self.sent.insert(key, serde_json::to_vec(&at)?)?;
         self.outbox.remove(key)?;
         Ok(())
+    }
+
+    /// Before a mail goes to the server: a line in the journal that `confirm_sent` completes
+    /// once the server accepts it. Fails when the disk cannot take the line, and then the mail
+    /// must not go: it could not be marked sent, and would go again at every cycle.
+    pub fn reserve_sent(&self, key: &str, at: Time) -> Result<Reserved, StoreError> {
+        let mut line = b"?".to_vec();
+        line.extend(serde_json::to_vec(&(key, at))?);
+        line.push(b'\n');
+        let offset = self.journal_write(&line)?;
+        Ok(Reserved {
+            key: key.to_string(),
+            at,
+            offset,
+        })
+    }
+
+    /// The server accepted a reserved mail: its journal line completed in place (one byte the
+    /// disk already holds), then the record.
+    pub fn confirm_sent(&self, r: Reserved) -> Result<(), StoreError> {
+        use std::os::unix::fs::FileExt;
+        self.journal
+            .lock()
+            .map_err(|_| StoreError("sent journal lock poisoned".into()))?
+            .file
+            .write_all_at(b"!", r.offset)
+            .map_err(|e| StoreError(format!("sent.journal: {e}")))?;
+        self.sent
+            .insert(r.key.as_str(), serde_json::to_vec(&r.at)?)?;
+        self.outbox.remove(r.key.as_str())?;
+        Ok(())
+    }
+
+    /// Write a whole line at the journal's end; where it starts. A line the disk took only in
+    /// part is overwritten by the next.
+    fn journal_write(&self, line: &[u8]) -> Result<u64, StoreError> {
+        use std::os::unix::fs::FileExt;
+        let mut j = self
+            .journal
+            .lock()
+            .map_err(|_| StoreError("sent journal lock poisoned".into()))?;
+        let at = j.end;
+        j.file
+            .write_all_at(line, at)
+            .map_err(|e| StoreError(format!("sent.journal: {e}")))?;
+        j.end += line.len() as u64;
+        Ok(at)
     }
 
     /// Mails sent (or set aside as refused), not counting the per-recipient marks of a mail to
@@ -523,6 +592,46 @@ mod tests {
         store.mark_sent("lurk/g/2", at()).unwrap();
         let journal = std::fs::read_to_string(dir.path().join("sent.journal")).unwrap();
         assert!(journal.contains("lurk/g/2"), "{journal}");
+    }
+
+    #[test]
+    fn a_reserved_mail_counts_as_sent_only_once_confirmed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mail = Mail::text("主题".into(), "正文".into(), at());
+        {
+            let store = Store::open(dir.path()).unwrap();
+            assert!(store.enqueue("void/g/2/7", &mail).unwrap());
+            assert!(store.enqueue("void/g/2/11", &mail).unwrap());
+            assert!(store.enqueue("void/g/2/12", &mail).unwrap());
+            store.flush_blocking().unwrap();
+            let a = store.reserve_sent("void/g/2/7", at()).unwrap();
+            let _b = store.reserve_sent("void/g/2/11", at()).unwrap();
+            // The server took the first; the process died before the second's answer.
+            let journal = dir.path().join("sent.journal");
+            let len = std::fs::metadata(&journal).unwrap().len();
+            store.confirm_sent(a).unwrap();
+            assert_eq!(
+                std::fs::metadata(&journal).unwrap().len(),
+                len,
+                "completing a reserved line takes no more room"
+            );
+        }
+        // A third, reserved and completed, that sled never heard of.
+        let journal = dir.path().join("sent.journal");
+        let mut text = std::fs::read(&journal).unwrap();
+        text.extend(b"!");
+        text.extend(serde_json::to_vec(&("void/g/2/12", at())).unwrap());
+        text.extend(b"\n");
+        std::fs::write(&journal, text).unwrap();
+        let store = reopen(dir.path()).unwrap();
+        let outbox: Vec<String> = store.outbox().unwrap().into_iter().map(|m| m.0).collect();
+        assert_eq!(
+            outbox,
+            ["void/g/2/11"],
+            "reserved, never confirmed: not sent"
+        );
+        assert!(store.is_sent("void/g/2/7").unwrap());
+        assert!(store.is_sent("void/g/2/12").unwrap());
     }
 
     #[test]

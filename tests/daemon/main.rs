@@ -20,6 +20,7 @@ mod clock;
 mod crash;
 mod dashboard;
 mod day;
+mod disk;
 mod faults;
 mod judge_state;
 mod secrets;
