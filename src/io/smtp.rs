@@ -91,12 +91,24 @@ impl Smtp {
             None => false,
         };
         if !reusable {
-            *slot = Some(self.connect().await.map_err(SendError::Temporary)?);
+            let conn = tokio::time::timeout(SMTP_TIMEOUT, self.connect())
+                .await
+                .map_err(|_| {
+                    SendError::Temporary(format!(
+                        "SMTP {}: no answer in {SMTP_TIMEOUT:?}",
+                        self.host
+                    ))
+                })?;
+            *slot = Some(conn.map_err(SendError::Temporary)?);
         }
         let conn = slot.as_mut().expect("connected above");
-        match conn.send(message.envelope(), &message.formatted()).await {
-            Ok(_) => Ok(()),
-            Err(e) => {
+        match transaction(conn, message).await {
+            Ok(()) => Ok(()),
+            Err(Step::Late(e)) => {
+                *slot = None;
+                Err(SendError::Temporary(e))
+            }
+            Err(Step::Smtp(e)) => {
                 // End the session cleanly where the server still listens (a refused recipient
                 // leaves it mid-transaction), and start the next mail on a new one.
                 if e.is_permanent() {
@@ -112,6 +124,71 @@ impl Smtp {
                 })
             }
         }
+    }
+}
+
+/// How one step of a mail transaction failed.
+enum Step {
+    Smtp(lettre::transport::smtp::Error),
+    /// No answer in the step's time.
+    Late(String),
+}
+
+/// How long the server has to answer the final dot of a mail (RFC 5321 §4.5.3.2.6: the client
+/// waits 10 minutes, since the server may be delivering it before it answers). Giving up
+/// sooner sends the mail again though the server took it: the copies a slow relay got.
+pub const DATA_END_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// One mail transaction (MAIL, RCPT, DATA, the message), as lettre's `send` runs it, with the
+/// RFC's waits: each command's answer within `SMTP_TIMEOUT` (before the final dot the server
+/// has nothing, and the mail can go again without a copy), the final dot's within
+/// `DATA_END_TIMEOUT`.
+async fn transaction(conn: &mut AsyncSmtpConnection, message: &Message) -> Result<(), Step> {
+    use lettre::transport::smtp::commands::{Data, Mail, Rcpt};
+    use lettre::transport::smtp::extension::{Extension, MailBodyParameter, MailParameter};
+    let envelope = message.envelope();
+    let body = message.formatted();
+    let mut options = Vec::new();
+    let ascii = |a: &lettre::Address| AsRef::<str>::as_ref(a).is_ascii();
+    let non_ascii = envelope.from().is_some_and(|a| !ascii(a)) || !envelope.to().iter().all(ascii);
+    if non_ascii {
+        options.push(MailParameter::SmtpUtfEight);
+    }
+    if !body.is_ascii() && conn.server_info().supports_feature(Extension::EightBitMime) {
+        options.push(MailParameter::Body(MailBodyParameter::EightBitMime));
+    }
+    let from = envelope.from().cloned();
+    step_cmd(conn, SMTP_TIMEOUT, "MAIL FROM", Mail::new(from, options)).await?;
+    for to in envelope.to() {
+        step_cmd(conn, SMTP_TIMEOUT, "RCPT TO", Rcpt::new(to.clone(), vec![])).await?;
+    }
+    step_cmd(conn, SMTP_TIMEOUT, "DATA", Data).await?;
+    match tokio::time::timeout(DATA_END_TIMEOUT, conn.message(&body)).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => {
+            conn.abort().await;
+            Err(Step::Smtp(e))
+        }
+        Err(_) => Err(Step::Late(format!(
+            "no answer to the end of the mail in {DATA_END_TIMEOUT:?}"
+        ))),
+    }
+}
+
+/// One command and its answer within `limit`.
+async fn step_cmd(
+    conn: &mut AsyncSmtpConnection,
+    limit: Duration,
+    what: &str,
+    command: impl std::fmt::Display,
+) -> Result<(), Step> {
+    match tokio::time::timeout(limit, conn.command(command)).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => {
+            conn.abort().await;
+            Err(Step::Smtp(e))
+        }
+        Err(_) => Err(Step::Late(format!("no answer to {what} in {limit:?}"))),
     }
 }
 
@@ -189,18 +266,8 @@ impl Mailer {
     pub async fn send(&self, key: &str, mail: &Mail, only: Option<&str>) -> Result<(), SendError> {
         let message = self.message(key, mail, only).map_err(SendError::Refused)?;
         match &self.transport {
-            Transport::Smtp(t) => {
-                match tokio::time::timeout(SMTP_TIMEOUT, t.send(&message)).await {
-                    Ok(r) => r,
-                    Err(_) => {
-                        *t.connection.lock().await = None;
-                        Err(SendError::Temporary(format!(
-                            "SMTP {}: no answer in {SMTP_TIMEOUT:?}",
-                            t.host
-                        )))
-                    }
-                }
-            }
+            // Each step has its own wait (`transaction`); connecting has `SMTP_TIMEOUT`.
+            Transport::Smtp(t) => t.send(&message).await,
             Transport::Folder(t) => t
                 .send(message)
                 .await

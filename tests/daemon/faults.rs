@@ -697,3 +697,124 @@ fn http_get(port: u16) -> String {
     s.read_to_string(&mut out).unwrap();
     out
 }
+
+/// What a hand-rolled relay does after the final dot of its first mail.
+#[derive(Clone, Copy)]
+enum AfterDot {
+    /// Answers 250, this late.
+    Late(std::time::Duration),
+    /// Closes the connection without answering (it has the mail: a drop after accepting).
+    Drop,
+}
+
+/// A minimal SMTP relay on loopback that treats its first mail as `first` says and answers
+/// every other at once; every mail it took (raw), in order.
+fn odd_relay(first: AfterDot) -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let got: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let mails = got.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let mails = mails.clone();
+            std::thread::spawn(move || {
+                let mut out = stream.try_clone().unwrap();
+                let mut lines = BufReader::new(stream);
+                let mut say = |s: &str| out.write_all(format!("{s}\r\n").as_bytes()).is_ok();
+                say("220 relay.test ESMTP");
+                let mut line = String::new();
+                loop {
+                    line.clear();
+                    if lines.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let cmd = line.trim_end().to_ascii_uppercase();
+                    if cmd.starts_with("EHLO") {
+                        say("250-relay.test\r\n250 8BITMIME");
+                    } else if cmd.starts_with("DATA") {
+                        say("354 go on");
+                        let mut data = String::new();
+                        loop {
+                            line.clear();
+                            if lines.read_line(&mut line).unwrap_or(0) == 0 {
+                                return;
+                            }
+                            if line == ".\r\n" {
+                                break;
+                            }
+                            data.push_str(&line);
+                        }
+                        let n = {
+                            let mut m = mails.lock().unwrap();
+                            m.push(data);
+                            m.len()
+                        };
+                        match (n, first) {
+                            (1, AfterDot::Late(wait)) => std::thread::sleep(wait),
+                            (1, AfterDot::Drop) => return,
+                            _ => {}
+                        }
+                        say("250 queued");
+                    } else if cmd.starts_with("QUIT") {
+                        say("221 bye");
+                        return;
+                    } else {
+                        say("250 ok");
+                    }
+                }
+            });
+        }
+    });
+    (port, got)
+}
+
+/// Message-IDs of the mails a relay took, and how often each.
+fn copies(mails: &[String]) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for m in mails {
+        *out.entry(summary(m).0).or_insert(0) += 1;
+    }
+    out
+}
+
+/// RFC 5321 gives the server 10 minutes to answer the final dot: a relay that answers the
+/// first mail after 35 s (past the old 30 s limit) gets it once, not once more per cycle.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn a_relay_answering_late_after_the_dot_gets_each_mail_once() {
+    let (port, got) = odd_relay(AfterDot::Late(std::time::Duration::from_secs(35)));
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), port);
+    forum.lock().unwrap().at = 1795924800;
+    let r = cycle_at(&config, "2026-11-29 12:00:00").await;
+    assert_eq!(r["mails_waiting"], 0, "{r}");
+    cycle_at(&config, "2026-11-29 12:05:00").await;
+    let mails = got.lock().unwrap().clone();
+    let n = copies(&mails);
+    assert!(n.len() >= 2, "{n:?}");
+    assert!(n.values().all(|c| *c == 1), "copies: {n:?}");
+}
+
+/// A relay that takes the mail and drops the connection without answering: the one window no
+/// client can close. The mail goes once more, with the same Message-ID, and the rest once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn a_relay_dropping_after_the_dot_gets_one_repeat_with_the_same_id() {
+    let (port, got) = odd_relay(AfterDot::Drop);
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), port);
+    forum.lock().unwrap().at = 1795924800;
+    cycle_at(&config, "2026-11-29 12:00:00").await;
+    cycle_at(&config, "2026-11-29 12:05:00").await;
+    cycle_at(&config, "2026-11-29 12:10:00").await;
+    let mails = got.lock().unwrap().clone();
+    let first = summary(&mails[0]).0;
+    let n = copies(&mails);
+    assert_eq!(n[&first], 2, "{n:?}");
+    assert!(
+        n.iter().filter(|(k, _)| **k != first).all(|(_, c)| *c == 1),
+        "{n:?}"
+    );
+}
