@@ -212,6 +212,43 @@ fn two_games_with_one_name_are_refused() {
         .stderr(predicate::str::contains("版杀一室 第十二局"));
 }
 
+/// Two games renamed apart but sharing an id would share every key in the record: refused;
+/// a game without an id is warned about (renaming it makes it a new game).
+#[test]
+fn two_games_with_one_id_are_refused_and_a_missing_id_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = daemon_config(dir.path(), "", 0o600);
+    let game = std::fs::read_to_string(root().join("config/examples/banshayishi-12.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("game2.toml"),
+        game.replace("name = \"版杀一室 第十二局\"", "name = \"另一局\""),
+    )
+    .unwrap();
+    let mut text = std::fs::read_to_string(&p).unwrap();
+    text.push_str("[[games]]\nconfig = \"game2.toml\"\n");
+    std::fs::write(&p, &text).unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("游戏 id 都是“版杀一室 第十二局”"));
+
+    // Without an id: valid, with the warning that says what to add.
+    std::fs::write(
+        dir.path().join("game2.toml"),
+        game.replace("name = \"版杀一室 第十二局\"", "name = \"另一局\"")
+            .replace("id = \"版杀一室 第十二局\"\n", ""),
+    )
+    .unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("id = \"另一局\""));
+}
+
 /// A deadline already past, or days whose deadlines run backwards, are warned about by
 /// check-config (issue 18, break 5): the daemon would tally such a day at once.
 #[test]

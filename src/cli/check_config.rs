@@ -17,6 +17,13 @@ pub fn check_config(
     if is_daemon {
         return match crate::io::files::load_settings(path) {
             Ok(s) => {
+                for g in &s.games {
+                    let now =
+                        crate::io::clock::Clock::now(&crate::io::clock::SystemClock(g.utc_offset));
+                    for w in g.warnings().into_iter().chain(g.time_warnings(now)) {
+                        writeln!(err, "警告：{}：{w}", g.name)?;
+                    }
+                }
                 let games: Vec<String> = s.games.iter().map(|g| g.name.clone()).collect();
                 writeln!(
                     out,

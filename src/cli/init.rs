@@ -315,10 +315,13 @@ fn game_toml(a: &Answers) -> String {
         "# Written by `bansha init`. The rules come from the preset {ruleset:?} (config/rulesets/);\n\
          # override any of them under [rules] (see config/README.md). Check with:\n\
          #   bansha check-config THIS_FILE\n\
-         ruleset = {}\nname = {}\nutc_offset = \"+08:00\"   # the forum's time zone\n\n\
+         ruleset = {}\nname = {}\n\
+         # What bansha's record keys the game by: keep it when renaming the game.\n\
+         id = {}\nutc_offset = \"+08:00\"   # the forum's time zone\n\n\
          [roster]\nplayers = {}\njudges = {}\n\n\
          [[days]]\nday = {}\nvote_thread = {}\n",
         quoted(&a.ruleset),
+        quoted(&a.name),
         quoted(&a.name),
         list(&a.players),
         list(&a.judges),

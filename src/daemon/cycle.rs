@@ -155,7 +155,7 @@ impl Daemon {
             .filter(|b| !b.valid && b.posted_at.is_some_and(|t| t > d.closes_at));
         for b in late {
             if let Some(pid) = b.pid {
-                let key = format!("void/{}/{}/{pid}", g.name, d.day);
+                let key = format!("void/{}/{}/{pid}", g.id, d.day);
                 self.queue(&key, report, || mails::void_ballot(g, d, b, pid, now))?;
             }
         }
@@ -281,7 +281,7 @@ impl Daemon {
             if !state_failed.contains(&g.name) {
                 if let Err(e) = self
                     .store
-                    .remove_meta(&format!("state_failing_since/{}", g.name))
+                    .remove_meta(&format!("state_failing_since/{}", g.id))
                 {
                     report.errors.push(e.to_string());
                 }
@@ -344,9 +344,7 @@ impl Daemon {
         let tid = d.vote_thread.expect("active days have a vote thread");
         let record = decide::DayRecord {
             lock_done: self.store.event_done(&self.key(g, d, "lock"))?,
-            leader: self
-                .store
-                .get_meta(&format!("leader/{}/{}", g.name, d.day))?,
+            leader: self.store.get_meta(&format!("leader/{}/{}", g.id, d.day))?,
             revision: self.revision(g, d),
         };
         let lock_due = decide::lock_due(g, d, &record, now);
@@ -457,7 +455,7 @@ impl Daemon {
             if let Some(fid) = g.board {
                 match self.forum.thread_list(fid).await {
                     Ok(list) => {
-                        let key = format!("board/{}", g.name);
+                        let key = format!("board/{}", g.id);
                         let mut known: Vec<bansha_parsers::threadlist::ThreadEntry> =
                             self.store.get_meta(&key)?.unwrap_or_default();
                         for t in list.threads {
@@ -587,7 +585,7 @@ impl Daemon {
                     if *key == self.key(g, d, "close") {
                         // The close this final was made for: a later one reopens the day.
                         self.store
-                            .set_meta(&format!("closed_for/{}/{}", g.name, d.day), &d.closes_at)?;
+                            .set_meta(&format!("closed_for/{}/{}", g.id, d.day), &d.closes_at)?;
                     }
                 }
                 Effect::Leader { key, seq, leader } => {
@@ -751,7 +749,7 @@ impl Daemon {
         now: Time,
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
-        let key = format!("state_failing_since/{}", g.name);
+        let key = format!("state_failing_since/{}", g.id);
         let since = match self.store.get_meta::<Time>(&key)? {
             Some(t) => t,
             None => {
@@ -761,10 +759,10 @@ impl Daemon {
         };
         let path = crate::io::state_file::state_path(&g.path, None);
         let mail = mails::state_unreadable(g, &path, error, since, now);
-        if self.store.enqueue(
-            &format!("statefail/{}/{}", g.name, since.timestamp()),
-            &mail,
-        )? {
+        if self
+            .store
+            .enqueue(&format!("statefail/{}/{}", g.id, since.timestamp()), &mail)?
+        {
             report.mails_queued += 1;
         }
         Ok(())
@@ -774,7 +772,7 @@ impl Daemon {
     fn player_threads(&self, g: &GameConfig, d: &DayConfig) -> anyhow::Result<Vec<u64>> {
         let list: Vec<bansha_parsers::threadlist::ThreadEntry> = self
             .store
-            .get_meta(&format!("board/{}", g.name))?
+            .get_meta(&format!("board/{}", g.id))?
             .unwrap_or_default();
         let (from, to) = crate::domain::rules::lurk::window(g, d);
         Ok(list
@@ -813,7 +811,7 @@ impl Daemon {
         }
         let board: Vec<bansha_parsers::threadlist::ThreadEntry> = self
             .store
-            .get_meta(&format!("board/{}", g.name))?
+            .get_meta(&format!("board/{}", g.id))?
             .unwrap_or_default();
         // Counted threads unreadable right now: their counts may be short.
         let mut outages: Vec<(Time, Time)> = Vec::new();
@@ -894,7 +892,7 @@ impl Daemon {
         let (Some(first), Some((last_seen, last))) = (w.held.first(), w.held.last()) else {
             return Ok(());
         };
-        let Some(g) = self.settings.games.iter().find(|g| g.name == w.game) else {
+        let Some(g) = self.settings.games.iter().find(|g| g.id == w.game) else {
             return Ok(());
         };
         let Some(d) = g.day(w.day) else {
@@ -935,7 +933,7 @@ impl Daemon {
     /// How many times a day was reopened by a later close.
     fn revision(&self, g: &GameConfig, d: &DayConfig) -> u32 {
         self.store
-            .get_meta(&format!("revision/{}/{}", g.name, d.day))
+            .get_meta(&format!("revision/{}/{}", g.id, d.day))
             .ok()
             .flatten()
             .unwrap_or(0)
@@ -952,7 +950,7 @@ impl Daemon {
     fn reopen_moved(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<()> {
         for g in &self.settings.games {
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
-                let key = format!("closed_for/{}/{}", g.name, d.day);
+                let key = format!("closed_for/{}/{}", g.id, d.day);
                 let closed_for: Option<Time> = self.store.get_meta(&key)?;
                 if !decide::reopened(d, closed_for) {
                     continue;
@@ -960,11 +958,11 @@ impl Daemon {
                 let old = closed_for.expect("reopened days were closed");
                 let revision = self.revision(g, d) + 1;
                 self.store
-                    .set_meta(&format!("revision/{}/{}", g.name, d.day), &revision)?;
+                    .set_meta(&format!("revision/{}/{}", g.id, d.day), &revision)?;
                 self.store.remove_meta(&key)?;
                 let mail = mails::withdrawn(g, d, old, now);
                 if self.store.enqueue(
-                    &format!("withdrawn/{}/{}/{}", g.name, d.day, old.timestamp()),
+                    &format!("withdrawn/{}/{}/{}", g.id, d.day, old.timestamp()),
                     &mail,
                 )? {
                     report.mails_queued += 1;
@@ -999,9 +997,9 @@ impl Daemon {
         };
         // Automatic ledger entries, one per lurker and day.
         for entry in crate::domain::rules::ledger::lurk_entries(g, d.day, &lurk, now) {
-            self.store.ledger_add(&g.name, &entry)?;
+            self.store.ledger_add(&g.id, &entry)?;
         }
-        let entries = self.store.ledger(&g.name)?;
+        let entries = self.store.ledger(&g.id)?;
         let standings = crate::domain::rules::ledger::standings(
             &entries,
             &g.roster.players,
@@ -1057,7 +1055,7 @@ impl Daemon {
         let mail = mails::acceleration(g, d, pt, &a, now);
         if self
             .store
-            .enqueue(&format!("accel/{}/{}", g.name, d.day), &mail)?
+            .enqueue(&format!("accel/{}/{}", g.id, d.day), &mail)?
         {
             report.mails_queued += 1;
         }
@@ -1159,13 +1157,13 @@ impl Daemon {
             .map_or(0, |e| e.id);
         let news = crate::domain::rules::state::holdings(g, &snap);
         let now_held: BTreeSet<String> = news.iter().map(|h| h.id.clone()).collect();
-        let key = format!("held/{}", g.name);
+        let key = format!("held/{}", g.id);
         let before: BTreeSet<String> = self.store.get_meta(&key)?.unwrap_or_default();
         for held in news.iter().filter(|h| !before.contains(&h.id)) {
             let mail = mails::condition(g, held, &state, last, &path, now);
             if self
                 .store
-                .enqueue(&format!("state/{}/{}/{last}", g.name, held.id), &mail)?
+                .enqueue(&format!("state/{}/{}/{last}", g.id, held.id), &mail)?
             {
                 report.mails_queued += 1;
             }
@@ -1218,7 +1216,7 @@ impl Daemon {
                         windows.insert(
                             wkey,
                             decide::EditWindow {
-                                game: g.name.clone(),
+                                game: g.id.clone(),
                                 day: d.day,
                                 opened: *seen_at,
                                 held: Vec::new(),

@@ -22,8 +22,8 @@ pub const RECHECK_MINUTES: i64 = 10;
 /// mail, under new keys; revision 0 is the key bansha always used).
 pub fn event_key_at(g: &GameConfig, d: &DayConfig, what: &str, revision: u32) -> String {
     match revision {
-        0 => format!("{what}/{}/{}", g.name, d.day),
-        r => format!("{what}/{}/{}/r{r}", g.name, d.day),
+        0 => format!("{what}/{}/{}", g.id, d.day),
+        r => format!("{what}/{}/{}/r{r}", g.id, d.day),
     }
 }
 
@@ -166,7 +166,7 @@ pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
     for b in tally.ballots.iter().filter(|b| !b.valid) {
         if let Some(pid) = b.pid {
             out.push(Effect::Void {
-                key: format!("void/{}/{}/{pid}", g.name, d.day),
+                key: format!("void/{}/{}/{pid}", g.id, d.day),
                 pid,
             });
         }
@@ -181,7 +181,7 @@ pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
             out.push(Effect::Done(key));
         }
         let (leader, top) = leaders(tally);
-        let key = format!("leader/{}/{}", g.name, d.day);
+        let key = format!("leader/{}/{}", g.id, d.day);
         let last = input.record.leader.as_ref();
         if !leader.is_empty() && last.map(|(_, l)| l) != Some(&leader) {
             let seq = last.map_or(0, |(n, _)| n + 1);
@@ -198,7 +198,7 @@ pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
         if hours > 0 {
             let bucket = now.timestamp() / (hours as i64 * 3600);
             out.push(Effect::Mail {
-                key: format!("interim/{}/{}/{bucket}", g.name, d.day),
+                key: format!("interim/{}/{}/{bucket}", g.id, d.day),
                 kind: TallyMail::Interim { hours },
             });
         }
@@ -359,11 +359,11 @@ mod tests {
         assert!(reopened(&d, Some(first)));
         assert_eq!(
             event_key_at(&g, &d, "close", 0),
-            format!("close/{}/2", g.name)
+            format!("close/{}/2", g.id)
         );
         assert_eq!(
             event_key_at(&g, &d, "close", 1),
-            format!("close/{}/2/r1", g.name)
+            format!("close/{}/2/r1", g.id)
         );
     }
 
@@ -399,7 +399,7 @@ mod tests {
             ..Default::default()
         };
         assert!(!lock_due(&g, d, &done, at("2026-11-29 20:30")));
-        let name = &g.name;
+        let name = &g.id;
         assert_eq!(
             day_effects(&g, &fresh, false, 0, at("2026-11-29 20:00")),
             [format!("mail lock/{name}/2"), format!("done lock/{name}/2")]
@@ -452,7 +452,7 @@ mod tests {
             ))
         };
         let run = |rec: &DayRecord| run_on(&t, rec);
-        let name = &g.name;
+        let name = &g.id;
         assert_eq!(
             run(&DayRecord::default()),
             [
@@ -491,7 +491,7 @@ mod tests {
     fn the_close_sends_the_final_and_lurk_unless_the_reading_is_stale() {
         let g = game();
         let rec = DayRecord::default();
-        let name = &g.name;
+        let name = &g.id;
         assert_eq!(
             day_effects(&g, &rec, false, 6, at("2026-11-29 21:00")),
             [
@@ -537,7 +537,7 @@ mod tests {
             },
             now,
         ));
-        let name = &g.name;
+        let name = &g.id;
         assert_eq!(
             effects,
             [

@@ -83,7 +83,7 @@ async fn ledger(
             };
             if let Err(e) = d
                 .store
-                .ledger_add(&game.name, &entry)
+                .ledger_add(&game.id, &entry)
                 .and(d.store.flush_blocking())
             {
                 return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n"));
@@ -95,7 +95,7 @@ async fn ledger(
             };
             match d
                 .store
-                .ledger_remove(&game.name, id)
+                .ledger_remove(&game.id, id)
                 .and_then(|found| d.store.flush_blocking().map(|_| found))
             {
                 Ok(true) => {}
@@ -105,7 +105,7 @@ async fn ledger(
         }
         other => return bad(&format!("未知的操作 {other}")),
     }
-    match d.store.ledger(&game.name) {
+    match d.store.ledger(&game.id) {
         Ok(entries) => {
             let st = crate::domain::rules::ledger::standings(
                 &entries,

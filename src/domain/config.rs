@@ -57,6 +57,10 @@ impl std::error::Error for ConfigError {}
 #[serde(deny_unknown_fields)]
 struct GameFile {
     ruleset: String,
+    /// What the record keys the game by; the name when not given (then renaming the game makes
+    /// it a new one to bansha).
+    #[serde(default)]
+    id: Option<String>,
     name: String,
     #[serde(default = "default_offset")]
     utc_offset: String,
@@ -624,6 +628,11 @@ impl Default for PublishRules {
 #[derive(Debug, Clone)]
 pub struct GameConfig {
     pub path: PathBuf,
+    /// The stable id the record keys everything of the game by (`id`, else the name): the
+    /// name can change without the game becoming a new one.
+    pub id: String,
+    /// Whether `id` was given (a game keyed by its name is warned about).
+    pub id_given: bool,
     pub name: String,
     /// The preset name or ruleset path the game names.
     pub ruleset: String,
@@ -692,6 +701,13 @@ impl GameConfig {
                     ));
                 }
             }
+        }
+        if !self.id_given {
+            out.push(format!(
+                "没有 id：记录按游戏名“{}”区分，改了名字 bansha 会把它当成新的一局（重发所有邮件）；\
+                 请加上一行 id = \"{}\"（以后改名也不要改它）",
+                self.name, self.name
+            ));
         }
         out
     }
@@ -787,8 +803,20 @@ pub(crate) fn parse_str_from(
         days.push(read_day(i, d, &g, &rules, &game.roster, utc_offset)?);
     }
 
+    let id_given = game.id.is_some();
+    let id = game.id.unwrap_or_else(|| game.name.clone());
+    if id.trim().is_empty() || id.contains('/') || id.contains('\u{1f}') {
+        return Err(ConfigError {
+            file: file.clone(),
+            line: locate(text, &["id"]),
+            key: "id".into(),
+            message: format!("游戏 id“{id}”不能为空，也不能含有“/”"),
+        });
+    }
     let config = GameConfig {
         path: path.to_path_buf(),
+        id,
+        id_given,
         name: game.name,
         ruleset: game.ruleset,
         utc_offset,

@@ -538,6 +538,17 @@ fn load_games(
                 ),
             ));
         }
+        if let Some(other) = games.iter().find(|o| o.id == game.id) {
+            return Err(at(
+                &["games"],
+                format!(
+                    "{} 和 {} 的游戏 id 都是“{}”：每局的 id 必须不同（记录、邮件都按 id 区分）",
+                    other.path.display(),
+                    game.path.display(),
+                    game.id
+                ),
+            ));
+        }
         if !game.days.iter().any(|d| d.vote_thread.is_some()) {
             return Err(ConfigError {
                 file: game.path.display().to_string(),

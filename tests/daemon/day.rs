@@ -727,3 +727,45 @@ async fn an_edit_storm_is_one_mail_per_window() {
         all[1]
     );
 }
+
+/// Renaming a game after its close (issue 18, break 11): the record keys the game by its id,
+/// so nothing is sent again; the next mail carries the new name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn renaming_a_game_after_the_close_sends_nothing_again() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    forum.lock().unwrap().at = 1795924800;
+    cycle_at(&config, "2026-11-29 16:00:00").await;
+    forum.lock().unwrap().at = 1795960800;
+    cycle_at(&config, "2026-11-29 21:06:00").await;
+    let before = subject_lines(&mailbox);
+    assert!(
+        before.iter().any(|s| s.contains("最终计票：")),
+        "{before:?}"
+    );
+
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let text = std::fs::read_to_string(&game).unwrap();
+    let renamed = text.replace(
+        "name = \"版杀一室 第十二局\"",
+        "name = \"版杀一室 第十二局（改名）\"",
+    );
+    assert_ne!(renamed, text);
+    std::fs::write(&game, renamed).unwrap();
+    // The after-close look ten minutes on still runs, and sends only what is new.
+    cycle_at(&config, "2026-11-29 21:08:00").await;
+    cycle_at(&config, "2026-11-29 21:20:00").await;
+    let after = subject_lines(&mailbox);
+    assert_eq!(after[..before.len()], before[..]);
+    let again: Vec<&String> = after[before.len()..]
+        .iter()
+        .filter(|s| before.contains(&s.replace("（改名）", "")))
+        .collect();
+    assert!(again.is_empty(), "sent again after the rename: {again:?}");
+    assert!(
+        after.len() > before.len(),
+        "the after-close look still mails"
+    );
+}
