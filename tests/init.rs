@@ -87,6 +87,7 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
     for line in [
         "ruleset = \"m103\"",
         "name = \"版杀一室 第十三局\"",
+        "id = \"版杀一室 第十三局\"",
         "judges = [\"版杀一室法官\"]",
         "vote_thread = 31",
         "discussion_threads = [32, 33]",
@@ -104,6 +105,19 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
         text.contains("论坛 https://bbs.example.com/") && text.contains("judge@example.com"),
         "{text}"
     );
+
+    // Run by the shipped unit (ProtectSystem=strict: /etc is read-only), the record goes to
+    // the directory systemd made for it, which it may write.
+    let unit = Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .current_dir(dir.path())
+        .args(["check-config", "games/daemon.toml"])
+        .env("STATE_DIRECTORY", "/var/lib/bansha")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&unit.stdout);
+    assert!(text.contains("记录目录 /var/lib/bansha/state，"), "{text}");
+    let (_, text) = check(dir.path(), "games/daemon.toml");
+    assert!(text.contains("记录目录 games/state，"), "{text}");
 
     // Not overwritten; a second game beside an existing daemon.toml is not asked for the forum.
     let (code, _, err) = init(dir.path(), "games/g13.toml", &answers);

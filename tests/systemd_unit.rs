@@ -57,3 +57,33 @@ fn systemd_rates_the_unit_ok_or_better() {
         .unwrap_or_else(|| panic!("{line}"));
     assert!(score <= 2.0, "exposure must stay at 2.0 or less: {line}");
 }
+
+/// systemd itself reads the unit (`systemd-analyze verify`, with ExecStart at the binary built
+/// here): every key known, every path it needs present. CI installs systemd for it.
+#[test]
+fn systemd_verifies_the_unit() {
+    let (_, text) = unit();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("bansha.service");
+    std::fs::write(
+        &copy,
+        text.replace("/usr/local/bin/bansha", env!("CARGO_BIN_EXE_bansha")),
+    )
+    .unwrap();
+    let Ok(out) = std::process::Command::new("systemd-analyze")
+        .args(["verify", "--man=no"])
+        .arg(&copy)
+        .output()
+    else {
+        eprintln!("systemd-analyze is not installed here; the static checks above still ran");
+        return;
+    };
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    let own: Vec<&str> = said
+        .lines()
+        .filter(|l| l.contains("bansha.service"))
+        .collect();
+    assert!(own.is_empty(), "systemd on the unit:\n{}", own.join("\n"));
+}

@@ -27,13 +27,14 @@ pub fn check_config(
                 let games: Vec<String> = s.games.iter().map(|g| g.name.clone()).collect();
                 writeln!(
                     out,
-                    "守护进程配置有效：论坛 {}，{}，邮件发给 {}，监视游戏：{}",
+                    "守护进程配置有效：论坛 {}，{}，邮件发给 {}，记录目录 {}，监视游戏：{}",
                     s.forum.base_url,
                     match &s.login {
                         Some(l) => format!("以 {} 登录", l.username),
                         None => "以游客身份读取".into(),
                     },
                     s.judge.to.join("、"),
+                    s.state_dir.display(),
                     games.join("、")
                 )?;
                 Ok(0)

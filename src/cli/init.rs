@@ -346,6 +346,8 @@ fn daemon_toml(a: &Answers, game: &Path) -> String {
         "# Written by `bansha init`. Fill in SMTP (and a login for private boards), then:\n\
          #   bansha check-config daemon.toml && bansha run --config daemon.toml\n\
          # Every key is explained in config/daemon.example.toml.\n\
+         # The record (posts, mails sent). Relative: under the service's own directory when\n\
+         # systemd runs it (StateDirectory=, /var/lib/bansha/state), else beside this file.\n\
          state_dir = \"state\"\n\n\
          [forum]\nbase_url = {}\nsource = \"api\"\n\n\
          # [forum.login]\n# username = \"法官的用户名\"\n# password_file = \"forum-password\"   # chmod 600\n\n\

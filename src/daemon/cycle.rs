@@ -45,6 +45,7 @@ impl Daemon {
             }
         }
         let store = Store::open(&settings.state_dir)?;
+        crate::io::log::line(&format!("store: {}", settings.state_dir.display()));
         let offset = settings
             .games
             .first()

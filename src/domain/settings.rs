@@ -220,6 +220,22 @@ pub struct Login {
     pub cookies: Option<Secret>,
 }
 
+/// Where the record lives: `state_dir` as written when absolute; a relative one under the
+/// directory systemd made for the service (`StateDirectory=` sets `$STATE_DIRECTORY`, the only
+/// place the unit may write), else beside the config.
+fn state_dir(base: &std::path::Path, dir: &std::path::Path, src: &dyn Sources) -> PathBuf {
+    if dir.is_absolute() {
+        return dir.to_path_buf();
+    }
+    match src.env("STATE_DIRECTORY") {
+        // Several directories are separated by ':'; the unit names one.
+        Some(sd) if !sd.is_empty() => {
+            PathBuf::from(sd.split(':').next().unwrap_or_default()).join(dir)
+        }
+        _ => base.join(dir),
+    }
+}
+
 /// The loaded daemon config.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -351,7 +367,7 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
     };
     Ok(Settings {
         path: path.to_path_buf(),
-        state_dir: base.join(&s.state_dir),
+        state_dir: state_dir(&base, &s.state_dir, src),
         forum: s.forum,
         login,
         smtp,
