@@ -255,6 +255,32 @@ impl Mailer {
         })
     }
 
+    /// Whether the relay takes a session: connect, greet, log in (when configured) and quit,
+    /// sending nothing. A folder is checked for being writable.
+    pub async fn check(&self) -> Result<String, String> {
+        match &self.transport {
+            Transport::Smtp(t) => {
+                let mut conn = tokio::time::timeout(SMTP_TIMEOUT, t.connect())
+                    .await
+                    .map_err(|_| {
+                        format!("SMTP {}:{}: no answer in {SMTP_TIMEOUT:?}", t.host, t.port)
+                    })??;
+                let _ = tokio::time::timeout(Duration::from_secs(5), conn.quit()).await;
+                Ok(format!(
+                    "{}:{}{}",
+                    t.host,
+                    t.port,
+                    if t.credentials.is_some() {
+                        "，已登录"
+                    } else {
+                        ""
+                    }
+                ))
+            }
+            Transport::Folder(_) => Ok("写入文件夹".into()),
+        }
+    }
+
     /// The judge's addresses, as configured.
     pub fn recipients(&self) -> Vec<String> {
         self.to.iter().map(|m| m.email.to_string()).collect()

@@ -128,3 +128,70 @@ async fn secrets_never_appear_in_any_output() {
         }
     }
 }
+
+/// `check-config --online` (issue 18, break 15): the login, page 1 of the vote thread and an
+/// SMTP session are tried for real; a wrong password and a dead relay are named at their key;
+/// nothing is mailed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn check_config_online_tries_the_login_the_thread_and_the_relay() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795924800;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let online = |config: &std::path::Path| {
+        let out = tokio::task::block_in_place(|| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+                .args(["check-config", "--online"])
+                .arg(config)
+                .output()
+                .unwrap()
+        });
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = online(&config);
+    assert_eq!(code, Some(0), "{out}{err}");
+    for said in [
+        "✓ 论坛登录成功：版杀一室法官",
+        "投票帖 tid 3 可以读取：第 1 页 10 帖",
+        "✓ 邮件服务器可用",
+    ] {
+        assert!(out.contains(said), "{said}\n{out}");
+    }
+    assert!(
+        mailbox.mails.lock().unwrap().is_empty(),
+        "nothing is mailed"
+    );
+
+    // A wrong password, and a relay that is not there.
+    Mock::given(method("POST"))
+        .and(path("/member.php"))
+        .respond_with(|_: &Request| {
+            let body = std::fs::read(
+                common::fixtures().join("discuz/login/desktop_login_fail_wrongpw_inajax.xml"),
+            )
+            .unwrap();
+            ResponseTemplate::new(200).set_body_raw(body, "text/xml; charset=utf-8")
+        })
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = closed.local_addr().unwrap().port();
+    drop(closed);
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace(&format!("port = {smtp_port}"), &format!("port = {dead}"));
+    std::fs::write(&config, text).unwrap();
+    let (code, out, err) = online(&config);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        err.contains("✗ 论坛登录失败（forum.login，用户 版杀一室法官）"),
+        "{err}"
+    );
+    assert!(err.contains("✗ 邮件服务器不可用（smtp）"), "{err}");
+}
