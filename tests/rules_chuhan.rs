@@ -249,6 +249,31 @@ fn chuhan() {
             },
         },
         Case {
+            name: "a ballot with a condition is void (a target, then 如果 / 若 / 除非 / …的话)",
+            seed: (SEED, 120, "投票时不得为自己这一票设定生效条件"),
+            ruleset: "chuhan",
+            config: DAY2,
+            pages: Pages::Derived(vec![
+                p(201, "大灰狼", "2026-11-29 10:00:00", "投票对象：李逵，如果他今晚不解释"),
+                p(202, "小飞", "2026-11-29 10:01:00", "投票对象：李逵 若他不跳身份"),
+                p(203, "花千树", "2026-11-29 10:02:00", "投票对象：李逵，除非小飞先出局"),
+                p(204, "冷雪", "2026-11-29 10:03:00", "投票对象：李逵（他不跳的话）"),
+                p(205, "蝈蝈", "2026-11-29 10:04:00", "投票对象：李逵\n投票理由：如果他是好人就不会这样发言"),
+                p(206, "大灰狼", "2026-11-29 10:05:00", "投票对象：李逵"),
+            ]),
+            day: 2,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                for pid in [201, 202, 203, 204] {
+                    g.void(pid, "设定了生效条件");
+                }
+                assert!(g.is_valid(205), "a condition in the reason is not a condition on the vote");
+                assert!(g.is_valid(206), "the void one used nothing");
+                assert_eq!(g.votes("李逵"), 2.0);
+            },
+        },
+        Case {
             name: "a near miss is not counted; the judge is told who it may be",
             seed: (SEED, 120, "投票必须投给一个还活着的确定的玩家"),
             ruleset: "chuhan",

@@ -179,6 +179,49 @@ fn m103() {
             },
         },
         Case {
+            name: "a change with no ballot of one's own to change, or quoting another's, is void and uses nothing",
+            seed: (SEED, 249, "改票时必须引用原投票帖"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Derived(vec![
+                p(201, "大灰狼", "2026-11-29 10:00:00", "改票对象：李逵\n改票理由：他太黑"),
+                p(202, "小飞", "2026-11-29 10:01:00", "投票对象：花千树\n投票理由：划水"),
+                DPost { pid: 203, author: "冷雪", at: "2026-11-29 10:02:00", text: "改票对象：李逵\n改票理由：跟票", quotes: Some(202) },
+                p(204, "大灰狼", "2026-11-29 10:03:00", "投票对象：小飞\n投票理由：他分票"),
+                DPost { pid: 205, author: "大灰狼", at: "2026-11-29 10:04:00", text: "改票对象：李逵\n改票理由：还是他", quotes: Some(204) },
+            ]),
+            day: 2,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                g.void(201, "没有可改的投票");
+                g.void(203, "没有可改的投票");
+                assert!(g.is_valid(204), "the void change used nothing: a first ballot after it is valid");
+                assert!(g.is_valid(205), "and its one change is still there");
+                assert_eq!(g.votes("李逵"), 1.0);
+                assert_eq!(g.non_voter("冷雪").as_deref(), Some("未投票，记黄牌一张"));
+            },
+        },
+        Case {
+            name: "an empty reason is no reason",
+            seed: (SEED, 249, "明确说明投票对象和投票理由"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Derived(vec![
+                p(201, "大灰狼", "2026-11-29 10:00:00", "投票对象：小飞\n投票理由："),
+                p(202, "小飞", "2026-11-29 10:01:00", "投票对象：李逵\n投票理由：  "),
+                p(203, "冷雪", "2026-11-29 10:02:00", "投票对象：李逵\n投票理由：划水"),
+            ]),
+            day: 2,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                g.void(201, "理由");
+                g.void(202, "理由");
+                assert!(g.is_valid(203));
+            },
+        },
+        Case {
             name: "not voting is a yellow card",
             seed: (SEED, 249, "没有投票（或弃票）的玩家将记作一张黄牌"),
             ruleset: "m103",

@@ -467,6 +467,24 @@ impl Grammar {
                         if spans.iter().any(|&(a, b)| start < b && a < end) {
                             continue;
                         }
+                        // A reason line with nothing on it ("投票理由：", "原因是" and the end)
+                        // is no reason where one is required: left for `diagnose`. (A change's
+                        // missing reason is the rules' to judge: "改票未说明理由".)
+                        let blank = |r: &str| {
+                            r.chars().all(|ch| {
+                                ch.is_whitespace()
+                                    || ch.is_ascii_punctuation()
+                                    || "。，、；：！？…—·".contains(ch)
+                            })
+                        };
+                        if self.reason_required
+                            && c.wording == Wording::Vote
+                            && !reason_missing
+                            && c.has_reason
+                            && reason.is_none_or(|(_, r)| blank(r))
+                        {
+                            continue;
+                        }
                         spans.push((start, end));
                         let group = |name| caps.name(name).map(|g| g.as_str().trim().to_string());
                         found.push(Found {

@@ -476,6 +476,21 @@ pub struct VoteRules {
     /// Handing the vote to the judge is final (bansha42 L76): the player's own ballots after it
     /// are void, and a player who has voted cannot change by proxy.
     pub proxy_final: bool,
+    /// A ballot may not set a condition on itself (chuhan L120): a target followed by 如果 /
+    /// 若 / 除非 / …的话 is void.
+    pub no_conditions: bool,
+    /// A change-form ballot from a player with no valid ballot standing: counted as a first
+    /// ballot (`first`), or void, using up nothing (`void`: m103 L249, a change must quote the
+    /// voter's own ballot).
+    pub change_without_ballot: ChangeWithoutBallot,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeWithoutBallot {
+    #[default]
+    First,
+    Void,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
@@ -502,6 +517,8 @@ impl Default for VoteRules {
             proxy_cutoff_minutes: 0,
             proxy_change_cutoff_minutes: 0,
             proxy_final: false,
+            no_conditions: false,
+            change_without_ballot: ChangeWithoutBallot::First,
         }
     }
 }

@@ -324,7 +324,7 @@ pub(crate) async fn acceleration_requests_past_half_are_mailed_once() {
     );
     std::fs::write(&game, text).unwrap();
     // 11:00 + i minutes (2026-11-29 +08:00).
-    let requests: [(u64, &str, i64, &str); 9] = [
+    let requests: [(u64, &str, i64, &str); 12] = [
         (901, "大灰狼", 0, "申请加速"),
         (902, "小飞", 5, "同意加速，拖着没意思"),
         (903, "大灰狼", 10, "再次申请加速"), // the same player twice counts once
@@ -334,6 +334,10 @@ pub(crate) async fn acceleration_requests_past_half_are_mailed_once() {
         (907, "不见", 30, "同意 加速"),
         (908, "冷雪", 35, "申请加速"),
         (909, "蝈蝈", 40, "支持加速"),
+        // Against, in the words players use: not requests (L245 counts 申请加速).
+        (911, "小熊维尼", 41, "不同意加速"),
+        (912, "yucca", 42, "我不支持加速，还没讨论完"),
+        (913, "雪罂子", 43, "反对加速"),
     ];
     let late = (910u64, "超人", 90i64, "同意加速"); // 12:30: the 7th of 12 living
     {

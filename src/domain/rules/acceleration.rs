@@ -36,6 +36,18 @@ impl Acceleration {
 }
 
 /// The day's acceleration requests up to `now`; `None` when the rules have no acceleration.
+/// Words that, just before a match, turn it round: "不同意加速", "不支持加速", "没申请加速".
+const NEGATIONS: [char; 6] = ['不', '没', '别', '未', '勿', '莫'];
+
+/// Whether a post's text asks to accelerate (L245 counts "申请加速"): a match of the request
+/// pattern not negated by the three characters before it.
+fn asks(re: &regex::Regex, text: &str) -> bool {
+    re.find_iter(text).any(|m| {
+        let before: Vec<char> = text[..m.start()].chars().rev().take(3).collect();
+        !before.iter().any(|c| NEGATIONS.contains(c))
+    })
+}
+
 pub fn count(
     config: &GameConfig,
     d: &DayConfig,
@@ -72,7 +84,7 @@ pub fn count(
         };
         if !roster.is_alive(player)
             || p.blocked
-            || !re.is_match(&p.text)
+            || !asks(&re, &p.text)
             || requests.iter().any(|r| &r.player == player)
         {
             continue;
@@ -93,4 +105,31 @@ pub fn count(
         needed,
         reached_at,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::asks;
+
+    #[test]
+    fn a_request_is_not_one_when_negated() {
+        let re = regex::Regex::new("(申请|同意|支持|要求|提议|赞成)\\s*(进程)?加速").unwrap();
+        for yes in [
+            "申请加速",
+            "同意加速，拖着没意思",
+            "赞成进程加速",
+            "不想拖了，申请加速",
+        ] {
+            assert!(asks(&re, yes), "{yes}");
+        }
+        for no in [
+            "不同意加速",
+            "我不支持加速",
+            "没申请加速",
+            "别同意加速",
+            "反对加速",
+        ] {
+            assert!(!asks(&re, no), "{no}");
+        }
+    }
 }

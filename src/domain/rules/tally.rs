@@ -357,6 +357,32 @@ struct Attempt {
 }
 
 /// Make the tally of `round` (1, or 2 for the run-off) of `day` as it stands at `now`.
+/// The words that make a ballot conditional (chuhan L120), as they follow the target.
+const CONDITIONS: [&str; 10] = [
+    "如果",
+    "假如",
+    "假使",
+    "倘若",
+    "要是",
+    "若",
+    "除非",
+    "只要",
+    "的话",
+    "前提是",
+];
+
+/// The condition a ballot's target text sets on itself, if any: a condition word in it once
+/// the players' names are taken out (a name containing one, such as 若水, is not a condition).
+fn condition(written: &str, players: &[String]) -> Option<&'static str> {
+    let mut names: Vec<&String> = players.iter().collect();
+    names.sort_by_key(|n| std::cmp::Reverse(n.chars().count()));
+    let mut rest = written.to_string();
+    for n in names {
+        rest = rest.replace(n.as_str(), " ");
+    }
+    CONDITIONS.into_iter().find(|w| rest.contains(w))
+}
+
 pub fn tally(
     config: &GameConfig,
     day: u32,
@@ -648,6 +674,15 @@ impl Engine<'_> {
                 problem.get_or_insert(format!("无效：格式中的 ID（{v}）不是发帖人"));
             }
         }
+        if self.config.rules.vote.no_conditions {
+            if let Some(m) = condition(&last.target, self.roster.players()) {
+                // Before the other problems: a condition naming a second player is not two
+                // targets.
+                problem = Some(format!(
+                    "无效：投票设定了生效条件（“{m}”），规则不允许；可在截止前重新投票"
+                ));
+            }
+        }
         if let Some(day) = last.day {
             if day != self.day.day {
                 problem.get_or_insert(format!(
@@ -886,8 +921,19 @@ impl Engine<'_> {
             Err(_) => Vec::new(),
         };
         let used = standing.map_or(0, |s| s.changes);
+        // A change-form ballot from a player with no valid ballot standing, where the rules
+        // void it (m103: a change must quote the voter's own ballot; there is none to change).
+        let nothing_to_change = (attempt.wording == Wording::Change
+            && standing.is_none()
+            && self.config.rules.vote.change_without_ballot
+                == crate::domain::config::ChangeWithoutBallot::Void)
+            .then(|| {
+                "无效：改票格式，但此前没有可改的投票（改票须引用自己的原投票帖）；可在截止前按投票格式投票"
+                    .to_string()
+            });
         let void = self
             .void_by_time(&o)
+            .or(nothing_to_change)
             .or_else(|| self.void_by_target(&o.voter, &choices))
             .or_else(|| {
                 (kind == BallotKind::Change)
