@@ -163,8 +163,8 @@ fn bansha42() {
             },
         },
         Case {
-            name: "a vote first seen after the close is void: still a suicide",
-            seed: (SEED, 73, "活着的全部玩家参加投票"),
+            name: "the poll decides: a vote first seen after the close counts, noted when it appeared after a reading past the close",
+            seed: (SEED, 77, "投票截止时间：以投票机能投票为准，数据以投票机统计的为准"),
             ruleset: "bansha42",
             config: DAY1,
             pages: Pages::Poll(vec![
@@ -175,8 +175,48 @@ fn bansha42() {
             round: 1,
             at: Some(AFTER),
             check: |g| {
-                g.void_of("雪罂子", "截止");
-                assert_eq!(g.non_voter("雪罂子").as_deref(), Some("未投票，按自杀出局"));
+                assert_eq!(g.votes("李逵"), 1.0);
+                assert_eq!(g.non_voter("雪罂子"), None, "a vote in the poll is not a suicide");
+                let (valid, why) = g.verdict_of("雪罂子");
+                assert!(valid, "{why}");
+                assert!(why.contains("以投票机为准计入"), "{why}");
+            },
+        },
+        Case {
+            name: "the readings at the close failed: the vote first seen after it is not late, and not noted as after it",
+            seed: (SEED, 77, "以投票机能投票为准"),
+            ruleset: "bansha42",
+            config: DAY1,
+            pages: Pages::Poll(vec![
+                r("2026-11-29 20:55:00", vec![("大灰狼", vec!["小飞"])]),
+                r("2026-11-29 21:04:00", vec![("雪罂子", vec!["李逵"])]),
+            ]),
+            day: 1,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                assert_eq!(g.votes("李逵"), 1.0);
+                assert_eq!(g.non_voter("雪罂子"), None);
+                assert!(!g.verdict_of("雪罂子").1.contains("截止"), "{}", g.verdict_of("雪罂子").1);
+            },
+        },
+        Case {
+            name: "the poll has no change limit: what it shows last is the vote",
+            seed: (SEED, 77, "数据以投票机统计的为准"),
+            ruleset: "bansha42",
+            config: DAY1,
+            pages: Pages::Poll(vec![
+                r("2026-11-29 10:00:00", vec![("大灰狼", vec!["小飞"])]),
+                r("2026-11-29 11:00:00", vec![("大灰狼", vec!["李逵"])]),
+                r("2026-11-29 12:00:00", vec![("大灰狼", vec!["冷雪"])]),
+            ]),
+            day: 1,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                assert_eq!(g.votes("冷雪"), 1.0);
+                assert_eq!(g.votes("李逵"), 0.0);
+                assert_eq!(g.votes("小飞"), 0.0);
             },
         },
         Case {
@@ -344,4 +384,133 @@ fn bansha42() {
             },
         },
     ]);
+}
+
+/// L74 "当轮被贴杀的人投票算半票，仅在平票时计算生效", also once the judge has recorded the
+/// death (`bansha change … eliminate 蝈蝈 --cause 贴杀`): the daemon's path (the state file
+/// applied to the day, then the poll's readings) keeps 蝈蝈's vote at half weight for that round
+/// and counts nothing of his the round after.
+#[test]
+fn a_player_killed_by_a_kill_post_that_round_votes_at_half_weight_after_it_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("g.toml");
+    let base = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("config/examples/banshayishi-12.toml"),
+    )
+    .unwrap();
+    let roster_start = base.find("[roster]").unwrap();
+    let roster_end = base.find("[[days]]").unwrap();
+    let text = format!(
+        "ruleset = \"bansha42\"\nname = \"测试局\"\nid = \"test\"\n{}{}",
+        &base[roster_start..roster_end],
+        "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n\
+         [[days]]\nday = 2\nvote_thread = 6\ncloses_at = \"2026-11-30 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n"
+    );
+    std::fs::write(&game, text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["change", "--config"])
+        .arg(&game)
+        .args(["eliminate", "蝈蝈", "--cause", "贴杀", "--day", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let g =
+        bansha::io::state_file::with_state(bansha::io::files::load_game(&game).unwrap()).unwrap();
+    let day1 = g.day(1).unwrap();
+    assert!(day1.half_voters.contains(&"蝈蝈".to_string()), "{:?}", day1);
+    assert!(!day1.dead.contains(&"蝈蝈".to_string()));
+    let readings = [
+        r("2026-11-29 10:00:00", vec![("蝈蝈", vec!["李逵"])]),
+        r("2026-11-29 10:01:00", vec![("大灰狼", vec!["李逵"])]),
+        r("2026-11-29 10:02:00", vec![("花千树", vec!["李逵"])]),
+        r("2026-11-29 10:03:00", vec![("李逵", vec!["小飞"])]),
+        r("2026-11-29 10:04:00", vec![("不见", vec!["小飞"])]),
+    ];
+    let casts = common::casts_of(&readings, g.utc_offset);
+    let at = bansha::domain::time::parse_local_time(AFTER, g.utc_offset).unwrap();
+    let t = bansha::domain::rules::tally_with(&g, 1, 1, at, &[], &casts).unwrap();
+    let json = serde_json::to_value(&t).unwrap();
+    // 李逵 2 and 小飞 2: the half vote breaks the tie (else 小飞, reached later, goes first).
+    assert_eq!(json["outcome"]["kind"], "eliminated", "{json}");
+    assert_eq!(
+        json["outcome"]["players"],
+        serde_json::json!(["李逵"]),
+        "{json}"
+    );
+}
+
+/// L72 "请使用投票机投票，如未用投票机，所投票视为废票，不算自杀": a ballot posted in the vote
+/// thread (the captured post form) beside the poll's readings, as the daemon's cycle passes
+/// both: void, and its author is not judged a suicide for having no vote in the poll.
+#[test]
+fn a_ballot_posted_in_the_thread_is_void_and_not_a_suicide() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("g.toml");
+    let base = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("config/examples/banshayishi-12.toml"),
+    )
+    .unwrap();
+    let roster = &base[base.find("[roster]").unwrap()..base.find("[[days]]").unwrap()];
+    std::fs::write(
+        &game,
+        format!("ruleset = \"bansha42\"\nname = \"测试局\"\nid = \"test\"\n{roster}{DAY1}"),
+    )
+    .unwrap();
+    let g = bansha::io::files::load_game(&game).unwrap();
+    let page = common::derived_page(
+        dir.path(),
+        "page.json",
+        &[common::post(
+            201,
+            "大灰狼",
+            "2026-11-29 10:00:00",
+            "票 李逵",
+        )],
+    );
+    let posts = bansha_parsers::parse_thread_page(
+        &std::fs::read(page).unwrap(),
+        Some("application/json"),
+        &bansha_parsers::ParseOptions::default(),
+    )
+    .unwrap()
+    .posts;
+    let casts = common::casts_of(
+        &[r("2026-11-29 10:05:00", vec![("小飞", vec!["李逵"])])],
+        g.utc_offset,
+    );
+    let at = bansha::domain::time::parse_local_time(AFTER, g.utc_offset).unwrap();
+    let t = bansha::domain::rules::tally_with(&g, 1, 1, at, &posts, &casts).unwrap();
+    let json = serde_json::to_value(&t).unwrap();
+    let b = json["ballots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["pid"] == 201)
+        .unwrap();
+    assert_eq!(b["valid"], false, "{b}");
+    assert!(
+        b["reason"].as_str().unwrap().contains("须用投票机投票"),
+        "{b}"
+    );
+    let consequence = |p: &str| {
+        json["non_voters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["player"] == p)
+            .map(|n| n["consequence"].as_str().unwrap().to_string())
+    };
+    assert_eq!(
+        consequence("大灰狼").as_deref(),
+        Some("未用投票机投票（版面上的投票作废），不算自杀")
+    );
+    assert_eq!(consequence("李逵").as_deref(), Some("未投票，按自杀出局"));
+    assert_eq!(consequence("小飞"), None);
+    assert_eq!(json["counts"][0]["votes"], 1.0, "{json}");
 }

@@ -483,6 +483,9 @@ pub struct VoteRules {
     /// ballot (`first`), or void, using up nothing (`void`: m103 L249, a change must quote the
     /// voter's own ballot).
     pub change_without_ballot: ChangeWithoutBallot,
+    /// Causes of elimination (as the judge records them) after which the player still votes in
+    /// that round at half weight, for ties only (bansha42 L74: 贴杀).
+    pub half_vote_causes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
@@ -519,6 +522,7 @@ impl Default for VoteRules {
             proxy_final: false,
             no_conditions: false,
             change_without_ballot: ChangeWithoutBallot::First,
+            half_vote_causes: Vec::new(),
         }
     }
 }

@@ -282,7 +282,13 @@ pub fn casts_of(
     let mut log = bansha::domain::rules::channels::PollLog::default();
     let mut all: Vec<(&str, Vec<&str>)> = Vec::new();
     for r in readings {
-        all.extend(r.new.iter().cloned());
+        // A voter seen again has changed their vote: the poll shows only the new one.
+        for (voter, targets) in r.new.iter().cloned() {
+            match all.iter_mut().find(|(v, _)| *v == voter) {
+                Some(e) => e.1 = targets,
+                None => all.push((voter, targets)),
+            }
+        }
         let mut options: Vec<PollOption> = Vec::new();
         for (voter, targets) in &all {
             for t in targets {

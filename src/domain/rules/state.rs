@@ -331,11 +331,73 @@ pub fn apply_to_days(config: &mut GameConfig, state: &GameState) {
                 .collect(),
         );
     }
+    let causes = config.rules.vote.half_vote_causes.clone();
+    let closes: Vec<(u32, chrono::DateTime<chrono::FixedOffset>)> =
+        config.days.iter().map(|d| (d.day, d.closes_at)).collect();
+    let seats = config.roster.players.clone();
     for (d, dead) in config.days.iter_mut().zip(out) {
         for p in dead {
             if !d.dead.contains(&p) {
                 d.dead.push(p);
             }
+        }
+        // bansha42 L74 "当轮被贴杀的人投票算半票，仅在平票时计算生效": killed by a kill post in
+        // this very round (whenever the judge records it), the player still votes, at half
+        // weight.
+        for p in &seats {
+            if killed_this_round(state, p, d.day, &closes, &causes) {
+                d.dead.retain(|x| x != p);
+                if !d.half_voters.contains(p) {
+                    d.half_voters.push(p.clone());
+                }
+            }
+        }
+    }
+}
+
+/// Whether `player`'s standing elimination has a half-vote cause (a kill post) and belongs to
+/// `day`'s round: named as that day, or recorded after the day before closed.
+fn killed_this_round(
+    state: &GameState,
+    player: &str,
+    day: u32,
+    closes: &[(u32, chrono::DateTime<chrono::FixedOffset>)],
+    causes: &[String],
+) -> bool {
+    if causes.is_empty() {
+        return false;
+    }
+    let last = state.events.iter().rev().find(|e| {
+        !e.undone
+            && matches!(&e.change,
+                Change::Eliminate { player: p, .. } | Change::Revive { player: p, .. } if p == player)
+    });
+    let Some(Event {
+        at,
+        change: Change::Eliminate {
+            cause, day: named, ..
+        },
+        ..
+    }) = last
+    else {
+        return false;
+    };
+    if !causes.iter().any(|c| cause.contains(c.as_str())) {
+        return false;
+    }
+    match named {
+        Some(n) => *n == day,
+        None => {
+            let Ok(t) = chrono::DateTime::parse_from_rfc3339(at) else {
+                return false;
+            };
+            let before = closes
+                .iter()
+                .filter(|(d, _)| *d < day)
+                .map(|(_, c)| *c)
+                .max();
+            let close = closes.iter().find(|(d, _)| *d == day).map(|(_, c)| *c);
+            before.is_none_or(|b| t >= b) && close.is_some_and(|c| t < c)
         }
     }
 }

@@ -443,6 +443,7 @@ pub fn tally_with(
         history: Vec::new(),
         ballot_pids: BTreeMap::new(),
         proxied: std::collections::BTreeSet::new(),
+        thread_voters: Default::default(),
     };
 
     // Posts and judge-entered ballots, in time order (pid breaks ties: it is the forum's order).
@@ -513,6 +514,9 @@ struct Engine<'a> {
     ballot_pids: BTreeMap<String, Vec<u64>>,
     /// Players who have handed their vote to the judge (bansha42: their own ballots are void).
     proxied: std::collections::BTreeSet<String>,
+    /// Players who voted in the thread where the poll is the ballot (bansha42 L72: void, and
+    /// not a suicide).
+    thread_voters: std::collections::BTreeSet<String>,
 }
 
 impl Engine<'_> {
@@ -838,6 +842,12 @@ impl Engine<'_> {
                 ),
                 None => format!("（投票机 {} 首次读取时已有，投出时间不明）", fmt_time(c.at)),
             };
+            if c.since.is_some_and(|s| s >= self.closes_at) {
+                b.reason += &format!(
+                    "；截止（{}）后的读取中才出现：以投票机为准计入，如投票机截止后仍可投票，请法官核对",
+                    fmt_time(self.closes_at)
+                );
+            }
         }
     }
 
@@ -931,12 +941,22 @@ impl Engine<'_> {
                 "无效：改票格式，但此前没有可改的投票（改票须引用自己的原投票帖）；可在截止前按投票格式投票"
                     .to_string()
             });
-        let void = self
-            .void_by_time(&o)
+        // bansha42 L72 "请使用投票机投票，如未用投票机，所投票视为废票，不算自杀".
+        let not_the_poll = (self.config.rules.vote.source
+            == crate::domain::config::BallotSource::Poll
+            && o.source == Source::Post)
+            .then(|| "无效：本局须用投票机投票，版面上的投票视为废票（不算自杀）".to_string());
+        if not_the_poll.is_some() {
+            self.thread_voters.insert(o.voter.clone());
+        }
+        let void = not_the_poll
+            .or_else(|| self.void_by_time(&o))
             .or(nothing_to_change)
             .or_else(|| self.void_by_target(&o.voter, &choices))
             .or_else(|| {
-                (kind == BallotKind::Change)
+                // The poll has no change limit of its own: what it shows is the vote (bansha42
+                // L77 "数据以投票机统计的为准").
+                (kind == BallotKind::Change && o.source != Source::Poll)
                     .then(|| self.void_as_change(&o, &attempt, used))
                     .flatten()
             });
@@ -995,6 +1015,12 @@ impl Engine<'_> {
         let Some(t) = o.posted_at else {
             return Some("无效：无法读取发帖时间".into());
         };
+        // The poll decides when voting ends (bansha42 L77 "投票截止时间：以投票机能投票为准"): a
+        // vote in it is never late by when bansha first saw it (a reading at the close may have
+        // failed); `cast` notes one that appeared after a reading past the close.
+        if o.source == Source::Poll {
+            return None;
+        }
         if let Some(open) = self.opens_at {
             if self.round == 1 && t < open {
                 return Some(format!("无效：早于本轮开始（{}）", fmt_time(open)));
@@ -1275,6 +1301,8 @@ impl Engine<'_> {
             if !self.standing.contains_key(p.as_str()) {
                 let consequence = if !closed {
                     "尚未投票".to_string()
+                } else if self.thread_voters.contains(p.as_str()) {
+                    "未用投票机投票（版面上的投票作废），不算自杀".to_string()
                 } else {
                     rules.vote.non_voter.zh().to_string()
                 };
