@@ -140,7 +140,7 @@ fn qipan() {
             day: 2,
             round: 1,
             at: None,
-            check: |g| g.void(92, "缺少理由"),
+            check: |g| g.void(92, "没有写推理过程"),
         },
         Case {
             name: "a change must carry its reasoning too",
@@ -171,6 +171,76 @@ fn qipan() {
             check: |g| {
                 assert_eq!(g.json["ballots"][0]["kind"], "abstain");
                 assert_eq!(g.non_voter("音乐虫子"), None);
+            },
+        },
+        Case {
+            name: "ballots in the players' own words: every message is a ballot, a void one, or ignored with its reason",
+            seed: (SEED, 106, "只允许用站内短信的方式私下通知法官"),
+            ruleset: "qipan",
+            config: DAY2,
+            pages: Pages::Pm(vec![
+                p(201, "大灰狼", "2026-11-29 10:00:00", "我投李逵，理由是他昨晚的发言前后矛盾"),
+                p(202, "小飞", "2026-11-29 10:01:00", "票：李逵 他一直在带节奏"),
+                p(203, "冷雪", "2026-11-29 10:02:00", "弃票"),
+                p(204, "花千树", "2026-11-29 10:03:00", "李逵和小飞都很可疑，先投小飞吧"),
+                p(205, "蝈蝈", "2026-11-29 10:04:00", "法官晚上好，今天几点截止？"),
+                p(206, "超人", "2026-11-29 10:05:00", "投龙舌"),
+                p(207, "不见", "2026-11-29 10:06:00", "投李逵"),
+                p(208, "大灰狼", "2026-11-29 11:00:00", "改投小飞，他今天的发言更可疑"),
+            ]),
+            day: 2,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                assert!(g.is_valid(201) && g.is_valid(202), "{}", g.text);
+                assert_eq!(g.json["ballots"].as_array().unwrap().iter().find(|b| b["pid"] == 203).unwrap()["kind"], "abstain");
+                g.void(204, "多名存活玩家");
+                g.void(206, "已出局");
+                g.void(207, "没有写推理过程");
+                assert!(g.is_valid(208), "a change in own words, with its reasoning");
+                assert_eq!(g.votes("李逵"), 1.0);
+                assert_eq!(g.votes("小飞"), 1.0);
+                let ignored = g.json["ignored"].as_array().unwrap();
+                let i = ignored.iter().find(|i| i["pid"] == 205).expect("the chat message is accounted for");
+                assert!(i["reason"].as_str().unwrap().contains("不是投票"), "{i}");
+            },
+        },
+        Case {
+            name: "a day with no opens_at and no day before reads two days of messages, shows the week before as too early, and no further",
+            seed: (SEED, 98, "同时给法官发第一次的投票（截止时间为每天的21：00）"),
+            ruleset: "qipan",
+            config: DAY2,
+            pages: Pages::Pm(vec![
+                p(401, "小飞", "2026-11-19 10:00:00", "投票对象：李逵\n投票理由：上一局的票"),
+                p(402, "大灰狼", "2026-11-26 10:00:00", "投票对象：李逵\n投票理由：太早了"),
+                p(403, "冷雪", "2026-11-28 10:00:00", "投票对象：李逵\n投票理由：他太黑"),
+            ]),
+            day: 2,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                let pids: Vec<i64> = g.json["ballots"].as_array().unwrap().iter().filter_map(|b| b["pid"].as_i64()).collect();
+                assert!(!pids.contains(&401), "a message from ten days before is not this day's: {pids:?}");
+                g.void(402, "早于本轮开始");
+                assert!(g.is_valid(403));
+                assert_eq!(g.votes("李逵"), 1.0);
+            },
+        },
+        Case {
+            name: "in round 2 no reasoning is needed: a name alone is the vote",
+            seed: (SEED, 100, "投票可以不写原因"),
+            ruleset: "qipan",
+            config: DAY2_RUNOFF,
+            pages: Pages::Pm(vec![
+                p(301, "大灰狼", "2026-11-29 21:05:00", "投李逵"),
+                p(302, "冷雪", "2026-11-29 21:06:00", "小飞"),
+            ]),
+            day: 2,
+            round: 2,
+            at: Some(AFTER),
+            check: |g| {
+                assert!(g.is_valid(301) && g.is_valid(302), "{}", g.text);
+                assert_eq!(g.votes("李逵"), 1.0);
             },
         },
         Case {

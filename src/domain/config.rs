@@ -423,6 +423,11 @@ pub struct BallotRules {
     pub abstain_words: Vec<String>,
     #[serde(default)]
     pub reason: ReasonRule,
+    /// Ballots in the players' own words where no template matches (qipan L106, L130: the rule
+    /// post gives no wording for the private message to the judge): one living player named is
+    /// the vote, an abstain word alone abstains, several names go to the judge as unreadable.
+    #[serde(default)]
+    pub free_wording: bool,
 }
 
 fn abstain_words() -> Vec<String> {
@@ -739,12 +744,17 @@ impl GameConfig {
 
     /// The ballot grammar for a round (round 2 may make the reason optional).
     pub fn grammar(&self, round: u32) -> Grammar {
+        Grammar::new(&self.format_specs(), self.reason_required(round))
+            .expect("templates were checked when the config was loaded")
+    }
+
+    /// Whether a ballot of this round must give its reason (round 2 has its own rule).
+    pub fn reason_required(&self, round: u32) -> bool {
         let reason = match (&self.rules.runoff, round) {
             (Some(r), 2) => r.reason,
             _ => self.rules.ballot.reason,
         };
-        Grammar::new(&self.format_specs(), reason == ReasonRule::Required)
-            .expect("templates were checked when the config was loaded")
+        reason == ReasonRule::Required
     }
 
     fn format_specs(&self) -> Vec<FormatSpec> {

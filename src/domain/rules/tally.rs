@@ -413,6 +413,11 @@ pub fn tally_with(
     };
     let (opens_at, closes_at) = match runoff {
         Some(r) => (Some(d.closes_at), r.closes_at),
+        // Private-message ballots have a window even with no `opens_at` (channels::pm_posts).
+        None if config.rules.vote.source == crate::domain::config::BallotSource::Pm => (
+            Some(crate::domain::rules::channels::pm_window_start(config, d)),
+            d.closes_at,
+        ),
         None => (d.opens_at, d.closes_at),
     };
     let rules = &config.rules;
@@ -595,6 +600,9 @@ impl Engine<'_> {
     /// What one post's own text says (None: no ballot at all).
     fn read(&self, p: &Post) -> Option<Attempt> {
         let reading = self.grammar.read(&p.text);
+        if reading.found.is_empty() && self.config.rules.ballot.free_wording {
+            return self.read_free(&p.text, &p.author);
+        }
         let broken_change = reading.malformed.as_ref().is_some_and(|m| {
             m.wording == Wording::Change
                 && !reading.found.iter().any(|f| f.wording == Wording::Change)
@@ -708,6 +716,90 @@ impl Engine<'_> {
         })
     }
 
+    /// A ballot in the player's own words (`ballot.free_wording`: qipan's private messages,
+    /// 003 L106/L130, where the rule post gives no wording): the living players it names (the
+    /// longest names first, so 李逵 inside 李逵逵 is not a second one), an abstain word, and
+    /// what is left as the reasoning.
+    fn read_free(&self, text: &str, author: &str) -> Option<Attempt> {
+        let mut rest = bansha_parsers::ballot::normalize(text);
+        let mut names: Vec<&String> = self.config.roster.players.iter().collect();
+        names.sort_by_key(|n| std::cmp::Reverse(n.chars().count()));
+        let (mut living, mut dead) = (Vec::new(), Vec::new());
+        for n in names {
+            if rest.contains(n.as_str()) {
+                rest = rest.replace(n.as_str(), " ");
+                if self.roster.is_alive(n) {
+                    living.push(n.clone());
+                } else {
+                    dead.push(n.clone());
+                }
+            }
+        }
+        // The sender's own name beside another is a signature or the ID a ballot starts with
+        // ("大灰狼 第二天 投票的对象是 李逵"), not a second target.
+        if living.len() > 1 {
+            living.retain(|n| n != author);
+        }
+        let abstains = self
+            .config
+            .rules
+            .ballot
+            .abstain_words
+            .iter()
+            .any(|w| rest.contains(w.as_str()));
+        let wording = if rest.contains('改') {
+            Wording::Change
+        } else {
+            Wording::Vote
+        };
+        // The reasoning: what is left once the names, the verbs and the labels are out.
+        let mut reason = rest.clone();
+        for w in [
+            "改票", "改投", "投票", "理由", "原因", "对象", "我", "投", "票", "给", "改", "是",
+            "为", "：", ":", "，", ",", "。", "！", "!", "、",
+        ] {
+            reason = reason.replace(w, " ");
+        }
+        for w in &self.config.rules.ballot.abstain_words {
+            reason = reason.replace(w.as_str(), " ");
+        }
+        let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+        let reason =
+            (reason.chars().filter(|c| !c.is_ascii_punctuation()).count() >= 2).then_some(reason);
+        let attempt = |choices: Result<Vec<Choice>, String>, written: String| Attempt {
+            intended: choices.clone().ok(),
+            wording,
+            written,
+            choices,
+            reason: reason.clone(),
+            restated: true,
+        };
+        let unreasoned = reason.is_none() && self.config.reason_required(self.round);
+        Some(match (living.as_slice(), abstains) {
+            // L130 "投票时需要写推理过程": where the round asks for reasoning, a name alone is void.
+            ([one], _) if unreasoned && wording == Wording::Vote => attempt(
+                Err(format!(
+                    "无效：投 {one} 但没有写推理过程（本轮投票需要写）；可在截止前重新投票"
+                )),
+                one.clone(),
+            ),
+            ([one], _) => attempt(Ok(vec![Choice::Player(one.clone())]), one.clone()),
+            ([], true) => attempt(Ok(vec![Choice::Abstain]), "弃权".into()),
+            ([], false) if !dead.is_empty() => attempt(
+                Err(format!("无效：{} 已出局，不能投", join(&dead))),
+                dead.join("、"),
+            ),
+            ([], false) => return None,
+            (many, _) => attempt(
+                Err(format!(
+                    "无效：短信里提到了多名存活玩家（{}），无法确定投给谁；请法官判定",
+                    join(many)
+                )),
+                many.join("、"),
+            ),
+        })
+    }
+
     fn post(&mut self, p: &Post) {
         if self.roster.is_judge(&p.author) {
             return;
@@ -727,6 +819,15 @@ impl Engine<'_> {
                 .any(|q| !self.grammar.read(&q.text).found.is_empty());
             if quoted && player.is_some() {
                 self.ignore(p, "只引用了别人的投票，自己没有投票，不计".into());
+            } else if self.config.rules.ballot.free_wording
+                && player.is_some()
+                && !p.posted_at.zip(self.opens_at).is_some_and(|(t, o)| t < o)
+            {
+                // Every message a player sends the judge is accounted for.
+                self.ignore(
+                    p,
+                    "没有提到任何存活玩家，也没有写弃票：不是投票，请法官过目".into(),
+                );
             }
             return;
         };
