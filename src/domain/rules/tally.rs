@@ -821,7 +821,7 @@ impl Engine<'_> {
                 self.ignore(p, "只引用了别人的投票，自己没有投票，不计".into());
             } else if self.config.rules.ballot.free_wording
                 && player.is_some()
-                && !p.posted_at.zip(self.opens_at).is_some_and(|(t, o)| t < o)
+                && p.posted_at.zip(self.opens_at).is_none_or(|(t, o)| t >= o)
             {
                 // Every message a player sends the judge is accounted for.
                 self.ignore(
