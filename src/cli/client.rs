@@ -12,7 +12,9 @@ fn ask_daemon(
     ask_daemon_with(config, path, None, err)
 }
 
-fn ask_daemon_with(
+/// Ask the running daemon at `path` (a POST of `body` when given): its answer, or the exit
+/// code after the error is written.
+pub(crate) fn ask_daemon_with(
     config: &std::path::Path,
     path: &str,
     body: Option<serde_json::Value>,

@@ -10,6 +10,7 @@ pub mod init;
 pub mod lurk;
 pub mod poll_pm;
 pub mod posts;
+pub mod ruling;
 pub mod run;
 pub mod state;
 pub mod tally;
@@ -50,6 +51,8 @@ enum Command {
     Wordcount(wordcount::WordcountCommand),
     /// 违规记录（警告、蓝黄红牌、潜水）：查看正在运行的守护进程的记录，或由法官添加、撤销
     Ledger(client::LedgerCommand),
+    /// 法官裁定单张票：把某一帖按投给某人计、判为无效，或撤销裁定；守护进程下一次统计即按裁定计
+    Ruling(ruling::RulingCommand),
     /// 局面（仅法官可见）：每个座位的身份、存活或出局原因、胜负条件
     State(state::StateCommand),
     /// 记录局面变化（出局、复活、替补、身份变化、法官记录的事实、撤销），并检查胜负条件
@@ -81,6 +84,7 @@ pub fn main() -> ExitCode {
         Command::CheckPost(c) => c.run(out, err),
         Command::Wordcount(c) => c.run(out, err),
         Command::Ledger(c) => c.run(out, err),
+        Command::Ruling(c) => c.run(out, err),
         Command::State(c) => c.run(out, err),
         Command::Change(c) => c.run(out, err),
         Command::Confirm(c) => c.run(out, err),

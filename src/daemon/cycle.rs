@@ -545,7 +545,13 @@ impl Daemon {
             BallotSource::Poll => (posts, self.read_poll(g, tid, now, report).await?),
             BallotSource::Pm => (self.read_pms(g, d, now, report).await?, Vec::new()),
         };
-        Ok(rules::tally_with(g, d.day, 1, now, &posts, &casts)?)
+        let rulings: Vec<crate::domain::rules::rulings::Ruling> = self
+            .store
+            .get_meta(&format!("rulings/{}", g.id))?
+            .unwrap_or_default();
+        Ok(rules::tally_ruled(
+            g, d.day, 1, now, &posts, &casts, &rulings,
+        )?)
     }
 
     /// Do what `decide::day` found due, in its order.

@@ -122,6 +122,102 @@ async fn ledger(
 }
 
 #[derive(Deserialize)]
+pub struct RulingRequest {
+    pub game: Option<String>,
+    /// "list", "add" or "remove".
+    pub action: String,
+    pub day: Option<u32>,
+    pub pid: Option<u64>,
+    pub count_for: Option<String>,
+    #[serde(default)]
+    pub void: bool,
+    pub reason: Option<String>,
+    pub id: Option<String>,
+}
+
+/// The judge's rulings on single ballots (`bansha ruling`, the dashboard's form): list, add,
+/// undo; kept in the record under the game's id and applied by the next cycle's tally, which
+/// this starts at once.
+async fn rulings(
+    State(s): State<Arc<Service>>,
+    Json(q): Json<RulingRequest>,
+) -> (StatusCode, String) {
+    use crate::domain::rules::rulings::{lines, Ruling};
+    let d = &s.daemon;
+    let game = match &q.game {
+        Some(name) => d.settings.games.iter().find(|g| &g.name == name),
+        None => d.settings.games.first(),
+    };
+    let Some(game) = game else {
+        return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
+    };
+    let key = format!("rulings/{}", game.id);
+    let mut all: Vec<Ruling> = match d.store.get_meta(&key) {
+        Ok(v) => v.unwrap_or_default(),
+        Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
+    };
+    let bad = |m: String| (StatusCode::BAD_REQUEST, format!("{m}\n"));
+    match q.action.as_str() {
+        "list" => return (StatusCode::OK, lines(&all)),
+        "add" => {
+            let (Some(day), Some(pid)) = (q.day, q.pid) else {
+                return bad("裁定需要第几天（day）和帖子编号（pid）".into());
+            };
+            if game.day(day).is_none() {
+                return bad(format!("配置中没有第 {day} 天"));
+            }
+            let reason = q.reason.clone().unwrap_or_default();
+            if reason.trim().is_empty() {
+                return bad("裁定需要理由（公开统计里会显示）".into());
+            }
+            let count_for = match (&q.count_for, q.void) {
+                (Some(t), false) => {
+                    let t = t.trim().to_string();
+                    let known = game.roster.players.contains(&t)
+                        || game.rules.ballot.abstain_words.contains(&t);
+                    if !known {
+                        return bad(format!("{t} 不是本局玩家"));
+                    }
+                    Some(t)
+                }
+                (None, true) => None,
+                _ => return bad("请选一种：按投某人计（count_for），或作废（void）".into()),
+            };
+            let now = s.clock.now();
+            all.push(Ruling {
+                id: format!("r{}", now.timestamp_millis()),
+                day,
+                pid,
+                count_for,
+                reason,
+                at: now.to_rfc3339(),
+                removed: false,
+            });
+        }
+        "remove" => {
+            let Some(r) = all
+                .iter_mut()
+                .find(|r| Some(&r.id) == q.id.as_ref() && !r.removed)
+            else {
+                return (
+                    StatusCode::NOT_FOUND,
+                    format!("没有编号为 {} 的裁定\n", q.id.clone().unwrap_or_default()),
+                );
+            };
+            r.removed = true;
+        }
+        other => return bad(format!("未知的操作 {other}")),
+    }
+    if let Err(e) = d.store.set_meta(&key, &all).and(d.store.flush_blocking()) {
+        return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n"));
+    }
+    // The tally the judge looks at next has the ruling in it.
+    let service = s.clone();
+    tokio::spawn(async move { service.tick(true).await });
+    (StatusCode::OK, lines(&all))
+}
+
+#[derive(Deserialize)]
 struct TallyQuery {
     day: u32,
     game: Option<String>,
@@ -252,6 +348,7 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         .route("/status", get(status))
         .route("/tally", get(tally))
         .route("/ledger", axum::routing::post(ledger))
+        .route("/rulings", axum::routing::post(rulings))
         .layer(axum::middleware::from_fn_with_state(service.clone(), guard))
         .with_state(service);
     tokio::spawn(async move {
@@ -410,6 +507,20 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
         views,
         forum_base: &d.settings.forum.base_url,
         states,
+        rulings: d
+            .settings
+            .games
+            .iter()
+            .map(|g| {
+                let list = d
+                    .store
+                    .get_meta(&format!("rulings/{}", g.id))
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
+                (g.name.clone(), list)
+            })
+            .collect(),
     });
     axum::response::Html(page)
 }

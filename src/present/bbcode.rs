@@ -34,6 +34,7 @@ pub fn tally(game: &GameConfig, tally: &Tally) -> String {
     if tally.publish_voters {
         s += &changes_and_void(tally);
     }
+    s += &rulings(tally);
     s += &non_voters(tally);
     s += &rule(game, tally);
     let color = match tally.outcome.kind {
@@ -176,6 +177,43 @@ fn changes_and_void(tally: &Tally) -> String {
         s += "\n[b]不计的帖子[/b]\n";
         for i in &tally.ignored {
             s += &format!("{} {}：{}\n", floor(&i.floor), bb(&i.author), bb(&i.reason));
+        }
+    }
+    s
+}
+
+/// The judge's rulings on single ballots, with their reasons (public: the players see what the
+/// judge decided). Where the rules publish counts only, the voters and targets stay out.
+fn rulings(tally: &Tally) -> String {
+    let ruled: Vec<&rules::Ballot> = tally
+        .ballots
+        .iter()
+        .filter(|b| b.ruling.is_some())
+        .collect();
+    if ruled.is_empty() {
+        return String::new();
+    }
+    let mut s = "\n[b]法官裁定[/b]\n".to_string();
+    for b in ruled {
+        let ruling = b.ruling.as_deref().unwrap_or_default();
+        if tally.publish_voters {
+            s += &format!(
+                "{} {}：{}\n",
+                floor(b.floor.trim_end_matches("，法官裁定")),
+                bb(&b.voter),
+                bb(ruling)
+            );
+        } else {
+            let why = ruling.split_once('：').map_or(ruling, |(_, w)| w);
+            s += &format!(
+                "一张票{}：{}\n",
+                if b.valid {
+                    "按法官裁定计入"
+                } else {
+                    "由法官裁定作废"
+                },
+                bb(why)
+            );
         }
     }
     s

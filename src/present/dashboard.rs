@@ -33,6 +33,8 @@ pub struct Dashboard<'a> {
     pub forum_base: &'a str,
     /// The judge's recorded state, by game name, where a state file reads.
     pub states: BTreeMap<String, GameState>,
+    /// The judge's rulings on single ballots, by game name.
+    pub rulings: BTreeMap<String, Vec<crate::domain::rules::rulings::Ruling>>,
 }
 
 /// A watched day's timeline as SVG (the dashboard shows it inline and at `/timeline.svg`).
@@ -191,6 +193,7 @@ pub fn page(d: &Dashboard) -> String {
             }
             h += "</div>\n";
         }
+        h += &rulings_html(g, d.rulings.get(&g.name).map(Vec::as_slice).unwrap_or(&[]));
         // The judge's record of the game: seats, roles, factions (judge-only).
         if let Some(state) = d.states.get(&g.name) {
             h += &format!(
@@ -200,11 +203,70 @@ pub fn page(d: &Dashboard) -> String {
         }
         h += "</section>\n";
     }
+    h += RULING_SCRIPT;
     crate::present::html::document("bansha 法官仪表盘", &h).replace(
         "<title>",
         "<meta http-equiv=\"refresh\" content=\"60\"><title>",
     )
 }
+
+/// The judge's rulings on single ballots: the list, each with an undo button, and a form for a
+/// new one. Both post JSON to `/rulings` (the dashboard's token, when set, rides along from the
+/// page's address); a JSON post from another site is stopped by the browser and the daemon.
+fn rulings_html(g: &GameConfig, rulings: &[crate::domain::rules::rulings::Ruling]) -> String {
+    // JSON inside a single-quoted attribute: escaped for that attribute.
+    let js = |v: &str| {
+        html_escape::encode_single_quoted_attribute(&serde_json::to_string(v).unwrap_or_default())
+            .into_owned()
+    };
+    let game = js(&g.name);
+    let mut h = "<h3>法官裁定（单张票）</h3>\n".to_string();
+    if rulings.is_empty() {
+        h += "<p>还没有裁定。</p>\n";
+    } else {
+        h += "<ul class=\"rulings\">\n";
+        for r in rulings {
+            h += &format!(
+                "<li>{}第{}天 pid {}：{}（{}）{}</li>\n",
+                if r.removed { "<s>" } else { "" },
+                r.day,
+                r.pid,
+                esc(&r.zh()),
+                esc(&r.reason),
+                if r.removed {
+                    "</s> 已撤销".to_string()
+                } else {
+                    format!(
+                        " <button type=\"button\" onclick='banshaRuling({{\"game\":{},\"action\":\"remove\",\"id\":{}}})'>撤销</button>",
+                        game,
+                        js(&r.id)
+                    )
+                }
+            );
+        }
+        h += "</ul>\n";
+    }
+    let days: Vec<String> = g
+        .days
+        .iter()
+        .map(|d| format!("<option value=\"{0}\">第{0}天</option>", d.day))
+        .collect();
+    h += &format!(
+        "<form class=\"ruling\" onsubmit='event.preventDefault(); var f=this; banshaRuling({{\"game\":{}, \"action\":\"add\", \"day\":Number(f.day.value), \"pid\":Number(f.pid.value), \"void\":f.what.value===\"void\", \"count_for\":f.what.value===\"void\"?null:f.target.value, \"reason\":f.reason.value}})'>\n\
+         <select name=\"day\">{}</select> pid <input name=\"pid\" size=\"6\" required> \
+         <select name=\"what\"><option value=\"count\">按投给</option><option value=\"void\">判为无效</option></select> \
+         <input name=\"target\" placeholder=\"玩家\" size=\"8\"> 理由 <input name=\"reason\" size=\"24\" required> \
+         <button type=\"submit\">裁定</button></form>\n",
+        game,
+        days.join("")
+    );
+    h
+}
+
+/// The script behind the rulings' buttons: post, then show the answer and reload.
+const RULING_SCRIPT: &str = "<script>function banshaRuling(body){var t=new URLSearchParams(location.search).get('token');\
+fetch('/rulings'+(t?'?token='+encodeURIComponent(t):''),{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify(body)})\
+.then(function(r){return r.text().then(function(x){if(!r.ok){alert(x);}else{location.reload();}});});}</script>";
 
 fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String {
     use crate::domain::rules::lurk::Verdict;

@@ -302,3 +302,147 @@ async fn the_dashboard_answers_only_its_own_host_names() {
     }
     drop(server);
 }
+
+/// The judge's rulings on single ballots (issue 19): from the CLI (`bansha ruling`) the running
+/// daemon counts a void post as a vote for a player and voids a valid change; the public tally
+/// shows both as 法官裁定 with their reasons; the dashboard lists them with its form; a post
+/// from another site is refused; undoing a ruling restores the tally.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_judges_rulings_are_applied_shown_and_undone() {
+    use std::io::{Read, Write};
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795953600; // 20:00
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = pin_status_port(&config);
+    let (mut child, _) = start_service(&config, Some("2026-11-29 20:00:00")).await;
+    let ask = |args: &[&str]| tokio::task::block_in_place(|| cli(&config, args));
+    let live = || {
+        let (code, text, err) = ask(&["tally", "--live", "--day", "2"]);
+        assert_eq!(code, Some(0), "{err}");
+        text
+    };
+    let before = live();
+    assert!(before.contains("12# 不见（投票：路人甲）"), "{before}");
+
+    // 12# 不见 voted for 路人甲 (not a player); 20# 冷雪's change to 不见 is valid.
+    let (code, out, err) = ask(&[
+        "ruling",
+        "--day",
+        "2",
+        "--pid",
+        "62",
+        "--count-for",
+        "冷雪",
+        "--reason",
+        "路人甲是冷雪的旧ID",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        out.contains("pid 62：按投 冷雪 计（路人甲是冷雪的旧ID）"),
+        "{out}"
+    );
+    let (code, _, err) = ask(&[
+        "ruling",
+        "--day",
+        "2",
+        "--pid",
+        "65",
+        "--void",
+        "--reason",
+        "改票未引用原帖",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, err) = ask(&[
+        "ruling",
+        "--day",
+        "2",
+        "--pid",
+        "66",
+        "--count-for",
+        "路人甲",
+        "--reason",
+        "x",
+    ]);
+    assert_eq!(code, Some(1), "not a player: refused");
+    assert!(err.contains("路人甲 不是本局玩家"), "{err}");
+
+    // The next tally (started at once) applies them.
+    let mut ruled = String::new();
+    for _ in 0..50 {
+        ruled = live();
+        if ruled.contains("法官裁定") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(
+        ruled.contains("[b]法官裁定[/b]\n12# 不见：按投 冷雪 计：路人甲是冷雪的旧ID\n"),
+        "{ruled}"
+    );
+    assert!(ruled.contains("作废：改票未引用原帖"), "{ruled}");
+    assert!(
+        ruled.contains("不见（12#，法官裁定"),
+        "the vote is listed under 冷雪: {ruled}"
+    );
+
+    // The dashboard lists them, with the form; another site cannot post one.
+    let http = |request: String| -> String {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    };
+    let page = tokio::task::block_in_place(|| {
+        http(format!(
+            "GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        ))
+    });
+    assert!(page.contains("法官裁定（单张票）"), "{page}");
+    assert!(
+        page.contains("pid 62：按投 冷雪 计（路人甲是冷雪的旧ID）"),
+        "{page}"
+    );
+    assert!(page.contains("<form class=\"ruling\""), "{page}");
+    let body = r#"{"action":"add","day":2,"pid":70,"void":true,"reason":"x"}"#;
+    let cross = tokio::task::block_in_place(|| {
+        http(format!(
+            "POST /rulings HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://evil.example\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ))
+    });
+    assert!(cross.starts_with("HTTP/1.1 403"), "{cross}");
+
+    // Undone: the tally is as before.
+    let (_, list, _) = ask(&["ruling"]);
+    let ids: Vec<String> = list
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .collect();
+    for id in &ids {
+        let (code, _, err) = ask(&["ruling", "--remove", id]);
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let mut after = String::new();
+    for _ in 0..50 {
+        after = live();
+        if !after.contains("法官裁定") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let untimed = |t: &str| -> String {
+        t.lines()
+            .filter(|l| !l.contains("统计时间"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(untimed(&after), untimed(&before));
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let _ = tokio::task::block_in_place(|| child.wait());
+}

@@ -8,10 +8,12 @@ pub mod draw;
 pub mod ledger;
 pub mod lurk;
 pub mod roster;
+pub mod rulings;
 pub mod state;
 pub mod tally;
 pub mod timeline;
 
 pub use tally::{
-    tally, tally_with, Ballot, BallotKind, Cast, Count, Outcome, OutcomeKind, Tally, TallyError,
+    tally, tally_ruled, tally_with, Ballot, BallotKind, Cast, Count, Outcome, OutcomeKind, Tally,
+    TallyError,
 };

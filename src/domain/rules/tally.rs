@@ -107,6 +107,9 @@ pub struct Ballot {
     pub counted: bool,
     /// The verdict, in Chinese ("有效", "无效：对象不明确，可能是 李逵").
     pub reason: String,
+    /// The judge's ruling on this ballot, with its reason ("按投 李逵 计：…"), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ruling: Option<String>,
 }
 
 /// A post that is not counted and not a ballot of a player, listed so nothing is silently
@@ -326,6 +329,8 @@ struct Origin {
     quoted_own: bool,
     /// The forum's edit notice: when, by whom.
     edit: Option<(Time, Option<String>)>,
+    /// The judge ruled on this post: "按投 X 计：理由" / "作废：理由".
+    ruling: Option<String>,
 }
 
 impl Origin {
@@ -341,6 +346,7 @@ impl Origin {
             source,
             quoted_own: true,
             edit: None,
+            ruling: None,
         }
     }
 }
@@ -403,6 +409,19 @@ pub fn tally_with(
     posts: &[Post],
     casts: &[Cast],
 ) -> Result<Tally, TallyError> {
+    tally_ruled(config, day, round, now, posts, casts, &[])
+}
+
+/// `tally_with`, with the judge's rulings on single ballots applied (`rules::rulings`).
+pub fn tally_ruled(
+    config: &GameConfig,
+    day: u32,
+    round: u32,
+    now: Time,
+    posts: &[Post],
+    casts: &[Cast],
+    rulings: &[crate::domain::rules::rulings::Ruling],
+) -> Result<Tally, TallyError> {
     let d = config.day(day).ok_or(TallyError::NoSuchDay(day))?;
     if !(1..=2).contains(&round) {
         return Err(TallyError::BadRound(round));
@@ -449,6 +468,10 @@ pub fn tally_with(
         ballot_pids: BTreeMap::new(),
         proxied: std::collections::BTreeSet::new(),
         thread_voters: Default::default(),
+        rulings: crate::domain::rules::rulings::in_force(rulings, day)
+            .into_iter()
+            .map(|r| (r.pid, r))
+            .collect(),
     };
 
     // Posts and judge-entered ballots, in time order (pid breaks ties: it is the forum's order).
@@ -522,6 +545,8 @@ struct Engine<'a> {
     /// Players who voted in the thread where the poll is the ballot (bansha42 L72: void, and
     /// not a suicide).
     thread_voters: std::collections::BTreeSet<String>,
+    /// The judge's rulings in force for the day, by pid.
+    rulings: BTreeMap<u64, crate::domain::rules::rulings::Ruling>,
 }
 
 impl Engine<'_> {
@@ -800,6 +825,27 @@ impl Engine<'_> {
         })
     }
 
+    /// A post as the judge ruled it: a vote for the named player (resolved as any target is),
+    /// or void.
+    fn ruled(&self, r: &crate::domain::rules::rulings::Ruling, p: &Post) -> Attempt {
+        let choices = match &r.count_for {
+            Some(t) => self.choices(t),
+            None => Err(format!("无效（法官裁定）：{}", r.reason)),
+        };
+        Attempt {
+            intended: choices.clone().ok(),
+            wording: if self.standing.contains_key(p.author.as_str()) {
+                Wording::Change
+            } else {
+                Wording::Vote
+            },
+            written: r.count_for.clone().unwrap_or_default(),
+            choices,
+            reason: Some(r.reason.clone()),
+            restated: true,
+        }
+    }
+
     fn post(&mut self, p: &Post) {
         if self.roster.is_judge(&p.author) {
             return;
@@ -811,7 +857,12 @@ impl Engine<'_> {
             }
             return;
         }
-        let Some(attempt) = self.read(p) else {
+        let ruled = self.rulings.get(&p.pid).cloned();
+        let read = match &ruled {
+            Some(r) => Some(self.ruled(r, p)),
+            None => self.read(p),
+        };
+        let Some(attempt) = read else {
             // A player's post whose only ballot is inside a quote of someone else.
             let quoted = p
                 .quotes
@@ -864,12 +915,16 @@ impl Engine<'_> {
             Origin {
                 voter,
                 pid: Some(p.pid),
-                floor: p.floor.clone(),
+                floor: match &ruled {
+                    Some(_) => format!("{}，法官裁定", p.floor),
+                    None => p.floor.clone(),
+                },
                 posted_at: p.posted_at,
                 precision: p.posted_at_precision,
                 source,
                 quoted_own,
                 edit,
+                ruling: ruled.map(|r| format!("{}：{}", r.zh(), r.reason)),
             },
             attempt,
         );
@@ -1023,14 +1078,6 @@ impl Engine<'_> {
             (Some(c), None) if c == &[Choice::Abstain] => BallotKind::Abstain,
             _ => BallotKind::First,
         };
-        let replaces: Vec<String> = match (kind, standing) {
-            (BallotKind::Change, Some(s)) => s.choices.iter().map(Choice::name).collect(),
-            _ => Vec::new(),
-        };
-        let names: Vec<String> = match &choices {
-            Ok(c) => c.iter().map(Choice::name).collect(),
-            Err(_) => Vec::new(),
-        };
         let used = standing.map_or(0, |s| s.changes);
         // A change-form ballot from a player with no valid ballot standing, where the rules
         // void it (m103: a change must quote the voter's own ballot; there is none to change).
@@ -1049,6 +1096,17 @@ impl Engine<'_> {
             .then(|| "无效：本局须用投票机投票，版面上的投票视为废票（不算自杀）".to_string());
         if not_the_poll.is_some() {
             self.thread_voters.insert(o.voter.clone());
+        }
+        // The judge's ruling is the verdict: a vote for the named player stands whatever the
+        // format, time or change rules said; a voided one is void.
+        if let Some(ruling) = &o.ruling {
+            let void = match &choices {
+                Ok(_) => None,
+                Err(e) => Some(e.clone()),
+            };
+            let reason = format!("有效（法官裁定：{ruling}）");
+            let ruling = Some(ruling.clone());
+            return self.record(o, &attempt, kind, void, reason, ruling);
         }
         let void = not_the_poll
             .or_else(|| self.void_by_time(&o))
@@ -1070,9 +1128,8 @@ impl Engine<'_> {
             note.push_str(&self.edit_note(&o));
         }
         note.push_str(&self.double_vote_note(&attempt));
-        let valid = void.is_none();
-        let reason = match void {
-            Some(r) => r,
+        let reason = match &void {
+            Some(r) => r.clone(),
             None => match kind {
                 BallotKind::Repeat => "有效，与现有投票相同，不算改票".into(),
                 BallotKind::Change => format!("有效，{}", note.trim_start_matches('；')),
@@ -1082,6 +1139,30 @@ impl Engine<'_> {
                 _ => format!("有效{note}"),
             },
         };
+        self.record(o, &attempt, kind, void, reason, None);
+    }
+
+    /// A ballot's verdict into the list, and a valid one into its place.
+    fn record(
+        &mut self,
+        o: Origin,
+        attempt: &Attempt,
+        kind: BallotKind,
+        void: Option<String>,
+        valid_reason: String,
+        ruling: Option<String>,
+    ) {
+        let choices = attempt.choices.clone();
+        let names: Vec<String> = match &choices {
+            Ok(c) => c.iter().map(Choice::name).collect(),
+            Err(_) => Vec::new(),
+        };
+        let replaces: Vec<String> = match (kind, self.standing.get(&o.voter)) {
+            (BallotKind::Change, Some(s)) => s.choices.iter().map(Choice::name).collect(),
+            _ => Vec::new(),
+        };
+        let valid = void.is_none();
+        let reason = void.unwrap_or(valid_reason);
         let index = self.ballots.len();
         self.ballots.push(Ballot {
             pid: o.pid,
@@ -1100,6 +1181,7 @@ impl Engine<'_> {
             valid,
             counted: false,
             reason,
+            ruling,
         });
         if let (true, Ok(new)) = (valid, choices) {
             self.stand(o.voter, kind, new, index, o.posted_at);
