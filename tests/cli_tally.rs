@@ -319,3 +319,53 @@ fn a_deadline_on_a_paused_day_is_warned_about() {
         // Monday is not paused (the deadline being past is warned about apart).
         .stderr(predicate::str::contains("第 3 天的截止时间 2026-11-30 21:00 是星期").not());
 }
+
+/// Round 2 offline as the daemon runs it (issue 19): with chuhan's run-off (24 hours after round
+/// 1's close, L105) and no hand-written `runoff`, `tally --round 2` finds round 1's tie and
+/// tallies round 2 to its deadline; `confirm --round 2` records its result.
+#[test]
+fn round_two_offline_takes_the_rules_deadline_and_confirm_takes_the_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("g.toml");
+    let text = std::fs::read_to_string(example())
+        .unwrap()
+        .replace("ruleset = \"m103\"", "ruleset = \"chuhan\"")
+        .replace(
+            "closes_at = \"2026-11-29 21:00:00\"",
+            "closes_at = \"2026-11-28 16:00:00\"",
+        )
+        + "\n[rules.schedule]\npaused_weekdays = []\n";
+    std::fs::write(&game, text).unwrap();
+    let out = bansha()
+        .args([
+            "tally",
+            "--day",
+            "2",
+            "--round",
+            "2",
+            "--json",
+            "--at",
+            "2026-11-29 16:30",
+            "--config",
+        ])
+        .arg(&game)
+        .args(vote_pages())
+        .assert()
+        .success();
+    let t: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(t["round"], 2);
+    assert_eq!(t["closes_at"], "2026-11-29T16:00:00+08:00", "{t}");
+    assert_eq!(t["outcome"]["kind"], "eliminated", "{t}");
+    assert_eq!(t["outcome"]["players"], serde_json::json!(["李逵"]));
+    bansha()
+        .args(["confirm", "--day", "2", "--round", "2", "--config"])
+        .arg(&game)
+        .args(vote_pages())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "第2天投票结果：李逵 以 3 票最高，出局",
+        ));
+    let state = std::fs::read_to_string(dir.path().join("g.state.json")).unwrap();
+    assert!(state.contains("李逵"), "{state}");
+}

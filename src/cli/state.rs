@@ -155,6 +155,7 @@ pub fn confirm(
     config: &Path,
     state_file: Option<&Path>,
     day: u32,
+    round: u32,
     pages: &[PathBuf],
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -180,8 +181,19 @@ pub fn confirm(
             return Ok(1);
         }
     };
-    let now = read.newest.unwrap_or(d.closes_at).max(d.closes_at);
-    let tally = match crate::domain::rules::tally_with(&game, day, 1, now, &read.posts, &casts) {
+    // Round 2 (a run-off): as the daemon runs it, the deadline the judge or the rules give.
+    let game = if round == 2 {
+        crate::cli::tally::with_runoff(game.clone(), day, &read.posts, &casts)
+    } else {
+        game.clone()
+    };
+    let close = match (round, game.day(day).and_then(|d| d.runoff.as_ref())) {
+        (2, Some(r)) => r.closes_at,
+        _ => d.closes_at,
+    };
+    let now = read.newest.unwrap_or(close).max(close);
+    let tally = match crate::domain::rules::tally_with(&game, day, round, now, &read.posts, &casts)
+    {
         Ok(t) => t,
         Err(e) => {
             writeln!(err, "错误：{e}")?;
@@ -335,6 +347,9 @@ pub struct ConfirmCommand {
     /// 第几天
     #[arg(long)]
     pub day: u32,
+    /// 第几轮：2 为高票辩论（第二轮）的结果
+    #[arg(long, default_value_t = 1)]
+    pub round: u32,
     /// 投票帖的页面文件（所有页）
     #[arg(required = true)]
     pub pages: Vec<PathBuf>,
@@ -346,6 +361,7 @@ impl ConfirmCommand {
             &self.config,
             self.state.as_deref(),
             self.day,
+            self.round,
             &self.pages,
             out,
             err,

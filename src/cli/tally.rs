@@ -242,6 +242,11 @@ pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
             newest
         }
     };
+    let game = if args.round == 2 {
+        with_runoff(game, args.day, &pages.posts, &casts)
+    } else {
+        game
+    };
     let tally = match rules::tally_with(&game, args.day, args.round, now, &pages.posts, &casts) {
         Ok(t) => t,
         Err(e) => {
@@ -324,4 +329,34 @@ impl TallyCommand {
         };
         run(&args, out, err)
     }
+}
+
+/// The game with day `day`'s run-off set as the daemon would run it (`decide::runoff_plan`):
+/// the judge's, or the rules' from round 1's tie, so `--round 2` needs no hand-written
+/// `runoff` where the rules give round 2's deadline (chuhan: 24 hours).
+pub fn with_runoff(
+    mut game: crate::domain::config::GameConfig,
+    day: u32,
+    posts: &[bansha_parsers::Post],
+    casts: &[rules::Cast],
+) -> crate::domain::config::GameConfig {
+    let Some(d) = game.day(day).cloned() else {
+        return game;
+    };
+    if d.runoff.is_some() {
+        return game;
+    }
+    let Ok(round1) = rules::tally_with(&game, day, 1, d.closes_at, posts, casts) else {
+        return game;
+    };
+    let tied =
+        (round1.outcome.kind == rules::OutcomeKind::Runoff).then_some(round1.outcome.players);
+    if let crate::daemon::decide::RunoffPlan::Run(r) =
+        crate::daemon::decide::runoff_plan(&game, &d, tied.as_deref())
+    {
+        if let Some(x) = game.days.iter_mut().find(|x| x.day == day) {
+            x.runoff = Some(r);
+        }
+    }
+    game
 }

@@ -21,6 +21,9 @@ use std::sync::atomic::Ordering;
 
 type Time = DateTime<FixedOffset>;
 
+/// The suffix of a game's id under which its round 2 keys live (`decide::round_two`).
+const ROUND_TWO: &str = "~r2";
+
 pub struct Daemon {
     pub settings: Settings,
     pub store: Store,
@@ -146,7 +149,7 @@ impl Daemon {
             return Ok(());
         }
         let failures = report.fetch_failures;
-        let tally = self.tally_day(g, d, now, report).await?;
+        let tally = self.tally_day(g, d, 1, now, report).await?;
         if report.fetch_failures > failures {
             return Ok(());
         }
@@ -184,6 +187,76 @@ impl Daemon {
             }
         }
         best
+    }
+
+    /// The run-off of a day as planned now (`decide::runoff_plan`), if round 2 runs.
+    fn runoff_of(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+    ) -> anyhow::Result<Option<crate::domain::config::Runoff>> {
+        let round1: Option<Vec<String>> = self
+            .store
+            .get_meta(&format!("runoff_candidates/{}/{}", g.id, d.day))?;
+        Ok(match decide::runoff_plan(g, d, round1.as_deref()) {
+            decide::RunoffPlan::Run(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    /// The days whose round 2 is being watched at `now`: round 1 closed, its run-off not yet
+    /// tallied. A run-off whose deadline nothing gives is mailed to the judge, once.
+    fn runoffs(&self, now: Time, report: &mut CycleReport) -> Vec<(GameConfig, DayConfig)> {
+        let mut out = Vec::new();
+        for g in &self.settings.games {
+            for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
+                let round1: Option<Vec<String>> = self
+                    .store
+                    .get_meta(&format!("runoff_candidates/{}/{}", g.id, d.day))
+                    .ok()
+                    .flatten();
+                let plan = decide::runoff_plan(g, d, round1.as_deref());
+                match plan {
+                    decide::RunoffPlan::Run(r) => {
+                        let (g2, d2) = decide::round_two(g, d, &r);
+                        let done = self.store.event_done(&self.key(&g2, &d2, "close"));
+                        let round1_done = self.store.event_done(&self.key(g, d, "close"));
+                        if matches!(round1_done, Ok(true))
+                            && matches!(done, Ok(false))
+                            && now >= d.closes_at
+                        {
+                            out.push((g.clone(), d.clone()));
+                        }
+                    }
+                    decide::RunoffPlan::NeedsTime(c) => {
+                        let mail = mails::runoff_needs_time(g, d, &c, now);
+                        match self
+                            .store
+                            .enqueue(&format!("runoff_time/{}/{}", g.id, d.day), &mail)
+                        {
+                            Ok(true) => report.mails_queued += 1,
+                            Ok(false) => {}
+                            Err(e) => report.errors.push(e.to_string()),
+                        }
+                    }
+                    decide::RunoffPlan::None => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// The lock-window starts and closes of the run-offs being watched (for the scheduler).
+    pub fn runoff_phases(&self, now: Time) -> Vec<(Option<Time>, Time)> {
+        let mut report = CycleReport::default();
+        self.runoffs(now, &mut report)
+            .into_iter()
+            .filter_map(|(g, d)| {
+                let r = self.runoff_of(&g, &d).ok().flatten()?;
+                let (g2, d2) = decide::round_two(&g, &d, &r);
+                Some((lock_from(&g2, &d2), d2.closes_at))
+            })
+            .collect()
     }
 
     /// What the last cycle added to the machine's clock to go by the forum's.
@@ -289,7 +362,24 @@ impl Daemon {
             }
         }
         for (g, d, state_read) in &days {
-            if let Err(e) = self.watch_day(g, d, *state_read, now, &mut report).await {
+            if let Err(e) = self.watch_day(g, d, 1, *state_read, now, &mut report).await {
+                report.errors.push(e.to_string());
+            }
+        }
+        // Round 2 of each day whose round 1 closed in a tie for a run-off.
+        for (g, d) in self.runoffs(now, &mut report) {
+            let Ok(g) = crate::io::state_file::with_state(g.clone()) else {
+                continue; // the round-1 pass above has told the judge
+            };
+            let (g2, d2) = match self.runoff_of(&g, &d) {
+                Ok(Some(r)) => decide::round_two(&g, &d, &r),
+                Ok(None) => continue,
+                Err(e) => {
+                    report.errors.push(e.to_string());
+                    continue;
+                }
+            };
+            if let Err(e) = self.watch_day(&g2, &d2, 2, true, now, &mut report).await {
                 report.errors.push(e.to_string());
             }
         }
@@ -338,6 +428,7 @@ impl Daemon {
         &self,
         g: &GameConfig,
         d: &DayConfig,
+        round: u32,
         state_read: bool,
         now: Time,
         report: &mut CycleReport,
@@ -385,26 +476,29 @@ impl Daemon {
 
         // The other threads counted for 潜水 (the vote thread is fetched above), and the threads
         // players opened themselves on the board (chuhan).
-        let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
+        // Round 2 reads its vote thread only: the day's 潜水, required posts and acceleration
+        // are round 1's.
+        let lurk_on = round == 1 && (g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote);
         let lurk_read = !lurk_on || self.read_lurk_threads(g, d, close_due, now, report).await?;
-        // Threads of required posts (报道, 杀帖): check each new or edited post once.
-        self.read_checked_threads(g, d, close_due, now, report)
-            .await?;
-
-        // m103: acceleration requests in the progress thread; the judge is told once when more
-        // than half of the living have asked.
-        if let Some(pt) = d
-            .progress_thread
-            .filter(|_| !g.rules.acceleration.request.is_empty() && !d.accelerated_by(now))
-        {
-            self.watch_acceleration(g, d, pt, now, report).await?;
+        if round == 1 {
+            // Threads of required posts (报道, 杀帖): check each new or edited post once.
+            self.read_checked_threads(g, d, close_due, now, report)
+                .await?;
+            // m103: acceleration requests in the progress thread; the judge is told once when
+            // more than half of the living have asked.
+            if let Some(pt) = d
+                .progress_thread
+                .filter(|_| !g.rules.acceleration.request.is_empty() && !d.accelerated_by(now))
+            {
+                self.watch_acceleration(g, d, pt, now, report).await?;
+            }
         }
 
         if !state_read {
             return Ok(());
         }
         let failures = report.fetch_failures;
-        let tally = self.tally_day(g, d, now, report).await?;
+        let tally = self.tally_day(g, d, round, now, report).await?;
         stale |= report.fetch_failures > failures;
         let lurk = if lurk_on {
             self.lurk_report(g, d, &tally, now.min(d.closes_at), now)?
@@ -436,7 +530,15 @@ impl Daemon {
             },
             now,
         );
-        self.carry_out(g, d, &tally, &effects, now, report)
+        self.carry_out(g, d, &tally, &effects, now, report)?;
+        // Round 1 closed in a tie that goes to round 2: the candidates, for the run-off.
+        if round == 1 && close_due && !stale && tally.outcome.kind == rules::OutcomeKind::Runoff {
+            self.store.set_meta(
+                &format!("runoff_candidates/{}/{}", g.id, d.day),
+                &tally.outcome.players,
+            )?;
+        }
+        Ok(())
     }
 
     /// Read the threads counted for 潜水 other than the vote thread (read in full at the
@@ -527,6 +629,7 @@ impl Daemon {
         &self,
         g: &GameConfig,
         d: &DayConfig,
+        round: u32,
         now: Time,
         report: &mut CycleReport,
     ) -> anyhow::Result<Tally> {
@@ -547,10 +650,10 @@ impl Daemon {
         };
         let rulings: Vec<crate::domain::rules::rulings::Ruling> = self
             .store
-            .get_meta(&format!("rulings/{}", g.id))?
+            .get_meta(&format!("rulings/{}", g.id.trim_end_matches(ROUND_TWO)))?
             .unwrap_or_default();
         Ok(rules::tally_ruled(
-            g, d.day, 1, now, &posts, &casts, &rulings,
+            g, d.day, round, now, &posts, &casts, &rulings,
         )?)
     }
 

@@ -289,6 +289,89 @@ pub fn clock_offset(machine: Time, forum: Option<Time>) -> Option<Duration> {
     (diff.abs() > CLOCK_TOLERANCE).then(|| Duration::seconds(secs))
 }
 
+/// A day's run-off (round 2) as the daemon runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunoffPlan {
+    /// No round 2: round 1 decided, or the judge cancelled it (`no_runoff`).
+    None,
+    /// Round 2 among these candidates, closing then: the judge's (`runoff = {…}` on the day,
+    /// which also moves it) or the rules' (`runoff.hours` after round 1's close).
+    Run(crate::domain::config::Runoff),
+    /// Round 1 ended in a tie that goes to round 2, and nothing says when round 2 closes.
+    NeedsTime(Vec<String>),
+}
+
+/// The run-off of day `d`, given the candidates round 1's final named (None: it named none).
+pub fn runoff_plan(g: &GameConfig, d: &DayConfig, round1: Option<&[String]>) -> RunoffPlan {
+    if d.no_runoff {
+        return RunoffPlan::None;
+    }
+    if let Some(r) = &d.runoff {
+        return RunoffPlan::Run(r.clone());
+    }
+    let Some(candidates) = round1 else {
+        return RunoffPlan::None;
+    };
+    match g.rules.runoff.as_ref().and_then(|r| r.hours) {
+        Some(h) => RunoffPlan::Run(crate::domain::config::Runoff {
+            closes_at: game_time_after(d.closes_at, h, &g.rules.schedule.paused_weekdays),
+            candidates: candidates.to_vec(),
+        }),
+        None => RunoffPlan::NeedsTime(candidates.to_vec()),
+    }
+}
+
+/// Round 2 of a day as the cycle runs it: the game under its own id (every key of round 2 is
+/// its own: `GAME~r2`) with the day's run-off set (what the tally reads), and the day as its
+/// phases run (round 2 opens at round 1's close and closes at the run-off's).
+pub fn round_two(
+    g: &GameConfig,
+    d: &DayConfig,
+    r: &crate::domain::config::Runoff,
+) -> (GameConfig, DayConfig) {
+    let mut tallied = d.clone();
+    tallied.runoff = Some(r.clone());
+    let mut g2 = g.clone();
+    g2.id = format!("{}~r2", g.id);
+    if let Some(x) = g2.days.iter_mut().find(|x| x.day == d.day) {
+        *x = tallied.clone();
+    }
+    let mut phase = tallied;
+    phase.opens_at = Some(d.closes_at);
+    phase.closes_at = r.closes_at;
+    (g2, phase)
+}
+
+/// `start` plus `hours` of game time: the days the rules pause (ISO weekdays; chuhan L155
+/// "真实时间的周六、日游戏将暂停") do not count, so no deadline falls on them.
+pub fn game_time_after(start: Time, hours: u32, paused: &[u32]) -> Time {
+    use chrono::{Datelike, TimeZone};
+    let mut t = start;
+    let mut left = Duration::hours(hours as i64);
+    let midnight_after = |t: Time| {
+        let next = t.date_naive().succ_opt().unwrap_or(t.date_naive());
+        t.timezone()
+            .from_local_datetime(&next.and_hms_opt(0, 0, 0).unwrap_or_default())
+            .single()
+            .unwrap_or(t + Duration::days(1))
+    };
+    // At most a year of steps: a config pausing every weekday cannot loop for ever.
+    for _ in 0..800 {
+        if left <= Duration::zero() {
+            break;
+        }
+        let next = midnight_after(t);
+        if paused.contains(&t.weekday().number_from_monday()) {
+            t = next;
+            continue;
+        }
+        let step = (next - t).min(left);
+        t += step;
+        left -= step;
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -660,5 +743,55 @@ mod tests {
         assert!(clock_probe_due(m, Some((m + Duration::hours(1), s(30)))));
         // A fresh answer that disagrees is believed.
         assert!(!clock_probe_due(m, Some((m + Duration::hours(1), s(1)))));
+    }
+
+    #[test]
+    fn round_two_runs_the_rules_hours_of_game_time_skipping_paused_days() {
+        // Thursday 21:00 + 24 h: Friday 21:00.
+        let thu = at("2026-11-26T21:00:00+08:00");
+        assert_eq!(
+            game_time_after(thu, 24, &[6, 7]),
+            at("2026-11-27T21:00:00+08:00")
+        );
+        // Friday 21:00 + 24 h: 3 h on Friday, the weekend stops the clock, 21 h on Monday.
+        let fri = at("2026-11-27T21:00:00+08:00");
+        assert_eq!(
+            game_time_after(fri, 24, &[6, 7]),
+            at("2026-11-30T21:00:00+08:00")
+        );
+        assert_eq!(
+            game_time_after(fri, 24, &[]),
+            at("2026-11-28T21:00:00+08:00")
+        );
+    }
+
+    #[test]
+    fn the_judges_runoff_settings_come_first_then_the_rules() {
+        let mut g = game();
+        let mut d = g.days[0].clone();
+        let tied = ["李逵".to_string(), "小飞".to_string()];
+        assert_eq!(runoff_plan(&g, &d, None), RunoffPlan::None);
+        // The preset game (m103-based) has no round-2 duration: the judge must set one.
+        assert_eq!(
+            runoff_plan(&g, &d, Some(&tied)),
+            RunoffPlan::NeedsTime(tied.to_vec())
+        );
+        g.rules.runoff.get_or_insert_with(Default::default).hours = Some(24);
+        g.rules.schedule.paused_weekdays = vec![];
+        match runoff_plan(&g, &d, Some(&tied)) {
+            RunoffPlan::Run(r) => {
+                assert_eq!(r.closes_at, d.closes_at + Duration::hours(24));
+                assert_eq!(r.candidates, tied);
+            }
+            other => panic!("{other:?}"),
+        }
+        let moved = crate::domain::config::Runoff {
+            closes_at: d.closes_at + Duration::hours(2),
+            candidates: tied.to_vec(),
+        };
+        d.runoff = Some(moved.clone());
+        assert_eq!(runoff_plan(&g, &d, Some(&tied)), RunoffPlan::Run(moved));
+        d.no_runoff = true;
+        assert_eq!(runoff_plan(&g, &d, Some(&tied)), RunoffPlan::None);
     }
 }

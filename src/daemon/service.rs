@@ -103,7 +103,7 @@ pub fn phase_jobs(games: &[crate::domain::config::GameConfig], now: Time) -> Vec
 
 /// The lock-window start and close of each active day.
 fn phases(daemon: &Daemon, now: Time) -> Vec<(Option<Time>, Time)> {
-    daemon
+    let mut out: Vec<(Option<Time>, Time)> = daemon
         .active_days(now)
         .into_iter()
         .map(|(g, d)| {
@@ -111,7 +111,10 @@ fn phases(daemon: &Daemon, now: Time) -> Vec<(Option<Time>, Time)> {
                 .then(|| d.closes_at - Duration::minutes(g.rules.vote.lock_minutes as i64));
             (lock, d.closes_at)
         })
-        .collect()
+        .collect();
+    // Round 2 of a tied day: its lock and close are phases too.
+    out.extend(daemon.runoff_phases(now));
+    out
 }
 
 /// Shared state of the running service.

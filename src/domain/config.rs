@@ -138,6 +138,9 @@ struct DayFile {
     #[serde(default)]
     half_voters: Vec<String>,
     runoff: Option<RunoffFile>,
+    /// The judge cancels this day's run-off (round 2 is not watched, whatever round 1 says).
+    #[serde(default)]
+    no_runoff: bool,
     #[serde(default)]
     proxies: Vec<ProxyFile>,
 }
@@ -201,6 +204,8 @@ pub struct DayConfig {
     /// Players killed by a kill post this round (bansha42): half votes, for ties only.
     pub half_voters: Vec<String>,
     pub runoff: Option<Runoff>,
+    /// The judge cancelled the run-off (`no_runoff = true`).
+    pub no_runoff: bool,
     pub proxies: Vec<Proxy>,
 }
 
@@ -619,7 +624,7 @@ pub struct ByDay {
     pub eliminate: u32,
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
 #[serde(deny_unknown_fields)]
 pub struct RunoffRules {
     #[serde(default)]
@@ -631,6 +636,11 @@ pub struct RunoffRules {
     /// Whether the runoff's tally shows who voted for whom.
     #[serde(default = "yes")]
     pub publish_voters: bool,
+    /// How long round 2 runs after round 1's close, in hours of game time (chuhan L105: the
+    /// day is extended by 24 real hours; paused weekdays do not count). None: the judge sets
+    /// the round-2 deadline (`runoff = { closes_at, candidates }` on the day).
+    #[serde(default)]
+    pub hours: Option<u32>,
 }
 
 fn yes() -> bool {
@@ -1205,6 +1215,7 @@ fn read_day(
         progress_thread: d.progress_thread,
         half_voters: d.half_voters,
         runoff,
+        no_runoff: d.no_runoff,
         proxies,
     })
 }

@@ -28,10 +28,23 @@ pub fn subject(g: &GameConfig, day: u32, what: &str) -> String {
 
 /// `[版杀一室 第十二局] 第2天 投票统计（截止 21:00）…`.
 pub fn tally_subject(g: &GameConfig, d: &DayConfig, what: &str) -> String {
+    // Round 2 as the daemon runs it: the day closes with its run-off.
+    let round = if d
+        .runoff
+        .as_ref()
+        .is_some_and(|r| r.closes_at == d.closes_at)
+    {
+        "第二轮"
+    } else {
+        ""
+    };
     subject(
         g,
         d.day,
-        &format!("投票统计（截止 {}）{what}", d.closes_at.format("%H:%M")),
+        &format!(
+            "{round}投票统计（截止 {}）{what}",
+            d.closes_at.format("%H:%M")
+        ),
     )
 }
 

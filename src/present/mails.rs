@@ -585,3 +585,26 @@ pub fn clock_skew(machine: Time, forum: Time, now: Time) -> Mail {
         now,
     )
 }
+
+/// Round 1 ended in a tie that goes to round 2, and neither the rules nor the day's config say
+/// when round 2 closes: the judge is asked to set it.
+pub fn runoff_needs_time(g: &GameConfig, d: &DayConfig, candidates: &[String], now: Time) -> Mail {
+    Mail::text(
+        subject(g, d.day, &format!("进入第二轮（{}）：请设置第二轮截止时间", candidates.join("、"))),
+        format!(
+            "第{}天第一轮最高票并列，进入第二轮，候选人：{}。\n\
+             本局规则没有规定第二轮何时截止（由法官安排）。请在游戏配置第{}天的 [[days]] 里写上\n\
+               runoff = {{ closes_at = \"YYYY-MM-DD HH:MM\", candidates = [{}] }}\n\
+             然后重启 bansha；它会按这个时间监视、锁定、统计第二轮。不进行第二轮请写 no_runoff = true。\n",
+            d.day,
+            candidates.join("、"),
+            d.day,
+            candidates
+                .iter()
+                .map(|c| format!("\"{c}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        now,
+    )
+}
