@@ -222,6 +222,35 @@ fn m103() {
             },
         },
         Case {
+            name: "a void ballot's hint says what is still possible when it was posted",
+            seed: (SEED, 249, "白天结束前一个小时不得改票"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Derived(vec![
+                // No valid ballot yet: a first ballot is possible until the close.
+                p(201, "大灰狼", "2026-11-29 19:00:00", "投票对象：路人甲\n投票理由：x"),
+                p(202, "小飞", "2026-11-29 10:00:00", "投票对象：花千树\n投票理由：划水"),
+                // A change without its quote a minute before the lock: a change is possible
+                // only until the lock.
+                p(203, "小飞", "2026-11-29 19:59:00", "改票对象：李逵\n改票理由：他太黑"),
+                p(204, "冷雪", "2026-11-29 10:00:00", "投票对象：花千树\n投票理由：划水"),
+                // In the lock window: no change any more.
+                DPost { pid: 205, author: "冷雪", at: "2026-11-29 20:10:00", text: "改票对象：李逵\n改票理由：他太黑", quotes: Some(204) },
+                // After the close: nothing.
+                p(206, "蝈蝈", "2026-11-29 21:10:00", "投票对象：李逵\n投票理由：晚了"),
+            ]),
+            day: 2,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                g.void(201, "可在截止（11-29 21:00:00）前重新投票");
+                g.void(203, "原投票仍有效，如要改票须在 11-29 20:00:00 前");
+                g.void(205, "已进入锁定时段，不能再改票");
+                let (_, why) = g.verdict(206);
+                assert!(!why.contains("可在") && !why.contains("如要改票"), "{why}");
+            },
+        },
+        Case {
             name: "not voting is a yellow card",
             seed: (SEED, 249, "没有投票（或弃票）的玩家将记作一张黄牌"),
             ruleset: "m103",

@@ -590,7 +590,9 @@ fn recorded_eliminations_take_effect_in_later_tallies() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|b| b["reason"] == "无效：大灰狼 已出局"));
+        .any(|b| b["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("无效：大灰狼 已出局"))));
     assert!(!after["counts"]
         .as_array()
         .unwrap()

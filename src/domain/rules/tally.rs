@@ -643,11 +643,7 @@ impl Engine<'_> {
                 Some(Err(e)) => format!("（{}）", e.trim_start_matches("无效：")),
                 None => String::new(),
             };
-            let problem = format!(
-                "无效：格式错误，{}{}；可在截止前重新投票",
-                m.problem.zh(),
-                hint
-            );
+            let problem = format!("无效：格式错误，{}{}", m.problem.zh(), hint);
             return Some(Attempt {
                 intended: guessed.and_then(Result::ok),
                 wording: m.wording,
@@ -715,9 +711,7 @@ impl Engine<'_> {
             if let Some(m) = condition(&last.target, self.roster.players()) {
                 // Before the other problems: a condition naming a second player is not two
                 // targets.
-                problem = Some(format!(
-                    "无效：投票设定了生效条件（“{m}”），规则不允许；可在截止前重新投票"
-                ));
+                problem = Some(format!("无效：投票设定了生效条件（“{m}”），规则不允许"));
             }
         }
         if let Some(day) = last.day {
@@ -803,9 +797,7 @@ impl Engine<'_> {
         Some(match (living.as_slice(), abstains) {
             // L130 "投票时需要写推理过程": where the round asks for reasoning, a name alone is void.
             ([one], _) if unreasoned && wording == Wording::Vote => attempt(
-                Err(format!(
-                    "无效：投 {one} 但没有写推理过程（本轮投票需要写）；可在截止前重新投票"
-                )),
+                Err(format!("无效：投 {one} 但没有写推理过程（本轮投票需要写）")),
                 one.clone(),
             ),
             ([one], _) => attempt(Ok(vec![Choice::Player(one.clone())]), one.clone()),
@@ -1086,8 +1078,7 @@ impl Engine<'_> {
             && self.config.rules.vote.change_without_ballot
                 == crate::domain::config::ChangeWithoutBallot::Void)
             .then(|| {
-                "无效：改票格式，但此前没有可改的投票（改票须引用自己的原投票帖）；可在截止前按投票格式投票"
-                    .to_string()
+                "无效：改票格式，但此前没有可改的投票（改票须引用自己的原投票帖）".to_string()
             });
         // bansha42 L72 "请使用投票机投票，如未用投票机，所投票视为废票，不算自杀".
         let not_the_poll = (self.config.rules.vote.source
@@ -1119,6 +1110,16 @@ impl Engine<'_> {
                     .then(|| self.void_as_change(&o, &attempt, used))
                     .flatten()
             });
+        // What the voter can still do, as of when this was posted (not for a ballot void for
+        // its time: after the close nothing can be done).
+        let timed = void.is_some() && void == self.void_by_time(&o);
+        let void = match void {
+            Some(v) if !timed && o.source != Source::Judge => Some(format!(
+                "{v}{}",
+                self.retry_hint(&o, standing.is_some(), used)
+            )),
+            other => other,
+        };
         let mut note = if kind == BallotKind::Change {
             format!("改票（第 {} 次）", used + 1)
         } else {
@@ -1185,6 +1186,31 @@ impl Engine<'_> {
         });
         if let (true, Ok(new)) = (valid, choices) {
             self.stand(o.voter, kind, new, index, o.posted_at);
+        }
+    }
+
+    /// What a voter whose ballot was void can still do, as of when it was posted: vote again
+    /// before the close (no valid ballot standing), change before the lock while changes are
+    /// left (one standing), or nothing.
+    fn retry_hint(&self, o: &Origin, standing: bool, used: u32) -> String {
+        let Some(t) = o.posted_at else {
+            return String::new();
+        };
+        if t >= self.closes_at {
+            return String::new();
+        }
+        if !standing {
+            return format!("；可在截止（{}）前重新投票", fmt_time(self.closes_at));
+        }
+        let allowed = self.changes_allowed > 0 && used < self.changes_allowed;
+        match self.lock_from {
+            _ if !allowed => "；原投票仍有效，已不能再改票".into(),
+            Some(lock) if t >= lock => "；原投票仍有效，已进入锁定时段，不能再改票".into(),
+            Some(lock) => format!("；原投票仍有效，如要改票须在 {} 前", fmt_time(lock)),
+            None => format!(
+                "；原投票仍有效，如要改票须在截止（{}）前",
+                fmt_time(self.closes_at)
+            ),
         }
     }
 
