@@ -58,6 +58,8 @@ fn m103() {
                 // 冷雪 → 花千树 at 10:03:10, 蝈蝈 → 李逵 at 11:47:05, 超人 → 大灰狼 at 13:20:41.
                 g.assert_outcome("sheriff", &["花千树"]);
                 assert!(g.text.contains("最先达到该票数，当选警长"), "{}", g.text);
+                // The rule line states day 1's own rule, not the elimination rule.
+                assert!(g.text.contains("[b]规则[/b]：第一天投票选警长"), "{}", g.text);
             },
         },
         Case {

@@ -189,6 +189,35 @@ impl Daemon {
         best
     }
 
+    /// The day with the sheriff day 1 elected (m103 L152–153), unless the judge named one; the
+    /// judge is told once when that sheriff is out and nobody succeeds yet (L154–156).
+    fn with_sheriff(
+        &self,
+        g: &GameConfig,
+        d: DayConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> DayConfig {
+        let elected: Option<String> = self
+            .store
+            .get_meta(&format!("sheriff/{}", g.id))
+            .ok()
+            .flatten();
+        let (d, gone) = decide::carry_sheriff(&d, elected.as_deref());
+        if let Some(name) = gone {
+            let mail = mails::sheriff_gone(g, &d, &name, now);
+            match self
+                .store
+                .enqueue(&format!("sheriff_gone/{}/{name}", g.id), &mail)
+            {
+                Ok(true) => report.mails_queued += 1,
+                Ok(false) => {}
+                Err(e) => report.errors.push(e.to_string()),
+            }
+        }
+        d
+    }
+
     /// The run-off of a day as planned now (`decide::runoff_plan`), if round 2 runs.
     fn runoff_of(
         &self,
@@ -334,8 +363,13 @@ impl Daemon {
         let mut state_failed: BTreeSet<String> = BTreeSet::new();
         for (g, d) in self.active_days(now) {
             match crate::io::state_file::with_state(g.clone()) {
-                Ok(g) => {
+                Ok(mut g) => {
                     let d = g.day(d.day).cloned().unwrap_or_else(|| d.clone());
+                    // The tally reads the day from the game: both get the sheriff.
+                    let d = self.with_sheriff(&g, d, now, &mut report);
+                    if let Some(x) = g.days.iter_mut().find(|x| x.day == d.day) {
+                        x.sheriff = d.sheriff.clone();
+                    }
                     days.push((g, d, true));
                 }
                 Err(e) => {
@@ -531,6 +565,12 @@ impl Daemon {
             now,
         );
         self.carry_out(g, d, &tally, &effects, now, report)?;
+        // m103: day 1's vote elected the sheriff, whose vote weighs more from day 2 on.
+        if round == 1 && close_due && !stale && tally.outcome.kind == rules::OutcomeKind::Sheriff {
+            if let Some(s) = tally.outcome.players.first() {
+                self.store.set_meta(&format!("sheriff/{}", g.id), s)?;
+            }
+        }
         // Round 1 closed in a tie that goes to round 2: the candidates, for the run-off.
         if round == 1 && close_due && !stale && tally.outcome.kind == rules::OutcomeKind::Runoff {
             self.store.set_meta(

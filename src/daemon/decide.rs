@@ -342,6 +342,21 @@ pub fn round_two(
     (g2, phase)
 }
 
+/// The sheriff a day's tally weighs (m103 L152–153): the day's own `sheriff`, else the one day
+/// 1 elected, while alive. The second value: the elected sheriff is out and nobody succeeds
+/// yet (the judge must be told the succession rule, L154–156).
+pub fn carry_sheriff(d: &DayConfig, elected: Option<&str>) -> (DayConfig, Option<String>) {
+    let mut out = d.clone();
+    let Some(name) = elected.filter(|_| d.sheriff.is_none() && d.day > 1) else {
+        return (out, None);
+    };
+    if d.dead.iter().any(|x| x == name) {
+        return (out, Some(name.to_string()));
+    }
+    out.sheriff = Some(name.to_string());
+    (out, None)
+}
+
 /// `start` plus `hours` of game time: the days the rules pause (ISO weekdays; chuhan L155
 /// "真实时间的周六、日游戏将暂停") do not count, so no deadline falls on them.
 pub fn game_time_after(start: Time, hours: u32, paused: &[u32]) -> Time {
@@ -793,5 +808,20 @@ mod tests {
         assert_eq!(runoff_plan(&g, &d, Some(&tied)), RunoffPlan::Run(moved));
         d.no_runoff = true;
         assert_eq!(runoff_plan(&g, &d, Some(&tied)), RunoffPlan::None);
+    }
+
+    #[test]
+    fn the_day_one_sheriff_carries_while_alive_and_the_judges_choice_wins() {
+        let g = game();
+        let mut d = g.days[0].clone();
+        d.day = 3;
+        let (x, gone) = carry_sheriff(&d, Some("花千树"));
+        assert_eq!((x.sheriff.as_deref(), gone), (Some("花千树"), None));
+        d.dead.push("花千树".into());
+        let (x, gone) = carry_sheriff(&d, Some("花千树"));
+        assert_eq!((x.sheriff, gone.as_deref()), (None, Some("花千树")));
+        d.sheriff = Some("李逵".into());
+        let (x, gone) = carry_sheriff(&d, Some("花千树"));
+        assert_eq!((x.sheriff.as_deref(), gone), (Some("李逵"), None));
     }
 }

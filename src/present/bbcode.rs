@@ -241,6 +241,14 @@ fn rule(game: &GameConfig, tally: &Tally) -> String {
     let mut s = String::new();
     let th = &tally.threshold;
     s += "[b]规则[/b]：";
+    // m103 L152 "在游戏的第一天投票结束后，最先获得投票数最多的角色当选警长": day 1 elects.
+    if tally.day == 1
+        && tally.round == 1
+        && game.rules.outcome.first_day == Some(crate::domain::config::FirstDay::Sheriff)
+    {
+        s += "第一天投票选警长：最先获得投票数最多者当选警长，无人出局\n";
+        return s;
+    }
     s += &match th.rule {
         OutcomeRule::ShareOfCast => format!(
             "最高票且不少于总票数的 {}%（{} × {}% = {} 票）",

@@ -608,3 +608,19 @@ pub fn runoff_needs_time(g: &GameConfig, d: &DayConfig, candidates: &[String], n
         now,
     )
 }
+
+/// The sheriff day 1 elected is out and the config names no successor (m103 L154–156).
+pub fn sheriff_gone(g: &GameConfig, d: &DayConfig, name: &str, now: Time) -> Mail {
+    Mail::text(
+        subject(g, d.day, &format!("警长 {name} 已出局：请指定继任警长")),
+        format!(
+            "第一天选出的警长 {name} 已出局，第{}天起没有警长（投票不再有人计 {} 票）。\n\
+             规则：警长并非因为罚下而出局后，须选择一名未出局的角色来继任警长；\n\
+             警长因红牌罚下而出局后，下任警长将被随机指定。\n\n\
+             继任者定下后，请在这一天及以后各天的 [[days]] 里写 sheriff = \"继任者\" 并重启 bansha。\n",
+            d.day,
+            crate::domain::rules::tally::fmt_votes(g.rules.vote.sheriff_weight)
+        ),
+        now,
+    )
+}

@@ -888,3 +888,70 @@ pub(crate) async fn a_runoff_without_a_deadline_asks_the_judge_then_runs_when_se
         "{subjects:?}"
     );
 }
+
+/// m103 (002 L152–156): the sheriff day 1 elects weighs 1.5 in the daemon's later tallies with
+/// no `sheriff` retyped; once that sheriff is out the judge is told the succession rule, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn the_day_one_sheriff_carries_to_day_two_and_its_loss_is_told() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    // Day 1 on the same thread to 16:00 on the 28th (花千树 reaches the top first), day 2 after
+    // it; the house rule's weight 1.0 taken out, so m103's 1.5 holds.
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let text = std::fs::read_to_string(&game)
+        .unwrap()
+        .replace("sheriff_weight = 1.0\n", "")
+        .replace(
+            "[[days]]\nday = 2\n",
+            "[[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-11-28 16:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n\n[[days]]\nday = 2\n",
+        );
+    assert!(text.contains("day = 1\n"), "{text}");
+    std::fs::write(&game, &text).unwrap();
+    forum.lock().unwrap().at = 1795852805; // 11-28 16:00:05
+    let r = cycle_at(&config, "2026-11-28 16:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert!(
+        subject_lines(&mailbox)
+            .iter()
+            .any(|s| s.contains("第1天") && s.contains("最终计票")),
+        "{:?}",
+        subject_lines(&mailbox)
+    );
+    forum.lock().unwrap().at = 1795957505; // 11-29 21:05:05
+    cycle_at(&config, "2026-11-29 21:00:05").await;
+    let day2 = final_texts(&mailbox)
+        .into_iter()
+        .find(|t| t.contains("第2天 第一轮投票统计"))
+        .expect("day 2's final");
+    assert!(day2.contains("花千树（32#，计 1.5 票）"), "{day2}");
+
+    // The judge records the sheriff killed the night before day 3's vote.
+    let text = text.replace(
+        "[[days]]\nday = 2\n",
+        "[[days]]\nday = 3\nvote_thread = 3\ncloses_at = \"2026-11-30 21:00:00\"\n\n[[days]]\nday = 2\n",
+    );
+    std::fs::write(&game, &text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["change", "--config"])
+        .arg(&game)
+        .args([
+            "--at",
+            "2026-11-30 08:00",
+            "eliminate",
+            "花千树",
+            "--cause",
+            "夜杀",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    cycle_at(&config, "2026-11-30 10:00:00").await;
+    cycle_at(&config, "2026-11-30 11:00:00").await;
+    let told: Vec<String> = subject_lines(&mailbox)
+        .into_iter()
+        .filter(|s| s.contains("警长 花千树 已出局"))
+        .collect();
+    assert_eq!(told.len(), 1, "{:?}", subject_lines(&mailbox));
+}

@@ -437,7 +437,12 @@ pub fn tally_ruled(
             Some(crate::domain::rules::channels::pm_window_start(config, d)),
             d.closes_at,
         ),
-        None => (d.opens_at, d.closes_at),
+        // A day with no `opens_at` opens at the close of the day before it (a thread the days
+        // share counts each day's own ballots).
+        None => (
+            crate::domain::rules::channels::window_start(config, d),
+            d.closes_at,
+        ),
     };
     let rules = &config.rules;
     let changes_allowed = match (round, &rules.runoff) {
