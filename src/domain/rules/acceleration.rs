@@ -59,7 +59,7 @@ pub fn count(
         return None;
     }
     let re = regex::Regex::new(pattern).ok()?;
-    let start = crate::domain::rules::channels::window_start(config, d);
+    let start = crate::domain::rules::window::window_start(config, d);
     let roster = crate::domain::rules::roster::Roster::new(config, &d.dead);
     let living = config
         .roster

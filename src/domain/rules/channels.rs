@@ -4,6 +4,7 @@
 
 use crate::domain::config::{DayConfig, GameConfig};
 use crate::domain::rules::tally::Cast;
+use crate::domain::rules::window::{pm_window_start, PM_LOOKBACK_DAYS};
 use bansha_parsers::pm::PrivateMessage;
 use bansha_parsers::poll::Poll;
 use bansha_parsers::Post;
@@ -11,35 +12,6 @@ use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
 type Time = DateTime<FixedOffset>;
-
-/// When a day's private-message ballots (and acceleration requests) start: its `opens_at`, else
-/// the previous day's close.
-pub fn window_start(config: &GameConfig, d: &DayConfig) -> Option<Time> {
-    d.opens_at.or_else(|| {
-        config
-            .days
-            .iter()
-            .filter(|p| p.day < d.day)
-            .map(|p| p.closes_at)
-            .max()
-    })
-}
-
-/// How far back a day's private-message ballots reach when it has no `opens_at` and no day
-/// before it: two days before its close (a first day may run two natural days), never the
-/// whole inbox. Players' messages in the week before that are still shown to the judge, as too
-/// early (`PM_LOOKBACK_DAYS`).
-pub const PM_WINDOW_FALLBACK_HOURS: i64 = 48;
-
-/// How far before a day's window players' messages are still read, to be shown as too early.
-pub const PM_LOOKBACK_DAYS: i64 = 7;
-
-/// Where day `d`'s private-message ballots start: its window, else `PM_WINDOW_FALLBACK_HOURS`
-/// before its close.
-pub fn pm_window_start(config: &GameConfig, d: &DayConfig) -> Time {
-    window_start(config, d)
-        .unwrap_or(d.closes_at - chrono::Duration::hours(PM_WINDOW_FALLBACK_HOURS))
-}
 
 /// The messages players sent to the judge for day `d`, as posts (pid = pmid, floor "短信 N"),
 /// so the ballot formats and verdicts of the vote thread apply to them unchanged. The judge's

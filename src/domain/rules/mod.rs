@@ -12,6 +12,7 @@ pub mod rulings;
 pub mod state;
 pub mod tally;
 pub mod timeline;
+pub mod window;
 
 pub use tally::{
     tally, tally_ruled, tally_with, Ballot, BallotKind, Cast, Count, Outcome, OutcomeKind, Tally,

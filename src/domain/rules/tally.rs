@@ -434,13 +434,13 @@ pub fn tally_ruled(
         Some(r) => (Some(d.closes_at), r.closes_at),
         // Private-message ballots have a window even with no `opens_at` (channels::pm_posts).
         None if config.rules.vote.source == crate::domain::config::BallotSource::Pm => (
-            Some(crate::domain::rules::channels::pm_window_start(config, d)),
+            Some(crate::domain::rules::window::pm_window_start(config, d)),
             d.closes_at,
         ),
         // A day with no `opens_at` opens at the close of the day before it (a thread the days
         // share counts each day's own ballots).
         None => (
-            crate::domain::rules::channels::window_start(config, d),
+            crate::domain::rules::window::window_start(config, d),
             d.closes_at,
         ),
     };
