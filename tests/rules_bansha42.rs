@@ -320,6 +320,28 @@ fn bansha42() {
             },
         },
         Case {
+            name: "overtime: one vote each among the tied, X of them out",
+            seed: (SEED, 79, "则加时15分钟，票一出X"),
+            ruleset: "bansha42",
+            config: "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nrunoff = { closes_at = \"2026-11-29 21:15:00\", candidates = [\"李逵\", \"冷雪\"], eliminate = 1, vote_thread = 6 }\n",
+            pages: Pages::Poll(vec![
+                r("2026-11-29 21:00:30", vec![]),
+                r("2026-11-29 21:02:00", vec![("大灰狼", vec!["李逵"]), ("超人", vec!["小飞"])]),
+                r("2026-11-29 21:05:00", vec![("小飞", vec!["冷雪"]), ("花千树", vec!["冷雪"]), ("不见", vec!["李逵", "冷雪"])]),
+            ]),
+            day: 1,
+            round: 2,
+            at: Some("2026-11-29 21:20"),
+            check: |g| {
+                assert_eq!(g.votes("冷雪"), 2.0);
+                assert_eq!(g.votes("李逵"), 1.0);
+                g.void_of("超人", "不是第二轮候选人");
+                g.void_of("不见", "每人只有 1 票");
+                g.assert_outcome("eliminated", &["冷雪"]);
+                assert!(g.text.contains("加时（票一出1）"), "{}", g.text);
+            },
+        },
+        Case {
             name: "a proxy (托票) through the judge names its target and counts",
             seed: (SEED, 76, "托票必须明确指定＂票×××＂"),
             ruleset: "bansha42",

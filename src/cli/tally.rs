@@ -349,10 +349,14 @@ pub fn with_runoff(
     let Ok(round1) = rules::tally_with(&game, day, 1, d.closes_at, posts, casts) else {
         return game;
     };
-    let tied =
-        (round1.outcome.kind == rules::OutcomeKind::Runoff).then_some(round1.outcome.players);
+    let places = round1.outcome.places;
+    let tied = matches!(
+        round1.outcome.kind,
+        rules::OutcomeKind::Runoff | rules::OutcomeKind::Overtime
+    )
+    .then_some(round1.outcome.players);
     if let crate::daemon::decide::RunoffPlan::Run(r) =
-        crate::daemon::decide::runoff_plan(&game, &d, tied.as_deref())
+        crate::daemon::decide::runoff_plan(&game, &d, tied.as_deref(), places)
     {
         if let Some(x) = game.days.iter_mut().find(|x| x.day == day) {
             x.runoff = Some(r);

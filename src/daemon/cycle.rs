@@ -227,7 +227,10 @@ impl Daemon {
         let round1: Option<Vec<String>> = self
             .store
             .get_meta(&format!("runoff_candidates/{}/{}", g.id, d.day))?;
-        Ok(match decide::runoff_plan(g, d, round1.as_deref()) {
+        let places: Option<u32> = self
+            .store
+            .get_meta(&format!("runoff_places/{}/{}", g.id, d.day))?;
+        Ok(match decide::runoff_plan(g, d, round1.as_deref(), places) {
             decide::RunoffPlan::Run(r) => Some(r),
             _ => None,
         })
@@ -244,7 +247,12 @@ impl Daemon {
                     .get_meta(&format!("runoff_candidates/{}/{}", g.id, d.day))
                     .ok()
                     .flatten();
-                let plan = decide::runoff_plan(g, d, round1.as_deref());
+                let places: Option<u32> = self
+                    .store
+                    .get_meta(&format!("runoff_places/{}/{}", g.id, d.day))
+                    .ok()
+                    .flatten();
+                let plan = decide::runoff_plan(g, d, round1.as_deref(), places);
                 match plan {
                     decide::RunoffPlan::Run(r) => {
                         let (g2, d2) = decide::round_two(g, d, &r);
@@ -262,6 +270,21 @@ impl Daemon {
                         match self
                             .store
                             .enqueue(&format!("runoff_time/{}/{}", g.id, d.day), &mail)
+                        {
+                            Ok(true) => report.mails_queued += 1,
+                            Ok(false) => {}
+                            Err(e) => report.errors.push(e.to_string()),
+                        }
+                    }
+                    decide::RunoffPlan::NeedsPoll {
+                        closes_at,
+                        candidates,
+                        places,
+                    } => {
+                        let mail = mails::overtime(g, d, closes_at, &candidates, places, now);
+                        match self
+                            .store
+                            .enqueue(&format!("overtime/{}/{}", g.id, d.day), &mail)
                         {
                             Ok(true) => report.mails_queued += 1,
                             Ok(false) => {}
@@ -572,11 +595,19 @@ impl Daemon {
             }
         }
         // Round 1 closed in a tie that goes to round 2: the candidates, for the run-off.
-        if round == 1 && close_due && !stale && tally.outcome.kind == rules::OutcomeKind::Runoff {
+        let to_round_two = matches!(
+            tally.outcome.kind,
+            rules::OutcomeKind::Runoff | rules::OutcomeKind::Overtime
+        );
+        if round == 1 && close_due && !stale && to_round_two {
             self.store.set_meta(
                 &format!("runoff_candidates/{}/{}", g.id, d.day),
                 &tally.outcome.players,
             )?;
+            if let Some(places) = tally.outcome.places {
+                self.store
+                    .set_meta(&format!("runoff_places/{}/{}", g.id, d.day), &places)?;
+            }
         }
         Ok(())
     }

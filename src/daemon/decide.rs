@@ -299,10 +299,27 @@ pub enum RunoffPlan {
     Run(crate::domain::config::Runoff),
     /// Round 1 ended in a tie that goes to round 2, and nothing says when round 2 closes.
     NeedsTime(Vec<String>),
+    /// bansha42's overtime (L79 "如果平票者所有票都同时到，则加时15分钟，票一出X"): 15 minutes
+    /// from the close, `places` of the tied going out, in a poll the judge opens (the daemon
+    /// runs it once the day's `runoff` names that poll).
+    NeedsPoll {
+        closes_at: Time,
+        candidates: Vec<String>,
+        places: u32,
+    },
 }
 
-/// The run-off of day `d`, given the candidates round 1's final named (None: it named none).
-pub fn runoff_plan(g: &GameConfig, d: &DayConfig, round1: Option<&[String]>) -> RunoffPlan {
+/// bansha42 L79: overtime runs 15 minutes.
+pub const OVERTIME_MINUTES: i64 = 15;
+
+/// The run-off of day `d`, given the candidates round 1's final named (None: it named none)
+/// and, for an overtime, how many of them go out.
+pub fn runoff_plan(
+    g: &GameConfig,
+    d: &DayConfig,
+    round1: Option<&[String]>,
+    places: Option<u32>,
+) -> RunoffPlan {
     if d.no_runoff {
         return RunoffPlan::None;
     }
@@ -312,10 +329,19 @@ pub fn runoff_plan(g: &GameConfig, d: &DayConfig, round1: Option<&[String]>) -> 
     let Some(candidates) = round1 else {
         return RunoffPlan::None;
     };
+    if let Some(places) = places {
+        return RunoffPlan::NeedsPoll {
+            closes_at: d.closes_at + Duration::minutes(OVERTIME_MINUTES),
+            candidates: candidates.to_vec(),
+            places,
+        };
+    }
     match g.rules.runoff.as_ref().and_then(|r| r.hours) {
         Some(h) => RunoffPlan::Run(crate::domain::config::Runoff {
             closes_at: game_time_after(d.closes_at, h, &g.rules.schedule.paused_weekdays),
             candidates: candidates.to_vec(),
+            vote_thread: None,
+            eliminate: None,
         }),
         None => RunoffPlan::NeedsTime(candidates.to_vec()),
     }
@@ -339,6 +365,7 @@ pub fn round_two(
     let mut phase = tallied;
     phase.opens_at = Some(d.closes_at);
     phase.closes_at = r.closes_at;
+    phase.vote_thread = r.vote_thread.or(d.vote_thread);
     (g2, phase)
 }
 
@@ -785,15 +812,15 @@ mod tests {
         let mut g = game();
         let mut d = g.days[0].clone();
         let tied = ["李逵".to_string(), "小飞".to_string()];
-        assert_eq!(runoff_plan(&g, &d, None), RunoffPlan::None);
+        assert_eq!(runoff_plan(&g, &d, None, None), RunoffPlan::None);
         // The preset game (m103-based) has no round-2 duration: the judge must set one.
         assert_eq!(
-            runoff_plan(&g, &d, Some(&tied)),
+            runoff_plan(&g, &d, Some(&tied), None),
             RunoffPlan::NeedsTime(tied.to_vec())
         );
         g.rules.runoff.get_or_insert_with(Default::default).hours = Some(24);
         g.rules.schedule.paused_weekdays = vec![];
-        match runoff_plan(&g, &d, Some(&tied)) {
+        match runoff_plan(&g, &d, Some(&tied), None) {
             RunoffPlan::Run(r) => {
                 assert_eq!(r.closes_at, d.closes_at + Duration::hours(24));
                 assert_eq!(r.candidates, tied);
@@ -803,11 +830,16 @@ mod tests {
         let moved = crate::domain::config::Runoff {
             closes_at: d.closes_at + Duration::hours(2),
             candidates: tied.to_vec(),
+            vote_thread: None,
+            eliminate: None,
         };
         d.runoff = Some(moved.clone());
-        assert_eq!(runoff_plan(&g, &d, Some(&tied)), RunoffPlan::Run(moved));
+        assert_eq!(
+            runoff_plan(&g, &d, Some(&tied), None),
+            RunoffPlan::Run(moved)
+        );
         d.no_runoff = true;
-        assert_eq!(runoff_plan(&g, &d, Some(&tied)), RunoffPlan::None);
+        assert_eq!(runoff_plan(&g, &d, Some(&tied), None), RunoffPlan::None);
     }
 
     #[test]
@@ -823,5 +855,29 @@ mod tests {
         d.sheriff = Some("李逵".into());
         let (x, gone) = carry_sheriff(&d, Some("花千树"));
         assert_eq!((x.sheriff.as_deref(), gone), (Some("李逵"), None));
+    }
+
+    #[test]
+    fn an_overtime_runs_fifteen_minutes_in_the_poll_the_judge_names() {
+        let g = game();
+        let d = g.days[0].clone();
+        let tied = ["李逵".to_string(), "冷雪".to_string()];
+        assert_eq!(
+            runoff_plan(&g, &d, Some(&tied), Some(1)),
+            RunoffPlan::NeedsPoll {
+                closes_at: d.closes_at + Duration::minutes(15),
+                candidates: tied.to_vec(),
+                places: 1
+            }
+        );
+        let r = crate::domain::config::Runoff {
+            closes_at: d.closes_at + Duration::minutes(15),
+            candidates: tied.to_vec(),
+            vote_thread: Some(6),
+            eliminate: Some(1),
+        };
+        let (_, phase) = round_two(&g, &d, &r);
+        assert_eq!(phase.vote_thread, Some(6));
+        assert_eq!(phase.closes_at, r.closes_at);
     }
 }

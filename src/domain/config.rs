@@ -158,6 +158,10 @@ pub struct CheckedThread {
 struct RunoffFile {
     closes_at: String,
     candidates: Vec<String>,
+    /// Round 2 votes in its own thread (bansha42's overtime poll).
+    vote_thread: Option<u64>,
+    /// Round 2 is an overtime of one vote each, this many going out (bansha42 L79 "票一出X").
+    eliminate: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -220,6 +224,10 @@ impl DayConfig {
 pub struct Runoff {
     pub closes_at: DateTime<FixedOffset>,
     pub candidates: Vec<String>,
+    /// Round 2's own vote thread (bansha42's overtime poll); the day's when absent.
+    pub vote_thread: Option<u64>,
+    /// An overtime of one vote each with this many going out (bansha42 L79 "票一出X").
+    pub eliminate: Option<u32>,
 }
 
 /// A ballot the judge casts for a player (代投 / 托票), entered in the config.
@@ -1173,9 +1181,19 @@ fn read_day(
             if r.candidates.len() < 2 {
                 return Err(err("runoff", "第二轮至少需要两名候选人".into()));
             }
+            if r.eliminate
+                .is_some_and(|x| x == 0 || x as usize >= r.candidates.len())
+            {
+                return Err(err(
+                    "runoff",
+                    "加时出局人数（eliminate）须至少 1 人、少于候选人数".into(),
+                ));
+            }
             Some(Runoff {
                 closes_at: closes,
                 candidates: r.candidates,
+                vote_thread: r.vote_thread,
+                eliminate: r.eliminate,
             })
         }
     };

@@ -51,10 +51,14 @@ pub fn tally(game: &GameConfig, tally: &Tally) -> String {
 /// The title, the deadline and lock, the living, and (before the close) that it is provisional.
 fn header(game: &GameConfig, tally: &Tally) -> String {
     let mut s = String::new();
-    let round = if tally.round == 2 {
-        "第二轮（高票辩论）"
-    } else {
-        "第一轮"
+    let overtime = game
+        .day(tally.day)
+        .and_then(|d| d.runoff.as_ref())
+        .and_then(|r| r.eliminate);
+    let round = match (tally.round, overtime) {
+        (2, Some(x)) => format!("加时（票一出{x}）"),
+        (2, None) => "第二轮（高票辩论）".to_string(),
+        _ => "第一轮".to_string(),
     };
     s += &format!(
         "[b]【{}】第{}天 {}投票统计[/b]\n",

@@ -29,14 +29,10 @@ pub fn subject(g: &GameConfig, day: u32, what: &str) -> String {
 /// `[版杀一室 第十二局] 第2天 投票统计（截止 21:00）…`.
 pub fn tally_subject(g: &GameConfig, d: &DayConfig, what: &str) -> String {
     // Round 2 as the daemon runs it: the day closes with its run-off.
-    let round = if d
-        .runoff
-        .as_ref()
-        .is_some_and(|r| r.closes_at == d.closes_at)
-    {
-        "第二轮"
-    } else {
-        ""
+    let round = match &d.runoff {
+        Some(r) if r.closes_at == d.closes_at && r.eliminate.is_some() => "加时",
+        Some(r) if r.closes_at == d.closes_at => "第二轮",
+        _ => "",
     };
     subject(
         g,

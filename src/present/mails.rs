@@ -624,3 +624,42 @@ pub fn sheriff_gone(g: &GameConfig, d: &DayConfig, name: &str, now: Time) -> Mai
         now,
     )
 }
+
+/// bansha42's overtime (004 L79): the tied players' votes all arrived at once, so 15 minutes of
+/// overtime decide `places` of them. Sent at the close: the judge opens the overtime poll and
+/// names it in the config, and bansha runs it.
+pub fn overtime(
+    g: &GameConfig,
+    d: &DayConfig,
+    closes_at: Time,
+    candidates: &[String],
+    places: u32,
+    now: Time,
+) -> Mail {
+    let names: Vec<String> = candidates.iter().map(|c| format!("\"{c}\"")).collect();
+    Mail::text(
+        subject(
+            g,
+            d.day,
+            &format!(
+                "加时 15 分钟（至 {}）：{} 票一出{places}",
+                closes_at.format("%H:%M"),
+                candidates.join("、")
+            ),
+        ),
+        format!(
+            "第{}天 {} 平票且票同时到：加时 15 分钟，到 {}，票一出{places}（每人一票，{places} 人出局）。\n\
+             请开加时投票机，然后在游戏配置第{}天的 [[days]] 里写上（tid 换成加时投票机的帖子）：\n\
+               runoff = {{ closes_at = \"{}\", candidates = [{}], eliminate = {places}, vote_thread = tid }}\n\
+             并重启 bansha；它会读加时投票机，到 {} 出加时的最终计票。\n",
+            d.day,
+            candidates.join("、"),
+            fmt(closes_at),
+            d.day,
+            closes_at.format("%Y-%m-%d %H:%M:%S"),
+            names.join(", "),
+            fmt(closes_at)
+        ),
+        now,
+    )
+}

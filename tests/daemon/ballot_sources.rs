@@ -202,6 +202,93 @@ pub(crate) async fn votes_seen_in_the_same_reading_mean_overtime() {
         .expect("a final mail");
     assert!(subject.contains("加时 15 分钟"), "{subject}");
     assert!(text.contains("同一次读取"), "{text}");
+    // The judge is asked at once to open the overtime poll and name it (004 L79).
+    let (subject, text) = mails
+        .iter()
+        .find(|(s, _)| s.contains("加时 15 分钟（至 21:15）"))
+        .expect("the overtime mail");
+    assert!(subject.contains("票一出1"), "{subject}");
+    assert!(text.contains("eliminate = 1, vote_thread = tid"), "{text}");
+}
+/// bansha42's overtime through the daemon (004 L79 "如果平票者所有票都同时到，则加时15分钟，
+/// 票一出X"): the close finds the tie, the judge is asked at once; once the day names the
+/// overtime poll (tid 6), the daemon reads it and mails the overtime's final at 21:15.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn an_overtime_runs_in_the_poll_the_judge_names() {
+    let (mailbox, smtp_port) = smtp();
+    let server = MockServer::start().await;
+    let day = Arc::new(Mutex::new(PollState::default()));
+    let extra = Arc::new(Mutex::new(PollState::default()));
+    for (tid, state, priority) in [("6", extra.clone(), 1u8), ("5", day.clone(), 2)] {
+        Mock::given(method("GET"))
+            .and(path("/api/mobile/index.php"))
+            .and(query_param("tid", tid))
+            .respond_with(PollResponder(state.clone()))
+            .with_priority(priority)
+            .mount(&server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/forum.php"))
+            .and(query_param("action", "viewvote"))
+            .and(query_param("tid", tid))
+            .respond_with(PollResponder(state))
+            .with_priority(priority)
+            .mount(&server)
+            .await;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let text = format!(
+        "ruleset = \"bansha42\"\nname = \"四十二人局\"\nid = \"g42\"\n{}\n[[days]]\nday = 1\nvote_thread = 5\nopens_at = \"2026-11-29 09:00:00\"\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+        common::ROSTER
+    );
+    std::fs::write(&game, &text).unwrap();
+    let run = |now: &'static str| cycle_at(&config, now);
+    run("2026-11-29 19:50:00").await;
+    day.lock()
+        .unwrap()
+        .votes
+        .extend([("大灰狼", "李逵"), ("小飞", "冷雪")]);
+    run("2026-11-29 20:00:00").await;
+    run("2026-11-29 21:00:05").await;
+    assert!(
+        subject_lines(&mailbox)
+            .iter()
+            .any(|s| s.contains("加时 15 分钟（至 21:15）")),
+        "{:?}",
+        subject_lines(&mailbox)
+    );
+    // The judge opens the overtime poll (tid 6) and names it.
+    std::fs::write(
+        &game,
+        text.replace(
+            "closes_at = \"2026-11-29 21:00:00\"\n",
+            "closes_at = \"2026-11-29 21:00:00\"\nrunoff = { closes_at = \"2026-11-29 21:15:00\", candidates = [\"冷雪\", \"李逵\"], eliminate = 1, vote_thread = 6 }\n",
+        ),
+    )
+    .unwrap();
+    run("2026-11-29 21:02:00").await;
+    extra
+        .lock()
+        .unwrap()
+        .votes
+        .extend([("花千树", "冷雪"), ("不见", "冷雪"), ("超人", "李逵")]);
+    run("2026-11-29 21:06:00").await;
+    let r = run("2026-11-29 21:15:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let subjects = subject_lines(&mailbox);
+    let finals: Vec<&String> = subjects.iter().filter(|s| s.contains("最终计票")).collect();
+    assert_eq!(finals.len(), 2, "{subjects:?}");
+    assert!(
+        finals[1].contains("加时投票统计（截止 21:15）最终计票"),
+        "{}",
+        finals[1]
+    );
+    let text = final_texts(&mailbox).pop().unwrap();
+    assert!(text.contains("加时（票一出1）"), "{text}");
+    assert!(text.contains("冷雪 2 票"), "{text}");
+    assert!(text.contains("冷雪 出局"), "{text}");
 }
 /// A poll that cannot be read at the close gets no final tally from the last reading: the day
 /// stays open and is tallied when the poll answers again.

@@ -209,6 +209,12 @@ pub struct Outcome {
     pub players: Vec<String>,
     /// Why, in Chinese.
     pub note: String,
+    /// Overtime (bansha42 L79): those out whatever it decides, and how many of the tied
+    /// (`players`) go out in it ("票一出X").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub decided: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub places: Option<u32>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -451,7 +457,13 @@ pub fn tally_ruled(
     };
     let lock_from = (rules.vote.lock_minutes > 0)
         .then(|| closes_at - Duration::minutes(rules.vote.lock_minutes as i64));
-    let votes_per_player = config.votes_per_player(day) as usize;
+    // bansha42's overtime (L79 "票一出X"): one vote each.
+    let overtime = runoff.and_then(|r| r.eliminate);
+    let votes_per_player = if overtime.is_some() {
+        1
+    } else {
+        config.votes_per_player(day) as usize
+    };
     let grammar = config.grammar(round);
     let roster = Roster::new(config, &d.dead);
     let mut engine = Engine {
@@ -1426,6 +1438,8 @@ impl Engine<'_> {
         let threshold = self.threshold(total, living);
         let outcome = if !closed {
             Outcome {
+                decided: Vec::new(),
+                places: None,
                 kind: OutcomeKind::Pending,
                 players: Vec::new(),
                 note: format!(
@@ -1577,7 +1591,19 @@ impl Engine<'_> {
                 Some((living * p / 100.0 - 1e-9).ceil()),
                 None,
             ),
-            OutcomeRule::TopK => (None, None, None, Some(self.config.eliminate(self.day.day))),
+            OutcomeRule::TopK => (
+                None,
+                None,
+                None,
+                Some(
+                    self.day
+                        .runoff
+                        .as_ref()
+                        .and_then(|r| r.eliminate)
+                        .filter(|_| self.round == 2)
+                        .unwrap_or_else(|| self.config.eliminate(self.day.day)),
+                ),
+            ),
         };
         Threshold {
             rule: outcome.rule,
@@ -1591,6 +1617,8 @@ impl Engine<'_> {
     fn outcome(&self, counts: &[Count], threshold: &Threshold) -> Outcome {
         let rules = &self.config.rules;
         let none = |note: String| Outcome {
+            decided: Vec::new(),
+            places: None,
             kind: OutcomeKind::None,
             players: Vec::new(),
             note,
@@ -1638,6 +1666,8 @@ impl Engine<'_> {
         }
         if tied.len() == 1 {
             return Outcome {
+                decided: Vec::new(),
+                places: None,
                 kind: out_kind,
                 players: vec![tied[0].target.clone()],
                 note: format!(
@@ -1669,6 +1699,8 @@ impl Engine<'_> {
         };
         match tie {
             TieRule::Runoff if self.round == 1 => Outcome {
+                decided: Vec::new(),
+                places: None,
                 kind: OutcomeKind::Runoff,
                 players: names.clone(),
                 note: format!(
@@ -1681,6 +1713,8 @@ impl Engine<'_> {
                 let later = tie == TieRule::LastToReach;
                 match pick(later) {
                     Some(p) => Outcome {
+                        decided: Vec::new(),
+                        places: None,
                         kind: out_kind,
                         players: vec![p.clone()],
                         note: format!(
@@ -1721,6 +1755,8 @@ impl Engine<'_> {
         if ranked.len() <= k {
             let players: Vec<String> = ranked.iter().map(|c| c.target.clone()).collect();
             return Outcome {
+                decided: Vec::new(),
+                places: None,
                 kind: OutcomeKind::Eliminated,
                 note: format!("得票者 {} 出局", join(&players)),
                 players,
@@ -1739,10 +1775,26 @@ impl Engine<'_> {
                 .filter(|c| same(c, cut_in))
                 .map(|c| c.target.clone())
                 .collect();
+            let decided: Vec<String> = ranked
+                .iter()
+                .take_while(|c| !same(c, cut_in))
+                .map(|c| c.target.clone())
+                .collect();
+            let places = (k - decided.len()) as u32;
+            let out = if decided.is_empty() {
+                String::new()
+            } else {
+                format!("{} 出局；", join(&decided))
+            };
             return Outcome {
                 kind: OutcomeKind::Overtime,
                 players: tied.clone(),
-                note: format!("{} 平票且票同时到，加时 15 分钟", join(&tied)),
+                note: format!(
+                    "{out}{} 平票且票同时到，加时 15 分钟，票一出{places}",
+                    join(&tied)
+                ),
+                decided,
+                places: Some(places),
             };
         }
         let players: Vec<String> = ranked[..k].iter().map(|c| c.target.clone()).collect();
@@ -1752,6 +1804,8 @@ impl Engine<'_> {
             ""
         };
         Outcome {
+            decided: Vec::new(),
+            places: None,
             kind: OutcomeKind::Eliminated,
             note: format!("票数前 {k} 名 {} 出局{tie_note}", join(&players)),
             players,
