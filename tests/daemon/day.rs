@@ -955,3 +955,84 @@ pub(crate) async fn the_day_one_sheriff_carries_to_day_two_and_its_loss_is_told(
         .collect();
     assert_eq!(told.len(), 1, "{:?}", subject_lines(&mailbox));
 }
+
+/// jiaohui (001 L172–173): two tied at the top with ≥ 25% go to round 2, the time the judge's;
+/// driven through the daemon on the vote thread with ballots in jiaohui's own form (the
+/// captured post form, new pids after the captured ones).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn a_jiaohui_tie_at_a_quarter_goes_to_round_two() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let text = format!(
+        "ruleset = \"jiaohui\"\nname = \"教会局\"\nid = \"jh\"\n{}\n[[days]]\nday = 2\nvote_thread = 3\nopens_at = \"2026-11-29 21:30:00\"\ncloses_at = \"2026-11-29 22:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+        common::ROSTER
+    );
+    std::fs::write(&game, &text).unwrap();
+    let base = 1795959000; // 21:30
+    let add = |forum: &Arc<Mutex<Forum>>, ballots: &[(u64, &str, i64, &str)]| {
+        let mut f = forum.lock().unwrap();
+        let template = f.posts[1].clone();
+        for (pid, author, minutes, target) in ballots {
+            let mut p = template.clone();
+            p["pid"] = Value::String(pid.to_string());
+            p["author"] = Value::String((*author).into());
+            p["username"] = Value::String((*author).into());
+            p["authorid"] = Value::String(common::member_uid(author));
+            p["dbdateline"] = Value::String((base + minutes * 60).to_string());
+            p["message"] = Value::String(format!(
+                "{author} 第二天 第一次 投票的对象是 {target} 原因是 发言可疑"
+            ));
+            f.posts.push(p);
+        }
+    };
+    // 3 and 3 of 12 living (non-voters count as abstaining, L182): 25% each.
+    add(
+        &forum,
+        &[
+            (901, "大灰狼", 5, "李逵"),
+            (902, "花千树", 6, "李逵"),
+            (903, "不见", 7, "李逵"),
+            (904, "冷雪", 8, "小飞"),
+            (905, "蝈蝈", 9, "小飞"),
+            (906, "超人", 10, "小飞"),
+        ],
+    );
+    forum.lock().unwrap().at = base + 30 * 60 + 5;
+    cycle_at(&config, "2026-11-29 22:00:05").await;
+    let subjects = subject_lines(&mailbox);
+    assert!(
+        subjects.iter().any(
+            |s| s.contains("进入第二轮（李逵、小飞）：请设置第二轮截止时间")
+                || s.contains("进入第二轮（小飞、李逵）：请设置第二轮截止时间")
+        ),
+        "{subjects:?}"
+    );
+    std::fs::write(
+        &game,
+        text.replace(
+            "closes_at = \"2026-11-29 22:00:00\"\n",
+            "closes_at = \"2026-11-29 22:00:00\"\nrunoff = { closes_at = \"2026-11-29 23:00:00\", candidates = [\"李逵\", \"小飞\"] }\n",
+        ),
+    )
+    .unwrap();
+    add(
+        &forum,
+        &[
+            (911, "大灰狼", 40, "小飞"),
+            (912, "花千树", 41, "小飞"),
+            (913, "yucca", 42, "小飞"),
+            (914, "冷雪", 43, "李逵"),
+            (915, "蝈蝈", 44, "冷雪"),
+        ],
+    );
+    forum.lock().unwrap().at = base + 90 * 60 + 5;
+    let r = cycle_at(&config, "2026-11-29 23:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let text = final_texts(&mailbox).pop().unwrap();
+    assert!(text.contains("第二轮（高票辩论）"), "{text}");
+    assert!(text.contains("冷雪 不是第二轮候选人"), "{text}");
+    assert!(text.contains("小飞 以 3 票最高，出局"), "{text}");
+}
