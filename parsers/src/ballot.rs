@@ -65,6 +65,9 @@ pub struct Found {
     pub wording: Wording,
     /// The target as written, cleaned of `@`, brackets, BBCode residue and trailing punctuation.
     pub target: String,
+    /// The target as the player typed it (full-width punctuation and all), cleaned as `target`
+    /// is of markup, for quoting.
+    pub written: String,
     /// The reason, trimmed; `None` when the template has no `{reason}` or the reason line is
     /// missing and the reason is optional.
     pub reason: Option<String>,
@@ -86,6 +89,8 @@ pub struct Malformed {
     pub problem: Problem,
     /// What the target looks like, when it can be guessed (for the judge, never counted).
     pub guess: Option<String>,
+    /// That guess as the player typed it (full-width punctuation kept), for quoting.
+    pub written: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -160,10 +165,21 @@ impl fmt::Debug for Grammar {
 /// assert_eq!(normalize("＃＃ｖｏｔｅ：小飞"), "##vote:小飞");
 /// ```
 pub fn normalize(text: &str) -> String {
+    normalize_mapped(text).0
+}
+
+/// [`normalize`], with where each byte of the result came from in `text` (a byte offset of the
+/// original character): what a ballot says can be quoted as the player wrote it.
+pub fn normalize_mapped(text: &str) -> (String, Vec<usize>) {
     let mut out = String::with_capacity(text.len());
-    let mut pending_space = false;
+    let mut map: Vec<usize> = Vec::with_capacity(text.len());
+    let push = |out: &mut String, map: &mut Vec<usize>, c: char, at: usize| {
+        out.push(c);
+        map.extend(std::iter::repeat_n(at, c.len_utf8()));
+    };
+    let mut pending_space: Option<usize> = None;
     let mut line_start = true;
-    for c in text.chars() {
+    for (at, c) in text.char_indices() {
         let c = match c {
             '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
             '\r' => continue,
@@ -173,23 +189,41 @@ pub fn normalize(text: &str) -> String {
         };
         match c {
             '\n' => {
-                pending_space = false;
+                pending_space = None;
                 line_start = true;
-                out.push('\n');
+                push(&mut out, &mut map, '\n', at);
             }
-            ' ' => pending_space = !line_start,
-            c => {
-                if pending_space {
-                    out.push(' ');
+            ' ' => {
+                if !line_start && pending_space.is_none() {
+                    pending_space = Some(at);
                 }
-                pending_space = false;
+            }
+            c => {
+                // Drop spaces after a colon so `投票对象: 李逵` and `投票对象:李逵` read alike.
+                if let Some(space) = pending_space.take() {
+                    if !out.ends_with(':') {
+                        push(&mut out, &mut map, ' ', space);
+                    }
+                }
                 line_start = false;
-                out.push(c);
+                push(&mut out, &mut map, c, at);
             }
         }
     }
-    // Drop spaces after a colon so `投票对象: 李逵` and `投票对象:李逵` read alike in messages.
-    out.replace(": ", ":").trim().to_string()
+    let start = out.len() - out.trim_start().len();
+    let end = out.trim_end().len().max(start);
+    (out[start..end].to_string(), map[start..end].to_vec())
+}
+
+/// The stretch of `original` that produced `normalized[from..to]` (`normalize_mapped`).
+fn original_span<'a>(original: &'a str, map: &[usize], from: usize, to: usize) -> &'a str {
+    if from >= to || to > map.len() {
+        return "";
+    }
+    let a = map[from];
+    let last = map[to - 1];
+    let b = last + original[last..].chars().next().map_or(0, char::len_utf8);
+    original.get(a..b).unwrap_or("")
 }
 
 const PLACEHOLDERS: [&str; 5] = ["target", "reason", "voter", "day", "n"];
@@ -411,8 +445,8 @@ impl Grammar {
     }
 
     /// Read the ballots in a post's own text (quotes already taken out by the page parser).
-    pub fn read(&self, text: &str) -> Reading {
-        let text = normalize(text);
+    pub fn read(&self, original: &str) -> Reading {
+        let (text, map) = normalize_mapped(original);
         let mut found: Vec<Found> = Vec::new();
         let mut spans: Vec<(usize, usize)> = Vec::new();
         // Change templates first: a change template often contains the vote template's words
@@ -491,6 +525,17 @@ impl Grammar {
                             format: *index,
                             wording: c.wording,
                             target: clean_target(caps.name("target").map_or("", |g| g.as_str())),
+                            written: caps
+                                .name("target")
+                                .map(|g| {
+                                    clean_target(original_span(
+                                        original,
+                                        &map,
+                                        s + g.start(),
+                                        s + g.end(),
+                                    ))
+                                })
+                                .unwrap_or_default(),
                             reason: if reason_missing {
                                 None
                             } else {
@@ -513,11 +558,11 @@ impl Grammar {
         for &(s, e) in &spans {
             rest.replace_range(s..e, &" ".repeat(e - s));
         }
-        let malformed = self.diagnose(&rest);
+        let malformed = self.diagnose(&rest, original, &map);
         Reading { found, malformed }
     }
 
-    fn diagnose(&self, text: &str) -> Option<Malformed> {
+    fn diagnose(&self, text: &str, original: &str, map: &[usize]) -> Option<Malformed> {
         let lower = text.to_lowercase();
         let (index, c) = self
             .formats
@@ -525,9 +570,17 @@ impl Grammar {
             .filter(|(_, c)| lower.contains(&c.keyword.to_lowercase()))
             // Prefer the longest keyword: "改票对象" over a hypothetical "对象".
             .max_by_key(|(_, c)| c.keyword.chars().count())?;
+        // The guess, cleaned, and as typed (`text` is the normalised text with the ballots
+        // found blanked out, byte for byte, so `map` still applies).
         let guess_of = |caps: Option<regex::Captures<'_>>| {
-            caps.and_then(|caps| caps.name("target").map(|g| clean_target(g.as_str())))
-                .filter(|g| !g.is_empty())
+            caps.and_then(|caps| caps.name("target"))
+                .map(|g| {
+                    (
+                        clean_target(g.as_str()),
+                        clean_target(original_span(original, map, g.start(), g.end())),
+                    )
+                })
+                .filter(|(g, _)| !g.is_empty())
         };
         let (problem, guess) = if let Some(caps) = c.head.as_ref().and_then(|h| h.captures(text)) {
             let guess = guess_of(Some(caps));
@@ -551,17 +604,35 @@ impl Grammar {
                 (Problem::Other, None)
             }
         };
+        let (guess, written) = match guess {
+            Some((g, w)) => (Some(g), Some(w)),
+            None => (None, None),
+        };
         Some(Malformed {
             format: *index,
             wording: c.wording,
             problem,
             guess,
+            written,
         })
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_mapped_normalisation_points_back_at_what_was_typed() {
+        let typed = "  投票对象：　李逵，他  太黑 \r\n投票理由: 跟票";
+        let (text, map) = normalize_mapped(typed);
+        assert_eq!(text, normalize(typed));
+        assert_eq!(text, "投票对象:李逵,他 太黑\n投票理由:跟票");
+        let from = text.find("李逵").unwrap();
+        let to = text.find('\n').unwrap();
+        assert_eq!(original_span(typed, &map, from, to), "李逵，他  太黑");
+        // Only white space: nothing, and no panic.
+        assert_eq!(normalize_mapped(" \n\u{3000}\r\n"), (String::new(), Vec::new()));
+    }
+
     use super::*;
 
     fn grammar(reason_required: bool) -> Grammar {

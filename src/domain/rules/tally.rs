@@ -98,7 +98,7 @@ pub struct Ballot {
     pub targets: Vec<String>,
     /// The first resolved target, or the target as written when it did not resolve.
     pub target: Option<String>,
-    /// The target as written (cleaned).
+    /// The target as the player wrote it.
     pub written: String,
     /// For a change: the standing ballot's target(s) it would replace.
     pub replaces: Vec<String>,
@@ -664,7 +664,7 @@ impl Engine<'_> {
             return Some(Attempt {
                 intended: guessed.and_then(Result::ok),
                 wording: m.wording,
-                written: m.guess.unwrap_or_default(),
+                written: m.written.or(m.guess).unwrap_or_default(),
                 choices: Err(problem),
                 reason: None,
                 restated: false,
@@ -742,7 +742,12 @@ impl Engine<'_> {
         Some(Attempt {
             intended: resolved.last().cloned().and_then(Result::ok),
             wording,
-            written: last.target.clone(),
+            // As the player typed it, for quoting (full-width punctuation kept).
+            written: if last.written.is_empty() {
+                last.target.clone()
+            } else {
+                last.written.clone()
+            },
             choices: match &problem {
                 Some(pr) => Err(pr.clone()),
                 None => resolved.pop().expect("non-empty"),
