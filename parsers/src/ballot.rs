@@ -620,6 +620,8 @@ impl Grammar {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn the_mapped_normalisation_points_back_at_what_was_typed() {
         let typed = "  投票对象：　李逵，他  太黑 \r\n投票理由: 跟票";
@@ -630,10 +632,11 @@ mod tests {
         let to = text.find('\n').unwrap();
         assert_eq!(original_span(typed, &map, from, to), "李逵，他  太黑");
         // Only white space: nothing, and no panic.
-        assert_eq!(normalize_mapped(" \n\u{3000}\r\n"), (String::new(), Vec::new()));
+        assert_eq!(
+            normalize_mapped(" \n\u{3000}\r\n"),
+            (String::new(), Vec::new())
+        );
     }
-
-    use super::*;
 
     fn grammar(reason_required: bool) -> Grammar {
         Grammar::new(
