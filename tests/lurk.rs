@@ -288,6 +288,35 @@ fn seed_rules_case_by_case() {
         .contains("没有投票"));
 }
 
+/// chuhan L118 "不参加投票视同一次潜水" (also L144's warning): a living player with no ballot
+/// that day is judged 潜水 for it in the lurk verdict (and so the end-of-day mail and the
+/// ledger), whatever their post count.
+#[test]
+fn chuhan_a_missed_vote_is_one_lurk() {
+    let dir = tempfile::tempdir().unwrap();
+    // At 16:00 on the 28th several living players have no ballot yet.
+    let day = "[[days]]\nday = 2\nvote_thread = 3\ndiscussion_threads = [4]\ncloses_at = \"2026-11-28 16:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n";
+    let cfg = game(dir.path(), "chuhan", day);
+    let mut pages = discussion();
+    pages.extend(vote());
+    let r = lurk(&cfg, 2, &pages);
+    let players = r["players"].as_array().unwrap();
+    let missed: Vec<&Value> = players.iter().filter(|p| p["voted"] == false).collect();
+    assert!(!missed.is_empty(), "{r}");
+    for p in &missed {
+        assert_eq!(p["verdict"], "lurk", "{p}");
+        assert!(p["reasons"].to_string().contains("本讨论日没有投票"), "{p}");
+    }
+    let voted = players
+        .iter()
+        .find(|p| p["voted"] == true)
+        .expect("someone voted");
+    assert!(
+        !voted["reasons"].to_string().contains("没有投票"),
+        "{voted}"
+    );
+}
+
 #[test]
 fn the_plain_output_is_chinese() {
     let dir = tempfile::tempdir().unwrap();
