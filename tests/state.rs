@@ -143,12 +143,36 @@ fn qipan_scripted_game() {
         ))
         .is_empty());
     }
-    assert!(alerts(&change(&g, &["fact", "连续未杀人夜数", "0"])).is_empty());
-    let out = change(&g, &["fact", "连续未杀人夜数", "1"]);
-    assert_eq!(alerts(&out), ["【提醒】杀手已一夜没有杀人，再一夜即负"]);
-    let out = change(&g, &["fact", "连续未杀人夜数", "2"]);
-    assert_eq!(alerts(&out), ["【胜负条件成立】杀手负：连续两夜没有杀人"]);
+    // 003 L49 "如杀手出现2个以上的夜晚杀不到人…则判杀手输": nights without a kill in all, not
+    // in a row (the judge records the count; a night with a kill in between does not reset it).
+    assert!(alerts(&change(&g, &["fact", "未杀人夜数", "0"])).is_empty());
+    let out = change(&g, &["fact", "未杀人夜数", "1"]);
+    assert_eq!(
+        alerts(&out),
+        ["【提醒】杀手已有一个夜晚杀不到人，再有一夜即负"]
+    );
+    let out = change(&g, &["fact", "未杀人夜数", "2"]);
+    assert_eq!(
+        alerts(&out),
+        ["【胜负条件成立】杀手负：已有两个夜晚杀不到人"]
+    );
     change(&g, &["undo"]);
+    // No parity win in the rule post: 2 killers against 2 good players is no win for either.
+    let four_dir = dir.path().join("four");
+    std::fs::create_dir_all(&four_dir).unwrap();
+    let four = write_game(
+        &four_dir,
+        "qipan",
+        &[
+            ("主杀", "主杀", "杀手"),
+            ("副杀", "副杀", "杀手"),
+            ("甲", "平民", "好人"),
+            ("乙", "平民", "好人"),
+            ("丙", "平民", "好人"),
+        ],
+    );
+    let out = change(&four, &["eliminate", "丙", "--cause", "夜杀"]);
+    assert!(alerts(&out).is_empty(), "2 against 2: {out}");
     // 副杀 and 主杀 voted out: the good side wins.
     let out = change(&g, &["eliminate", "副杀", "--cause", "投票"]);
     assert!(alerts(&out).is_empty());

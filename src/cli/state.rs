@@ -397,7 +397,7 @@ pub enum ChangeCmd {
         #[arg(long)]
         faction: Option<String>,
     },
-    /// 法官记录的事实（如 连续未杀人夜数 1）
+    /// 法官记录的事实（如 未杀人夜数 1）
     Fact { key: String, value: f64 },
     /// 撤销上一条记录
     Undo,
