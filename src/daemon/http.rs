@@ -52,11 +52,7 @@ async fn ledger(
     Json(q): Json<LedgerRequest>,
 ) -> (StatusCode, String) {
     let d = &s.daemon;
-    let game = match &q.game {
-        Some(name) => d.settings.games.iter().find(|g| &g.name == name),
-        None => d.settings.games.first(),
-    };
-    let Some(game) = game else {
+    let Some(game) = game_named(d, q.game.as_deref()) else {
         return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
     };
     let bad = |m: &str| (StatusCode::BAD_REQUEST, format!("{m}\n"));
@@ -121,6 +117,17 @@ async fn ledger(
     }
 }
 
+/// The game a request names (by its name), or the first.
+fn game_named<'a>(
+    d: &'a crate::daemon::Daemon,
+    name: Option<&str>,
+) -> Option<&'a crate::domain::config::GameConfig> {
+    match name {
+        Some(name) => d.settings.games.iter().find(|g| g.name == name),
+        None => d.settings.games.first(),
+    }
+}
+
 #[derive(Deserialize)]
 pub struct RulingRequest {
     pub game: Option<String>,
@@ -144,11 +151,7 @@ async fn rulings(
 ) -> (StatusCode, String) {
     use crate::domain::rules::rulings::{lines, Ruling};
     let d = &s.daemon;
-    let game = match &q.game {
-        Some(name) => d.settings.games.iter().find(|g| &g.name == name),
-        None => d.settings.games.first(),
-    };
-    let Some(game) = game else {
+    let Some(game) = game_named(d, q.game.as_deref()) else {
         return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
     };
     let key = format!("rulings/{}", game.id);
@@ -279,11 +282,7 @@ fn refused_lines(d: &crate::daemon::Daemon) -> Vec<String> {
 
 async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (StatusCode, String) {
     let d = &s.daemon;
-    let game = match &q.game {
-        Some(name) => d.settings.games.iter().find(|g| &g.name == name),
-        None => d.settings.games.first(),
-    };
-    let Some(game) = game else {
+    let Some(game) = game_named(d, q.game.as_deref()) else {
         return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
     };
     let game = match crate::io::state_file::with_state(game.clone()) {

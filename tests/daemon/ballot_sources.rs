@@ -87,6 +87,39 @@ pub(crate) fn common_option_text(page: &str, id: u64) -> String {
     let close = rest.find("</option>").unwrap();
     rest[open..close].to_string()
 }
+/// Serve a poll thread `tid` (its page and its voter lists) from `state`; a lower `priority`
+/// answers first where two polls are served.
+pub(crate) async fn mount_poll(
+    server: &MockServer,
+    tid: &str,
+    state: Arc<Mutex<PollState>>,
+    priority: u8,
+) {
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .and(query_param("tid", tid))
+        .respond_with(PollResponder(state.clone()))
+        .with_priority(priority)
+        .mount(server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/forum.php"))
+        .and(query_param("action", "viewvote"))
+        .and(query_param("tid", tid))
+        .respond_with(PollResponder(state))
+        .with_priority(priority)
+        .mount(server)
+        .await;
+}
+
+/// The bansha42 game of the poll tests: day 1 votes in the poll of tid 5, closing at 21:00.
+pub(crate) fn poll_game() -> String {
+    format!(
+        "ruleset = \"bansha42\"\nname = \"四十二人局\"\nid = \"g42\"\n{}\n[[days]]\nday = 1\nvote_thread = 5\nopens_at = \"2026-11-29 09:00:00\"\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+        common::ROSTER
+    )
+}
+
 /// A bansha42 day voting in the poll (tid 5) against a server replaying the captured poll as
 /// it changes; the final mail's outcome and each reading's cost.
 /// `down`: the readings at which the forum answers 502.
@@ -97,28 +130,10 @@ pub(crate) async fn poll_day(
     let (mailbox, smtp_port) = smtp();
     let server = MockServer::start().await;
     let state = Arc::new(Mutex::new(PollState::default()));
-    Mock::given(method("GET"))
-        .and(path("/api/mobile/index.php"))
-        .and(query_param("tid", "5"))
-        .respond_with(PollResponder(state.clone()))
-        .mount(&server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path("/forum.php"))
-        .and(query_param("action", "viewvote"))
-        .respond_with(PollResponder(state.clone()))
-        .mount(&server)
-        .await;
+    mount_poll(&server, "5", state.clone(), 1).await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    std::fs::write(
-        dir.path().join("games/banshayishi-12.toml"),
-        format!(
-            "ruleset = \"bansha42\"\nname = \"四十二人局\"\n{}\n[[days]]\nday = 1\nvote_thread = 5\nopens_at = \"2026-11-29 09:00:00\"\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
-            common::ROSTER
-        ),
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("games/banshayishi-12.toml"), poll_game()).unwrap();
     for (at, new) in readings {
         let is_down = down.contains(at);
         {
@@ -219,30 +234,12 @@ pub(crate) async fn an_overtime_runs_in_the_poll_the_judge_names() {
     let server = MockServer::start().await;
     let day = Arc::new(Mutex::new(PollState::default()));
     let extra = Arc::new(Mutex::new(PollState::default()));
-    for (tid, state, priority) in [("6", extra.clone(), 1u8), ("5", day.clone(), 2)] {
-        Mock::given(method("GET"))
-            .and(path("/api/mobile/index.php"))
-            .and(query_param("tid", tid))
-            .respond_with(PollResponder(state.clone()))
-            .with_priority(priority)
-            .mount(&server)
-            .await;
-        Mock::given(method("GET"))
-            .and(path("/forum.php"))
-            .and(query_param("action", "viewvote"))
-            .and(query_param("tid", tid))
-            .respond_with(PollResponder(state))
-            .with_priority(priority)
-            .mount(&server)
-            .await;
-    }
+    mount_poll(&server, "6", extra.clone(), 1).await;
+    mount_poll(&server, "5", day.clone(), 2).await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
     let game = dir.path().join("games/banshayishi-12.toml");
-    let text = format!(
-        "ruleset = \"bansha42\"\nname = \"四十二人局\"\nid = \"g42\"\n{}\n[[days]]\nday = 1\nvote_thread = 5\nopens_at = \"2026-11-29 09:00:00\"\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
-        common::ROSTER
-    );
+    let text = poll_game();
     std::fs::write(&game, &text).unwrap();
     let run = |now: &'static str| cycle_at(&config, now);
     run("2026-11-29 19:50:00").await;
