@@ -237,23 +237,25 @@ impl Daemon {
     }
 
     /// The days whose round 2 is being watched at `now`: round 1 closed, its run-off not yet
-    /// tallied. A run-off whose deadline nothing gives is mailed to the judge, once.
-    fn runoffs(&self, now: Time, report: &mut CycleReport) -> Vec<(GameConfig, DayConfig)> {
+    /// tallied. With a cycle's report, a run-off whose deadline or poll only the judge can give
+    /// is mailed to the judge, once (the scheduler's question passes none and queues nothing).
+    fn runoffs(
+        &self,
+        now: Time,
+        mut report: Option<&mut CycleReport>,
+    ) -> Vec<(GameConfig, DayConfig)> {
         let mut out = Vec::new();
         for g in &self.settings.games {
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
+                let meta = |what: &str| format!("{what}/{}/{}", g.id, d.day);
                 let round1: Option<Vec<String>> = self
                     .store
-                    .get_meta(&format!("runoff_candidates/{}/{}", g.id, d.day))
+                    .get_meta(&meta("runoff_candidates"))
                     .ok()
                     .flatten();
-                let places: Option<u32> = self
-                    .store
-                    .get_meta(&format!("runoff_places/{}/{}", g.id, d.day))
-                    .ok()
-                    .flatten();
-                let plan = decide::runoff_plan(g, d, round1.as_deref(), places);
-                match plan {
+                let places: Option<u32> =
+                    self.store.get_meta(&meta("runoff_places")).ok().flatten();
+                let ask = match decide::runoff_plan(g, d, round1.as_deref(), places) {
                     decide::RunoffPlan::Run(r) => {
                         let (g2, d2) = decide::round_two(g, d, &r);
                         let done = self.store.event_done(&self.key(&g2, &d2, "close"));
@@ -264,34 +266,27 @@ impl Daemon {
                         {
                             out.push((g.clone(), d.clone()));
                         }
+                        None
                     }
                     decide::RunoffPlan::NeedsTime(c) => {
-                        let mail = mails::runoff_needs_time(g, d, &c, now);
-                        match self
-                            .store
-                            .enqueue(&format!("runoff_time/{}/{}", g.id, d.day), &mail)
-                        {
-                            Ok(true) => report.mails_queued += 1,
-                            Ok(false) => {}
-                            Err(e) => report.errors.push(e.to_string()),
-                        }
+                        Some((meta("runoff_time"), mails::runoff_needs_time(g, d, &c, now)))
                     }
                     decide::RunoffPlan::NeedsPoll {
                         closes_at,
                         candidates,
                         places,
-                    } => {
-                        let mail = mails::overtime(g, d, closes_at, &candidates, places, now);
-                        match self
-                            .store
-                            .enqueue(&format!("overtime/{}/{}", g.id, d.day), &mail)
-                        {
-                            Ok(true) => report.mails_queued += 1,
-                            Ok(false) => {}
-                            Err(e) => report.errors.push(e.to_string()),
-                        }
+                    } => Some((
+                        meta("overtime"),
+                        mails::overtime(g, d, closes_at, &candidates, places, now),
+                    )),
+                    decide::RunoffPlan::None => None,
+                };
+                if let (Some((key, mail)), Some(report)) = (ask, report.as_deref_mut()) {
+                    match self.store.enqueue(&key, &mail) {
+                        Ok(true) => report.mails_queued += 1,
+                        Ok(false) => {}
+                        Err(e) => report.errors.push(e.to_string()),
                     }
-                    decide::RunoffPlan::None => {}
                 }
             }
         }
@@ -300,8 +295,7 @@ impl Daemon {
 
     /// The lock-window starts and closes of the run-offs being watched (for the scheduler).
     pub fn runoff_phases(&self, now: Time) -> Vec<(Option<Time>, Time)> {
-        let mut report = CycleReport::default();
-        self.runoffs(now, &mut report)
+        self.runoffs(now, None)
             .into_iter()
             .filter_map(|(g, d)| {
                 let r = self.runoff_of(&g, &d).ok().flatten()?;
@@ -424,7 +418,7 @@ impl Daemon {
             }
         }
         // Round 2 of each day whose round 1 closed in a tie for a run-off.
-        for (g, d) in self.runoffs(now, &mut report) {
+        for (g, d) in self.runoffs(now, Some(&mut report)) {
             let Ok(g) = crate::io::state_file::with_state(g.clone()) else {
                 continue; // the round-1 pass above has told the judge
             };
