@@ -428,12 +428,7 @@ pub(crate) async fn acceleration_requests_past_half_are_mailed_once() {
         let mut f = forum.lock().unwrap();
         let template = f.discussion[1].clone();
         for (pid, author, minutes, text) in requests.iter().copied().chain([late]) {
-            let mut p = template.clone();
-            p["pid"] = Value::String(pid.to_string());
-            p["author"] = Value::String(author.into());
-            p["authorid"] = Value::String(common::member_uid(author));
-            p["dbdateline"] = Value::String((1795921200 + minutes * 60).to_string());
-            p["message"] = Value::String(text.into());
+            let p = post_like(&template, pid, author, 1795921200 + minutes * 60, text);
             f.discussion.push(p);
         }
         f.at = 1795924800; // 12:00

@@ -5,22 +5,6 @@
 
 use crate::support::*;
 
-/// `bansha run --once` on the system clock; its report.
-fn once_now(config: &std::path::Path) -> serde_json::Value {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
-        .args(["run", "--once", "--config"])
-        .arg(config)
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-        panic!(
-            "report: {} {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
 fn finals(mailbox: &Mailbox) -> usize {
     subject_lines(mailbox)
         .iter()
@@ -40,7 +24,7 @@ pub(crate) async fn a_fast_machine_clock_does_not_close_early() {
     forum.lock().unwrap().date_offset = Some(-19 * 60);
     close_in(&config, -5 * 60);
 
-    let r = tokio::task::block_in_place(|| once_now(&config));
+    let r = tokio::task::block_in_place(|| once_at(&config, None));
     assert_eq!(
         finals(&mailbox),
         0,
@@ -58,7 +42,7 @@ pub(crate) async fn a_fast_machine_clock_does_not_close_early() {
     assert_eq!(told, ["本机时钟比论坛快 19 分钟：按论坛时间截止"]);
 
     // Still apart at the next cycle: not mailed again.
-    tokio::task::block_in_place(|| once_now(&config));
+    tokio::task::block_in_place(|| once_at(&config, None));
     assert_eq!(
         subject_lines(&mailbox)
             .iter()
@@ -71,10 +55,10 @@ pub(crate) async fn a_fast_machine_clock_does_not_close_early() {
     // forum's close passes and the final goes out.
     forum.lock().unwrap().date_offset = Some(-90);
     close_in(&config, -75);
-    tokio::task::block_in_place(|| once_now(&config));
+    tokio::task::block_in_place(|| once_at(&config, None));
     assert_eq!(finals(&mailbox), 0, "{:?}", subject_lines(&mailbox));
     tokio::time::sleep(std::time::Duration::from_secs(17)).await;
-    tokio::task::block_in_place(|| once_now(&config));
+    tokio::task::block_in_place(|| once_at(&config, None));
     assert_eq!(finals(&mailbox), 1, "{:?}", subject_lines(&mailbox));
 }
 
@@ -90,7 +74,7 @@ pub(crate) async fn a_slow_machine_clock_does_not_hold_the_close() {
     forum.lock().unwrap().date_offset = Some(3600);
     close_in(&config, 30 * 60);
 
-    let r = tokio::task::block_in_place(|| once_now(&config));
+    let r = tokio::task::block_in_place(|| once_at(&config, None));
     assert_eq!(finals(&mailbox), 1, "{:?}", subject_lines(&mailbox));
     let off = r["clock_offset_secs"]
         .as_i64()
@@ -111,7 +95,7 @@ pub(crate) async fn clocks_within_a_minute_change_nothing() {
     forum.lock().unwrap().at = 4102444800;
     forum.lock().unwrap().date_offset = Some(-50);
     close_in(&config, -20);
-    let r = tokio::task::block_in_place(|| once_now(&config));
+    let r = tokio::task::block_in_place(|| once_at(&config, None));
     assert!(r.get("clock_offset_secs").is_none(), "{r}");
     assert_eq!(finals(&mailbox), 1, "{:?}", subject_lines(&mailbox));
     assert!(!subject_lines(&mailbox)

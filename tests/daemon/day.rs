@@ -976,15 +976,8 @@ pub(crate) async fn a_jiaohui_tie_at_a_quarter_goes_to_round_two() {
         let mut f = forum.lock().unwrap();
         let template = f.posts[1].clone();
         for (pid, author, minutes, target) in ballots {
-            let mut p = template.clone();
-            p["pid"] = Value::String(pid.to_string());
-            p["author"] = Value::String((*author).into());
-            p["username"] = Value::String((*author).into());
-            p["authorid"] = Value::String(common::member_uid(author));
-            p["dbdateline"] = Value::String((base + minutes * 60).to_string());
-            p["message"] = Value::String(format!(
-                "{author} 第二天 第一次 投票的对象是 {target} 原因是 发言可疑"
-            ));
+            let text = format!("{author} 第二天 第一次 投票的对象是 {target} 原因是 发言可疑");
+            let p = post_like(&template, *pid, author, base + minutes * 60, &text);
             f.posts.push(p);
         }
     };

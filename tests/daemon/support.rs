@@ -581,18 +581,39 @@ config = "games/banshayishi-12.toml"
 }
 
 pub(crate) fn once(config: &Path, now: &str) -> Value {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
-        .args(["run", "--once", "--now", now, "--config"])
-        .arg(config)
-        .output()
-        .unwrap();
+    once_at(config, Some(now))
+}
+
+/// `bansha run --once`, at `now` or (None) on the system clock; its report.
+pub(crate) fn once_at(config: &Path, now: Option<&str>) -> Value {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"));
+    cmd.args(["run", "--once"]);
+    if let Some(now) = now {
+        cmd.args(["--now", now]);
+    }
+    let out = cmd.arg("--config").arg(config).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(stdout.trim()).unwrap_or_else(|_| {
         panic!(
-            "no report at {now}: {stdout}\n{}",
+            "no report at {now:?}: {stdout}\n{}",
             String::from_utf8_lossy(&out.stderr)
         )
     })
+}
+
+/// A post of a replayed thread in the captured form: `template` (a captured post) with its pid,
+/// author (and uid), unix time and message replaced.
+pub(crate) fn post_like(template: &Value, pid: u64, author: &str, at: i64, message: &str) -> Value {
+    let mut p = template.clone();
+    p["pid"] = Value::String(pid.to_string());
+    p["author"] = Value::String(author.into());
+    if p.get("username").is_some() {
+        p["username"] = Value::String(author.into());
+    }
+    p["authorid"] = Value::String(common::member_uid(author));
+    p["dbdateline"] = Value::String(at.to_string());
+    p["message"] = Value::String(message.into());
+    p
 }
 
 /// Give the service's dashboard a free loopback port (the tests' config says 127.0.0.1:0,
