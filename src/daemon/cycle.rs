@@ -576,7 +576,8 @@ impl Daemon {
                 record: &record,
                 stale,
                 interim_every_hours: self.settings.poll.interim_every_hours,
-                lurk: lurk_on,
+                // Round 2's duty: every living player votes (chuhan L118, qipan L136).
+                lurk: lurk_on || (round == 2 && g.rules.lurk.must_vote),
                 lurk_stale: !lurk_read,
             },
             now,
@@ -766,6 +767,7 @@ impl Daemon {
                 Effect::Leader { key, seq, leader } => {
                     self.store.set_meta(key, &(*seq, leader.clone()))?
                 }
+                Effect::Lurk if tally.round == 2 => self.runoff_duty(g, d, tally, now, report)?,
                 Effect::Lurk => self.lurk_mail(g, d, tally, now, report)?,
             }
         }
@@ -1178,13 +1180,44 @@ impl Daemon {
         let standings = crate::domain::rules::ledger::standings(
             &entries,
             &g.roster.players,
-            g.rules.discipline.warnings_to_replace,
+            &g.rules.discipline,
         );
         let key = self.key(g, d, "lurk");
         let mail = mails::lurk(g, d, &lurk, &entries, &standings, now);
         if self.store.enqueue(&key, &mail)? {
             report.mails_queued += 1;
         }
+        Ok(())
+    }
+
+    /// A closed round 2 where every living player must vote: a ledger entry for each who did
+    /// not (kept with round 1's, under the game's own id), and the judge is told once.
+    fn runoff_duty(
+        &self,
+        g2: &GameConfig,
+        d: &DayConfig,
+        tally: &Tally,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let entries = crate::domain::rules::ledger::runoff_entries(g2, tally, now);
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let game_id = decide::round_one_id(&g2.id);
+        for entry in &entries {
+            self.store.ledger_add(game_id, entry)?;
+        }
+        let ledger = self.store.ledger(game_id)?;
+        let standings = crate::domain::rules::ledger::standings(
+            &ledger,
+            &g2.roster.players,
+            &g2.rules.discipline,
+        );
+        let key = self.key(g2, d, "lurk");
+        self.queue(&key, report, || {
+            mails::runoff_duty(g2, d, &entries, &ledger, &standings, now)
+        })?;
         Ok(())
     }
 

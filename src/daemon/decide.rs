@@ -369,6 +369,11 @@ pub fn round_two(
     (g2, phase)
 }
 
+/// The game id a round-2 id (`round_two`) was made from; a round-1 id as it is.
+pub fn round_one_id(id: &str) -> &str {
+    id.strip_suffix("~r2").unwrap_or(id)
+}
+
 /// The sheriff a day's tally weighs (m103 L152–153): the day's own `sheriff`, else the one day
 /// 1 elected, while alive. The second value: the elected sheriff is out and nobody succeeds
 /// yet (the judge must be told the succession rule, L154–156).

@@ -76,6 +76,7 @@ async fn ledger(
                 source: "judge".into(),
                 at: now.to_rfc3339(),
                 removed: false,
+                duties: 0,
             };
             if let Err(e) = d
                 .store
@@ -106,7 +107,7 @@ async fn ledger(
             let st = crate::domain::rules::ledger::standings(
                 &entries,
                 &game.roster.players,
-                game.rules.discipline.warnings_to_replace,
+                &game.rules.discipline,
             );
             (
                 StatusCode::OK,

@@ -327,6 +327,9 @@ pub struct WinRule {
 pub struct DisciplineRules {
     /// Warnings after which a player is replaced (chuhan, jiaohui: 2).
     pub warnings_to_replace: Option<u32>,
+    /// Duties missed on one day (round-1 vote, round-2 vote, night move) that count as 潜水 and
+    /// replacement (qipan L136: "2个环节没有完成，按潜水论处，直接换人").
+    pub duties_to_replace: Option<u32>,
 }
 
 /// What a required post (a report, a kill post) must satisfy. Word counts are Word's 字数.

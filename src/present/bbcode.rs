@@ -427,7 +427,8 @@ pub fn ledger(
     s
 }
 
-fn kind_zh(kind: &str) -> &'static str {
+/// A ledger entry's kind in Chinese.
+pub fn kind_zh(kind: &str) -> &'static str {
     match kind {
         "warning" => "警告",
         "blue_card" => "蓝牌",
@@ -454,9 +455,14 @@ mod tests {
             source: "judge".into(),
             at: String::new(),
             removed,
+            duties: 0,
         };
         let entries = vec![e("1", "warning", false), e("2", "yellow_card", true)];
-        let s = standings(&entries, &["乙".to_string()], Some(2));
+        let rules = crate::domain::config::DisciplineRules {
+            warnings_to_replace: Some(2),
+            duties_to_replace: None,
+        };
+        let s = standings(&entries, &["乙".to_string()], &rules);
         let text = ledger(&entries, &s);
         assert!(text.contains("乙：警告 1"), "{text}");
         assert!(

@@ -272,6 +272,34 @@ pub fn lurk(
     )
 }
 
+/// Round 2 closed and these living players did not vote in it, where every one must (chuhan
+/// L118, qipan L136): what was written in the ledger, and the ledger as it stands.
+pub fn runoff_duty(
+    g: &GameConfig,
+    d: &DayConfig,
+    missed: &[Entry],
+    entries: &[Entry],
+    standings: &[Standing],
+    now: Time,
+) -> Mail {
+    let names: Vec<&str> = missed.iter().map(|e| e.player.as_str()).collect();
+    let kind = crate::present::bbcode::kind_zh(missed.first().map_or("warning", |e| &e.kind));
+    Mail::text(
+        subject(
+            g,
+            d.day,
+            &format!("第二轮投票义务：{} 没有有效投票", names.join("、")),
+        ),
+        format!(
+            "第 {} 天第二轮投票已截止，以下存活玩家没有有效投票，已各记{kind}一次：{}\n\n{}",
+            d.day,
+            names.join("、"),
+            crate::present::bbcode::ledger(entries, standings)
+        ),
+        now,
+    )
+}
+
 /// m103: more than half of the living have asked to accelerate in the progress thread `pt`.
 pub fn acceleration(
     g: &GameConfig,

@@ -241,6 +241,24 @@ fn html_escape(s: &str) -> String {
 }
 
 /// The captured game's players and judges, for game configs in the rule-system suites.
+/// The players of [`ROSTER`], in its order.
+pub const ROSTER_PLAYERS: [&str; 14] = [
+    "大灰狼",
+    "小飞",
+    "李逵",
+    "花千树",
+    "不见",
+    "冷雪",
+    "蝈蝈",
+    "小熊维尼",
+    "超人",
+    "音乐虫子",
+    "yucca",
+    "龙舌",
+    "青鸾花",
+    "雪罂子",
+];
+
 pub const ROSTER: &str = r#"
 [roster]
 players = [

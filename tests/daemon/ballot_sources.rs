@@ -470,3 +470,199 @@ pub(crate) async fn acceleration_requests_past_half_are_mailed_once() {
     assert!(text.contains("accelerated_at"), "{text}");
     assert!(!text.contains("龙舌") && !text.contains("李逵"), "{text}");
 }
+
+/// A judge's inbox of private messages, served in the captured API v1 form
+/// (`mobile_v1_mypm_list_judge.json`, `…subop_view_touid10…`): one conversation per player,
+/// each message (player, sent at, text) as the captured ones are written.
+pub(crate) struct Inbox(pub(crate) Arc<Mutex<Vec<Message>>>);
+/// A private message to the judge: the player, when it was sent (Unix time), the text.
+pub(crate) type Message = (&'static str, i64, &'static str);
+impl Respond for Inbox {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let q: BTreeMap<String, String> = req.url.query_pairs().into_owned().collect();
+        let msgs = self.0.lock().unwrap().clone();
+        let players: Vec<&str> = common::ROSTER_PLAYERS.to_vec();
+        let uid = |p: &str| 100 + players.iter().position(|x| *x == p).unwrap() as u64;
+        let fixture = match q.get("touid") {
+            Some(_) => "discuz/pm/mobile_v1_mypm_subop_view_touid10_judge.json",
+            None => "discuz/pm/mobile_v1_mypm_list_judge.json",
+        };
+        let mut v: Value =
+            serde_json::from_slice(&std::fs::read(common::fixtures().join(fixture)).unwrap())
+                .unwrap();
+        let list: Vec<Value> = match q.get("touid").and_then(|u| u.parse::<u64>().ok()) {
+            Some(touid) => msgs
+                .iter()
+                .enumerate()
+                .filter(|(_, (p, _, _))| uid(p) == touid)
+                .map(|(i, (p, at, text))| {
+                    serde_json::json!({
+                        "plid": touid.to_string(), "authorid": touid.to_string(), "pmtype": "1",
+                        "subject": text, "members": "2", "dateline": at.to_string(),
+                        "pmid": (1000 + i).to_string(), "message": text, "touid": "2",
+                        "author": p, "msgfromid": touid.to_string(), "msgfrom": p, "msgtoid": "2"
+                    })
+                })
+                .collect(),
+            None => {
+                let mut last: BTreeMap<u64, (&str, i64, &str)> = BTreeMap::new();
+                for (p, at, text) in &msgs {
+                    last.insert(uid(p), (p, *at, text));
+                }
+                last.iter()
+                    .map(|(u, (p, at, text))| {
+                        serde_json::json!({
+                            "plid": u.to_string(), "isnew": "0", "pmnum": "1", "lastupdate": "0",
+                            "lastdateline": at.to_string(), "authorid": u.to_string(),
+                            "pmtype": "1", "subject": text, "members": "2",
+                            "dateline": at.to_string(), "touid": u.to_string(),
+                            "pmid": u.to_string(), "lastauthorid": u.to_string(),
+                            "lastauthor": p, "lastsummary": text, "msgfromid": u.to_string(),
+                            "msgfrom": p, "message": text, "msgtoid": u.to_string(),
+                            "tousername": p
+                        })
+                    })
+                    .collect()
+            }
+        };
+        v["Variables"]["count"] = Value::String(list.len().to_string());
+        v["Variables"]["list"] = Value::Array(list);
+        ResponseTemplate::new(200)
+            .insert_header("content-type", "application/json; charset=utf-8")
+            .set_body_string(v.to_string())
+    }
+}
+
+/// qipan (003 L100–102, L136) through the daemon, ballots by private message: round 1 ties at
+/// the top with ≥ 30% of the living, so round 2 runs among the tied, at the time the judge sets
+/// (L100 "具体时间由法官根据情况安排": the judge is asked first). Round 2 needs no reason and
+/// allows no change; its result shows who voted for whom (L102); a living player who does not
+/// vote in it has missed a duty (L136 "1个环节没有完成，警告。2个环节没有完成，按潜水论处").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn a_qipan_tie_runs_round_two_from_the_inbox() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let at = |t: &str| {
+        chrono::DateTime::parse_from_str(&format!("2026-11-29 {t} +0800"), "%Y-%m-%d %H:%M %z")
+            .unwrap()
+            .timestamp()
+    };
+    // 12 living (龙舌, 青鸾花 dead): 30% is 4 (L100 上取整). 李逵 4, 花千树 4, 大灰狼 2, and
+    // 冷雪 and 雪罂子 send nothing.
+    let round1: Vec<Message> = vec![
+        ("大灰狼", at("18:00"), "投李逵，理由是他昨天发言前后矛盾"),
+        ("小飞", at("18:05"), "我投李逵，因为他一直在带节奏"),
+        ("不见", at("18:10"), "票：李逵\n推理：夜里移动路线可疑"),
+        ("蝈蝈", at("18:20"), "投李逵，理由：跟票跟得太快"),
+        ("李逵", at("18:30"), "投花千树，理由是她在保护杀手"),
+        ("超人", at("18:40"), "我投花千树，理由是她的移动对不上"),
+        ("音乐虫子", at("18:50"), "投花千树，理由：昨天的发言太含糊"),
+        ("yucca", at("19:00"), "投花千树，因为她回避了问题"),
+        ("花千树", at("19:10"), "投大灰狼，理由是他在带节奏"),
+        ("小熊维尼", at("19:20"), "投大灰狼，理由：怀疑他是副杀"),
+    ];
+    let inbox = Arc::new(Mutex::new(round1));
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .and(query_param("module", "mypm"))
+        .respond_with(Inbox(inbox.clone()))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    std::fs::write(
+        &game,
+        format!(
+            "ruleset = \"qipan\"\nname = \"棋盘局\"\n{}\n[[days]]\nday = 2\nvote_thread = 3\nopens_at = \"2026-11-29 09:00:00\"\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    forum.lock().unwrap().at = at("21:01");
+    let r = cycle_at(&config, "2026-11-29 21:01:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let subjects = subject_lines(&mailbox);
+    let asks: Vec<&String> = subjects
+        .iter()
+        .filter(|s| s.contains("请设置第二轮截止时间"))
+        .collect();
+    assert_eq!(
+        asks.len(),
+        1,
+        "L100: the judge sets round 2's time: {subjects:?}"
+    );
+    let round1_final = final_texts(&mailbox).remove(0);
+    assert!(round1_final.contains("李逵 4 票"), "{round1_final}");
+    assert!(
+        !round1_final.contains("大灰狼、小飞"),
+        "L102: round 1 publishes counts only: {round1_final}"
+    );
+
+    // The judge sets round 2 to 22:30. 花千树 changes her mind (void: no change, L100), 小飞
+    // gives no reason (fine in round 2), 大灰狼 votes for a non-candidate (void).
+    std::fs::write(
+        &game,
+        std::fs::read_to_string(&game).unwrap().replace(
+            "closes_at = \"2026-11-29 21:00:00\"\n",
+            "closes_at = \"2026-11-29 21:00:00\"\nrunoff = { closes_at = \"2026-11-29 22:30:00\", candidates = [\"李逵\", \"花千树\"] }\n",
+        ),
+    )
+    .unwrap();
+    inbox.lock().unwrap().extend([
+        ("小飞", at("21:10"), "投李逵"),
+        ("不见", at("21:12"), "投李逵"),
+        ("蝈蝈", at("21:14"), "投李逵"),
+        ("李逵", at("21:16"), "投花千树"),
+        ("超人", at("21:18"), "投花千树"),
+        ("音乐虫子", at("21:20"), "投花千树"),
+        ("yucca", at("21:22"), "投李逵"),
+        ("花千树", at("21:24"), "投李逵"),
+        ("花千树", at("21:40"), "改投花千树"),
+        ("小熊维尼", at("21:30"), "投李逵"),
+        ("大灰狼", at("21:32"), "投小飞"),
+    ]);
+    for t in ["21:45", "22:30"] {
+        forum.lock().unwrap().at = at(t) + 5;
+        let r = cycle_at(&config, &format!("2026-11-29 {t}:05")).await;
+        assert_eq!(r["errors"], serde_json::json!([]), "{t}: {r}");
+    }
+    let texts = final_texts(&mailbox);
+    assert_eq!(texts.len(), 2, "{:?}", subject_lines(&mailbox));
+    let r2 = &texts[1];
+    assert!(r2.contains("李逵 6 票"), "{r2}");
+    assert!(r2.contains("花千树 3 票"), "{r2}");
+    assert!(
+        r2.contains("小飞") && r2.contains("yucca") && r2.contains("小熊维尼"),
+        "L102: round 2 publishes who voted for whom: {r2}"
+    );
+    assert!(r2.contains("不是第二轮候选人"), "{r2}");
+    let subjects = subject_lines(&mailbox);
+    let void_change = subjects
+        .iter()
+        .any(|s| s.contains("无效票") && s.contains("花千树"));
+    assert!(void_change, "L100 不允许改票: {subjects:?}");
+    // L136: 冷雪 and 雪罂子 missed round 2 as well as round 1: two duties on one day.
+    let duty: Vec<(String, String)> = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| (summary(m).1, body(m)))
+        .filter(|(s, _)| s.contains("第二轮投票义务"))
+        .collect();
+    assert_eq!(duty.len(), 1, "{subjects:?}");
+    let (subject, text) = &duty[0];
+    assert!(
+        subject.contains("大灰狼、冷雪、雪罂子 没有有效投票"),
+        "{subject}"
+    );
+    assert!(
+        text.contains("第二轮没有有效投票（短信") && text.contains("不是第二轮候选人"),
+        "a void ballot is no vote, and the mail says what it was: {text}"
+    );
+    assert!(
+        text.contains("冷雪：警告 2（第 2 天 2 个环节没有完成：按潜水论处，按规则换人）"),
+        "{text}"
+    );
+}

@@ -849,6 +849,33 @@ pub(crate) async fn a_chuhan_tie_runs_round_two_through_the_daemon() {
     assert!(r2.contains("第二轮（高票辩论）"), "{r2}");
     assert!(r2.contains("不是第二轮候选人"), "round 2's own rule: {r2}");
     assert!(r2.contains("截止时间：2026-11-29 16:00:00"), "{r2}");
+    // L118 "每个活着的玩家必须参加投票…不参加投票视同一次潜水", in round 2 too: each living player
+    // the round-2 final lists as not voting gets a warning (L144), mailed once.
+    let listed = r2
+        .split("[b]未投票[/b]：")
+        .nth(1)
+        .and_then(|x| x.lines().next())
+        .expect("the BBCode's non-voter line")
+        .to_string();
+    let missed: Vec<&str> = listed
+        .split('、')
+        .filter_map(|x| x.split('（').next())
+        .filter(|x| !x.is_empty() && *x != "无")
+        .collect();
+    assert!(
+        !missed.is_empty(),
+        "the captured thread leaves some out: {listed}"
+    );
+    let duty: Vec<&String> = subjects
+        .iter()
+        .filter(|s| s.contains("第二轮投票义务"))
+        .collect();
+    assert_eq!(duty.len(), 1, "{subjects:?}");
+    assert!(
+        duty[0].contains(&format!("{} 没有有效投票", missed.join("、"))),
+        "{} vs {listed}",
+        duty[0]
+    );
 }
 
 /// A tie for a run-off where nothing says when round 2 closes (the captured game's house rule:

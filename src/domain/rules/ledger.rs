@@ -20,6 +20,10 @@ pub struct Entry {
     /// Struck out by the judge.
     #[serde(default)]
     pub removed: bool,
+    /// The day's duties this entry records as missed (qipan counts them per day; 0 in
+    /// entries written before it was kept, read as 1).
+    #[serde(default)]
+    pub duties: u32,
 }
 
 pub const KINDS: [&str; 5] = ["warning", "blue_card", "yellow_card", "red_card", "lurk"];
@@ -38,12 +42,15 @@ pub struct Standing {
 }
 
 /// Sum the live entries per player. Cards promote: 3 blue → 1 yellow, 3 yellow → 1 red.
-/// `warnings_to_replace`: warnings after which the player is replaced (chuhan, jiaohui: 2).
+/// `rules.warnings_to_replace`: warnings after which the player is replaced (chuhan, jiaohui:
+/// 2); `rules.duties_to_replace`: duties missed on one day after which the player counts as
+/// 潜水 and is replaced (qipan: 2).
 pub fn standings(
     entries: &[Entry],
     players: &[String],
-    warnings_to_replace: Option<u32>,
+    rules: &crate::domain::config::DisciplineRules,
 ) -> Vec<Standing> {
+    let warnings_to_replace = rules.warnings_to_replace;
     let mut out = Vec::new();
     for p in players {
         let live: Vec<&Entry> = entries
@@ -65,6 +72,19 @@ pub fn standings(
         if let Some(limit) = warnings_to_replace {
             if warnings >= limit {
                 consequence.push(format!("已累计 {warnings} 次警告：按规则替换"));
+            }
+        }
+        if let Some(limit) = rules.duties_to_replace {
+            let mut per_day: std::collections::BTreeMap<u32, u32> = Default::default();
+            for e in live.iter().filter(|e| e.source == "auto") {
+                if let Some(day) = e.day {
+                    *per_day.entry(day).or_default() += e.duties.max(1);
+                }
+            }
+            for (day, n) in per_day.into_iter().filter(|(_, n)| *n >= limit) {
+                consequence.push(format!(
+                    "第 {day} 天 {n} 个环节没有完成：按潜水论处，按规则换人"
+                ));
             }
         }
         if !entries.iter().any(|e| &e.player == p) {
@@ -108,6 +128,49 @@ pub fn lurk_entries(
             source: "auto".into(),
             at: now.to_rfc3339(),
             removed: false,
+            duties: p.reasons.len().max(1) as u32,
+        })
+        .collect()
+}
+
+/// The automatic ledger entries of a closed round 2 where every living player must vote
+/// (chuhan L118, qipan L136): one per living player with no ballot standing, of the kind the
+/// rules give a missed duty.
+pub fn runoff_entries(
+    g: &crate::domain::config::GameConfig,
+    tally: &crate::domain::rules::Tally,
+    now: chrono::DateTime<chrono::FixedOffset>,
+) -> Vec<Entry> {
+    if !g.rules.lurk.must_vote || !tally.closed || tally.round != 2 {
+        return Vec::new();
+    }
+    let kind = match g.rules.lurk.penalty.as_str() {
+        "yellow_card" => "yellow_card",
+        "lurk" => "lurk",
+        _ => "warning",
+    };
+    let day = tally.day;
+    tally
+        .non_voters
+        .iter()
+        .map(|n| Entry {
+            id: format!("auto-lurk-d{day}r2-{}", n.player),
+            player: n.player.clone(),
+            kind: kind.into(),
+            day: Some(day),
+            // A void ballot is no vote; what it was is said, for the judge to weigh.
+            reason: match tally
+                .ballots
+                .iter()
+                .rfind(|b| b.voter == n.player && !b.valid)
+            {
+                Some(b) => format!("潜水：第二轮没有有效投票（{} {}）", b.floor, b.reason),
+                None => "潜水：第二轮没有投票".into(),
+            },
+            source: "auto".into(),
+            at: now.to_rfc3339(),
+            removed: false,
+            duties: 1,
         })
         .collect()
 }
@@ -126,7 +189,52 @@ mod tests {
             source: "judge".into(),
             at: String::new(),
             removed: false,
+            duties: 0,
         }
+    }
+
+    fn replace_after(n: u32) -> crate::domain::config::DisciplineRules {
+        crate::domain::config::DisciplineRules {
+            warnings_to_replace: Some(n),
+            duties_to_replace: None,
+        }
+    }
+
+    /// qipan 003 L136: duties missed on one day add up; on different days they do not.
+    #[test]
+    fn two_duties_missed_on_one_day_are_lurking() {
+        let rules = crate::domain::config::DisciplineRules {
+            warnings_to_replace: None,
+            duties_to_replace: Some(2),
+        };
+        let auto = |id: &str, day: u32, duties: u32| Entry {
+            source: "auto".into(),
+            day: Some(day),
+            duties,
+            ..e(id, "甲", "warning")
+        };
+        let players = vec!["甲".to_string()];
+        // One entry of round 1 naming the vote and the night move (2 duties).
+        let s = standings(&[auto("a", 2, 2)], &players, &rules);
+        assert!(
+            s[0].consequence.contains("第 2 天 2 个环节没有完成"),
+            "{s:?}"
+        );
+        // Round 1's vote (an entry written before duties were kept: 0, read as 1) and round 2's.
+        let s = standings(&[auto("a", 2, 0), auto("b", 2, 1)], &players, &rules);
+        assert!(s[0].consequence.contains("按潜水论处"), "{s:?}");
+        // One duty on day 2 and one on day 3: two warnings, no 潜水.
+        let s = standings(&[auto("a", 2, 1), auto("b", 3, 1)], &players, &rules);
+        assert_eq!((s[0].warnings, s[0].consequence.as_str()), (2, ""), "{s:?}");
+        // The judge's own entries and struck-out ones do not count as duties.
+        let mut struck = auto("b", 2, 1);
+        struck.removed = true;
+        let s = standings(
+            &[auto("a", 2, 1), struck, e("c", "甲", "warning")],
+            &players,
+            &rules,
+        );
+        assert_eq!(s[0].consequence, "", "{s:?}");
     }
 
     #[test]
@@ -141,7 +249,7 @@ mod tests {
             e("6", "乙", "warning"),
             e("7", "乙", "warning"),
         ];
-        let s = standings(&entries, &players, Some(2));
+        let s = standings(&entries, &players, &replace_after(2));
         assert_eq!(
             (s[0].blue, s[0].yellow, s[0].red),
             (0, 0, 1),
@@ -151,10 +259,10 @@ mod tests {
         assert!(s[1].consequence.contains("替换"));
         assert_eq!(s.len(), 2, "丙 has no entries");
         entries[6].removed = true;
-        let s = standings(&entries, &players, Some(2));
+        let s = standings(&entries, &players, &replace_after(2));
         assert_eq!(s[1].warnings, 1);
         entries[5].removed = true;
-        let s = standings(&entries, &players, Some(2));
+        let s = standings(&entries, &players, &replace_after(2));
         assert_eq!(
             s[1].warnings, 0,
             "struck-out entries are still listed, not counted"
