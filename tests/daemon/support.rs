@@ -687,12 +687,32 @@ pub(crate) fn all_files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
+/// A running `bansha run`: killed when dropped, so a test that fails midway leaves no daemon
+/// behind.
+pub(crate) struct Running(pub(crate) std::process::Child);
+impl std::ops::Deref for Running {
+    type Target = std::process::Child;
+    fn deref(&self) -> &std::process::Child {
+        &self.0
+    }
+}
+impl std::ops::DerefMut for Running {
+    fn deref_mut(&mut self) -> &mut std::process::Child {
+        &mut self.0
+    }
+}
+impl Drop for Running {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// `bansha run` as a service (its clock started at `now` when given), and `bansha status` as it
 /// first answers after a completed cycle (empty if it never does).
-pub(crate) async fn start_service(
-    config: &Path,
-    now: Option<&str>,
-) -> (std::process::Child, String) {
+pub(crate) async fn start_service(config: &Path, now: Option<&str>) -> (Running, String) {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"));
     cmd.arg("run");
     if let Some(now) = now {
@@ -708,11 +728,11 @@ pub(crate) async fn start_service(
     for _ in 0..150 {
         let (code, out, _) = tokio::task::block_in_place(|| cli(config, &["status"]));
         if code == Some(0) && out.contains("上一轮") {
-            return (child, out);
+            return (Running(child), out);
         }
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
-    (child, String::new())
+    (Running(child), String::new())
 }
 
 /// One cycle, `bansha run --once --now NOW`, run off the async runtime's threads; its report.
