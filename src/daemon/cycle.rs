@@ -21,9 +21,6 @@ use std::sync::atomic::Ordering;
 
 type Time = DateTime<FixedOffset>;
 
-/// The suffix of a game's id under which its round 2 keys live (`decide::round_two`).
-const ROUND_TWO: &str = "~r2";
-
 pub struct Daemon {
     pub settings: Settings,
     pub store: Store,
@@ -373,6 +370,9 @@ impl Daemon {
         if let Err(e) = self.reopen_moved(now, &mut report) {
             report.errors.push(e.to_string());
         }
+        if let Err(e) = self.reopen_ruled() {
+            report.errors.push(e.to_string());
+        }
         // Each game as the judge's recorded state leaves it (eliminations added to `dead`). A
         // state file that cannot be read leaves the day's record read but nothing decided: a
         // tally without the judge's eliminations could count a dead player's ballot.
@@ -489,6 +489,7 @@ impl Daemon {
             lock_done: self.store.event_done(&self.key(g, d, "lock"))?,
             leader: self.store.get_meta(&format!("leader/{}/{}", g.id, d.day))?,
             revision: self.revision(g, d),
+            corrected: self.store.get_meta(&self.key(g, d, "corrected"))?,
         };
         let lock_due = decide::lock_due(g, d, &record, now);
         let close_due = now >= d.closes_at;
@@ -594,15 +595,20 @@ impl Daemon {
             tally.outcome.kind,
             rules::OutcomeKind::Runoff | rules::OutcomeKind::Overtime
         );
+        let (candidates, places) = (
+            format!("runoff_candidates/{}/{}", g.id, d.day),
+            format!("runoff_places/{}/{}", g.id, d.day),
+        );
         if round == 1 && close_due && !stale && to_round_two {
-            self.store.set_meta(
-                &format!("runoff_candidates/{}/{}", g.id, d.day),
-                &tally.outcome.players,
-            )?;
-            if let Some(places) = tally.outcome.places {
-                self.store
-                    .set_meta(&format!("runoff_places/{}/{}", g.id, d.day), &places)?;
+            self.store.set_meta(&candidates, &tally.outcome.players)?;
+            match tally.outcome.places {
+                Some(n) => self.store.set_meta(&places, &n)?,
+                None => self.store.remove_meta(&places)?,
             }
+        } else if round == 1 && close_due && !stale {
+            // A final made again (a later close, a ruling) that no longer ties: no round 2.
+            self.store.remove_meta(&candidates)?;
+            self.store.remove_meta(&places)?;
         }
         Ok(())
     }
@@ -714,10 +720,7 @@ impl Daemon {
             BallotSource::Poll => (posts, self.read_poll(g, tid, now, report).await?),
             BallotSource::Pm => (self.read_pms(g, d, now, report).await?, Vec::new()),
         };
-        let rulings: Vec<crate::domain::rules::rulings::Ruling> = self
-            .store
-            .get_meta(&format!("rulings/{}", g.id.trim_end_matches(ROUND_TWO)))?
-            .unwrap_or_default();
+        let rulings = self.rulings(g)?;
         Ok(rules::tally_ruled(
             g, d.day, round, now, &posts, &casts, &rulings,
         )?)
@@ -745,7 +748,7 @@ impl Daemon {
                 Effect::Mail { key, kind } => {
                     self.queue(key, report, || {
                         // The judge's recorded state, for the final's judge-only part.
-                        let state = if *kind == mails::TallyMail::Final {
+                        let state = if kind.is_final() {
                             crate::io::state_file::load_state(&crate::io::state_file::state_path(
                                 &g.path, None,
                             ))
@@ -762,6 +765,10 @@ impl Daemon {
                         // The close this final was made for: a later one reopens the day.
                         self.store
                             .set_meta(&format!("closed_for/{}/{}", g.id, d.day), &d.closes_at)?;
+                        // The rulings it was made with: a change reopens it too.
+                        let print = crate::domain::rules::rulings::print(&self.rulings(g)?, d.day);
+                        self.store
+                            .set_meta(&format!("ruled_for/{}/{}", g.id, d.day), &print)?;
                     }
                 }
                 Effect::Leader { key, seq, leader } => {
@@ -1153,6 +1160,54 @@ impl Daemon {
         Ok(())
     }
 
+    /// The judge's rulings on the game (both rounds share them), undone ones included.
+    fn rulings(
+        &self,
+        g: &GameConfig,
+    ) -> anyhow::Result<Vec<crate::domain::rules::rulings::Ruling>> {
+        Ok(self
+            .store
+            .get_meta(&format!("rulings/{}", decide::round_one_id(&g.id)))?
+            .unwrap_or_default())
+    }
+
+    /// Closed rounds whose day the judge ruled on (or undid a ruling of) after the final:
+    /// each is opened in a new revision, and the cycle makes its final again from the record
+    /// as of the close with the rulings as they now stand (a corrected final, once).
+    fn reopen_ruled(&self) -> anyhow::Result<()> {
+        for g in &self.settings.games {
+            let rulings = self.rulings(g)?;
+            let mut g2 = g.clone();
+            g2.id = format!("{}{}", g.id, decide::ROUND_TWO);
+            for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
+                let print = crate::domain::rules::rulings::print(&rulings, d.day);
+                for (round, game) in [(1, g), (2, &g2)] {
+                    let close_done = self.store.event_done(&self.key(game, d, "close"))?;
+                    let at_final: Option<String> = self
+                        .store
+                        .get_meta(&format!("ruled_for/{}/{}", game.id, d.day))?;
+                    if !decide::ruled_again(close_done, at_final.as_deref(), &print) {
+                        continue;
+                    }
+                    let revision = self.revision(game, d) + 1;
+                    self.store
+                        .set_meta(&format!("revision/{}/{}", game.id, d.day), &revision)?;
+                    let why = crate::domain::rules::rulings::changes(
+                        &rulings,
+                        d.day,
+                        at_final.as_deref().unwrap_or_default(),
+                    );
+                    self.store.set_meta(&self.key(game, d, "corrected"), &why)?;
+                    crate::io::log::line(&format!(
+                        "{} day {} round {round}: rulings changed after the final; made again (revision {revision})",
+                        g.name, d.day
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The watched days as the last cycle left them, by game and day.
     pub fn views(&self) -> Vec<DayView> {
         self.views
@@ -1172,10 +1227,10 @@ impl Daemon {
         let Some(lurk) = self.lurk_report(g, d, tally, d.closes_at, now)? else {
             return Ok(());
         };
-        // Automatic ledger entries, one per lurker and day.
-        for entry in crate::domain::rules::ledger::lurk_entries(g, d.day, &lurk, now) {
-            self.store.ledger_add(&g.id, &entry)?;
-        }
+        // Automatic ledger entries, one per lurker and day (a count made again withdraws
+        // those it no longer finds).
+        let fresh = crate::domain::rules::ledger::lurk_entries(g, d.day, &lurk, now);
+        self.recount(&g.id, &fresh, &format!("auto-lurk-d{}-", d.day))?;
         let entries = self.store.ledger(&g.id)?;
         let standings = crate::domain::rules::ledger::standings(
             &entries,
@@ -1201,12 +1256,10 @@ impl Daemon {
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
         let entries = crate::domain::rules::ledger::runoff_entries(g2, tally, now);
+        let game_id = decide::round_one_id(&g2.id);
+        self.recount(game_id, &entries, &format!("auto-lurk-d{}r2-", d.day))?;
         if entries.is_empty() {
             return Ok(());
-        }
-        let game_id = decide::round_one_id(&g2.id);
-        for entry in &entries {
-            self.store.ledger_add(game_id, entry)?;
         }
         let ledger = self.store.ledger(game_id)?;
         let standings = crate::domain::rules::ledger::standings(
@@ -1218,6 +1271,20 @@ impl Daemon {
         self.queue(&key, report, || {
             mails::runoff_duty(g2, d, &entries, &ledger, &standings, now)
         })?;
+        Ok(())
+    }
+
+    /// Write a day's automatic ledger entries as counted now (`ledger::recount`).
+    fn recount(
+        &self,
+        game_id: &str,
+        fresh: &[crate::domain::rules::ledger::Entry],
+        prefix: &str,
+    ) -> anyhow::Result<()> {
+        let kept = self.store.ledger(game_id)?;
+        for entry in crate::domain::rules::ledger::recount(&kept, fresh, prefix) {
+            self.store.ledger_put(game_id, &entry)?;
+        }
         Ok(())
     }
 

@@ -97,6 +97,16 @@ pub struct DayRecord {
     pub lock_done: bool,
     /// The last leader mailed: its sequence number and the leaders' names.
     pub leader: Option<(u32, String)>,
+    /// This revision was opened because the judge's rulings on the day changed after its
+    /// final: what changed, for the corrected final.
+    pub corrected: Option<String>,
+}
+
+/// Whether a closed round's final is to be made again: the rulings on its day now differ from
+/// those it was made with (`at_final`; None: a final made before prints were kept, taken as
+/// made with the rulings as they are).
+pub fn ruled_again(close_done: bool, at_final: Option<&str>, now_print: &str) -> bool {
+    close_done && at_final.is_some_and(|p| p != now_print)
 }
 
 /// Whether the lock window's start is due and not yet done.
@@ -206,7 +216,10 @@ pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
         let key = event_key_at(g, d, "close", input.record.revision);
         out.push(Effect::Mail {
             key: key.clone(),
-            kind: TallyMail::Final,
+            kind: match &input.record.corrected {
+                Some(why) => TallyMail::Corrected { why: why.clone() },
+                None => TallyMail::Final,
+            },
         });
         out.push(Effect::Done(key));
         if now >= d.closes_at + Duration::minutes(RECHECK_MINUTES) && !input.lurk_stale {
@@ -218,7 +231,9 @@ pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
                 input.record.revision,
             )));
         }
-        if input.lurk && !input.lurk_stale {
+        // A final made again for a ruling changes 潜水 only where voting is a duty.
+        let lurk_changes = input.record.corrected.is_none() || g.rules.lurk.must_vote;
+        if input.lurk && !input.lurk_stale && lurk_changes {
             out.push(Effect::Lurk);
         }
     }
@@ -358,7 +373,7 @@ pub fn round_two(
     let mut tallied = d.clone();
     tallied.runoff = Some(r.clone());
     let mut g2 = g.clone();
-    g2.id = format!("{}~r2", g.id);
+    g2.id = format!("{}{ROUND_TWO}", g.id);
     if let Some(x) = g2.days.iter_mut().find(|x| x.day == d.day) {
         *x = tallied.clone();
     }
@@ -369,9 +384,12 @@ pub fn round_two(
     (g2, phase)
 }
 
+/// What a game id gets for its round 2 (`round_two`).
+pub const ROUND_TWO: &str = "~r2";
+
 /// The game id a round-2 id (`round_two`) was made from; a round-1 id as it is.
 pub fn round_one_id(id: &str) -> &str {
-    id.strip_suffix("~r2").unwrap_or(id)
+    id.strip_suffix(ROUND_TWO).unwrap_or(id)
 }
 
 /// The sheriff a day's tally weighs (m103 L152–153): the day's own `sheriff`, else the one day
@@ -476,6 +494,58 @@ mod tests {
             },
             now,
         ))
+    }
+
+    /// A final made with other rulings than those now on its day is made again, as a
+    /// corrected final; 潜水 with it only where a missed vote counts.
+    #[test]
+    fn rulings_changed_after_the_final_make_a_corrected_final() {
+        assert!(!ruled_again(false, Some("r1"), "r1,r2"), "not closed yet");
+        assert!(!ruled_again(true, Some("r1"), "r1"), "the same rulings");
+        assert!(ruled_again(true, Some("r1"), "r1,r2"));
+        assert!(ruled_again(true, Some(""), "r1-"), "an undo made after it");
+        assert!(
+            !ruled_again(true, None, "r1"),
+            "a final from before prints were kept"
+        );
+        let mut g = game();
+        let rec = DayRecord {
+            revision: 1,
+            corrected: Some("新裁定 pid 113 作废（x）".into()),
+            ..Default::default()
+        };
+        let name = g.id.clone();
+        let after = at("2026-11-29 21:30");
+        let kinds = |g: &GameConfig| {
+            let d = g.day(2).unwrap();
+            let t = tally_at(g, 2, after);
+            day(
+                &DayInput {
+                    game: g,
+                    day: d,
+                    tally: &t,
+                    record: &rec,
+                    stale: false,
+                    interim_every_hours: 0,
+                    lurk: true,
+                    lurk_stale: false,
+                },
+                after,
+            )
+        };
+        let e = kinds(&g);
+        assert!(e.contains(&Effect::Mail {
+            key: format!("close/{name}/2/r1"),
+            kind: TallyMail::Corrected {
+                why: "新裁定 pid 113 作废（x）".into()
+            },
+        }));
+        assert!(e.contains(&Effect::Lurk), "m103: a missed vote is 潜水");
+        g.rules.lurk.must_vote = false;
+        assert!(
+            !kinds(&g).contains(&Effect::Lurk),
+            "posts alone: 潜水 unchanged"
+        );
     }
 
     #[test]

@@ -77,6 +77,7 @@ async fn ledger(
                 at: now.to_rfc3339(),
                 removed: false,
                 duties: 0,
+                withdrawn: false,
             };
             if let Err(e) = d
                 .store

@@ -499,6 +499,18 @@ impl Store {
         Ok(r.is_ok())
     }
 
+    /// Write a ledger entry under its id, over what is there (a recount's withdrawal or
+    /// return, `ledger::recount`).
+    pub fn ledger_put(
+        &self,
+        game: &str,
+        entry: &crate::domain::rules::ledger::Entry,
+    ) -> Result<(), StoreError> {
+        self.ledger
+            .insert(format!("{game}/{}", entry.id), serde_json::to_vec(entry)?)?;
+        Ok(())
+    }
+
     /// A game's ledger entries, in the order they were added.
     pub fn ledger(
         &self,

@@ -456,6 +456,7 @@ mod tests {
             at: String::new(),
             removed,
             duties: 0,
+            withdrawn: false,
         };
         let entries = vec![e("1", "warning", false), e("2", "yellow_card", true)];
         let rules = crate::domain::config::DisciplineRules {

@@ -47,6 +47,16 @@ pub enum TallyMail {
     /// The final tally at the close; below it, judge-only, what confirming it would do under
     /// the recorded state.
     Final,
+    /// The final made again because the judge's rulings on the day changed after it (`why`:
+    /// what changed); it replaces the earlier final.
+    Corrected { why: String },
+}
+
+impl TallyMail {
+    /// A final tally (the first, or one made again): the result of the round.
+    pub fn is_final(&self) -> bool {
+        matches!(self, TallyMail::Final | TallyMail::Corrected { .. })
+    }
 }
 
 /// A final tally made well after its close says so: the daemon was not running or could not
@@ -110,9 +120,15 @@ pub fn tally(
                 after_the_fact(d.closes_at, now)
             ),
         ),
+        TallyMail::Corrected { why } => (
+            format!("更正后的最终计票：{}", tally.outcome.note),
+            format!(
+                "法官在最终计票之后改了这一天的裁定（{why}）。以下是按截止时刻的帖子内容和现在的裁定重新统计的结果，取代之前的最终计票。\n可以直接复制到投票帖：",
+            ),
+        ),
     };
     let mut mail = tally_mail(g, d, tally, with, tally_subject(g, d, &what), &intro, now);
-    if *kind == TallyMail::Final && tally.outcome.kind == OutcomeKind::Eliminated {
+    if kind.is_final() && tally.outcome.kind == OutcomeKind::Eliminated {
         mail.body += &crate::present::judge::projection(g, state, &tally.outcome.players);
     }
     mail

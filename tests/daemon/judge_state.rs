@@ -298,3 +298,107 @@ async fn a_deadline_moved_later_reopens_the_day() {
         all[1]
     );
 }
+
+/// A ruling made after the day's final (issue 19): the final no longer says what the judge
+/// ruled, so the daemon makes it again from the record as of the close, with the rulings as
+/// they now stand, and mails it once as the corrected final naming the change; undoing the
+/// ruling corrects it back. 潜水, where a missed vote counts, is counted again with them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ruling_after_the_final_mails_a_corrected_final() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let first = final_texts(&mailbox);
+    assert_eq!(first.len(), 1);
+    assert!(first[0].contains("李逵 4 票"), "{}", first[0]);
+    let lurk_before = subject_lines(&mailbox)
+        .iter()
+        .filter(|s| s.contains("发言统计"))
+        .count();
+
+    forum.lock().unwrap().at = 1795959000; // 21:30
+    let _port = pin_status_port(&config);
+    let (mut child, _) = start_service(&config, Some("2026-11-29 21:30:00")).await;
+    let ask = |args: &[&str]| tokio::task::block_in_place(|| cli(&config, args));
+    // 32# 花千树's ballot for 李逵 (pid 113): the judge voids it.
+    let (code, out, err) = ask(&[
+        "ruling",
+        "--day",
+        "2",
+        "--pid",
+        "113",
+        "--void",
+        "--reason",
+        "托票给了其他玩家",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let finals = wait_finals(&mailbox, 2).await;
+    assert_eq!(finals.len(), 2, "{:?}", subject_lines(&mailbox));
+    let corrected = &finals[1];
+    assert!(corrected.contains("李逵 3 票"), "{corrected}");
+    assert!(
+        corrected.contains(
+            "法官在最终计票之后改了这一天的裁定（新裁定 pid 113 作废（托票给了其他玩家））"
+        ),
+        "{corrected}"
+    );
+    assert!(
+        subject_lines(&mailbox)
+            .iter()
+            .any(|s| s.contains("更正后的最终计票：")),
+        "{:?}",
+        subject_lines(&mailbox)
+    );
+
+    // Undone: corrected back, once.
+    let (_, list, _) = ask(&["ruling"]);
+    let id = list.split_whitespace().next().unwrap().to_string();
+    let (code, _, err) = ask(&["ruling", "--remove", &id]);
+    assert_eq!(code, Some(0), "{err}");
+    let finals = wait_finals(&mailbox, 3).await;
+    assert_eq!(finals.len(), 3, "{:?}", subject_lines(&mailbox));
+    assert!(finals[2].contains("李逵 4 票"), "{}", finals[2]);
+    assert!(finals[2].contains("撤销裁定 pid 113"), "{}", finals[2]);
+    // A later cycle changes nothing more.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    assert_eq!(final_texts(&mailbox).len(), 3);
+    // m103 counts a missed vote as 潜水 (002 L354): with 花千树's ballot void she had none, and
+    // the 潜水 mail was made again with her; undone, her entry is withdrawn.
+    let lurks: Vec<String> = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|m| summary(m).1.contains("发言统计"))
+        .map(|m| body(m))
+        .collect();
+    assert_eq!(lurks.len(), lurk_before + 2, "once per count made again");
+    assert!(!lurks[0].contains("auto-lurk-d2-花千树"), "{}", lurks[0]);
+    assert!(lurks[1].contains("[auto-lurk-d2-花千树]"), "{}", lurks[1]);
+    assert!(lurks[1].contains("本讨论日没有投票"), "{}", lurks[1]);
+    assert!(
+        lurks[2].contains("（重新统计后不再成立）（已撤销）"),
+        "{}",
+        lurks[2]
+    );
+    std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let _ = tokio::task::block_in_place(|| child.wait());
+}
+
+/// The final tallies once `n` have arrived (or after 20 s).
+async fn wait_finals(mailbox: &Mailbox, n: usize) -> Vec<String> {
+    for _ in 0..100 {
+        if final_texts(mailbox).len() >= n {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    final_texts(mailbox)
+}

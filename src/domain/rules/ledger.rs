@@ -24,6 +24,43 @@ pub struct Entry {
     /// entries written before it was kept, read as 1).
     #[serde(default)]
     pub duties: u32,
+    /// Struck out by the daemon itself, when a count made again (a ruling, a moved close) no
+    /// longer found it; a later count that finds it again brings it back. The judge's own
+    /// strikes are never undone.
+    #[serde(default)]
+    pub withdrawn: bool,
+}
+
+/// A day's automatic entries counted again (`fresh`, all with ids starting `prefix`) against
+/// those already kept: the entries to write. New ones are added; ones the daemon withdrew and
+/// found again come back; kept live ones no longer found are withdrawn; the judge's strikes
+/// and entries stand.
+pub fn recount(existing: &[Entry], fresh: &[Entry], prefix: &str) -> Vec<Entry> {
+    let mut out = Vec::new();
+    for f in fresh {
+        match existing.iter().find(|e| e.id == f.id) {
+            None => out.push(f.clone()),
+            Some(e) if e.removed && e.withdrawn => out.push(f.clone()),
+            Some(_) => {}
+        }
+    }
+    for e in existing.iter().filter(|e| {
+        e.source == "auto"
+            && e.id.starts_with(prefix)
+            && !e.removed
+            && !fresh.iter().any(|f| f.id == e.id)
+    }) {
+        out.push(Entry {
+            removed: true,
+            withdrawn: true,
+            reason: format!(
+                "{}（重新统计后不再成立）",
+                e.reason.trim_end_matches("（重新统计后不再成立）")
+            ),
+            ..e.clone()
+        });
+    }
+    out
 }
 
 pub const KINDS: [&str; 5] = ["warning", "blue_card", "yellow_card", "red_card", "lurk"];
@@ -129,6 +166,7 @@ pub fn lurk_entries(
             at: now.to_rfc3339(),
             removed: false,
             duties: p.reasons.len().max(1) as u32,
+            withdrawn: false,
         })
         .collect()
 }
@@ -171,6 +209,7 @@ pub fn runoff_entries(
             at: now.to_rfc3339(),
             removed: false,
             duties: 1,
+            withdrawn: false,
         })
         .collect()
 }
@@ -190,6 +229,7 @@ mod tests {
             at: String::new(),
             removed: false,
             duties: 0,
+            withdrawn: false,
         }
     }
 
@@ -235,6 +275,41 @@ mod tests {
             &rules,
         );
         assert_eq!(s[0].consequence, "", "{s:?}");
+    }
+
+    /// A count made again: new entries added, lost ones withdrawn, found-again ones back, the
+    /// judge's strikes kept.
+    #[test]
+    fn a_recount_withdraws_restores_and_keeps_the_judges_strikes() {
+        let auto = |id: &str, player: &str| Entry {
+            source: "auto".into(),
+            ..e(id, player, "warning")
+        };
+        let kept = vec![
+            auto("auto-lurk-d2-甲", "甲"),
+            auto("auto-lurk-d2r2-乙", "乙"),
+        ];
+        // 甲 no longer lurks; 丙 now does; round 2's entry is not this count's.
+        let fresh = vec![auto("auto-lurk-d2-丙", "丙")];
+        let w = recount(&kept, &fresh, "auto-lurk-d2-");
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert_eq!(w[0].id, "auto-lurk-d2-丙");
+        assert!(w[1].removed && w[1].withdrawn && w[1].reason.ends_with("（重新统计后不再成立）"));
+        // Counted back: 甲 returns.
+        let after = vec![w[1].clone(), w[0].clone(), kept[1].clone()];
+        let w = recount(&after, &[auto("auto-lurk-d2-甲", "甲")], "auto-lurk-d2-");
+        assert!(
+            w.iter().any(|x| x.id == "auto-lurk-d2-甲" && !x.removed),
+            "{w:?}"
+        );
+        assert!(
+            w.iter().any(|x| x.id == "auto-lurk-d2-丙" && x.withdrawn),
+            "{w:?}"
+        );
+        // The judge struck 甲's entry: a recount finding it again leaves it struck.
+        let mut judged = auto("auto-lurk-d2-甲", "甲");
+        judged.removed = true;
+        assert!(recount(&[judged], &[auto("auto-lurk-d2-甲", "甲")], "auto-lurk-d2-").is_empty());
     }
 
     #[test]

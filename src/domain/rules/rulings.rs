@@ -43,6 +43,41 @@ pub fn in_force(rulings: &[Ruling], day: u32) -> Vec<Ruling> {
     out
 }
 
+/// A fingerprint of the rulings on day `day` (live and undone alike): a final records it, and
+/// a different one later means that final no longer says what the rulings do.
+pub fn print(rulings: &[Ruling], day: u32) -> String {
+    let mut ids: Vec<String> = rulings
+        .iter()
+        .filter(|r| r.day == day)
+        .map(|r| format!("{}{}", r.id, if r.removed { "-" } else { "" }))
+        .collect();
+    ids.sort();
+    ids.join(",")
+}
+
+/// What changed on day `day` since the fingerprint `before` ([`print`]), in Chinese: rulings
+/// made since, and rulings undone since.
+pub fn changes(rulings: &[Ruling], day: u32, before: &str) -> String {
+    let before: Vec<&str> = before.split(',').filter(|x| !x.is_empty()).collect();
+    let mut out = Vec::new();
+    for r in rulings.iter().filter(|r| r.day == day) {
+        let was_live = before.contains(&r.id.as_str());
+        let was_undone = before.contains(&format!("{}-", r.id).as_str());
+        let what = format!("pid {} {}（{}）", r.pid, r.zh(), r.reason);
+        match (r.removed, was_live || was_undone) {
+            (false, false) => out.push(format!("新裁定 {what}")),
+            (true, false) => out.push(format!("新裁定后又撤销 {what}")),
+            (true, true) if was_live => out.push(format!("撤销裁定 {what}")),
+            _ => {}
+        }
+    }
+    if out.is_empty() {
+        "裁定有变".into()
+    } else {
+        out.join("；")
+    }
+}
+
 /// The judge's list, one line each, for the CLI and the dashboard.
 pub fn lines(rulings: &[Ruling]) -> String {
     if rulings.is_empty() {
@@ -68,6 +103,27 @@ pub fn lines(rulings: &[Ruling]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_print_changes_with_a_ruling_and_its_undoing_and_says_which() {
+        let mut all = vec![r("r1", 2, 98, Some("李逵"), false)];
+        let before = print(&all, 2);
+        assert_eq!(
+            print(&all, 3),
+            "",
+            "another day's rulings are not this day's"
+        );
+        all.push(r("r2", 2, 99, None, false));
+        let after = print(&all, 2);
+        assert_ne!(before, after);
+        assert_eq!(changes(&all, 2, &before), "新裁定 pid 99 作废（理由）");
+        all[0].removed = true;
+        assert_eq!(
+            changes(&all, 2, &after),
+            "撤销裁定 pid 98 按投 李逵 计（理由）"
+        );
+        assert_ne!(print(&all, 2), after, "an undo is a change");
+    }
 
     fn r(id: &str, day: u32, pid: u64, count_for: Option<&str>, removed: bool) -> Ruling {
         Ruling {
