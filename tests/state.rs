@@ -43,35 +43,50 @@ fn alerts(out: &str) -> Vec<String> {
         .collect()
 }
 
-/// m103 (seed 002, RULES.md): 14 players; the lovers form their own faction; assassins win at half.
+/// The 14 seats of an m103 game (seed 002 L100–156).
+const M103: [(&str, &str, &str); 14] = [
+    ("刺一", "卧底刺客", "杀了狗皇帝"),
+    ("刺二", "卧底刺客", "杀了狗皇帝"),
+    ("刺三", "卧底刺客", "杀了狗皇帝"),
+    ("刺四", "卧底刺客", "杀了狗皇帝"),
+    ("密探", "大内密探", "我爱皇帝"),
+    ("太医", "妙手太医", "我爱皇帝"),
+    ("侍卫", "御前侍卫", "我爱皇帝"),
+    ("太子", "东宫太子", "我爱皇帝"),
+    ("红娘", "牵线红娘", "我爱皇帝"),
+    ("妃一", "绝色宠妃", "我爱皇帝"),
+    ("妃二", "绝色宠妃", "我爱皇帝"),
+    ("妃三", "绝色宠妃", "我爱皇帝"),
+    ("妃四", "绝色宠妃", "我爱皇帝"),
+    ("帝王", "至尊帝王", "我爱皇帝"),
+];
+
+/// `bansha state` as text.
+fn state_text(config: &Path) -> String {
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["state", "--config"])
+        .arg(config)
+        .assert()
+        .success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+/// m103 (seed 002): the lovers of two camps elope (L148 私奔) with their 红娘; roles count for
+/// the faction they are in now (L194 "此阵营的"); a faction's loss comes first (L166) and stands
+/// (L172); the last faction not lost wins (L168).
 #[test]
 fn m103_scripted_game() {
     let dir = tempfile::tempdir().unwrap();
-    let g = write_game(
-        dir.path(),
-        "m103",
-        &[
-            ("刺一", "卧底刺客", "杀了狗皇帝"),
-            ("刺二", "卧底刺客", "杀了狗皇帝"),
-            ("刺三", "卧底刺客", "杀了狗皇帝"),
-            ("刺四", "卧底刺客", "杀了狗皇帝"),
-            ("密探", "大内密探", "我爱皇帝"),
-            ("太医", "妙手太医", "我爱皇帝"),
-            ("侍卫", "御前侍卫", "我爱皇帝"),
-            ("太子", "东宫太子", "我爱皇帝"),
-            ("红娘", "牵线红娘", "我爱皇帝"),
-            ("妃一", "绝色宠妃", "我爱皇帝"),
-            ("妃二", "绝色宠妃", "我爱皇帝"),
-            ("妃三", "绝色宠妃", "我爱皇帝"),
-            ("妃四", "绝色宠妃", "我爱皇帝"),
-            ("帝王", "至尊帝王", "我爱皇帝"),
-        ],
-    );
-    // 1–3: the lovers (妃一, 侍卫) and cupid form 皇帝算什么: no alert.
+    let g = write_game(dir.path(), "m103", &M103);
+    // 1–5: 红娘 names 妃一 and 侍卫 (L142 "这两名角色成为情侣"); of two camps they elope (L148) with her.
+    for p in ["妃一", "侍卫"] {
+        assert!(alerts(&change(&g, &["mark", p, "情侣"])).is_empty());
+    }
     for p in ["妃一", "侍卫", "红娘"] {
         assert!(alerts(&change(&g, &["role", p, "--faction", "皇帝算什么"])).is_empty());
     }
-    // 4–7: four court players out; 4 assassins of 10 alive: not yet half.
+    // 6–9: four court players out; 4 assassins of 10 alive: not yet half.
     for (p, c) in [
         ("密探", "夜杀"),
         ("太医", "投票"),
@@ -83,40 +98,87 @@ fn m103_scripted_game() {
             "{p}"
         );
     }
-    // 8: 太子 out: 4 assassins of 9 alive — one more non-assassin out and they have half.
+    // 10: 太子 out: 我爱皇帝 has none of its 密探、太医、侍卫、太子 left — the eloped 侍卫 is no
+    // longer "此阵营的" (L194) — so it loses now, and `state` does not call it one away.
     let out = change(&g, &["eliminate", "太子", "--cause", "夜杀"]);
     assert_eq!(
         alerts(&out),
-        ["【提醒】再有一名非刺客出局，刺客即达到存活总数的一半"]
+        [
+            "【胜负条件成立】我爱皇帝 负：本阵营的密探、太医、侍卫、太子全部出局",
+            "【提醒】再有一名非刺客出局，刺客即达到存活总数的一半"
+        ]
     );
-    // 9: 妃一 voted out, and her lover 侍卫 with her (殉情, automatic): 4 assassins of 7 alive; the
-    // court's four are gone; the lovers' faction is gone but for cupid.
+    let st = state_text(&g);
+    assert!(st.contains("已判负的阵营：我爱皇帝"), "{st}");
+    assert!(!st.contains("侍卫、太子全部出局（再出局一人"), "{st}");
+    assert!(
+        st.contains("侍卫 — 御前侍卫（皇帝算什么），情侣 — 存活"),
+        "{st}"
+    );
+    // 11: 妃一 voted out, and her lover 侍卫 with her (L147 殉情, automatic): 4 assassins of 7
+    // alive win (L181); the lovers' faction is gone but for 红娘 (L207); the assassins are the
+    // last faction not lost (L168).
     let out = change(&g, &["eliminate", "妃一", "--cause", "投票", "--day", "3"]);
     assert!(out.contains("侍卫 随之出局（殉情）"), "{out}");
     assert_eq!(
         alerts(&out),
         [
             "【胜负条件成立】杀了狗皇帝（刺客）胜：存活人数不少于存活总数的一半",
-            "【胜负条件成立】我爱皇帝 负：密探、太医、侍卫、太子全部出局",
             "【胜负条件成立】皇帝算什么（情侣）负：除红娘外全部出局",
+            "【胜负条件成立】杀了狗皇帝 胜：其余阵营均已判负",
         ]
     );
-    assert!(
-        out.contains("侍卫 — 御前侍卫（皇帝算什么） — 出局：第3天 殉情"),
-        "{out}"
-    );
-    // Undo it: both lovers live again, nothing holds but the warning.
+    // 12: undone (a wrong record never happened): both lovers live again, 皇帝算什么 has not
+    // lost — but 我爱皇帝's loss, from a record still standing, stands.
     let out = change(&g, &["undo"]);
-    assert!(out.contains("已撤销 #9"), "{out}");
+    assert!(out.contains("已撤销 #11"), "{out}");
     assert!(
-        out.contains("侍卫 — 御前侍卫（皇帝算什么） — 存活"),
+        out.contains("侍卫 — 御前侍卫（皇帝算什么），情侣 — 存活"),
         "{out}"
     );
     assert!(
-        out.contains("妃一 — 绝色宠妃（皇帝算什么） — 存活"),
+        out.contains("胜负条件：【成立】我爱皇帝 负：本阵营的密探、太医、侍卫、太子全部出局\n"),
         "{out}"
     );
-    assert!(out.contains("胜负条件：尚无成立"), "{out}");
+    // 13: 太子 revived: a faction judged lost stays lost (L172).
+    let out = change(&g, &["revive", "太子", "--cause", "法官复活"]);
+    assert!(out.contains("已判负的阵营：我爱皇帝"), "{out}");
+    assert!(out.contains("【成立】我爱皇帝 负：本阵营的密探"), "{out}");
+    // 14: 皇帝算什么 surrenders (L86–90 "该阵营优先判负"): the assassins are the last standing.
+    let out = change(&g, &["surrender", "皇帝算什么"]);
+    assert_eq!(
+        alerts(&out),
+        ["【胜负条件成立】杀了狗皇帝 胜：其余阵营均已判负"]
+    );
+    let code = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["change", "--config"])
+        .arg(&g)
+        .args(["surrender", "好人"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(code.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("本局没有“好人”阵营"), "{err}");
+}
+
+/// m103 L147 "情侣中若有一人出局，另一人立即出局": lovers of the same camp (who do not elope,
+/// L148) go out together too.
+#[test]
+fn m103_lovers_of_one_camp_go_out_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = write_game(dir.path(), "m103", &M103);
+    for p in ["妃二", "太医"] {
+        change(&g, &["mark", p, "情侣"]);
+    }
+    let out = change(&g, &["eliminate", "妃二", "--cause", "夜杀", "--day", "2"]);
+    assert!(out.contains("太医 随之出局（殉情）"), "{out}");
+    assert!(
+        out.contains("太医 — 妙手太医（我爱皇帝），情侣 — 出局：第2天 殉情"),
+        "{out}"
+    );
+    // Nobody else follows: 红娘 and the others of the camp stay.
+    assert!(!out.contains("红娘 随之出局"), "{out}");
+    assert!(out.contains("妃三 — 绝色宠妃（我爱皇帝） — 存活"), "{out}");
 }
 
 /// qipan (seed 003 L136–, RULES.md): killers lose after two nights without a kill.

@@ -64,10 +64,23 @@ pub fn change(
             let who = match &c {
                 Change::Eliminate { player, .. }
                 | Change::Revive { player, .. }
-                | Change::SetRole { player, .. } => Some(player.clone()),
+                | Change::SetRole { player, .. }
+                | Change::Mark { player, .. } => Some(player.clone()),
                 Change::Replace { seat, .. } => Some(seat.clone()),
-                Change::Fact { .. } => None,
+                Change::Fact { .. } | Change::Surrender { .. } => None,
             };
+            if let Change::Surrender { faction } = &c {
+                if !before.seats.iter().any(|s| &s.faction == faction) {
+                    let known: std::collections::BTreeSet<&str> =
+                        before.seats.iter().map(|s| s.faction.as_str()).collect();
+                    writeln!(
+                        err,
+                        "错误：本局没有“{faction}”阵营（有：{}）",
+                        known.into_iter().collect::<Vec<_>>().join("、")
+                    )?;
+                    return Ok(2);
+                }
+            }
             if let Some(w) = who.filter(|w| !name_ok(w)) {
                 writeln!(err, "错误：{w} 不是本局的玩家（或座位已由替补接替）")?;
                 return Ok(2);
@@ -322,6 +335,8 @@ impl ChangeCommand {
                 faction,
             }),
             ChangeCmd::Fact { key, value } => Some(C::Fact { key, value }),
+            ChangeCmd::Mark { player, mark } => Some(C::Mark { player, mark }),
+            ChangeCmd::Surrender { faction } => Some(C::Surrender { faction }),
             ChangeCmd::Undo => None,
         };
         change(
@@ -399,6 +414,10 @@ pub enum ChangeCmd {
     },
     /// 法官记录的事实（如 未杀人夜数 1）
     Fact { key: String, value: f64 },
+    /// 给玩家加上规则用到的标记（如 情侣：一人出局，另一人随之出局）
+    Mark { player: String, mark: String },
+    /// 某阵营投降：该阵营判负（不公示）
+    Surrender { faction: String },
     /// 撤销上一条记录
     Undo,
 }

@@ -99,6 +99,9 @@ pub struct RoleConfig {
     pub role: String,
     pub faction: String,
     pub code: Option<String>,
+    /// Marks the rules link players by ("情侣").
+    #[serde(default)]
+    pub marks: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -276,6 +279,8 @@ pub struct Rules {
     #[serde(default)]
     pub link: Vec<Link>,
     #[serde(default)]
+    pub victory: VictoryRules,
+    #[serde(default)]
     pub acceleration: AccelerationRules,
 }
 
@@ -289,11 +294,16 @@ pub struct AccelerationRules {
     pub request: String,
 }
 
-/// When a member of `faction` goes out, its other living members (but `except_role`) follow.
+/// When a member of `faction`, or a player marked `mark`, goes out, the other living members
+/// (but `except_role`) follow.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Link {
-    pub faction: String,
+    /// Everyone of this faction goes out together.
+    pub faction: Option<String>,
+    /// Everyone the judge marked with this (`bansha change mark PLAYER MARK`, or `marks` in
+    /// `[roster.roles]`) goes out together: m103's lovers, whatever their camps (L147).
+    pub mark: Option<String>,
     pub except_role: Option<String>,
     /// The cause recorded for those who follow ("殉情").
     pub cause: String,
@@ -320,6 +330,24 @@ pub struct WinRule {
     pub name: String,
     /// e.g. `alive_role("僧侣") == 0 && alive_faction("异教徒") >= 1`.
     pub when: String,
+    /// The faction it decides for, where the rules judge factions (m103): a faction that has
+    /// lost cannot win, and with `victory` rules its loss stands.
+    #[serde(default)]
+    pub faction: Option<String>,
+    /// It is that faction's loss (负), not its win.
+    #[serde(default)]
+    pub loses: bool,
+}
+
+/// How factions end, where the rules judge them one by one (m103 L164–172).
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct VictoryRules {
+    /// "场上仅有一个阵营尚未被判负，游戏立即结束，宣布此阵营胜利" (m103 L168).
+    pub last_faction_standing: bool,
+    /// "已经被判负的阵营无法再次达到胜利条件" (m103 L172): a faction's loss, once it held in
+    /// the recorded game, stands (a revival does not lift it; an undone record never happened).
+    pub losses_stand: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq, Default)]
@@ -1041,7 +1069,17 @@ fn check_rules(rules: &Rules, g: &GameText, ruleset: &RulesetText) -> Result<(),
             "警长票权重必须大于 0".into(),
         ));
     }
-
+    if rules
+        .link
+        .iter()
+        .any(|l| l.faction.is_some() == l.mark.is_some())
+    {
+        return Err(at(
+            &["rules", "link"],
+            "每条 link 只写 faction（同阵营一起出局）或 mark（同一标记一起出局，如情侣）之一"
+                .into(),
+        ));
+    }
     if let Err(e) = regex::Regex::new(&rules.acceleration.request) {
         return Err(at(
             &["rules", "acceleration", "request"],

@@ -20,7 +20,8 @@ pub fn state(game: &GameConfig, state: &GameState) -> String {
             .code
             .as_ref()
             .map(|c| format!("，代号 {c}"))
-            .unwrap_or_default();
+            .unwrap_or_default()
+            + &x.marks.iter().map(|m| format!("，{m}")).collect::<String>();
         let status = if x.alive {
             match &x.cause {
                 Some(c) => format!("存活（{c}）"),
@@ -30,6 +31,12 @@ pub fn state(game: &GameConfig, state: &GameState) -> String {
             format!("出局：{}", x.cause.clone().unwrap_or_default())
         };
         s += &format!("  {} — {role}{code} — {status}\n", x.player);
+    }
+    if !snap.lost.is_empty() {
+        s += &format!(
+            "已判负的阵营：{}\n",
+            snap.lost.iter().cloned().collect::<Vec<_>>().join("、")
+        );
     }
     if !snap.facts.is_empty() {
         let facts: Vec<String> = snap

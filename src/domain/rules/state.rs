@@ -43,6 +43,15 @@ pub enum Change {
         key: String,
         value: f64,
     },
+    /// A mark the rules link players by (m103's lovers: "情侣", L147).
+    Mark {
+        player: String,
+        mark: String,
+    },
+    /// A faction surrenders (m103 L86–90 "该阵营优先判负，不公示"): it has lost.
+    Surrender {
+        faction: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,12 +81,22 @@ pub struct Seat {
     pub alive: bool,
     /// The last elimination or revival, in Chinese.
     pub cause: Option<String>,
+    /// Marks the rules link players by ("情侣").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Snapshot {
     pub seats: Vec<Seat>,
     pub facts: BTreeMap<String, f64>,
+    /// Factions judged lost: by a loss rule that holds now (or, where losses stand, held at
+    /// any point of the recorded game), or by surrender.
+    #[serde(skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub lost: std::collections::BTreeSet<String>,
+    /// The loss rules (by name) behind `lost`: each holds now or held earlier.
+    #[serde(skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub lost_by: std::collections::BTreeSet<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -90,79 +109,26 @@ pub struct Condition {
 }
 
 impl GameState {
-    /// Apply the live events to the roster.
+    /// Apply the live events to the roster, with the factions judged lost: where losses stand
+    /// (m103 L172), every loss that held after any live event, else those that hold now.
     pub fn snapshot(&self, config: &GameConfig) -> Snapshot {
-        let mut seats: Vec<Seat> = config
-            .roster
-            .players
-            .iter()
-            .map(|p| {
-                let r = config.roster.roles.get(p);
-                Seat {
-                    player: p.clone(),
-                    role: r.map(|r| r.role.clone()).unwrap_or_default(),
-                    faction: r.map(|r| r.faction.clone()).unwrap_or_default(),
-                    code: r.and_then(|r| r.code.clone()),
-                    alive: true,
-                    cause: None,
-                }
-            })
-            .collect();
-        // Players the game config already lists as out (a day's `dead`, for games that started
-        // before bansha kept their state), before any recorded event.
-        for d in &config.days {
-            for name in &d.dead {
-                if let Some(s) = seats.iter_mut().find(|s| &s.player == name && s.alive) {
-                    s.alive = false;
-                    s.cause = Some(format!("第{}天之前出局（配置 days.dead）", d.day));
-                }
-            }
+        let live: Vec<&Event> = self.events.iter().filter(|e| !e.undone).collect();
+        let mut snap = replay(config, &live);
+        let from = if config.rules.victory.losses_stand {
+            0
+        } else {
+            live.len()
+        };
+        let mut held: Vec<&WinRule> = Vec::new();
+        for k in from..live.len() {
+            held.extend(losses(config, &replay(config, &live[..k])));
         }
-        let mut facts = BTreeMap::new();
-        for e in self.events.iter().filter(|e| !e.undone) {
-            let seat =
-                |seats: &mut Vec<Seat>, name: &str| seats.iter_mut().position(|s| s.player == name);
-            match &e.change {
-                Change::Eliminate { player, cause, day } => {
-                    if let Some(i) = seat(&mut seats, player) {
-                        seats[i].alive = false;
-                        seats[i].cause = Some(match day {
-                            Some(d) => format!("第{d}天 {cause}"),
-                            None => cause.clone(),
-                        });
-                    }
-                }
-                Change::Revive { player, cause } => {
-                    if let Some(i) = seat(&mut seats, player) {
-                        seats[i].alive = true;
-                        seats[i].cause = Some(format!("复活：{cause}"));
-                    }
-                }
-                Change::Replace { seat: old, by } => {
-                    if let Some(i) = seat(&mut seats, old) {
-                        seats[i].player = by.clone();
-                    }
-                }
-                Change::SetRole {
-                    player,
-                    role,
-                    faction,
-                } => {
-                    if let Some(i) = seat(&mut seats, player) {
-                        if let Some(r) = role {
-                            seats[i].role = r.clone();
-                        }
-                        if let Some(f) = faction {
-                            seats[i].faction = f.clone();
-                        }
-                    }
-                }
-                Change::Fact { key, value } => {
-                    facts.insert(key.clone(), *value);
-                }
-            }
+        held.extend(losses(config, &snap));
+        for r in held {
+            snap.lost_by.insert(r.name.clone());
+            snap.lost.extend(r.faction.clone());
         }
-        Snapshot { seats, facts }
+        snap
     }
 
     /// Record a change; returns its id.
@@ -211,6 +177,116 @@ fn role_matches(seat: &Seat, wanted: &str) -> bool {
         Some((faction, role)) => seat.faction == faction && seat.role == role,
         None => seat.role == wanted,
     }
+}
+
+/// The roster after `events` (live ones, in order); `lost` holds the surrenders only.
+fn replay(config: &GameConfig, events: &[&Event]) -> Snapshot {
+    let mut seats: Vec<Seat> = config
+        .roster
+        .players
+        .iter()
+        .map(|p| {
+            let r = config.roster.roles.get(p);
+            Seat {
+                player: p.clone(),
+                role: r.map(|r| r.role.clone()).unwrap_or_default(),
+                faction: r.map(|r| r.faction.clone()).unwrap_or_default(),
+                code: r.and_then(|r| r.code.clone()),
+                alive: true,
+                cause: None,
+                marks: r.map(|r| r.marks.clone()).unwrap_or_default(),
+            }
+        })
+        .collect();
+    // Players the game config already lists as out (a day's `dead`, for games that started
+    // before bansha kept their state), before any recorded event.
+    for d in &config.days {
+        for name in &d.dead {
+            if let Some(s) = seats.iter_mut().find(|s| &s.player == name && s.alive) {
+                s.alive = false;
+                s.cause = Some(format!("第{}天之前出局（配置 days.dead）", d.day));
+            }
+        }
+    }
+    let mut facts = BTreeMap::new();
+    let mut lost = std::collections::BTreeSet::new();
+    for e in events {
+        let seat =
+            |seats: &mut Vec<Seat>, name: &str| seats.iter_mut().position(|s| s.player == name);
+        match &e.change {
+            Change::Eliminate { player, cause, day } => {
+                if let Some(i) = seat(&mut seats, player) {
+                    seats[i].alive = false;
+                    seats[i].cause = Some(match day {
+                        Some(d) => format!("第{d}天 {cause}"),
+                        None => cause.clone(),
+                    });
+                }
+            }
+            Change::Revive { player, cause } => {
+                if let Some(i) = seat(&mut seats, player) {
+                    seats[i].alive = true;
+                    seats[i].cause = Some(format!("复活：{cause}"));
+                }
+            }
+            Change::Replace { seat: old, by } => {
+                if let Some(i) = seat(&mut seats, old) {
+                    seats[i].player = by.clone();
+                }
+            }
+            Change::SetRole {
+                player,
+                role,
+                faction,
+            } => {
+                if let Some(i) = seat(&mut seats, player) {
+                    if let Some(r) = role {
+                        seats[i].role = r.clone();
+                    }
+                    if let Some(f) = faction {
+                        seats[i].faction = f.clone();
+                    }
+                }
+            }
+            Change::Fact { key, value } => {
+                facts.insert(key.clone(), *value);
+            }
+            Change::Mark { player, mark } => {
+                if let Some(i) = seat(&mut seats, player) {
+                    if !seats[i].marks.contains(mark) {
+                        seats[i].marks.push(mark.clone());
+                    }
+                }
+            }
+            Change::Surrender { faction } => {
+                lost.insert(faction.clone());
+            }
+        }
+    }
+    Snapshot {
+        seats,
+        facts,
+        lost,
+        lost_by: Default::default(),
+    }
+}
+
+/// The faction loss rules that hold at `snap` (none on an incomplete roster).
+fn losses<'a>(config: &'a GameConfig, snap: &Snapshot) -> Vec<&'a WinRule> {
+    if !complete(config) {
+        return Vec::new();
+    }
+    config
+        .rules
+        .win
+        .iter()
+        .filter(|r| r.loses && r.faction.is_some())
+        .filter(|r| {
+            evaluate(snap, std::slice::from_ref(*r))
+                .first()
+                .is_some_and(|c| c.holds)
+        })
+        .collect()
 }
 
 /// Evaluate conditions on a snapshot.
@@ -413,6 +489,8 @@ pub fn validate(config: &GameConfig) -> Result<(), String> {
             p.unless.as_ref().map(|u| WinRule {
                 name: format!("保护 {}", p.role),
                 when: u.clone(),
+                faction: None,
+                loses: false,
             })
         })
         .collect();
@@ -464,6 +542,8 @@ pub fn confirm(config: &GameConfig, snapshot: &Snapshot, players: &[String]) -> 
                     &[WinRule {
                         name: String::new(),
                         when: u.clone(),
+                        faction: None,
+                        loses: false,
                     }],
                 );
                 if lifted.first().is_some_and(|c| c.holds) {
@@ -482,27 +562,28 @@ pub fn confirm(config: &GameConfig, snapshot: &Snapshot, players: &[String]) -> 
     out
 }
 
-/// The players who follow `player` out under the rules' links (m103's lovers), in roster order.
+/// The players who follow `player` out under the rules' links (m103's lovers, L147: the
+/// players marked 情侣, whatever their camps), in roster order.
 pub fn followers(config: &GameConfig, snapshot: &Snapshot, player: &str) -> Vec<(String, String)> {
     let Some(seat) = snapshot.seats.iter().find(|s| s.player == player) else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for link in config
-        .rules
-        .link
-        .iter()
-        .filter(|l| l.faction == seat.faction)
-    {
-        if link.except_role.as_deref() == Some(seat.role.as_str()) {
-            continue;
-        }
+    let linked = |link: &crate::domain::config::Link, s: &Seat| {
+        link.except_role.as_deref() != Some(s.role.as_str())
+            && match (&link.faction, &link.mark) {
+                (Some(f), _) => &s.faction == f,
+                (None, Some(m)) => s.marks.contains(m),
+                (None, None) => false,
+            }
+    };
+    let mut out: Vec<(String, String)> = Vec::new();
+    for link in config.rules.link.iter().filter(|l| linked(l, seat)) {
         for other in snapshot
             .seats
             .iter()
-            .filter(|s| s.alive && s.player != player && s.faction == link.faction)
+            .filter(|s| s.alive && s.player != player && linked(link, s))
         {
-            if link.except_role.as_deref() != Some(other.role.as_str()) {
+            if !out.iter().any(|(p, _)| p == &other.player) {
                 out.push((other.player.clone(), link.cause.clone()));
             }
         }
@@ -514,6 +595,15 @@ pub fn followers(config: &GameConfig, snapshot: &Snapshot, player: &str) -> Vec<
 /// hold ("one elimination away"), by name. Empty when no single elimination does.
 pub fn one_away(snapshot: &Snapshot, rule: &WinRule) -> Vec<String> {
     let mut out = Vec::new();
+    // A faction that has lost cannot win (m103 L172), however many go out.
+    if !rule.loses
+        && rule
+            .faction
+            .as_ref()
+            .is_some_and(|f| snapshot.lost.contains(f))
+    {
+        return out;
+    }
     for (i, seat) in snapshot.seats.iter().enumerate().filter(|(_, s)| s.alive) {
         let mut next = snapshot.clone();
         next.seats[i].alive = false;
@@ -540,10 +630,41 @@ pub fn conditions(game: &GameConfig, snap: &Snapshot) -> (Vec<Condition>, Vec<Co
     if !complete(game) {
         return (Vec::new(), Vec::new());
     }
-    (
-        evaluate(snap, &game.rules.win),
-        evaluate(snap, &game.rules.warn),
-    )
+    let mut win = evaluate(snap, &game.rules.win);
+    for (c, r) in win.iter_mut().zip(&game.rules.win) {
+        let Some(f) = &r.faction else { continue };
+        if r.loses {
+            // A loss that held stands (`victory.losses_stand`).
+            c.holds |= snap.lost_by.contains(&r.name);
+        } else if snap.lost.contains(f) {
+            // "该阵营优先判负", "已经被判负的阵营无法再次达到胜利条件" (m103 L166, L172).
+            c.holds = false;
+        }
+    }
+    if game.rules.victory.last_faction_standing && !snap.lost.is_empty() {
+        // "场上仅有一个阵营尚未被判负，游戏立即结束，宣布此阵营胜利" (m103 L168).
+        let factions: std::collections::BTreeSet<&String> = snap
+            .seats
+            .iter()
+            .map(|s| &s.faction)
+            .chain(&snap.lost)
+            .filter(|f| !f.is_empty())
+            .collect();
+        let standing: Vec<&&String> = factions
+            .iter()
+            .filter(|f| !snap.lost.contains(**f))
+            .collect();
+        if let [f] = standing.as_slice() {
+            win.push(Condition {
+                name: format!("{f} 胜：其余阵营均已判负"),
+                when: "victory.last_faction_standing".into(),
+                holds: true,
+                error: None,
+            });
+        }
+    }
+    let warn = evaluate(snap, &game.rules.warn);
+    (win, warn)
 }
 
 /// How a win condition or warning stands, for the judge's mails.
