@@ -556,6 +556,79 @@ fn confirming_a_vote_applies_the_protections() {
     assert!(out.contains("李逵 投票出局，已记录"), "{out}");
 }
 
+/// jiaohui (001): the powers that save a player voted out are asked about before the result
+/// (L114, L184): `confirm` records nothing until the judge answers; 特赦 used in the same round
+/// as 背德的徽章 takes precedence and the badge is kept (L95); each power is used once (L85).
+#[test]
+fn jiaohui_pardon_is_asked_first_and_keeps_the_badge() {
+    let vote: Vec<PathBuf> = (1..=4)
+        .map(|p| {
+            common::fixtures().join(format!(
+                "discuz/desktop/guest/viewthread_tid3_vote_p{p}.html"
+            ))
+        })
+        .collect();
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples/banshayishi-12.toml"),
+    )
+    .unwrap()
+    .replace("ruleset = \"m103\"", "ruleset = \"jiaohui\"")
+    .replace(
+        "judges = [\"版杀一室法官\", \"admin\"]\n",
+        "judges = [\"版杀一室法官\", \"admin\"]\n[roster.roles]\n\"李逵\" = { role = \"恶魔之子\", faction = \"异教徒\" }\n\"大灰狼\" = { role = \"黑暗领主\", faction = \"异教徒\" }\n",
+    );
+    let cfg = d.path().join("game.toml");
+    std::fs::write(&cfg, text).unwrap();
+    let confirm = |extra: &[&str], code: i32| {
+        let out = Command::cargo_bin("bansha")
+            .unwrap()
+            .args(["confirm", "--day", "2", "--config"])
+            .arg(&cfg)
+            .args(extra)
+            .args(&vote)
+            .assert()
+            .code(code);
+        let o = out.get_output();
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    // 李逵 (恶魔之子) has the top vote: first the question, and nothing recorded.
+    let out = confirm(&[], 2);
+    assert!(out.contains("黑暗领主 是否对 李逵 使用“特赦”？"), "{out}");
+    assert!(
+        !d.path().join("game.state.json").exists(),
+        "nothing recorded"
+    );
+    // A power that cannot save him is refused.
+    let out = confirm(&["--pardon", "圣光"], 2);
+    assert!(
+        out.contains("不能用“圣光”") && out.contains("可用的：特赦"),
+        "{out}"
+    );
+    // 特赦 used: he is saved by it, and the badge is kept (L95).
+    let out = confirm(&["--pardon", "特赦"], 0);
+    assert!(out.contains("【特赦】李逵 被救回，不出局"), "{out}");
+    assert!(
+        out.contains("保护继续保留（不记录“背德的徽章已损坏”）"),
+        "{out}"
+    );
+    let st = state_text(&cfg);
+    assert!(st.contains("特赦已用 = 1"), "{st}");
+    assert!(!st.contains("背德的徽章已损坏"), "{st}");
+    assert!(st.contains("李逵 — 恶魔之子（异教徒） — 存活"), "{st}");
+    // Voted out again: 特赦 is spent, so no question; the badge absorbs it now (L57).
+    let out = confirm(&[], 0);
+    assert!(!out.contains("是否对"), "{out}");
+    assert!(out.contains("“背德的徽章”抵御了这次投杀"), "{out}");
+    // And a third time he is out.
+    let out = confirm(&[], 0);
+    assert!(out.contains("李逵 投票出局，已记录"), "{out}");
+}
+
 /// jiaohui §4.3 (seed 001 L140–L141): remainders modulo the seed, ascending, ties by submission
 /// time, roles in the listed order; the working is printed and the roster written.
 #[test]

@@ -164,12 +164,14 @@ pub fn change(
 
 /// `bansha confirm --day N PAGES…`: tally the day, apply the rules' protections, record the
 /// eliminations, and report what now holds.
+#[allow(clippy::too_many_arguments)]
 pub fn confirm(
     config: &Path,
     state_file: Option<&Path>,
     day: u32,
     round: u32,
     pages: &[PathBuf],
+    (pardon, no_pardon): (&[String], bool),
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
@@ -222,9 +224,55 @@ pub fn confirm(
     let mut state = load_state(&path)?;
     let before = state.snapshot(&game);
     let (win_before, warn_before) = conditions(&game, &before);
+    // The powers that could save those voted out are asked about before the result (jiaohui
+    // 001 L114 "计算高票 -> 征求黑暗领主和吟游诗人意见…-> 宣布被投杀人是否死亡"): until the judge says
+    // which were used, nothing is recorded.
+    let open: Vec<(String, &crate::domain::config::Pardon)> = tally
+        .outcome
+        .players
+        .iter()
+        .flat_map(|p| {
+            crate::domain::rules::state::pardons_open(&game, &before, p)
+                .into_iter()
+                .map(move |x| (p.clone(), x))
+        })
+        .collect();
+    if let Some(bad) = pardon
+        .iter()
+        .find(|u| !open.iter().any(|(_, x)| &&x.name == u))
+    {
+        writeln!(
+            err,
+            "错误：这次的结果不能用“{bad}”（已用过、持有者已出局，或不能救这名玩家）{}",
+            if open.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "；可用的：{}",
+                    open.iter()
+                        .map(|(_, x)| x.name.clone())
+                        .collect::<Vec<_>>()
+                        .join("、")
+                )
+            }
+        )?;
+        return Ok(2);
+    }
+    if !open.is_empty() && pardon.is_empty() && !no_pardon {
+        writeln!(err, "宣布结果之前，先征求意见：")?;
+        for (p, x) in &open {
+            writeln!(err, "  {} 是否对 {p} 使用“{}”？", x.by, x.name)?;
+        }
+        writeln!(
+            err,
+            "用了就加上 --pardon {}，都不用就加上 --no-pardon，再运行一次 confirm（这次什么也没有记录）",
+            open[0].1.name
+        )?;
+        return Ok(2);
+    }
     let at =
         crate::io::clock::Clock::now(&crate::io::clock::SystemClock(game.utc_offset)).to_rfc3339();
-    for c in crate::domain::rules::state::confirm(&game, &before, &tally.outcome.players) {
+    for c in crate::domain::rules::state::confirm(&game, &before, &tally.outcome.players, pardon) {
         match c {
             crate::domain::rules::state::Confirmed::Eliminated(p) => {
                 state.push(
@@ -249,6 +297,27 @@ pub fn confirm(
                         of,
                     );
                 }
+            }
+            crate::domain::rules::state::Confirmed::Pardoned {
+                player,
+                pardon,
+                used,
+                kept,
+            } => {
+                writeln!(out, "【{pardon}】{player} 被救回，不出局")?;
+                if let Some(k) = kept {
+                    writeln!(
+                        out,
+                        "同一轮使用时“{pardon}”优先生效，{player} 的保护继续保留（不记录“{k}”）"
+                    )?;
+                }
+                state.push(
+                    Change::Fact {
+                        key: used,
+                        value: 1.0,
+                    },
+                    at.clone(),
+                );
             }
             crate::domain::rules::state::Confirmed::Protected {
                 player,
@@ -365,6 +434,12 @@ pub struct ConfirmCommand {
     /// 第几轮：2 为高票辩论（第二轮）的结果
     #[arg(long, default_value_t = 1)]
     pub round: u32,
+    /// 被投杀者被这项权力救回（如 特赦、圣光；可写多次）
+    #[arg(long)]
+    pub pardon: Vec<String>,
+    /// 征求过意见，这次没有人使用救人的权力
+    #[arg(long, conflicts_with = "pardon")]
+    pub no_pardon: bool,
     /// 投票帖的页面文件（所有页）
     #[arg(required = true)]
     pub pages: Vec<PathBuf>,
@@ -378,6 +453,7 @@ impl ConfirmCommand {
             self.day,
             self.round,
             &self.pages,
+            (&self.pardon, self.no_pardon),
             out,
             err,
         )

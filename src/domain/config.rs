@@ -280,6 +280,9 @@ pub struct Rules {
     pub link: Vec<Link>,
     #[serde(default)]
     pub victory: VictoryRules,
+    /// Powers that save a player voted out, asked before the result (jiaohui).
+    #[serde(default)]
+    pub pardon: Vec<Pardon>,
     #[serde(default)]
     pub acceleration: AccelerationRules,
 }
@@ -307,6 +310,22 @@ pub struct Link {
     pub except_role: Option<String>,
     /// The cause recorded for those who follow ("殉情").
     pub cause: String,
+}
+
+/// A power that saves a player voted out, asked before the result is announced (jiaohui's 特赦
+/// and 圣光, 001 L85, L91, L114): once used, its fact is set; used in the same round as a
+/// protection it takes precedence and the protection is kept (L95).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Pardon {
+    /// Its name ("特赦").
+    pub name: String,
+    /// The role that decides whether to use it (it must be alive).
+    pub by: String,
+    /// The roles it can save (`"异教徒:恶魔之子"` qualifies by faction).
+    pub targets: Vec<String>,
+    /// The fact set to 1 once it is used ("特赦已用").
+    pub used_fact: String,
 }
 
 /// A protection applied when the judge confirms a vote's outcome.

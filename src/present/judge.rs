@@ -106,7 +106,16 @@ pub fn projection(game: &GameConfig, state: &GameState, outcome_players: &[Strin
     let before = state.snapshot(game);
     let mut after = state.clone();
     let mut lines = Vec::new();
-    for c in crate::domain::rules::state::confirm(game, &before, outcome_players) {
+    // The powers the judge must ask about before announcing (jiaohui L114).
+    for p in outcome_players {
+        for x in crate::domain::rules::state::pardons_open(game, &before, p) {
+            lines.push(format!(
+                "宣布结果之前先征求：{} 是否对 {p} 使用“{}”（用了：bansha confirm --pardon {}）",
+                x.by, x.name, x.name
+            ));
+        }
+    }
+    for c in crate::domain::rules::state::confirm(game, &before, outcome_players, &[]) {
         match c {
             crate::domain::rules::state::Confirmed::Eliminated(p) => {
                 lines.push(format!("{p} 出局"));
@@ -134,6 +143,9 @@ pub fn projection(game: &GameConfig, state: &GameState, outcome_players: &[Strin
                 player, message, ..
             } => {
                 lines.push(format!("【保护】{player}：{message}"));
+            }
+            crate::domain::rules::state::Confirmed::Pardoned { player, pardon, .. } => {
+                lines.push(format!("【{pardon}】{player} 被救回"));
             }
         }
     }

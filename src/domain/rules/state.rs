@@ -506,11 +506,44 @@ pub fn validate(config: &GameConfig) -> Result<(), String> {
     Ok(())
 }
 
+/// The powers that could save `player`, voted out, at `snapshot`: each not used yet, held by
+/// a living role, able to save that player's role. The judge asks before announcing (001 L114).
+pub fn pardons_open<'a>(
+    config: &'a GameConfig,
+    snapshot: &Snapshot,
+    player: &str,
+) -> Vec<&'a crate::domain::config::Pardon> {
+    let Some(seat) = snapshot.seats.iter().find(|s| s.player == player) else {
+        return Vec::new();
+    };
+    config
+        .rules
+        .pardon
+        .iter()
+        .filter(|p| snapshot.facts.get(&p.used_fact).copied().unwrap_or(0.0) < 1.0)
+        .filter(|p| {
+            snapshot
+                .seats
+                .iter()
+                .any(|s| s.alive && role_matches(s, &p.by))
+        })
+        .filter(|p| p.targets.iter().any(|t| role_matches(seat, t)))
+        .collect()
+}
+
 /// What confirming a vote does to one player.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum Confirmed {
     /// Out by the vote.
     Eliminated(String),
+    /// Saved by a power the judge says was used (`pardon`: its name; `used`: the fact it
+    /// sets); `kept`: the one-time protection's fact that is therefore not set (L95).
+    Pardoned {
+        player: String,
+        pardon: String,
+        used: String,
+        kept: Option<String>,
+    },
     /// Protected: the message for the judge; the fact a one-time protection used up, if any.
     Protected {
         player: String,
@@ -520,12 +553,22 @@ pub enum Confirmed {
 }
 
 /// Apply the rules' protections to the players a vote puts out.
-pub fn confirm(config: &GameConfig, snapshot: &Snapshot, players: &[String]) -> Vec<Confirmed> {
+/// `used`: the powers the judge says were used this round (by name); one that can save a
+/// player comes before any protection of theirs, which is kept (jiaohui L95).
+pub fn confirm(
+    config: &GameConfig,
+    snapshot: &Snapshot,
+    players: &[String],
+    used: &[String],
+) -> Vec<Confirmed> {
     let mut out = Vec::new();
     for p in players {
         let Some(seat) = snapshot.seats.iter().find(|s| &s.player == p) else {
             continue;
         };
+        let pardon = pardons_open(config, snapshot, p)
+            .into_iter()
+            .find(|x| used.contains(&x.name));
         let mut protected = None;
         for rule in &config.rules.protect {
             if !role_matches(seat, &rule.role) {
@@ -556,6 +599,18 @@ pub fn confirm(config: &GameConfig, snapshot: &Snapshot, players: &[String]) -> 
                 used: rule.once_fact.clone(),
             });
             break;
+        }
+        if let Some(x) = pardon {
+            out.push(Confirmed::Pardoned {
+                player: p.clone(),
+                pardon: x.name.clone(),
+                used: x.used_fact.clone(),
+                kept: match protected {
+                    Some(Confirmed::Protected { used, .. }) => used,
+                    _ => None,
+                },
+            });
+            continue;
         }
         out.push(protected.unwrap_or_else(|| Confirmed::Eliminated(p.clone())));
     }
