@@ -275,6 +275,28 @@ fn seed_rules_case_by_case() {
     assert!(player(&r2, "超人")["reasons"]
         .to_string()
         .contains("进程已加速"));
+    // L316 "必须行使特权的角色未在规定时间内行使": a power not used in time (the judge's record)
+    // is 潜水, before acceleration and after it (L314–315 scope only the posts and the vote).
+    for (text, what) in [(days.to_string(), "before"), (accelerated.clone(), "after")] {
+        let text = text.replace(
+            "dead = [\"龙舌\", \"青鸾花\"]\n",
+            "dead = [\"龙舌\", \"青鸾花\"]\nmissed_night_moves = [\"超人\"]\n",
+        );
+        let d = tempfile::tempdir().unwrap();
+        let r = lurk(
+            &game(d.path(), "m103", &text),
+            3,
+            &[discussion(), vote()].concat(),
+        );
+        let c = player(&r, "超人");
+        assert_eq!(c["verdict"], "lurk", "{what}: {c}");
+        assert!(
+            c["reasons"]
+                .to_string()
+                .contains("没有在规定时间内行使夜间行动"),
+            "{c}"
+        );
+    }
     // Everyone voted in the captured thread; with only its first page, 李逵 (pid 80 is on page 2)
     // has not.
     let r = lurk(
@@ -431,7 +453,9 @@ fn qipan_duties_are_the_vote_and_the_night_move() {
     let chaoren = player(&r, "超人");
     assert_eq!(chaoren["verdict"], "lurk");
     assert!(
-        chaoren["reasons"].to_string().contains("没有行使夜间行动"),
+        chaoren["reasons"]
+            .to_string()
+            .contains("没有在规定时间内行使夜间行动"),
         "{chaoren}"
     );
     assert_eq!(

@@ -445,6 +445,9 @@ impl Daemon {
         if let Err(e) = self.close_edit_windows(now, &mut report) {
             report.errors.push(e.to_string());
         }
+        if let Err(e) = self.remind(now, &mut report) {
+            report.errors.push(e.to_string());
+        }
         for g in &self.settings.games {
             if let Err(e) = self.watch_state(g, now, &mut report) {
                 report.errors.push(format!("{}: {e:#}", g.name));
@@ -557,6 +560,11 @@ impl Daemon {
         } else {
             None
         };
+        let flags = if round == 1 {
+            self.day_flags(g, d, now.min(d.closes_at), now)?
+        } else {
+            Vec::new()
+        };
         if let Ok(mut views) = self.views.lock() {
             views.insert(
                 (g.name.clone(), d.day),
@@ -565,6 +573,7 @@ impl Daemon {
                     day: d.clone(),
                     tally: tally.clone(),
                     lurk,
+                    flags,
                 },
             );
         }
@@ -1020,6 +1029,36 @@ impl Daemon {
         ))
     }
 
+    /// The posts of the day's game threads (vote, discussion, progress) the judge should look
+    /// at, from the record as it stood at `as_of` (`rules::flags`).
+    fn day_flags(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        as_of: Time,
+        now: Time,
+    ) -> anyhow::Result<Vec<crate::domain::rules::flags::Flag>> {
+        let f = &g.rules.flags;
+        let any = f.red_font
+            || f.large_font
+            || f.dead_players
+            || f.spectators
+            || f.max_quote_chars.is_some()
+            || !f.keywords.is_empty();
+        if !any {
+            return Ok(Vec::new());
+        }
+        let mut threads: Vec<u64> = d.vote_thread.into_iter().collect();
+        threads.extend(&d.discussion_threads);
+        threads.extend(d.progress_thread);
+        threads.dedup();
+        let mut posts = Vec::new();
+        for t in threads {
+            posts.extend(self.store.posts_at_close(t, as_of, now)?);
+        }
+        Ok(crate::domain::rules::flags::flags(g, d, &posts))
+    }
+
     /// What tally mails are drawn with: the forum's address and the machine's fonts (loaded for
     /// each mail that is built, and dropped after it).
     fn drawing(&self) -> crate::present::html::Drawing<'_> {
@@ -1238,7 +1277,9 @@ impl Daemon {
             &g.rules.discipline,
         );
         let key = self.key(g, d, "lurk");
-        let mail = mails::lurk(g, d, &lurk, &entries, &standings, now);
+        let flags = self.day_flags(g, d, d.closes_at, now)?;
+        let mut mail = mails::lurk(g, d, &lurk, &entries, &standings, now);
+        mail.body += &mails::flags(&flags, &self.settings.forum.base_url);
         if self.store.enqueue(&key, &mail)? {
             report.mails_queued += 1;
         }
@@ -1271,6 +1312,19 @@ impl Daemon {
         self.queue(&key, report, || {
             mails::runoff_duty(g2, d, &entries, &ledger, &standings, now)
         })?;
+        Ok(())
+    }
+
+    /// The rules' reminders due now (m103's night deadlines), each mailed once.
+    fn remind(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<()> {
+        for g in &self.settings.games {
+            for d in &g.days {
+                for (key, i, at) in decide::reminders_due(g, d, now) {
+                    let text = &g.rules.reminder[i].text;
+                    self.queue(&key, report, || mails::reminder(g, d, text, at, now))?;
+                }
+            }
+        }
         Ok(())
     }
 

@@ -384,6 +384,37 @@ pub fn round_two(
     (g2, phase)
 }
 
+/// How long after its time a reminder is still worth sending (after a longer downtime it is
+/// dropped: the deadline it warns of has passed).
+pub const REMINDER_GRACE_MINUTES: i64 = 60;
+
+/// When each of the rules' reminders falls for day `d` (by index): from its close, or from the
+/// next day's `opens_at` (none when that is not set).
+pub fn reminder_times(g: &GameConfig, d: &DayConfig) -> Vec<(usize, Time)> {
+    g.rules
+        .reminder
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| {
+            let anchor = match r.from.as_str() {
+                "close" => Some(d.closes_at),
+                _ => g.day(d.day + 1).and_then(|n| n.opens_at),
+            }?;
+            Some((i, anchor + Duration::minutes(r.minutes)))
+        })
+        .collect()
+}
+
+/// The reminders of day `d` due at `now`, with their store keys: each once, from its time
+/// until `REMINDER_GRACE_MINUTES` after it.
+pub fn reminders_due(g: &GameConfig, d: &DayConfig, now: Time) -> Vec<(String, usize, Time)> {
+    reminder_times(g, d)
+        .into_iter()
+        .filter(|(_, t)| *t <= now && now < *t + Duration::minutes(REMINDER_GRACE_MINUTES))
+        .map(|(i, t)| (format!("reminder/{}/{}/{i}", g.id, d.day), i, t))
+        .collect()
+}
+
 /// What a game id gets for its round 2 (`round_two`).
 pub const ROUND_TWO: &str = "~r2";
 
@@ -494,6 +525,40 @@ mod tests {
             },
             now,
         ))
+    }
+
+    /// m103 L236–239: 30 minutes after the close, and 30 minutes before the next day opens
+    /// (when it has an `opens_at`); each due from its time for an hour.
+    #[test]
+    fn reminders_fall_around_the_close_and_the_next_opening() {
+        let mut g = game();
+        let d = g.day(2).unwrap().clone();
+        let times = reminder_times(&g, &d);
+        assert_eq!(
+            times,
+            vec![(0, at("2026-11-29 21:30"))],
+            "no day 3: no next opening"
+        );
+        g.days.push(crate::domain::config::DayConfig {
+            day: 3,
+            opens_at: Some(at("2026-11-30 09:00")),
+            ..d.clone()
+        });
+        let d = g.day(2).unwrap().clone();
+        assert_eq!(
+            reminder_times(&g, &d),
+            vec![(0, at("2026-11-29 21:30")), (1, at("2026-11-30 08:30"))]
+        );
+        assert!(reminders_due(&g, &d, at("2026-11-29 21:29")).is_empty());
+        let due = reminders_due(&g, &d, at("2026-11-29 21:30"));
+        assert_eq!(
+            due,
+            vec![(format!("reminder/{}/2/0", g.id), 0, at("2026-11-29 21:30"))]
+        );
+        assert!(
+            reminders_due(&g, &d, at("2026-11-29 22:30")).is_empty(),
+            "an hour late: dropped"
+        );
     }
 
     /// A final made with other rulings than those now on its day is made again, as a

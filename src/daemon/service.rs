@@ -82,7 +82,7 @@ const TICK_SLACK: Duration = Duration::milliseconds(500);
 
 /// The moments the one-shot phase jobs fire: a few seconds after each future lock-window start
 /// and close of every day with a vote thread, whether or not it is watched yet (a day that
-/// opens while the service runs gets its jobs too).
+/// opens while the service runs gets its jobs too), and after each of the rules' reminders.
 pub fn phase_jobs(games: &[crate::domain::config::GameConfig], now: Time) -> Vec<Time> {
     let mut out: Vec<Time> = games
         .iter()
@@ -91,6 +91,11 @@ pub fn phase_jobs(games: &[crate::domain::config::GameConfig], now: Time) -> Vec
                 .iter()
                 .filter(|d| d.vote_thread.is_some())
                 .flat_map(move |d| [crate::daemon::decide::lock_from(g, d), Some(d.closes_at)])
+                .chain(g.days.iter().flat_map(move |d| {
+                    crate::daemon::decide::reminder_times(g, d)
+                        .into_iter()
+                        .map(|(_, t)| Some(t))
+                }))
         })
         .flatten()
         .map(|t| t + Duration::seconds(5))
@@ -357,18 +362,23 @@ mod tests {
         later.closes_at = at("2026-11-30T21:00:00+08:00");
         let mut g = g;
         g.days.push(later);
-        // Day 3 is not watched on the 29th, but its lock and close get their jobs then.
+        // Day 3 is not watched on the 29th, but its lock and close get their jobs then; so do
+        // m103's reminders (002 L236–239: 30 minutes after each close, 30 minutes before day
+        // 3 opens).
         let jobs = phase_jobs(std::slice::from_ref(&g), at("2026-11-29T12:00:00+08:00"));
         assert_eq!(
             jobs,
             [
                 at("2026-11-29T20:00:05+08:00"),
                 at("2026-11-29T21:00:05+08:00"),
+                at("2026-11-29T21:30:05+08:00"),
+                at("2026-11-30T08:30:05+08:00"),
                 at("2026-11-30T20:00:05+08:00"),
-                at("2026-11-30T21:00:05+08:00")
+                at("2026-11-30T21:00:05+08:00"),
+                at("2026-11-30T21:30:05+08:00")
             ]
         );
-        assert_eq!(phase_jobs(&[g], at("2026-11-30T20:30:00+08:00")).len(), 1);
+        assert_eq!(phase_jobs(&[g], at("2026-11-30T20:30:00+08:00")).len(), 2);
     }
 
     #[test]

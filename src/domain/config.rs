@@ -283,6 +283,12 @@ pub struct Rules {
     /// Powers that save a player voted out, asked before the result (jiaohui).
     #[serde(default)]
     pub pardon: Vec<Pardon>,
+    /// Reminders to the judge at times around each day (m103).
+    #[serde(default)]
+    pub reminder: Vec<Reminder>,
+    /// Posts flagged for the judge.
+    #[serde(default)]
+    pub flags: FlagRules,
     #[serde(default)]
     pub acceleration: AccelerationRules,
 }
@@ -310,6 +316,39 @@ pub struct Link {
     pub except_role: Option<String>,
     /// The cause recorded for those who follow ("殉情").
     pub cause: String,
+}
+
+/// Posts the judge should look at (never in public output): what the rule posts forbid but
+/// only the judge can rule on.
+#[derive(Debug, Clone, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlagRules {
+    /// Red font (m103 L331 "禁止使用红色字体").
+    pub red_font: bool,
+    /// Enlarged font (m103 L332 "禁止使用放大字体").
+    pub large_font: bool,
+    /// Posts by players already out (chuhan L123, jiaohui L191, m103 L319).
+    pub dead_players: bool,
+    /// Posts by people who are neither players nor judges (chuhan L124 "旁观者不得在游戏室内发言").
+    pub spectators: bool,
+    /// A quote longer than this many characters (chuhan L133 "不得全文大段引用玩家的发言"; the
+    /// forum's quote button cuts a quote to about 100).
+    pub max_quote_chars: Option<usize>,
+    /// Words the judge watches for in a post's own text (qipan L85: talk about items).
+    pub keywords: Vec<String>,
+}
+
+/// A reminder the judge is mailed at a time the rules set around a day (m103's 30-minute night
+/// deadlines, L235–239).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Reminder {
+    /// "close" (the day's close) or "next_open" (the next day's `opens_at`).
+    pub from: String,
+    /// Minutes after it (negative: before).
+    pub minutes: i64,
+    /// What the judge is told.
+    pub text: String,
 }
 
 /// A power that saves a player voted out, asked before the result is announced (jiaohui's 特赦
@@ -1097,6 +1136,19 @@ fn check_rules(rules: &Rules, g: &GameText, ruleset: &RulesetText) -> Result<(),
             &["rules", "link"],
             "每条 link 只写 faction（同阵营一起出局）或 mark（同一标记一起出局，如情侣）之一"
                 .into(),
+        ));
+    }
+    if let Some(i) = rules
+        .reminder
+        .iter()
+        .position(|r| !["close", "next_open"].contains(&r.from.as_str()))
+    {
+        return Err(at(
+            &["rules", "reminder"],
+            format!(
+                "第 {} 条 reminder 的 from 只能是 close（当天截止）或 next_open（次日开始）",
+                i + 1
+            ),
         ));
     }
     if let Err(e) = regex::Regex::new(&rules.acceleration.request) {

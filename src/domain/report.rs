@@ -16,6 +16,8 @@ pub struct DayView {
     pub tally: Tally,
     /// 潜水 counts so far (when the rules judge 潜水).
     pub lurk: Option<crate::domain::rules::lurk::LurkReport>,
+    /// Posts flagged for the judge so far (judge-only).
+    pub flags: Vec<crate::domain::rules::flags::Flag>,
 }
 
 /// What one cycle did (logged, and kept for `bansha status`).

@@ -191,6 +191,7 @@ pub fn page(d: &Dashboard) -> String {
             if let Some(l) = &v.lurk {
                 h += &lurk_html(l, now >= v.day.closes_at);
             }
+            h += &flags_html(&v.flags, d.forum_base);
             h += "</div>\n";
         }
         h += &rulings_html(g, d.rulings.get(&g.name).map(Vec::as_slice).unwrap_or(&[]));
@@ -291,6 +292,28 @@ fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String
         );
     }
     h + "</table>\n"
+}
+
+/// The posts flagged for the judge on a day, each with its floor link (judge-only).
+fn flags_html(flags: &[crate::domain::rules::flags::Flag], base: &str) -> String {
+    if flags.is_empty() {
+        return String::new();
+    }
+    let mut h = format!(
+        "<h4>需要注意的帖子（仅法官可见，{} 条）</h4>\n<ul class=\"flags\">\n",
+        flags.len()
+    );
+    for f in flags {
+        h += &format!(
+            "<li>{} <a href=\"{}\">{} {}</a>：{}</li>\n",
+            esc(&f.thread),
+            esc(&crate::present::html::floor_url(base, f.tid, f.pid)),
+            esc(&f.floor),
+            esc(&f.author),
+            esc(&f.what)
+        );
+    }
+    h + "</ul>\n"
 }
 
 /// A refused mail as the judge reads it (dashboard and `bansha status`).

@@ -316,6 +316,39 @@ pub fn runoff_duty(
     )
 }
 
+/// The judge-only part of the end-of-day mail: the posts flagged for the judge, each with its
+/// floor link (empty when there are none). Below a line that says not to paste it.
+pub fn flags(flags: &[crate::domain::rules::flags::Flag], base: &str) -> String {
+    if flags.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "\n—— 仅法官可见（不要贴到论坛）：需要注意的帖子 {} 条 ——\n",
+        flags.len()
+    );
+    for f in flags {
+        s += &format!(
+            "{} {} {}：{}\n  {}\n",
+            f.thread,
+            f.floor,
+            f.author,
+            f.what,
+            crate::present::html::floor_url(base, f.tid, f.pid)
+        );
+    }
+    s
+}
+
+/// One of the rules' reminders, due at `at` (m103's night deadlines).
+pub fn reminder(g: &GameConfig, d: &DayConfig, text: &str, at: Time, now: Time) -> Mail {
+    let first = text.split(['：', '。']).next().unwrap_or(text);
+    Mail::text(
+        subject(g, d.day, &format!("提醒：{first}")),
+        format!("{}（{}）\n\n{text}\n\n（此提醒只发一次。）", first, fmt(at)),
+        now,
+    )
+}
+
 /// m103: more than half of the living have asked to accelerate in the progress thread `pt`.
 pub fn acceleration(
     g: &GameConfig,

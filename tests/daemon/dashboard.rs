@@ -121,6 +121,12 @@ pub(crate) async fn the_dashboard_shows_the_live_tally_in_a_browser() {
     );
     assert!(dom.contains("<svg"), "the timeline: {dom}");
     assert!(dom.contains("发言统计（潜水）：截至目前"), "{dom}");
+    // m103 L331 "禁止使用红色字体": the red posts so far, each linked to its floor (judge-only).
+    assert!(dom.contains("需要注意的帖子（仅法官可见"), "{dom}");
+    assert!(
+        dom.contains("ptid=3&amp;pid=103\">26# 超人</a>：红色字体"),
+        "{dom}"
+    );
     assert!(dom.contains("<b style=\"color:#1a7f37\">正常</b>"), "{dom}");
     let png = std::fs::read(&shot).unwrap();
     assert!(

@@ -89,14 +89,17 @@ async fn a_day_of_polling_mails_the_judge_each_thing_once() {
     assert_eq!(r["edited_posts"], 1, "pid 98: {r}");
 
     // 21:30 — the one look after the close (due ten minutes after it): the whole vote thread
-    // once more; nothing new, so nothing is sent again. 22:00 — the closed day is no longer
-    // polled.
+    // once more; nothing new, so nothing is sent again but m103's reminder that the night's
+    // 30 minutes are up (002 L236–237). 22:00 — the closed day is no longer polled.
     let sent_before = mailbox.mails.lock().unwrap().len();
     let requests_before = forum.lock().unwrap().requests;
     let r = run("2026-11-29 21:30:00").await;
-    assert_eq!(r["mails_queued"], 0, "{r}");
+    assert_eq!(r["mails_queued"], 1, "{r}");
     assert_eq!(r["edited_posts"], 0, "{r}");
-    assert_eq!(mailbox.mails.lock().unwrap().len(), sent_before);
+    assert_eq!(mailbox.mails.lock().unwrap().len(), sent_before + 1);
+    assert!(subject_lines(&mailbox)
+        .last()
+        .is_some_and(|s| s.contains("提醒：关门已满 30 分钟")));
     assert_eq!(
         forum.lock().unwrap().requests,
         requests_before + 4,
@@ -104,7 +107,7 @@ async fn a_day_of_polling_mails_the_judge_each_thing_once() {
     );
     let r = run("2026-11-29 22:00:00").await;
     assert_eq!(r["requests"], 0, "{r}");
-    assert_eq!(mailbox.mails.lock().unwrap().len(), sent_before);
+    assert_eq!(mailbox.mails.lock().unwrap().len(), sent_before + 1);
     assert_eq!(forum.lock().unwrap().requests, requests_before + 4);
 
     // The judge's mailbox: every mail once.
@@ -1055,4 +1058,92 @@ pub(crate) async fn a_jiaohui_tie_at_a_quarter_goes_to_round_two() {
     assert!(text.contains("第二轮（高票辩论）"), "{text}");
     assert!(text.contains("冷雪 不是第二轮候选人"), "{text}");
     assert!(text.contains("小飞 以 3 票最高，出局"), "{text}");
+}
+
+/// m103's night deadlines (002 L235–237): 30 minutes after the close the judge is reminded
+/// that the night's powers are now forfeit, once, through the daemon.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn the_rules_reminders_are_mailed_once_at_their_time() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let reminders = |m: &Mailbox| -> Vec<String> {
+        subject_lines(m)
+            .into_iter()
+            .filter(|s| s.contains("提醒：关门已满 30 分钟"))
+            .collect()
+    };
+    for (now, ts, n) in [
+        ("2026-11-29 21:06:00", 1795957560, 0),
+        ("2026-11-29 21:30:05", 1795959005, 1),
+        ("2026-11-29 21:45:00", 1795959900, 1),
+    ] {
+        forum.lock().unwrap().at = ts;
+        let r = cycle_at(&config, now).await;
+        assert_eq!(r["errors"], serde_json::json!([]), "{now}: {r}");
+        assert_eq!(
+            reminders(&mailbox).len(),
+            n,
+            "{now}: {:?}",
+            subject_lines(&mailbox)
+        );
+    }
+    let text = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|m| summary(m).1.contains("提醒："))
+        .map(|m| body(m))
+        .unwrap();
+    assert!(text.contains("2026-11-29 21:30"), "{text}");
+    assert!(text.contains("missed_night_moves"), "{text}");
+}
+
+/// The flags of issue 20 (m103 002 L331 "禁止使用红色字体", L319 "禁止已出局角色在讨论帖、投票帖
+/// …中发言"): the end-of-day mail lists, below its public part, the posts the judge should look
+/// at, each with its floor link; nothing of it is in the BBCode the judge pastes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn the_end_of_day_mail_flags_posts_for_the_judge() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    // 超人 is recorded out before day 2: his posts in the day's threads are flagged too.
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let text = std::fs::read_to_string(&game).unwrap().replacen(
+        "dead = [\"龙舌\", \"青鸾花\"]",
+        "dead = [\"龙舌\", \"青鸾花\", \"超人\"]",
+        1,
+    );
+    std::fs::write(&game, text).unwrap();
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let text = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|m| summary(m).1.contains("发言统计"))
+        .map(|m| body(m))
+        .expect("the end-of-day mail");
+    let (public, judge) = text
+        .split_once("—— 仅法官可见（不要贴到论坛）：需要注意的帖子")
+        .expect("the judge-only part");
+    assert!(!public.contains("红色字体"), "{public}");
+    assert!(
+        judge.contains("投票帖 26# 超人：红色字体；已出局的玩家在游戏帖发言"),
+        "{judge}"
+    );
+    assert!(
+        judge.contains("forum.php?mod=redirect&goto=findpost&ptid=3&pid=103"),
+        "{judge}"
+    );
+    assert!(judge.contains("讨论帖 tid 4 54# 李逵：红色字体"), "{judge}");
+    assert!(
+        !judge.contains("版杀一室法官"),
+        "the judge's own posts: {judge}"
+    );
 }

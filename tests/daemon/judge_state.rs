@@ -124,7 +124,9 @@ async fn state_changes_are_mailed_to_the_judge_once() {
         .any(|s| s.ends_with("提醒：再有一名非刺客出局，刺客即达到存活总数的一半")));
     let away = mails
         .iter()
-        .find(|(s, _)| s.ends_with("再出局一人即成立：我爱皇帝 负：密探、太医、侍卫、太子全部出局"))
+        .find(|(s, _)| {
+            s.ends_with("再出局一人即成立：我爱皇帝 负：本阵营的密探、太医、侍卫、太子全部出局")
+        })
         .expect("one away");
     assert!(
         away.1.contains("以下任何一人出局，该条件即成立：小熊维尼"),
@@ -145,7 +147,8 @@ async fn state_changes_are_mailed_to_the_judge_once() {
     // Nothing changed: nothing mailed again.
     assert!(cycle("2026-11-29 12:20:00").await.is_empty());
 
-    // 太子 out: 4 of 8 — the assassins win and the court has lost.
+    // 太子 out: 4 of 8 — the assassins win, the court has lost, and so the assassins are the
+    // last faction not lost (002 L168).
     change(&["eliminate", "小熊维尼", "--cause", "投票", "--day", "2"]);
     let mails = cycle("2026-11-29 12:30:00").await;
     let mut subjects: Vec<String> = mails.into_iter().map(|(s, _)| s).collect();
@@ -153,7 +156,8 @@ async fn state_changes_are_mailed_to_the_judge_once() {
     assert_eq!(
         subjects,
         [
-            "[版杀一室 第十二局] 胜负条件成立：我爱皇帝 负：密探、太医、侍卫、太子全部出局",
+            "[版杀一室 第十二局] 胜负条件成立：我爱皇帝 负：本阵营的密探、太医、侍卫、太子全部出局",
+            "[版杀一室 第十二局] 胜负条件成立：杀了狗皇帝 胜：其余阵营均已判负",
             "[版杀一室 第十二局] 胜负条件成立：杀了狗皇帝（刺客）胜：存活人数不少于存活总数的一半",
         ]
     );
@@ -162,7 +166,7 @@ async fn state_changes_are_mailed_to_the_judge_once() {
     change(&["undo"]);
     assert!(cycle("2026-11-29 12:40:00").await.is_empty());
     change(&["eliminate", "小熊维尼", "--cause", "投票", "--day", "2"]);
-    assert_eq!(cycle("2026-11-29 12:50:00").await.len(), 2);
+    assert_eq!(cycle("2026-11-29 12:50:00").await.len(), 3);
 }
 
 // ---------------------------------------------------------------- the poll (bansha42)

@@ -281,11 +281,17 @@ pub fn lurk(
         if rules.must_vote && voted == Some(false) {
             reasons.push("本讨论日没有投票".into());
         }
-        if rules.night_move_duty && d.missed_night_moves.contains(&player) {
-            reasons.push("没有行使夜间行动（法官记录）".into());
+        // Post counts and the vote duty lapse once the game is accelerated (m103 L314–315
+        // "在未加快进程的…"); a power not used in time does not (L316).
+        let accelerated = rules.only_before_acceleration && d.accelerated_by(d.closes_at);
+        if accelerated {
+            reasons.clear();
         }
-        if rules.only_before_acceleration && d.accelerated_by(d.closes_at) && !reasons.is_empty() {
-            reasons = vec!["进程已加速，不再判潜水".into()];
+        if rules.night_move_duty && d.missed_night_moves.contains(&player) {
+            reasons.push("没有在规定时间内行使夜间行动（法官记录）".into());
+        }
+        if accelerated && reasons.is_empty() {
+            reasons = vec!["进程已加速，不再按发言数和投票判潜水".into()];
             players.push(PlayerCount {
                 player,
                 uid: None,
@@ -449,7 +455,7 @@ fn rule_words(rules: &crate::domain::config::LurkRules) -> (String, String) {
         rule.push_str("，或没有投票");
     }
     if rules.night_move_duty {
-        rule.push_str("，或没有行使夜间行动");
+        rule.push_str("，或没有在规定时间内行使夜间行动");
     }
     (penalty, rule)
 }

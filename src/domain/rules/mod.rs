@@ -5,6 +5,7 @@ pub mod acceleration;
 pub mod channels;
 pub mod checks;
 pub mod draw;
+pub mod flags;
 pub mod ledger;
 pub mod lurk;
 pub mod roster;
