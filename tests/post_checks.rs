@@ -8,13 +8,14 @@ use bansha_parsers::wordcount::count;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// The first `n` words of seed 000's prose (spaces and line breaks dropped).
+/// The first `n` words of seed 000's prose (spaces, line breaks and quotation marks dropped: a
+/// case's quotations are its own).
 fn words(n: usize, offset: usize) -> String {
     let seed = std::fs::read_to_string(common::fixtures().join("seeds/000_chuhan.txt")).unwrap();
     let mut out = String::new();
     for c in seed
         .chars()
-        .filter(|c| !c.is_whitespace() && !c.is_ascii())
+        .filter(|c| !c.is_whitespace() && !c.is_ascii() && !"“”「」『』".contains(*c))
         .skip(offset)
     {
         if count(&out).words >= n {
@@ -240,6 +241,71 @@ fn bansha42_kill_posts() {
         ],
     );
     assert_eq!(v["pass"], true, "{v}");
+}
+
+/// bansha42 L58 "分散引用的累计计算，但如是古诗词赏析杀帖中必须引用点评的诗词句不计": inline
+/// quotations are quotes, summed; the judge exempts a 古诗词赏析 post. L57 "文字要求用中文简化汉字":
+/// traditional characters fail, counted. And a post of a saved page, by pid.
+#[test]
+fn bansha42_inline_quotes_traditional_characters_and_saved_pages() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    let code = ["--code-name", "圣火令"];
+    cite("004_bansha42.txt", 58, "分散引用的累计计算");
+    let own = format!("圣火令{}", words(820, 0));
+    // Two inline quotations of 50 words each: 100 of 923, over 10% together.
+    let post = format!("{own}“{}”又道「{}」", words(50, 3000), words(50, 4000));
+    let v = check(dir, "bansha42", "kill", &post, &code);
+    fails(&v, "引用 100 字");
+    assert_eq!(v["figures"]["quoted_words"], 100, "{v}");
+    // One of them alone is within the limit.
+    let one = format!("{own}“{}”", words(50, 3000));
+    assert_eq!(check(dir, "bansha42", "kill", &one, &code)["pass"], true);
+    // A 古诗词赏析 post's verses are the judge's call.
+    let poetry = [&code[..], &["--poetry"]].concat();
+    assert_eq!(check(dir, "bansha42", "kill", &post, &poetry)["pass"], true);
+
+    cite("004_bansha42.txt", 57, "文字要求用中文简化汉字");
+    let trad = format!("{own}憂鬱的台灣烏龜");
+    fails(
+        &check(dir, "bansha42", "kill", &trad, &code),
+        "含繁体字 5 个（憂鬱灣烏龜）",
+    );
+    // Phrases stay as simplified writing has them (乾隆 is not 干隆).
+    let qianlong = format!("{own}乾隆皇帝");
+    assert_eq!(
+        check(dir, "bansha42", "kill", &qianlong, &code)["pass"],
+        true
+    );
+
+    // A post of a saved page: 32# 花千树's ballot (pid 113) is no report.
+    let page = common::fixtures().join("discuz/desktop/guest/viewthread_tid3_vote_p4.html");
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["check-post", "--kind", "report", "--pid", "113", "--config"])
+        .arg(game(dir, "bansha42"))
+        .arg(&page)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(text.contains("32# 花千树（pid 113）"), "{text}");
+    assert!(text.contains("不合格——总字数"), "{text}");
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args([
+            "check-post",
+            "--kind",
+            "report",
+            "--pid",
+            "999999",
+            "--config",
+        ])
+        .arg(game(dir, "bansha42"))
+        .arg(&page)
+        .assert()
+        .code(1);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("里没有 pid 999999 的帖子"), "{err}");
 }
 
 #[test]

@@ -194,6 +194,88 @@ pub fn figures(own_text: &str, quotes: &[&str]) -> Figures {
     }
 }
 
+/// Split text into what is outside and what is inside inline quotation marks (“…”, 「…」,
+/// 『…』), outermost pairs only; a mark left open is text. bansha42 counts inline quotations
+/// as quotes (004 L58 "分散引用的累计计算").
+pub fn split_inline_quotes(text: &str) -> (String, Vec<String>) {
+    let mut own = String::new();
+    let mut quotes = Vec::new();
+    let mut open: Option<(char, usize)> = None;
+    let mut depth = 0usize;
+    let close_of = |c: char| match c {
+        '“' => Some('”'),
+        '「' => Some('」'),
+        '『' => Some('』'),
+        _ => None,
+    };
+    let mut last = 0;
+    for (i, c) in text.char_indices() {
+        match open {
+            None => {
+                if close_of(c).is_some() {
+                    own.push_str(&text[last..i]);
+                    open = Some((c, i + c.len_utf8()));
+                    depth = 1;
+                }
+            }
+            Some((o, start)) => {
+                if c == o && close_of(o) != Some(o) {
+                    depth += 1;
+                } else if Some(c) == close_of(o) {
+                    depth -= 1;
+                    if depth == 0 {
+                        quotes.push(text[start..i].to_string());
+                        open = None;
+                        last = i + c.len_utf8();
+                    }
+                }
+            }
+        }
+    }
+    match open {
+        // Never closed: the mark and what follows are the post's own text.
+        Some((o, start)) => own.push_str(&text[start - o.len_utf8()..]),
+        None => own.push_str(&text[last..]),
+    }
+    (own, quotes)
+}
+
+/// The traditional characters in `text` (004 L57 "文字要求用中文简化汉字"), each with how often it
+/// appears, in order of first appearance: those OpenCC's traditional-to-simplified conversion
+/// (phrase-aware, so 乾隆 stays) changes. Pure Rust (ferrous-opencc, its dictionaries built in).
+pub fn traditional_chars(text: &str) -> Vec<(char, usize)> {
+    use std::sync::LazyLock;
+    static T2S: LazyLock<Option<ferrous_opencc::OpenCC>> = LazyLock::new(|| {
+        ferrous_opencc::OpenCC::from_config(ferrous_opencc::config::BuiltinConfig::T2s).ok()
+    });
+    let Some(cc) = T2S.as_ref() else {
+        return Vec::new();
+    };
+    let mut out: Vec<(char, usize)> = Vec::new();
+    let mut note = |c: char| match out.iter_mut().find(|(x, _)| *x == c) {
+        Some((_, n)) => *n += 1,
+        None => out.push((c, 1)),
+    };
+    // Line by line: a conversion that changes a line's length (rare) is compared char by char.
+    for line in text.lines() {
+        let simplified = cc.convert(line);
+        if simplified.chars().count() == line.chars().count() {
+            for (a, b) in line.chars().zip(simplified.chars()) {
+                if a != b {
+                    note(a);
+                }
+            }
+        } else {
+            for a in line.chars() {
+                if !cc.convert(&a.to_string()).starts_with(a) {
+                    note(a);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Split BBCode text into its own text and its `[quote]` blocks (for text a judge pastes).
 pub fn split_bbcode_quotes(text: &str) -> (String, Vec<String>) {
     let lower = text.to_ascii_lowercase();
@@ -238,4 +320,30 @@ pub fn split_bbcode_quotes(text: &str) -> (String, Vec<String>) {
     }
     own.push_str(&text[pos..]);
     (own, quotes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_quotations_outermost_nested_and_open() {
+        let (own, q) = split_inline_quotes("他说“今夜「月」明”，又说『好』。");
+        assert_eq!(own, "他说，又说。");
+        assert_eq!(q, ["今夜「月」明", "好"]);
+        let (own, q) = split_inline_quotes("未完“的引号");
+        assert_eq!((own.as_str(), q.len()), ("未完“的引号", 0));
+        let (own, q) = split_inline_quotes("”「」");
+        assert_eq!((own.as_str(), q), ("”", vec![String::new()]));
+    }
+
+    #[test]
+    fn traditional_characters_are_counted_phrases_kept() {
+        assert_eq!(
+            traditional_chars("憂鬱的台灣烏龜，烏龜"),
+            [('憂', 1), ('鬱', 1), ('灣', 1), ('烏', 2), ('龜', 2)]
+        );
+        assert!(traditional_chars("乾隆皇帝在后宫，著名作家").is_empty());
+        assert!(traditional_chars("").is_empty());
+    }
 }

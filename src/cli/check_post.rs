@@ -1,5 +1,6 @@
-//! `bansha check-post --config GAME.toml --kind KIND [--code-name X]... [--edited]
-//! [--compare FILE]... FILE|-`: a report or kill post against the game's rules.
+//! `bansha check-post --config GAME.toml --kind KIND [--code-name X]... [--edited] [--poetry]
+//! [--compare FILE]... [--pid P] FILE|-`: a report or kill post against the game's rules — as
+//! BBCode text, or (with `--pid`) the post of a saved thread page.
 
 use crate::domain::rules::checks::check_post;
 use bansha_parsers::wordcount::split_bbcode_quotes;
@@ -11,6 +12,8 @@ pub struct CheckArgs {
     pub kind: String,
     pub code_names: Vec<String>,
     pub edited: bool,
+    pub poetry: bool,
+    pub pid: Option<u64>,
     pub compare: Vec<PathBuf>,
     pub json: bool,
     pub file: PathBuf,
@@ -43,12 +46,44 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
         )?;
         return Ok(2);
     };
-    let text = match crate::cli::wordcount::read_text(&args.file, err)? {
-        Ok(t) => t,
-        Err(m) => {
-            writeln!(err, "错误：{m}")?;
-            return Ok(1);
+    // A saved page and a pid: that post's text, quotes and edit notice as the forum shows them.
+    let from_page = match args.pid {
+        Some(pid) => {
+            let opts = bansha_parsers::ParseOptions {
+                utc_offset: game.utc_offset,
+            };
+            let pages = match crate::cli::tally::read_pages(
+                std::slice::from_ref(&args.file),
+                None,
+                &opts,
+            ) {
+                Ok(p) => p,
+                Err(e) => {
+                    writeln!(err, "错误：{e:#}")?;
+                    return Ok(1);
+                }
+            };
+            let Some(post) = pages.posts.into_iter().find(|p| p.pid == pid) else {
+                writeln!(
+                    err,
+                    "错误：{} 里没有 pid {pid} 的帖子（帖子在别的页？）",
+                    args.file.display()
+                )?;
+                return Ok(1);
+            };
+            Some(post)
         }
+        None => None,
+    };
+    let text = match &from_page {
+        Some(p) => p.text.clone(),
+        None => match crate::cli::wordcount::read_text(&args.file, err)? {
+            Ok(t) => t,
+            Err(m) => {
+                writeln!(err, "错误：{m}")?;
+                return Ok(1);
+            }
+        },
     };
     let mut earlier = Vec::new();
     for p in &args.compare {
@@ -60,13 +95,41 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
             }
         }
     }
-    let (own, quotes) = split_bbcode_quotes(&text);
+    let (own, quotes) = match &from_page {
+        Some(p) => (
+            text.clone(),
+            p.quotes.iter().map(|q| q.text.clone()).collect::<Vec<_>>(),
+        ),
+        None => split_bbcode_quotes(&text),
+    };
     let q: Vec<&str> = quotes.iter().map(String::as_str).collect();
-    let v = check_post(rule, &own, &q, &args.code_names, args.edited, &earlier);
+    let edited = args.edited || from_page.as_ref().is_some_and(|p| p.edited_at.is_some());
+    let v = check_post(
+        rule,
+        &own,
+        &q,
+        &args.code_names,
+        (edited, args.poetry),
+        &earlier,
+    );
     if args.json {
         serde_json::to_writer_pretty(&mut *out, &v)?;
         writeln!(out)?;
         return Ok(0);
+    }
+    if let Some(p) = &from_page {
+        writeln!(
+            out,
+            "{} {}（pid {}{}）",
+            p.floor,
+            p.author,
+            p.pid,
+            if p.edited_at.is_some() {
+                "，编辑过"
+            } else {
+                ""
+            }
+        )?;
     }
     let f = &v.figures;
     writeln!(
@@ -105,13 +168,19 @@ pub struct CheckPostCommand {
     /// 帖子被编辑过
     #[arg(long)]
     pub edited: bool,
+    /// 古诗词赏析帖：必须引用点评的诗词句不计入引用比例
+    #[arg(long)]
+    pub poetry: bool,
+    /// FILE 是保存的帖子页面（网页或手机接口 JSON），检查其中这个 pid 的帖子
+    #[arg(long)]
+    pub pid: Option<u64>,
     /// 与这些较早的文本比较相似度（原创首发）
     #[arg(long)]
     pub compare: Vec<PathBuf>,
     /// 输出 JSON
     #[arg(long)]
     pub json: bool,
-    /// 帖子文本（UTF-8 或 GBK，[quote] 算引用）；“-” 表示标准输入
+    /// 帖子文本（UTF-8 或 GBK，[quote] 算引用）；“-” 表示标准输入；有 --pid 时是保存的页面
     pub file: PathBuf,
 }
 
@@ -122,6 +191,8 @@ impl CheckPostCommand {
             kind: self.kind,
             code_names: self.code_names,
             edited: self.edited,
+            poetry: self.poetry,
+            pid: self.pid,
             compare: self.compare,
             json: self.json,
             file: self.file,

@@ -593,6 +593,9 @@ impl Daemon {
             now,
         );
         self.carry_out(g, d, &tally, &effects, now, report)?;
+        if round == 1 && close_due && !stale {
+            self.roll_call(g, d, now, report)?;
+        }
         // m103: day 1's vote elected the sheriff, whose vote weighs more from day 2 on.
         if round == 1 && close_due && !stale && tally.outcome.kind == rules::OutcomeKind::Sheriff {
             if let Some(s) = tally.outcome.players.first() {
@@ -849,7 +852,7 @@ impl Daemon {
                 &post.text,
                 &quotes,
                 &d.code_names,
-                edited_now || post.edited_at.is_some(),
+                (edited_now || post.edited_at.is_some(), false),
                 &earlier,
             );
             if verdict.pass {
@@ -1027,6 +1030,76 @@ impl Daemon {
             Some(&voters),
             &board,
         ))
+    }
+
+    /// At the close of a required post's last day to fix it (bansha42's reports: day 1, L48),
+    /// the roll-call of the living players, mailed to the judge once.
+    fn roll_call(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        for (kind, rule) in g
+            .rules
+            .checks
+            .iter()
+            .filter(|(_, r)| r.fix_by_day == Some(d.day))
+        {
+            let threads: Vec<u64> = g
+                .days
+                .iter()
+                .filter(|x| x.day <= d.day)
+                .flat_map(|x| x.checked_threads.iter())
+                .filter(|c| &c.kind == kind)
+                .map(|c| c.tid)
+                .collect();
+            if threads.is_empty() {
+                continue;
+            }
+            let mut posts = Vec::new();
+            for t in threads {
+                posts.extend(self.store.posts_at_close(t, d.closes_at, now)?);
+            }
+            posts.sort_by_key(|p| p.posted_at);
+            let quotes: Vec<Vec<&str>> = posts
+                .iter()
+                .map(|p| p.quotes.iter().map(|q| q.text.as_str()).collect())
+                .collect();
+            let submitted: Vec<crate::domain::rules::checks::Submitted> = posts
+                .iter()
+                .zip(&quotes)
+                .map(|(p, q)| crate::domain::rules::checks::Submitted {
+                    author: &p.author,
+                    floor: &p.floor,
+                    text: &p.text,
+                    quotes: q.clone(),
+                    edited: p.edited_at.is_some(),
+                })
+                .collect();
+            let living: Vec<String> = g
+                .roster
+                .players
+                .iter()
+                .filter(|p| !d.dead.contains(p))
+                .cloned()
+                .collect();
+            let redo = rule.redo_kind.as_ref().and_then(|k| g.rules.checks.get(k));
+            let roll = crate::domain::rules::checks::roll_call(
+                rule,
+                redo,
+                &submitted,
+                &living,
+                &d.challenged,
+                &d.code_names,
+            );
+            let key = self.key(g, d, &format!("rollcall-{kind}"));
+            self.queue(&key, report, || {
+                mails::roll_call(g, d, &rule.label, &roll, now)
+            })?;
+        }
+        Ok(())
     }
 
     /// The posts of the day's game threads (vote, discussion, progress) the judge should look

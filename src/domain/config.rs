@@ -122,6 +122,9 @@ struct DayFile {
     /// The killers' code names (bansha42's 代号) a kill post must name.
     #[serde(default)]
     code_names: Vec<String>,
+    /// Players whose report was challenged, the challenge upheld (judge input, bansha42 L49).
+    #[serde(default)]
+    challenged: Vec<String>,
     /// Players who did not make their night move (judge input: moves reach the judge privately).
     #[serde(default)]
     missed_night_moves: Vec<String>,
@@ -192,6 +195,9 @@ pub struct DayConfig {
     pub chat_threads: Vec<u64>,
     pub checked_threads: Vec<CheckedThread>,
     pub code_names: Vec<String>,
+    /// Players whose required post (report) was challenged and the challenge upheld: theirs
+    /// must pass the check's `redo_kind` (bansha42 L49).
+    pub challenged: Vec<String>,
     pub missed_night_moves: Vec<String>,
     pub opens_at: Option<DateTime<FixedOffset>>,
     pub closes_at: DateTime<FixedOffset>,
@@ -447,6 +453,18 @@ pub struct PostCheck {
     /// A failing post may be fixed (by a new post) until the close of this game day; after it a
     /// failing post means out (bansha42: reports, day 1).
     pub fix_by_day: Option<u32>,
+    /// Inline quotations (“…”, 「…」, 『…』) count as quotes, summed with the others (bansha42
+    /// L58 "分散引用的累计计算").
+    #[serde(default)]
+    pub inline_quotes: bool,
+    /// Only simplified characters (bansha42 L57 "文字要求用中文简化汉字"): traditional ones fail
+    /// the check, with their count.
+    #[serde(default)]
+    pub simplified_only: bool,
+    /// The check a player's post must pass instead once the judge upheld a challenge to it
+    /// (bansha42 L49: a challenged report is redone at 601 words, `report_redo`).
+    #[serde(default)]
+    pub redo_kind: Option<String>,
 }
 
 fn similarity() -> f64 {
@@ -1253,6 +1271,9 @@ fn read_day(
     for n in &d.half_voters {
         check("half_voters", n)?;
     }
+    for n in &d.challenged {
+        check("challenged", n)?;
+    }
     for n in &d.missed_night_moves {
         check("missed_night_moves", n)?;
     }
@@ -1331,6 +1352,7 @@ fn read_day(
         checked_threads: d.checked_threads,
         code_names: d.code_names,
         missed_night_moves: d.missed_night_moves,
+        challenged: d.challenged,
         opens_at,
         closes_at,
         dead: d.dead,

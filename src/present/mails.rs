@@ -339,6 +339,54 @@ pub fn flags(flags: &[crate::domain::rules::flags::Flag], base: &str) -> String 
     s
 }
 
+/// The roll-call of a required post at its last day to fix it: who arrived, who fixed a
+/// failing post in time, who is missing (bansha42 L48: out).
+pub fn roll_call(
+    g: &GameConfig,
+    d: &DayConfig,
+    label: &str,
+    roll: &[(String, crate::domain::rules::checks::Roll)],
+    now: Time,
+) -> Mail {
+    use crate::domain::rules::checks::Roll;
+    let missing: Vec<&str> = roll
+        .iter()
+        .filter(|(_, r)| matches!(r, Roll::Missing(_)))
+        .map(|(p, _)| p.as_str())
+        .collect();
+    let mut body = format!(
+        "第 {} 天已截止（{}），{label}的点名：\n",
+        d.day,
+        fmt(d.closes_at)
+    );
+    for (p, r) in roll {
+        body += &match r {
+            Roll::Arrived(f) => format!("  {p}：已到（{f}）\n"),
+            Roll::Fixed(f, bad) => format!("  {p}：已补齐（{bad} 不合格，{f} 合格）\n"),
+            Roll::Missing(why) => format!("  {p}：未到——{why}\n"),
+        };
+    }
+    if !missing.is_empty() {
+        body += &format!(
+            "\n按规则，截止后仍未有合格{label}的判出局：{}（确认后用 bansha change eliminate 记录）\n",
+            missing.join("、")
+        );
+    }
+    Mail::text(
+        subject(
+            g,
+            d.day,
+            &if missing.is_empty() {
+                format!("{label}点名：全部已到")
+            } else {
+                format!("{label}点名：未到 {}", missing.join("、"))
+            },
+        ),
+        body,
+        now,
+    )
+}
+
 /// One of the rules' reminders, due at `at` (m103's night deadlines).
 pub fn reminder(g: &GameConfig, d: &DayConfig, text: &str, at: Time, now: Time) -> Mail {
     let first = text.split(['：', '。']).next().unwrap_or(text);

@@ -1147,3 +1147,55 @@ pub(crate) async fn the_end_of_day_mail_flags_posts_for_the_judge() {
         "the judge's own posts: {judge}"
     );
 }
+
+/// bansha42 (004 L48 "第一轮结束后未补的判出局", L51 "踩而未到视为未到"): at the close of day 1
+/// the judge gets the reports' roll-call once, through the daemon — here the captured discussion
+/// thread stands in for the report thread, where no post reaches 301 words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn the_reports_roll_call_is_mailed_at_the_close_of_day_one() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    std::fs::write(
+        dir.path().join("games/banshayishi-12.toml"),
+        format!(
+            "ruleset = \"bansha42\"\nname = \"报道局\"\n{}\n[[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nchecked_threads = [{{ tid = 4, kind = \"report\" }}]\nchallenged = [\"李逵\"]\n[rules.vote]\nsource = \"thread\"\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    for (now, ts) in [
+        ("2026-11-29 21:06:00", 1795957560),
+        ("2026-11-29 21:20:00", 1795958400),
+    ] {
+        forum.lock().unwrap().at = ts;
+        let r = cycle_at(&config, now).await;
+        assert_eq!(r["errors"], serde_json::json!([]), "{now}: {r}");
+    }
+    let calls: Vec<(String, String)> = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| (summary(m).1, body(m)))
+        .filter(|(s, _)| s.contains("报道点名"))
+        .collect();
+    assert_eq!(calls.len(), 1, "{:?}", subject_lines(&mailbox));
+    let (subject, text) = &calls[0];
+    assert!(subject.contains("报道点名：未到 小飞、李逵、"), "{subject}");
+    assert!(
+        text.contains("  大灰狼：已补齐（14# 不合格，28# 合格）"),
+        "{text}"
+    );
+    assert!(
+        !subject.contains("龙舌"),
+        "the dead are not called: {subject}"
+    );
+    assert!(text.contains("踩而未到视为未到"), "{text}");
+    assert!(
+        text.contains("少于 601"),
+        "李逵 was challenged (L49): {text}"
+    );
+    assert!(text.contains("判出局"), "{text}");
+}
