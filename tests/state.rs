@@ -414,6 +414,38 @@ fn jiaohui_scripted_game() {
     );
 }
 
+/// bansha42 L42 "黑道出局6人以上（含6人）或四轮结束后联合": the judge is told when the union comes
+/// — six of 黑道 out, or the fourth round over (the judge's record of rounds played).
+#[test]
+fn bansha42_the_union_is_announced_to_the_judge() {
+    cite_seed(
+        "004_bansha42.txt",
+        42,
+        "黑道出局6人以上（含6人）或四轮结束后联合",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut seats: Vec<(String, &str, &str)> = (1..=8)
+        .map(|i| (format!("黑{i}"), "独立刺", "黑道"))
+        .collect();
+    seats.extend((1..=8).map(|i| (format!("白{i}"), "游侠", "白道")));
+    let refs: Vec<(&str, &str, &str)> =
+        seats.iter().map(|(a, b, c)| (a.as_str(), *b, *c)).collect();
+    let g = write_game(dir.path(), "bansha42", &refs);
+    let union =
+        "【提醒】黑道联合：黑道出局已达 6 人或四轮已结束（黑蛋永不联合；白道女巫与禁权随之联合）";
+    for i in 1..=5 {
+        let out = change(&g, &["eliminate", &format!("黑{i}"), "--cause", "投票"]);
+        assert!(!alerts(&out).contains(&union.to_string()), "黑{i}");
+    }
+    let out = change(&g, &["eliminate", "黑6", "--cause", "投票"]);
+    assert_eq!(alerts(&out), [union]);
+    // Or four rounds over, whoever is out.
+    let dir = tempfile::tempdir().unwrap();
+    let g = write_game(dir.path(), "bansha42", &refs);
+    assert!(alerts(&change(&g, &["fact", "已结束轮数", "3"])).is_empty());
+    assert_eq!(alerts(&change(&g, &["fact", "已结束轮数", "4"])), [union]);
+}
+
 /// Roles, factions and code names never appear in public output.
 #[test]
 fn the_roster_stays_secret_in_public_output() {
@@ -779,4 +811,13 @@ fn recorded_eliminations_take_effect_in_later_tallies() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("--at"));
+}
+
+/// (seed file, line, text on the line): the rule a case cites is there.
+fn cite_seed(file: &str, line: usize, text: &str) {
+    let seed = std::fs::read_to_string(common::fixtures().join("seeds").join(file)).unwrap();
+    assert!(
+        seed.lines().nth(line - 1).unwrap().contains(text),
+        "{file}:{line}"
+    );
 }

@@ -400,9 +400,28 @@ pub fn reminder_times(g: &GameConfig, d: &DayConfig) -> Vec<(usize, Time)> {
                 "close" => Some(d.closes_at),
                 _ => g.day(d.day + 1).and_then(|n| n.opens_at),
             }?;
-            Some((i, anchor + Duration::minutes(r.minutes)))
+            let base = match r.at.as_deref() {
+                None => anchor,
+                Some(hm) => next_time_of_day(anchor, hm)?,
+            };
+            Some((i, base + Duration::minutes(r.minutes)))
         })
         .collect()
+}
+
+/// The first moment after `t` whose time of day (in `t`'s offset) is `hm` ("12:00").
+fn next_time_of_day(t: Time, hm: &str) -> Option<Time> {
+    use chrono::TimeZone;
+    let when = chrono::NaiveTime::parse_from_str(hm, "%H:%M").ok()?;
+    let today = t
+        .timezone()
+        .from_local_datetime(&t.date_naive().and_time(when))
+        .single()?;
+    Some(if today > t {
+        today
+    } else {
+        today + Duration::days(1)
+    })
 }
 
 /// The reminders of day `d` due at `now`, with their store keys: each once, from its time
@@ -558,6 +577,22 @@ mod tests {
         assert!(
             reminders_due(&g, &d, at("2026-11-29 22:30")).is_empty(),
             "an hour late: dropped"
+        );
+        // bansha42's next-day deadlines: the first 12:00 after the close, half an hour before.
+        g.rules.reminder = vec![crate::domain::config::Reminder {
+            from: "close".into(),
+            minutes: -30,
+            at: Some("12:00".into()),
+            text: "x".into(),
+        }];
+        assert_eq!(reminder_times(&g, &d), vec![(0, at("2026-11-30 11:30"))]);
+        let i = g.days.iter().position(|x| x.day == 2).unwrap();
+        g.days[i].closes_at = at("2026-11-29 09:00");
+        let d = g.day(2).unwrap().clone();
+        assert_eq!(
+            reminder_times(&g, &d),
+            vec![(0, at("2026-11-29 11:30"))],
+            "the same day"
         );
     }
 

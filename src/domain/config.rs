@@ -352,7 +352,11 @@ pub struct Reminder {
     /// "close" (the day's close) or "next_open" (the next day's `opens_at`).
     pub from: String,
     /// Minutes after it (negative: before).
+    #[serde(default)]
     pub minutes: i64,
+    /// Instead: the first time of day "HH:MM" after it (plus `minutes`), forum time
+    /// (bansha42's "次日12点前", "次日的18:00").
+    pub at: Option<String>,
     /// What the judge is told.
     pub text: String,
 }
@@ -1154,6 +1158,15 @@ fn check_rules(rules: &Rules, g: &GameText, ruleset: &RulesetText) -> Result<(),
             &["rules", "link"],
             "每条 link 只写 faction（同阵营一起出局）或 mark（同一标记一起出局，如情侣）之一"
                 .into(),
+        ));
+    }
+    if let Some(i) = rules.reminder.iter().position(|r| {
+        r.at.as_ref()
+            .is_some_and(|a| chrono::NaiveTime::parse_from_str(a, "%H:%M").is_err())
+    }) {
+        return Err(at(
+            &["rules", "reminder"],
+            format!("第 {} 条 reminder 的 at 要写成 HH:MM（如 12:00）", i + 1),
         ));
     }
     if let Some(i) = rules
