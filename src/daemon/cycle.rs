@@ -1393,12 +1393,77 @@ impl Daemon {
         for g in &self.settings.games {
             for d in &g.days {
                 for (key, i, at) in decide::reminders_due(g, d, now) {
-                    let text = &g.rules.reminder[i].text;
-                    self.queue(&key, report, || mails::reminder(g, d, text, at, now))?;
+                    let r = &g.rules.reminder[i];
+                    let mut text = r.text.clone();
+                    if !r.verdict_kinds.is_empty() && !self.store.mail_known(&key)? {
+                        text += &self.deadline_verdicts(g, d, &r.verdict_kinds, at, now)?;
+                    }
+                    self.queue(&key, report, || mails::reminder(g, d, &text, at, now))?;
                 }
             }
         }
         Ok(())
+    }
+
+    /// The posts of `kinds` in the game's checked threads posted between day `d`'s close and
+    /// the deadline `at`, each with its verdict, as lines for the deadline's mail.
+    fn deadline_verdicts(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        kinds: &[String],
+        at: Time,
+        now: Time,
+    ) -> anyhow::Result<String> {
+        let mut lines = Vec::new();
+        for kind in kinds {
+            let Some(rule) = g.rules.checks.get(kind) else {
+                continue;
+            };
+            let mut tids: Vec<u64> = g
+                .days
+                .iter()
+                .flat_map(|x| x.checked_threads.iter())
+                .filter(|c| &c.kind == kind)
+                .map(|c| c.tid)
+                .collect();
+            tids.sort();
+            tids.dedup();
+            for tid in tids {
+                for p in self.store.posts_at_close(tid, at, now)? {
+                    let in_time = p.posted_at.is_some_and(|t| t > d.closes_at && t <= at);
+                    if !in_time || !g.roster.players.contains(&p.author) {
+                        continue;
+                    }
+                    let quotes: Vec<&str> = p.quotes.iter().map(|q| q.text.as_str()).collect();
+                    let v = crate::domain::rules::checks::check_post(
+                        rule,
+                        &p.text,
+                        &quotes,
+                        &d.code_names,
+                        (p.edited_at.is_some(), false),
+                        &[],
+                    );
+                    lines.push(format!(
+                        "  {} {} {}（{} 字）：{}",
+                        rule.label,
+                        p.floor,
+                        p.author,
+                        v.figures.total.words,
+                        if v.pass {
+                            "合格".to_string()
+                        } else {
+                            format!("不合格——{}", v.failures.join("；"))
+                        }
+                    ));
+                }
+            }
+        }
+        Ok(if lines.is_empty() {
+            "\n\n截止前在交帖帖子里没有收到这类杀帖（交给哨子的请自行核对）。".into()
+        } else {
+            format!("\n\n截止前在交帖帖子里收到的：\n{}", lines.join("\n"))
+        })
     }
 
     /// Write a day's automatic ledger entries as counted now (`ledger::recount`).

@@ -584,6 +584,7 @@ mod tests {
             minutes: -30,
             at: Some("12:00".into()),
             text: "x".into(),
+            verdict_kinds: Vec::new(),
         }];
         assert_eq!(reminder_times(&g, &d), vec![(0, at("2026-11-30 11:30"))]);
         let i = g.days.iter().position(|x| x.day == 2).unwrap();

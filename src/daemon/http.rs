@@ -112,7 +112,7 @@ async fn ledger(
             );
             (
                 StatusCode::OK,
-                crate::present::bbcode::ledger(&entries, &st),
+                crate::present::bbcode::ledger_with_ids(&entries, &st),
             )
         }
         Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),

@@ -357,6 +357,11 @@ pub struct Reminder {
     /// Instead: the first time of day "HH:MM" after it (plus `minutes`), forum time
     /// (bansha42's "次日12点前", "次日的18:00").
     pub at: Option<String>,
+    /// At a deadline: the posts of these `[checks]` kinds (in the game's checked threads)
+    /// posted since the day's close, each with its verdict (bansha42: the IOUs and rewrites due
+    /// by 12:00).
+    #[serde(default)]
+    pub verdict_kinds: Vec<String>,
     /// What the judge is told.
     pub text: String,
 }

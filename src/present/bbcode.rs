@@ -377,10 +377,26 @@ pub fn lurk(
     s
 }
 
-/// The ledger as the judge reads it.
+/// The ledger as the judge pastes it: no record ids (`ledger_with_ids` gives them).
 pub fn ledger(
     entries: &[crate::domain::rules::ledger::Entry],
     standings: &[crate::domain::rules::ledger::Standing],
+) -> String {
+    ledger_text(entries, standings, false)
+}
+
+/// The ledger with each record's id, for `bansha ledger` (what `--remove ID` names).
+pub fn ledger_with_ids(
+    entries: &[crate::domain::rules::ledger::Entry],
+    standings: &[crate::domain::rules::ledger::Standing],
+) -> String {
+    ledger_text(entries, standings, true)
+}
+
+fn ledger_text(
+    entries: &[crate::domain::rules::ledger::Entry],
+    standings: &[crate::domain::rules::ledger::Standing],
+    ids: bool,
 ) -> String {
     let mut s = String::from("[b]违规记录[/b]\n");
     if standings.is_empty() {
@@ -410,8 +426,12 @@ pub fn ledger(
         s += "\n";
         for e in entries.iter().filter(|e| e.player == st.player) {
             s += &format!(
-                "  [{}] {}{}{}：{}{}\n",
-                e.id,
+                "  {}{}{}{}：{}{}\n",
+                if ids {
+                    format!("[{}] ", e.id)
+                } else {
+                    String::new()
+                },
                 e.day.map(|d| format!("第{d}天 ")).unwrap_or_default(),
                 kind_zh(&e.kind),
                 if e.source == "auto" {
@@ -467,7 +487,7 @@ mod tests {
         let text = ledger(&entries, &s);
         assert!(text.contains("乙：警告 1"), "{text}");
         assert!(
-            text.contains("[2] 第2天 黄牌（法官）：潜水（已撤销）"),
+            text.contains("  第2天 黄牌（法官）：潜水（已撤销）"),
             "{text}"
         );
     }

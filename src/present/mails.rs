@@ -280,11 +280,28 @@ pub fn lurk(
             ),
         ),
         format!(
-            "{}\n{}",
+            "{}\n{}{}",
             crate::present::bbcode::lurk(g, lurk),
-            crate::present::bbcode::ledger(entries, standings)
+            crate::present::bbcode::ledger(entries, standings),
+            ledger_ids(entries)
         ),
         now,
+    )
+}
+
+/// The judge-only line under a mail's ledger: the ids `bansha ledger --remove` takes.
+fn ledger_ids(entries: &[Entry]) -> String {
+    let live: Vec<String> = entries
+        .iter()
+        .filter(|e| !e.removed)
+        .map(|e| format!("{} {}", e.player, e.id))
+        .collect();
+    if live.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n—— 仅法官可见（不要贴到论坛）——\n撤销某条记录：bansha ledger --remove 编号。编号：{}\n",
+        live.join("；")
     )
 }
 
@@ -310,7 +327,7 @@ pub fn runoff_duty(
             "第 {} 天第二轮投票已截止，以下存活玩家没有有效投票，已各记{kind}一次：{}\n\n{}",
             d.day,
             names.join("、"),
-            crate::present::bbcode::ledger(entries, standings)
+            crate::present::bbcode::ledger(entries, standings) + &ledger_ids(entries)
         ),
         now,
     )

@@ -426,8 +426,11 @@ async fn required_posts_are_checked_and_failures_mailed_once() {
     };
     let first = failing(&mailbox);
     // 42 posts by living players up to 12:00; 7 of them reach 301 words (pids 26, 29, 37, 48,
-    // 57, 64, 73: 371, 364, 483, 875, 384, 311, 481 words).
-    assert_eq!(first.len(), 35, "{first:#?}");
+    // 57, 64, 73: 371, 364, 483, 875, 384, 311, 481 words), and 6 pass: 33# 冷雪 (pid 64)
+    // quotes “今天先观察，不急着投票” and “切割队友” inline, which leaves 292 words of her own
+    // (L47 "除去引用部分，必须够301字"; inline quotations are quotes, L58).
+    assert_eq!(first.len(), 36, "{first:#?}");
+    assert!(first.iter().any(|s| s.ends_with("报道不合格：33# 冷雪")));
     assert!(
         first.iter().any(|s| s.ends_with("报道不合格：沙发 大灰狼")),
         "{first:#?}"
@@ -459,7 +462,7 @@ async fn required_posts_are_checked_and_failures_mailed_once() {
 
     forum.lock().unwrap().at = 1795924800 + 300;
     run("2026-11-29 12:05:00").await;
-    assert_eq!(failing(&mailbox).len(), 35, "nothing is mailed twice");
+    assert_eq!(failing(&mailbox).len(), 36, "nothing is mailed twice");
 }
 /// chuhan: the daemon reads the board's thread list; a thread a player opened that day (here the
 /// captured discussion thread, its opener changed to 李逵 on the captured board page) counts for
@@ -1198,4 +1201,52 @@ pub(crate) async fn the_reports_roll_call_is_mailed_at_the_close_of_day_one() {
         "李逵 was challenged (L49): {text}"
     );
     assert!(text.contains("判出局"), "{text}");
+}
+
+/// bansha42 L60 "允许白条，最迟到次日12点前必须交给哨，且字数为1200字，否则视为无帖自杀出局": at
+/// 12:00 after the night's close the judge is told the deadline has passed, with each IOU posted
+/// in the checked thread since the close and its verdict — here the captured discussion thread
+/// stands in for the thread IOUs are posted to, and no post reaches 1,200 words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn the_kill_post_deadline_mails_what_arrived_and_its_verdict() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    std::fs::write(
+        dir.path().join("games/banshayishi-12.toml"),
+        format!(
+            "ruleset = \"bansha42\"\nname = \"白条局\"\n{}\n[[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-11-28 16:00:00\"\ncode_names = [\"圣火令\"]\n[[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\ncode_names = [\"圣火令\"]\nchecked_threads = [{{ tid = 4, kind = \"kill_iou\" }}]\n[rules.vote]\nsource = \"thread\"\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    for (now, ts) in [
+        ("2026-11-29 11:50:00", 1795924200),
+        ("2026-11-29 12:00:05", 1795924805),
+    ] {
+        forum.lock().unwrap().at = ts;
+        let r = cycle_at(&config, now).await;
+        assert_eq!(r["errors"], serde_json::json!([]), "{now}: {r}");
+    }
+    let got: Vec<(String, String)> = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| (summary(m).1, body(m)))
+        .filter(|(s, _)| s.contains("提醒：白条与重写"))
+        .collect();
+    let subjects: Vec<&String> = got.iter().map(|(s, _)| s).collect();
+    assert_eq!(
+        got.len(),
+        2,
+        "the 11:30 warning and the 12:00 verdict: {subjects:?}"
+    );
+    let verdict = &got[1].1;
+    assert!(verdict.contains("白条与重写已截止"), "{verdict}");
+    assert!(verdict.contains("截止前在交帖帖子里收到的："), "{verdict}");
+    assert!(verdict.contains("白条杀帖 "), "{verdict}");
+    assert!(verdict.contains("不合格——总字数"), "{verdict}");
+    assert!(verdict.contains("少于 1200"), "{verdict}");
 }

@@ -382,7 +382,20 @@ async fn a_ruling_after_the_final_mails_a_corrected_final() {
         .collect();
     assert_eq!(lurks.len(), lurk_before + 2, "once per count made again");
     assert!(!lurks[0].contains("auto-lurk-d2-花千树"), "{}", lurks[0]);
-    assert!(lurks[1].contains("[auto-lurk-d2-花千树]"), "{}", lurks[1]);
+    assert!(
+        lurks[1].contains("花千树 auto-lurk-d2-花千树"),
+        "the id, judge-only: {}",
+        lurks[1]
+    );
+    assert!(
+        !lurks[1]
+            .split("—— 仅法官可见")
+            .next()
+            .unwrap()
+            .contains("auto-lurk"),
+        "the BBCode carries no internal ids: {}",
+        lurks[1]
+    );
     assert!(lurks[1].contains("本讨论日没有投票"), "{}", lurks[1]);
     assert!(
         lurks[2].contains("（重新统计后不再成立）（已撤销）"),
