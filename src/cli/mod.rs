@@ -15,13 +15,19 @@ pub mod run;
 pub mod state;
 pub mod tally;
 pub mod wordcount;
+mod zh;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::process::ExitCode;
 
 /// bansha：版杀法官的计票助手（Discuz! 论坛）
 #[derive(Parser)]
-#[command(name = "bansha", version, about, long_about = None)]
+#[command(
+    name = "bansha",
+    version,
+    about = "bansha：版杀法官的计票助手（Discuz! 论坛）",
+    long_about = None
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -69,7 +75,30 @@ enum Command {
 
 /// The command line: parse the arguments, run the subcommand, map its result to an exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // clap's frame in Chinese: its help, and its errors told from their kind (`zh`).
+    let parsed = zh::localize(Cli::command())
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            return match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    print!("{}", zh::help_text(&e.render().to_string()));
+                    ExitCode::SUCCESS
+                }
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    eprint!("{}", zh::help_text(&e.render().to_string()));
+                    ExitCode::from(2)
+                }
+                _ => {
+                    eprint!("{}", zh::error_text(&e));
+                    ExitCode::from(2)
+                }
+            };
+        }
+    };
     let out = &mut std::io::stdout().lock();
     let err = &mut std::io::stderr();
     let result = match cli.command {
