@@ -258,6 +258,23 @@ fn config_errors_point_at_the_key() {
             "第 11 行",
             "要加引号",
         ),
+        // Issue 21: a typo gets a guess, with the keys there are; Chinese-keyboard punctuation
+        // gets a hint on the line.
+        (
+            format!("{base}[[days]]\nday = 2\nclose_at = \"2026-11-29 21:00\"\n"),
+            "close_at",
+            "是不是 closes_at？",
+        ),
+        (
+            format!("{base}{day}[rules.vote]\nlock_minutes = “60”\n"),
+            "第 ",
+            "中文引号",
+        ),
+        (
+            format!("{base}[roster.aliases]\n\"李逵\" = [\"黑旋风\"，\"铁牛\"]\n"),
+            "第 11 行",
+            "英文逗号",
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (i, (text, key, message)) in cases.iter().enumerate() {
@@ -272,6 +289,23 @@ fn config_errors_point_at_the_key() {
         );
         assert!(err.contains(" 行"), "case {i}: no line in {err}");
     }
+}
+
+/// A config saved by Notepad as GBK ("ANSI" on a Chinese Windows) is named as such.
+#[test]
+fn a_gbk_saved_config_is_named_as_such() {
+    let text = format!(
+        "ruleset = \"m103\"\nname = \"第十三局\"\n{}",
+        common::ROSTER
+    );
+    let (gbk, _, _) = encoding_rs::GBK.encode(&text);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.toml");
+    std::fs::write(&path, &gbk).unwrap();
+    let out = bansha().arg("check-config").arg(&path).assert().code(1);
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("game.toml") && err.contains("GBK"), "{err}");
+    assert!(err.contains("另存为 UTF-8"), "{err}");
 }
 
 /// The game config documented in config/README.md is a valid config.

@@ -1406,33 +1406,136 @@ fn line_of(text: &str, byte: usize) -> usize {
     text[..byte.min(text.len())].matches('\n').count() + 1
 }
 
-fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ConfigError {
+/// A TOML file that does not read as the config: where, and what is wrong, in Chinese.
+pub fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ConfigError {
+    let line = e.span().map(|s| line_of(text, s.start));
+    let mut message = zh_serde(e.message());
+    // What Chinese keyboards and Notepad put into a TOML file, on the line the parser stopped.
+    if let Some(l) = line.and_then(|n| text.lines().nth(n - 1)) {
+        message += &keyboard_hints(l);
+    }
     ConfigError {
         file: file.to_string(),
-        line: e.span().map(|s| line_of(text, s.start)),
+        line,
         key: String::new(),
-        message: zh_serde(e.message()),
+        message,
     }
 }
 
-/// Give serde's English messages a Chinese lead; the English detail stays (it names the key).
-fn zh_serde(msg: &str) -> String {
-    let lead = if msg.starts_with("unknown field") {
-        "未知的键"
-    } else if msg.starts_with("missing field") {
-        "缺少必填的键"
-    } else if msg.starts_with("unknown variant") {
-        "取值不在允许范围内"
-    } else if msg.starts_with("invalid type") {
-        "类型不对"
-    } else if msg.starts_with("duplicate key") {
-        "键重复"
-    } else if msg.contains("invalid unquoted key") {
-        "键名含中文时要加引号，例如 \"李逵\" = [\"黑旋风\"]"
-    } else {
-        "无法读取"
+/// Hints for a TOML line typed on a Chinese keyboard: curly quotes, full-width commas, equals
+/// signs and brackets.
+fn keyboard_hints(line: &str) -> String {
+    let mut hints = Vec::new();
+    if line.contains(['“', '”', '‘', '’']) {
+        hints.push("这一行用了中文引号 “ ” ‘ ’，TOML 要用英文引号 \"…\"");
+    }
+    if line.contains('，') && (line.contains('[') || line.contains('{')) {
+        hints.push("列表里的逗号要用英文逗号 ,（不是 ，）");
+    }
+    if line.contains('＝') {
+        hints.push("等号要用英文 =（不是 ＝）");
+    }
+    if line.contains(['［', '］', '｛', '｝']) {
+        hints.push("括号要用英文 [ ] { }");
+    }
+    if line.contains('：') && !line.contains('=') {
+        hints.push("键和值之间用 =，不用冒号");
+    }
+    hints.iter().map(|h| format!("\n  提示：{h}")).collect()
+}
+
+/// The names in serde's "expected one of `a`, `b`" (or "expected `a`").
+fn expected_names(msg: &str) -> Vec<String> {
+    let Some(rest) = msg.split("expected").nth(1) else {
+        return Vec::new();
     };
-    format!("{lead}（{msg}）")
+    rest.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(String::from)
+        .collect()
+}
+
+/// The first `…` of serde's message (the key or value it is about).
+fn quoted(msg: &str) -> String {
+    msg.split('`').nth(1).unwrap_or_default().to_string()
+}
+
+/// The closest of `names` to `written` when close enough to be a typo (close_at → closes_at).
+fn did_you_mean(written: &str, names: &[String]) -> Option<String> {
+    names
+        .iter()
+        .map(|n| (strsim::jaro_winkler(written, n), n))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal))
+        .map(|(_, n)| n.clone())
+}
+
+/// serde's type words in Chinese.
+fn type_zh(t: &str) -> &'static str {
+    let t = t.trim();
+    if t.contains("u64") || t.contains("u32") || t.contains("i64") || t.contains("integer") {
+        "整数"
+    } else if t.contains("f64") || t.contains("float") {
+        "数字"
+    } else if t.contains("bool") {
+        "true 或 false"
+    } else if t.contains("sequence") || t.contains("array") {
+        "列表 [ … ]"
+    } else if t.contains("string") || t.contains("str") || t.contains("char") {
+        "加引号的文字"
+    } else if t.contains("map") || t.contains("struct") || t.contains("table") {
+        "表 { … }"
+    } else {
+        "别的类型"
+    }
+}
+
+/// serde's and toml's English messages in Chinese, with the names they give and a guess at
+/// the key meant.
+fn zh_serde(msg: &str) -> String {
+    if msg.starts_with("unknown field") || msg.starts_with("unknown variant") {
+        let written = quoted(msg);
+        let names = expected_names(msg);
+        let what = if msg.starts_with("unknown field") {
+            "未知的键"
+        } else {
+            "取值不在允许范围内："
+        };
+        let mut out = format!("{what} {written}");
+        if let Some(m) = did_you_mean(&written, &names) {
+            out += &format!("。是不是 {m}？");
+        }
+        if !names.is_empty() {
+            out += &format!("（可用：{}）", names.join("、"));
+        }
+        return out;
+    }
+    if msg.starts_with("missing field") {
+        return format!("缺少必填的键 {}", quoted(msg));
+    }
+    if msg.starts_with("duplicate key") {
+        return format!("键 {} 写了两次", quoted(msg));
+    }
+    if let Some(rest) = msg.strip_prefix("invalid type: ") {
+        // "string \"x\", expected u64"
+        let (found, expected) = rest.split_once(", expected").unwrap_or((rest, ""));
+        return format!(
+            "类型不对：这里要{}，写的是{}",
+            type_zh(expected),
+            match found.split_once(' ') {
+                Some((kind, value)) => format!("{} {value}", type_zh(kind)),
+                None => type_zh(found).to_string(),
+            }
+        );
+    }
+    if let Some(rest) = msg.strip_prefix("invalid value: ") {
+        return format!("取值不对（{rest}）");
+    }
+    if msg.contains("invalid unquoted key") {
+        return "键名含中文时要加引号，例如 \"李逵\" = [\"黑旋风\"]".into();
+    }
+    format!("TOML 语法错误（{}）", msg.trim())
 }
 
 /// The line of a key path in a TOML text (`["rules", "vote", "lock_minutes"]`), found by

@@ -322,14 +322,8 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
         key: String::new(),
         message: format!("无法读取：{e}"),
     })?;
-    let s: SettingsFile = toml::from_str(&text).map_err(|e| ConfigError {
-        file: file.clone(),
-        line: e
-            .span()
-            .map(|sp| text[..sp.start.min(text.len())].matches('\n').count() + 1),
-        key: String::new(),
-        message: format!("无法读取（{}）", e.message()),
-    })?;
+    let s: SettingsFile =
+        toml::from_str(&text).map_err(|e| crate::domain::config::toml_error(&file, &text, &e))?;
     let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let at = |key: &[&str], message: String| at_key(&file, &text, key, message);
     check_values(&s, &at)?;

@@ -11,7 +11,14 @@ pub struct Disk;
 
 impl Sources for Disk {
     fn read(&self, path: &Path) -> std::io::Result<String> {
-        std::fs::read_to_string(path)
+        let bytes = std::fs::read(path)?;
+        // Notepad's "ANSI" on a Chinese Windows is GBK: say so, rather than "invalid UTF-8".
+        String::from_utf8(bytes).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "文件不是 UTF-8 编码（可能是记事本存成了 GBK/ANSI）：请另存为 UTF-8",
+            )
+        })
     }
     fn mode(&self, path: &Path) -> std::io::Result<Option<u32>> {
         let meta = std::fs::metadata(path)?;
