@@ -29,6 +29,8 @@ impl FetchError {
     pub fn zh(&self) -> String {
         match self {
             FetchError::Network(e) => format!("无法连接论坛或论坛没有响应（{e}）"),
+            FetchError::Http(404) => "论坛返回 HTTP 404：帖子不存在或已删除；若所有帖子都是这样，可能是论坛关闭了手机接口（api/mobile），在守护进程配置的 [forum] 里写 source = \"desktop\" 改读网页".to_string(),
+            FetchError::Http(403) => "论坛返回 HTTP 403：没有权限（帖子所在版块需要登录，或论坛拦截了访问；检查 [forum] 的登录设置）".to_string(),
             FetchError::Http(s) => format!("论坛返回 HTTP {s}"),
             FetchError::Page(k, d) => format!("论坛返回的不是帖子页面：{}（{d}）", k.zh()),
             FetchError::Login(o) => format!("登录失败：{}", o.zh()),

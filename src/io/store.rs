@@ -100,9 +100,14 @@ impl Store {
             .cache_capacity(16 * 1024 * 1024)
             .open()
             .map_err(|e| match e {
-                sled::Error::Io(ref io) if io.kind() == std::io::ErrorKind::WouldBlock => {
+                // The record's lock is held: another daemon (or `demo`) has it open.
+                sled::Error::Io(ref io)
+                    if io.kind() == std::io::ErrorKind::WouldBlock
+                        || io.raw_os_error() == Some(11)
+                        || io.to_string().contains("lock") =>
+                {
                     StoreError(format!(
-                        "{} is in use by another bansha process",
+                        "记录目录 {} 正被另一个 bansha 进程使用（同一份记录只能由一个守护进程打开：先停掉另一个，例如 systemctl stop bansha，或给这个进程换一个 state_dir）",
                         dir.display()
                     ))
                 }

@@ -323,6 +323,19 @@ async fn the_service_answers_status_and_live_tally_and_stops_on_sigterm() {
     assert_eq!(code, Some(1));
     assert!(err.contains("本局玩家"), "{err}");
 
+    // A second copy on the same record is told, in Chinese, that the first has it.
+    let second = tokio::task::block_in_place(|| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+            .args(["run", "--once", "--config"])
+            .arg(&config)
+            .output()
+            .unwrap()
+    });
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success(), "{err}");
+    assert!(err.contains("正被另一个 bansha 进程使用"), "{err}");
+    assert!(!err.contains("WouldBlock"), "{err}");
+
     std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
