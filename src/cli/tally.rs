@@ -293,7 +293,10 @@ pub struct TallyCommand {
     /// 向正在运行的守护进程要实时统计（此时 --config 是守护进程配置，不需要页面文件）
     #[arg(long)]
     pub live: bool,
-    /// 与 --live 一起用：游戏名（配置中的 name），默认第一个
+    /// 现在就从论坛读投票帖并统计（不需要守护进程；此时 --config 是守护进程配置，按其中的论坛地址和登录读取）
+    #[arg(long, conflicts_with = "live")]
+    pub fetch: bool,
+    /// 与 --live / --fetch 一起用：游戏名（配置中的 name），默认第一个
     #[arg(long)]
     pub game: Option<String>,
     /// 输出 JSON（逐票明细）而不是 BBCode
@@ -303,7 +306,7 @@ pub struct TallyCommand {
     #[arg(long)]
     pub charset: Option<String>,
     /// 投票帖的页面文件（所有页）
-    #[arg(required_unless_present = "live")]
+    #[arg(required_unless_present_any = ["live", "fetch"])]
     pub pages: Vec<PathBuf>,
 }
 
@@ -314,6 +317,16 @@ impl TallyCommand {
                 &self.config,
                 self.day,
                 self.game.as_deref(),
+                out,
+                err,
+            );
+        }
+        if self.fetch {
+            return fetch(
+                &self.config,
+                (self.day, self.round),
+                self.game.as_deref(),
+                self.json,
                 out,
                 err,
             );
@@ -329,6 +342,125 @@ impl TallyCommand {
         };
         run(&args, out, err)
     }
+}
+
+/// `bansha tally --fetch`: the day's vote thread read from the forum now, every page, logged in
+/// when the daemon config says so and paced as the daemon paces its reads; tallied at the
+/// forum's own time and printed as `tally` prints saved pages. No daemon, no record.
+pub fn fetch(
+    config: &std::path::Path,
+    (day, round): (u32, u32),
+    game_name: Option<&str>,
+    json: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let settings = match crate::io::files::load_settings(config) {
+        Ok(s) => s,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    let Some(game) = settings
+        .games
+        .iter()
+        .find(|g| game_name.is_none_or(|n| g.name == n))
+        .cloned()
+    else {
+        writeln!(
+            err,
+            "错误：配置中没有名为 {} 的游戏",
+            game_name.unwrap_or("")
+        )?;
+        return Ok(2);
+    };
+    let game = crate::io::state_file::with_state(game)?;
+    let Some(d) = game.day(day) else {
+        writeln!(err, "错误：{}", rules::TallyError::NoSuchDay(day))?;
+        return Ok(2);
+    };
+    if game.rules.vote.source != crate::domain::config::BallotSource::Thread {
+        writeln!(
+            err,
+            "错误：这一局的票不在投票帖里（投票机或短信）：请用守护进程（bansha run 后 bansha tally --live），或把页面保存下来用 bansha tally 统计"
+        )?;
+        return Ok(2);
+    }
+    let Some(tid) = d.vote_thread else {
+        writeln!(err, "错误：第 {day} 天没有设 vote_thread（投票帖的 tid）")?;
+        return Ok(2);
+    };
+    let forum = match crate::io::forum::Forum::new(
+        &settings.forum,
+        settings.login.clone(),
+        game.utc_offset,
+    ) {
+        Ok(f) => f,
+        Err(e) => {
+            writeln!(err, "配置错误：forum：{e}")?;
+            return Ok(2);
+        }
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let read = rt.block_on(async {
+        let first = forum.thread_page(tid, 1).await?;
+        let last = first.last_page.unwrap_or(1).max(1);
+        let mut pages = vec![first];
+        for p in 2..=last {
+            pages.push(forum.thread_page(tid, p).await?);
+        }
+        Ok::<_, crate::io::forum::FetchError>(pages)
+    });
+    let pages = match read {
+        Ok(p) => p,
+        Err(e) => {
+            writeln!(err, "错误：读取投票帖 tid {tid} 失败：{e}")?;
+            return Ok(1);
+        }
+    };
+    let now = pages
+        .iter()
+        .filter_map(|p| p.server_time)
+        .max()
+        .unwrap_or_else(|| {
+            crate::io::clock::Clock::now(&crate::io::clock::SystemClock(game.utc_offset))
+        });
+    let mut posts: Vec<Post> = Vec::new();
+    for p in pages.iter().flat_map(|p| p.posts.iter()) {
+        if !posts.iter().any(|x| x.pid == p.pid) {
+            posts.push(p.clone());
+        }
+    }
+    writeln!(
+        err,
+        "已从论坛读取投票帖 tid {tid}：{} 页，{} 帖，论坛时间 {}",
+        pages.len(),
+        posts.len(),
+        now.format("%Y-%m-%d %H:%M:%S")
+    )?;
+    let game = if round == 2 {
+        with_runoff(game, day, &posts, &[])
+    } else {
+        game
+    };
+    let tally = match rules::tally_with(&game, day, round, now, &posts, &[]) {
+        Ok(t) => t,
+        Err(e) => {
+            writeln!(err, "错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &tally)?;
+        writeln!(out)?;
+    } else {
+        out.write_all(crate::present::bbcode::tally(&game, &tally).as_bytes())?;
+    }
+    out.flush()?;
+    Ok(0)
 }
 
 /// The game with day `day`'s run-off set as the daemon would run it (`decide::runoff_plan`):

@@ -1263,3 +1263,47 @@ pub(crate) async fn the_kill_post_deadline_mails_what_arrived_and_its_verdict() 
     assert!(verdict.contains("不合格——总字数"), "{verdict}");
     assert!(verdict.contains("少于 1200"), "{verdict}");
 }
+
+/// Issue 21: `bansha tally --fetch --day N` counts the thread right now, from the forum (the
+/// replay of the captured thread, every page), with no daemon and no record — the same BBCode
+/// the daemon's final mail attaches for the same moment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn tally_fetch_counts_the_thread_from_the_forum_now() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let (code, bbcode, err) =
+        tokio::task::block_in_place(|| cli(&config, &["tally", "--fetch", "--day", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("已从论坛读取投票帖 tid 3："), "{err}");
+    assert!(bbcode.contains("李逵 4 票"), "{bbcode}");
+    assert!(forum.lock().unwrap().requests > 1, "every page");
+    assert!(mailbox.mails.lock().unwrap().is_empty(), "nothing mailed");
+    // The daemon's final for the same close says the same.
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let attached = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|m| summary(m).1.contains("最终计票"))
+        .flat_map(|m| files(m))
+        .find(|f| f.0.ends_with(".txt"))
+        .map(|f| f.2)
+        .expect("the final's BBCode");
+    let counts = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.contains(" 票"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(counts(&bbcode), counts(&String::from_utf8_lossy(&attached)));
+    // A day the config does not have is named.
+    let (code, _, err) =
+        tokio::task::block_in_place(|| cli(&config, &["tally", "--fetch", "--day", "7"]));
+    assert_eq!(code, Some(2));
+    assert!(err.contains("配置中没有第 7 天"), "{err}");
+}
