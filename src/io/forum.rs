@@ -650,3 +650,16 @@ mod redirect_tests {
         ));
     }
 }
+
+#[cfg(test)]
+mod error_tests {
+    use super::FetchError;
+
+    /// Issue 21: the status codes a judge meets first say what to do.
+    #[test]
+    fn a_404_names_the_desktop_source_and_a_403_the_login() {
+        assert!(FetchError::Http(404).zh().contains("source = \"desktop\""));
+        assert!(FetchError::Http(403).zh().contains("登录"));
+        assert_eq!(FetchError::Http(502).zh(), "论坛返回 HTTP 502");
+    }
+}
