@@ -157,7 +157,7 @@ impl Daemon {
         for b in late {
             if let Some(pid) = b.pid {
                 let key = format!("void/{}/{}/{pid}", g.id, d.day);
-                self.queue(&key, report, || mails::void_ballot(g, d, b, pid, now))?;
+                self.queue(&key, report, || self.void_mail(g, d, b, pid, now))?;
             }
         }
         if lurk_on && !self.store.mail_known(&self.key(g, d, "lurk"))? {
@@ -749,13 +749,38 @@ impl Daemon {
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
         use decide::Effect;
+        // Many void ballots new at once (the first read of a day already under way): one
+        // digest, each ballot in it, rather than a mail each.
+        let mut fresh: Vec<(&String, &rules::Ballot)> = Vec::new();
+        for e in effects {
+            if let Effect::Void { key, pid } = e {
+                if let Some(b) = tally.ballots.iter().find(|b| b.pid == Some(*pid)) {
+                    if !self.store.mail_known(key)? {
+                        fresh.push((key, b));
+                    }
+                }
+            }
+        }
+        let digest = fresh.len() >= decide::VOID_DIGEST_MIN;
+        if digest {
+            let base = &self.settings.forum.base_url;
+            let ballots: Vec<&rules::Ballot> = fresh.iter().map(|(_, b)| *b).collect();
+            let key = format!("voids/{}/{}/{}", g.id, d.day, now.timestamp());
+            let mail = mails::void_digest(g, d, &ballots, base, d.vote_thread, now);
+            if self.store.enqueue(&key, &mail)? {
+                report.mails_queued += 1;
+            }
+            for (k, _) in &fresh {
+                self.store.cover(k)?;
+            }
+        }
         for e in effects {
             match e {
                 Effect::Void { key, pid } => {
                     let Some(b) = tally.ballots.iter().find(|b| b.pid == Some(*pid)) else {
                         continue;
                     };
-                    self.queue(key, report, || mails::void_ballot(g, d, b, *pid, now))?;
+                    self.queue(key, report, || self.void_mail(g, d, b, *pid, now))?;
                 }
                 Effect::Mail { key, kind } => {
                     self.queue(key, report, || {
@@ -866,7 +891,11 @@ impl Daemon {
                 self.store.get_meta("check_failures")?.unwrap_or_default();
             failing.push(line.clone());
             self.store.set_meta("check_failures", &failing)?;
-            let mail = mails::check_failed(g, d, post, &verdict, &line, now);
+            let mail = self.linked(
+                mails::check_failed(g, d, post, &verdict, &line, now),
+                ct.tid,
+                pid,
+            );
             if self.store.enqueue(
                 &format!("check/{}/{pid}/{}", ct.tid, rec.versions.len()),
                 &mail,
@@ -1194,7 +1223,11 @@ impl Daemon {
         let Some(d) = g.day(w.day) else {
             return Ok(());
         };
-        let mail = mails::edit_storm(g, d, last, w.held.len(), first.0, *last_seen, now);
+        let mail = self.linked(
+            mails::edit_storm(g, d, last, w.held.len(), first.0, *last_seen, now),
+            last.tid,
+            last.pid,
+        );
         if self
             .store
             .enqueue(&format!("edits/{wkey}/{}", w.opened.timestamp()), &mail)?
@@ -1466,6 +1499,34 @@ impl Daemon {
         })
     }
 
+    /// A mail about one post, with the post's floor link below (the judge clicks through
+    /// rather than looking up a pid).
+    fn linked(&self, mut mail: Mail, tid: u64, pid: u64) -> Mail {
+        if tid != 0 {
+            mail.body += &format!(
+                "\n帖子链接：{}\n",
+                crate::present::html::floor_url(&self.settings.forum.base_url, tid, pid)
+            );
+        }
+        mail
+    }
+
+    /// The mail about a void ballot, linked to its floor when it is a post of the vote thread.
+    fn void_mail(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        b: &rules::Ballot,
+        pid: u64,
+        now: Time,
+    ) -> Mail {
+        let tid = match b.source {
+            rules::tally::Source::Post => d.vote_thread.unwrap_or(0),
+            _ => 0,
+        };
+        self.linked(mails::void_ballot(g, d, b, pid, now), tid, pid)
+    }
+
     /// Write a day's automatic ledger entries as counted now (`ledger::recount`).
     fn recount(
         &self,
@@ -1676,7 +1737,11 @@ impl Daemon {
                             self.mail_held_edits(&wkey, &w, now, report)?;
                         }
                         let key = format!("edit/{}/{pid}/{}", after.tid, seen_at.timestamp());
-                        let mail = mails::edited(g, d, before, after, *seen_at);
+                        let mail = self.linked(
+                            mails::edited(g, d, before, after, *seen_at),
+                            after.tid,
+                            after.pid,
+                        );
                         if self.store.enqueue(&key, &mail)? {
                             report.mails_queued += 1;
                         }
@@ -1705,7 +1770,11 @@ impl Daemon {
                     } else {
                         mails::Gone::AtClose
                     };
-                    let mail = mails::gone(g, d, last, *last_seen, when, now);
+                    let mail = self.linked(
+                        mails::gone(g, d, last, *last_seen, when, now),
+                        last.tid,
+                        last.pid,
+                    );
                     if self.store.enqueue(&key, &mail)? {
                         report.mails_queued += 1;
                     }

@@ -384,6 +384,10 @@ pub fn round_two(
     (g2, phase)
 }
 
+/// This many void ballots new in one cycle (a first read of a day under way) go to the judge
+/// as one digest instead of a mail each.
+pub const VOID_DIGEST_MIN: usize = 3;
+
 /// How long after its time a reminder is still worth sending (after a longer downtime it is
 /// dropped: the deadline it warns of has passed).
 pub const REMINDER_GRACE_MINUTES: i64 = 60;

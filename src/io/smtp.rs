@@ -15,12 +15,13 @@ use lettre::message::{Attachment, Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::{Credentials, DEFAULT_MECHANISMS};
 use lettre::transport::smtp::client::{AsyncSmtpConnection, TlsParameters};
 use lettre::transport::smtp::extension::ClientId;
-use lettre::{AsyncFileTransport, AsyncTransport, Message, Tokio1Executor};
+use lettre::Message;
 use std::time::Duration;
 
 enum Transport {
     Smtp(Box<Smtp>),
-    Folder(AsyncFileTransport<Tokio1Executor>),
+    /// Each mail a file named by its time and subject (`file_name`).
+    Folder(std::path::PathBuf),
 }
 
 /// An SMTP server and the one connection kept open to it between mails.
@@ -232,7 +233,7 @@ impl Mailer {
             std::fs::create_dir_all(folder)
                 .map_err(|e| format!("smtp.folder {}: {e}", folder.display()))?;
             return Ok(Mailer {
-                transport: Transport::Folder(AsyncFileTransport::new(folder)),
+                transport: Transport::Folder(folder.clone()),
                 from,
                 to,
             });
@@ -294,11 +295,15 @@ impl Mailer {
         match &self.transport {
             // Each step has its own wait (`transaction`); connecting has `SMTP_TIMEOUT`.
             Transport::Smtp(t) => t.send(&message).await,
-            Transport::Folder(t) => t
-                .send(message)
-                .await
-                .map(|_| ())
-                .map_err(|e| SendError::Temporary(e.to_string())),
+            Transport::Folder(dir) => {
+                // Written whole under a temporary name, then renamed: a reader never sees half
+                // a mail, and the same mail sent again replaces its file.
+                let path = dir.join(file_name(key, mail));
+                let tmp = path.with_extension("eml.part");
+                std::fs::write(&tmp, message.formatted())
+                    .and_then(|_| std::fs::rename(&tmp, &path))
+                    .map_err(|e| SendError::Temporary(format!("{}: {e}", path.display())))
+            }
         }
     }
 
@@ -363,6 +368,29 @@ fn mime(mail: &Mail) -> MultiPart {
 }
 
 /// A stable Message-ID for an idempotent key.
+/// A mail's file name in folder mode: when it was made and its subject, so the judge finds a
+/// mail by looking ("20261129-210005 最终计票：李逵 以 4 票最高，出局 5f3a91c2.eml"); the end is
+/// its key's hash, so two mails of the same second and subject keep apart.
+pub fn file_name(key: &str, mail: &Mail) -> String {
+    let subject: String = mail
+        .subject
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' | ':' | '*' | '?' | '"' | '<' | '>' | '|' => '_',
+            c if c.is_control() => '_',
+            c => c,
+        })
+        .take(60)
+        .collect();
+    let id = message_id(key);
+    format!(
+        "{} {} {}.eml",
+        mail.created_at.format("%Y%m%d-%H%M%S"),
+        subject.trim(),
+        &id[1..9]
+    )
+}
+
 pub fn message_id(key: &str) -> String {
     // FNV-1a: stable across runs and versions (std's hasher is not).
     let mut h: u64 = 0xcbf29ce484222325;
@@ -371,4 +399,33 @@ pub fn message_id(key: &str) -> String {
         h = h.wrapping_mul(0x100000001b3);
     }
     format!("<{h:016x}.bansha@localhost>")
+}
+
+#[cfg(test)]
+mod file_name_tests {
+    use super::*;
+
+    /// Issue 21: a folder of mails reads like an inbox — time, then subject; the key's hash
+    /// keeps two mails of the same second and subject apart; no character a file system refuses.
+    #[test]
+    fn folder_mails_are_named_by_time_and_subject() {
+        let at = chrono::DateTime::parse_from_rfc3339("2026-11-29T21:00:05+08:00").unwrap();
+        let mail = Mail::text(
+            "[版杀一室] 第2天 最终计票：李逵 出局/一票 ?".into(),
+            String::new(),
+            at,
+        );
+        let name = file_name("close/g/2", &mail);
+        assert!(
+            name.starts_with("20261129-210005 [版杀一室] 第2天 最终计票：李逵 出局_一票 _ "),
+            "{name}"
+        );
+        assert!(name.ends_with(".eml"));
+        assert_ne!(name, file_name("close/g/2/r1", &mail));
+        assert_eq!(
+            name,
+            file_name("close/g/2", &mail),
+            "the same mail, the same file"
+        );
+    }
 }

@@ -372,7 +372,15 @@ impl Store {
     /// Queue a mail under an idempotent key; false if that key was queued or sent before.
     /// A mail with this key is queued or was sent.
     pub fn mail_known(&self, key: &str) -> Result<bool, StoreError> {
-        Ok(self.sent.contains_key(key)? || self.outbox.contains_key(key)?)
+        Ok(self.sent.contains_key(key)?
+            || self.outbox.contains_key(key)?
+            || self.meta.contains_key(format!("covered/{key}"))?)
+    }
+
+    /// Mark the mail `key` as told by another one (a digest): it is not queued on its own.
+    pub fn cover(&self, key: &str) -> Result<(), StoreError> {
+        self.meta.insert(format!("covered/{key}"), b"1".to_vec())?;
+        Ok(())
     }
 
     pub fn enqueue(&self, key: &str, mail: &Mail) -> Result<bool, StoreError> {

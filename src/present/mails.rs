@@ -150,6 +150,50 @@ pub fn void_ballot(g: &GameConfig, d: &DayConfig, b: &Ballot, pid: u64, now: Tim
     )
 }
 
+/// Several void ballots found at once (a first read of a day under way): one mail listing
+/// each, with its floor link where it is a post of the vote thread `tid`.
+pub fn void_digest(
+    g: &GameConfig,
+    d: &DayConfig,
+    ballots: &[&Ballot],
+    base: &str,
+    tid: Option<u64>,
+    now: Time,
+) -> Mail {
+    let mut body = format!(
+        "这次读取新发现 {} 张无效票（每张只报一次）：\n\n",
+        ballots.len()
+    );
+    for b in ballots {
+        body += &format!(
+            "{} {}（{}）：{}\n  写的对象：{}\n",
+            b.floor,
+            b.voter,
+            b.posted_at.map(fmt).unwrap_or_default(),
+            b.reason,
+            b.written
+        );
+        if let (Some(pid), Some(tid), crate::domain::rules::tally::Source::Post) =
+            (b.pid, tid, &b.source)
+        {
+            body += &format!("  {}\n", crate::present::html::floor_url(base, tid, pid));
+        }
+    }
+    Mail::text(
+        subject(
+            g,
+            d.day,
+            &format!(
+                "无效票 {} 张（汇总，{} 读取）",
+                ballots.len(),
+                now.format("%m-%d %H:%M")
+            ),
+        ),
+        body,
+        now,
+    )
+}
+
 /// The line naming a required post (报道, 杀帖) that failed its check, with until when it may
 /// be fixed (`fix_by`: the day and its close, for rules with `fix_by_day`).
 pub fn check_line(post: &StoredPost, verdict: &PostVerdict, fix_by: Option<(u32, Time)>) -> String {
