@@ -224,6 +224,22 @@ pub fn tally_html(d: &DayConfig, tally: &Tally, base: &str) -> String {
         }
         h += "</ul>\n";
     }
+    // What the BBCode lists as 不计的帖子: posts read but not ballots of a player, each with why.
+    if !tally.ignored.is_empty() {
+        h += &format!(
+            "<h3 style=\"margin:10px 0 4px 0\">不计的帖子（{}）</h3>\n<ul class=\"ignored\" style=\"margin:4px 0\">\n",
+            tally.ignored.len()
+        );
+        for i in &tally.ignored {
+            h += &format!(
+                "<li>{} {}：{}</li>\n",
+                links.floor(&i.floor, Some(i.pid), Source::Post),
+                esc(&i.author),
+                esc(&i.reason)
+            );
+        }
+        h += "</ul>\n";
+    }
     h
 }
 
