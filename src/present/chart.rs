@@ -36,6 +36,25 @@ fn draw(
     draw_on(out, title, t, lock_from).map_err(|e| e.to_string())
 }
 
+/// Colours far apart from each other (no two yellows), in the order the series take them.
+const COLOURS: [(u8, u8, u8); 12] = [
+    (214, 39, 40),
+    (31, 119, 180),
+    (44, 160, 44),
+    (255, 127, 14),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (23, 190, 207),
+    (188, 189, 34),
+    (127, 127, 127),
+    (57, 59, 121),
+    (99, 121, 57),
+];
+
+/// The width of the legend column to the right of the plot.
+const LEGEND_WIDTH: u32 = 170;
+
 fn draw_on<'a>(
     out: &'a mut String,
     title: &str,
@@ -44,11 +63,26 @@ fn draw_on<'a>(
 ) -> Result<(), Box<dyn std::error::Error + 'a>> {
     let root = SVGBackend::with_string(out, SIZE).into_drawing_area();
     root.fill(&WHITE)?;
-    let start = t.start;
-    let end = if t.end > start {
+    let root = root.titled(title, (FONT, 20))?;
+    // The legend has its own column: it never covers the first hours of the day.
+    let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
+    let end = if t.end > t.start {
         t.end
     } else {
-        start + Duration::minutes(1)
+        t.start + Duration::minutes(1)
+    };
+    // A day whose votes come late in a long window starts where they start (a little before),
+    // so the activity fills the picture rather than a corner of it.
+    let first = t
+        .series
+        .iter()
+        .filter_map(|s| s.points.first().map(|p| p.0))
+        .chain(t.changes.iter().map(|c| c.at))
+        .filter(|x| *x >= t.start && *x < end)
+        .min();
+    let start = match first {
+        Some(f) if f > t.start => (f - (end - f) / 20).max(t.start),
+        _ => t.start,
     };
     let top = t
         .series
@@ -59,15 +93,14 @@ fn draw_on<'a>(
         .ceil()
         + 1.0;
     let long = end - start > Duration::hours(20);
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, (FONT, 20))
+    let mut chart = ChartBuilder::on(&plot)
         .margin(12)
         .x_label_area_size(32)
         .y_label_area_size(40)
         .build_cartesian_2d(start..end, 0f64..top)?;
     chart
         .configure_mesh()
-        .x_labels(8)
+        .x_labels(6)
         .y_labels(top as usize + 1)
         .y_label_formatter(&|v| format!("{v:.0}"))
         .x_label_formatter(&|x: &Time| {
@@ -88,8 +121,12 @@ fn draw_on<'a>(
             RGBColor(253, 236, 236).filled(),
         )))?;
     }
+    let colour = |i: usize| {
+        let (r, g, b) = COLOURS[i % COLOURS.len()];
+        RGBColor(r, g, b)
+    };
     for (i, s) in t.series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let color = colour(i);
         // A step function: each value holds until the next point.
         let mut steps = Vec::with_capacity(s.points.len() * 2 + 1);
         for (j, (at, v)) in s.points.iter().enumerate() {
@@ -101,16 +138,18 @@ fn draw_on<'a>(
         if let Some((_, v)) = s.points.last() {
             steps.push((end, *v));
         }
-        chart
-            .draw_series(LineSeries::new(steps, color.stroke_width(2)))?
-            .label(format!("{}（{}）", s.target, fmt_votes(s.points.last())))
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(3))
-            });
+        let steps: Vec<(Time, f64)> = steps.into_iter().map(|(x, v)| (x.max(start), v)).collect();
+        chart.draw_series(LineSeries::new(steps, color.stroke_width(2)))?;
     }
-    // Change labels take turns on three rows and are left out where they would overlap (the
-    // lines stay; the mail and the dashboard list every change).
-    let mut last_x: [Option<i32>; 3] = [None; 3];
+    // Change labels take turns on three rows, are kept inside the plot (a label near the
+    // right edge ends at its line), and are left out where they would overlap (the lines stay;
+    // the mail and the dashboard list every change).
+    let (plot_left, plot_right) = {
+        let l = chart.backend_coord(&(start, 0.0)).0;
+        let r = chart.backend_coord(&(end, 0.0)).0;
+        (l, r)
+    };
+    let mut taken: [Vec<(i32, i32)>; 3] = Default::default();
     for c in &t.changes {
         if c.at < start || c.at > end {
             continue;
@@ -129,24 +168,47 @@ fn draw_on<'a>(
         } else {
             format!("{}改票（无效）", c.voter)
         };
-        let x = chart.backend_coord(&(c.at, 0.0)).0;
-        let width = 11 * label.chars().count() as i32;
-        if let Some(row) = (0..3).find(|r| last_x[*r].is_none_or(|l| x - l > width)) {
-            last_x[row] = Some(x);
-            chart.draw_series(std::iter::once(Text::new(
-                label,
-                (c.at, top - 0.25 - 0.3 * row as f64),
-                (FONT, 11).into_font().color(&color),
-            )))?;
-        }
+        let (x, _) = chart.backend_coord(&(c.at, 0.0));
+        let width = 11 * label.chars().count() as i32 + 4;
+        let left = if x + width > plot_right {
+            (x - width).max(plot_left)
+        } else {
+            x + 2
+        };
+        let span = (left, left + width);
+        let Some(row) = (0..3).find(|r| taken[*r].iter().all(|(a, b)| span.1 < *a || span.0 > *b))
+        else {
+            continue;
+        };
+        taken[row].push(span);
+        let y = chart.backend_coord(&(c.at, top - 0.2 - 0.3 * row as f64)).1;
+        plot.draw(&Text::new(
+            label,
+            (left, y),
+            (FONT, 11).into_font().color(&color),
+        ))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font((FONT, 13))
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(200, 200, 200))
-        .draw()?;
+    // The legend: each target with its final count, in the order of the series.
+    for (i, s) in t.series.iter().enumerate() {
+        let y = 24 + 20 * i as i32;
+        if y > SIZE.1 as i32 - 40 {
+            legend.draw(&Text::new(
+                format!("……另有 {} 人", t.series.len() - i),
+                (8, y),
+                (FONT, 12).into_font(),
+            ))?;
+            break;
+        }
+        legend.draw(&PathElement::new(
+            vec![(6, y + 7), (26, y + 7)],
+            colour(i).stroke_width(3),
+        ))?;
+        legend.draw(&Text::new(
+            format!("{}（{}）", s.target, fmt_votes(s.points.last())),
+            (32, y),
+            (FONT, 13).into_font(),
+        ))?;
+    }
     root.present()?;
     Ok(())
 }

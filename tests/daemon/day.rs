@@ -194,7 +194,10 @@ async fn a_day_of_polling_mails_the_judge_each_thing_once() {
     // The BBCode's 不计的帖子, in the HTML too (issue 21), each linked.
     let ignored_bb = final_body.matches("[b]不计的帖子[/b]").count();
     assert_eq!(ignored_bb, 1, "{final_body}");
-    assert!(page.contains("<h3 style=\"margin:10px 0 4px 0\">不计的帖子（"), "{page}");
+    assert!(
+        page.contains("<h3 style=\"margin:10px 0 4px 0\">不计的帖子（"),
+        "{page}"
+    );
     assert!(page.contains("<ul class=\"ignored\""), "{page}");
     assert!(page.contains("<img src=\"cid:timeline\""), "{page}");
     let attached = files(final_mail);
