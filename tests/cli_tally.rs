@@ -403,3 +403,43 @@ fn round_two_offline_takes_the_rules_deadline_and_confirm_takes_the_round() {
     let state = std::fs::read_to_string(dir.path().join("g.state.json")).unwrap();
     assert!(state.contains("李逵"), "{state}");
 }
+
+/// Issue 21: `check-config --try` tells the judge what the rules make of a sample ballot,
+/// through the same tally; a judge who is also on the player list is warned.
+#[test]
+fn a_sample_ballot_is_tried_against_the_config() {
+    let example =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config/examples/banshayishi-12.toml");
+    let try_it = |text: &str, extra: &[&str]| {
+        let out = bansha()
+            .args(["check-config", "--try", text])
+            .args(extra)
+            .arg(&example)
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let out = try_it("投票对象：李逵\n投票理由：他很可疑", &[]);
+    assert!(out.contains("结果：有效的投票，投给 李逵"), "{out}");
+    let out = try_it("投票对象：路人甲\n投票理由：x", &[]);
+    assert!(out.contains("结果：无效：路人甲 不是本局玩家"), "{out}");
+    let out = try_it("投李逵", &[]);
+    assert!(
+        out.contains("结果：不算投票") && out.contains("本局投票格式："),
+        "{out}"
+    );
+    let out = try_it("投票对象：李逵\n投票理由：x", &["--as", "龙舌"]);
+    assert!(out.contains("以 龙舌 的身份"), "{out}");
+    assert!(!out.contains("有效的投票"), "龙舌 is out on day 2: {out}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("game.toml");
+    std::fs::write(
+        &game,
+        "ruleset = \"m103\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"法官\"]\njudges = [\"法官\"]\n",
+    )
+    .unwrap();
+    let out = bansha().arg("check-config").arg(&game).assert().success();
+    let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("法官 既是法官又在玩家名单里"), "{err}");
+}

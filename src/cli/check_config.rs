@@ -168,12 +168,34 @@ pub struct CheckConfigCommand {
     /// 守护进程配置：再实际试一次论坛登录、读各局投票帖第 1 页、连上邮件服务器（不发帖、不发信）
     #[arg(long)]
     pub online: bool,
+    /// 试一条投票：按本局规则（格式、改票、理由、名单）判断这段文字算不算票、投给谁，例如 --try "投票对象：李逵"
+    #[arg(long = "try", value_name = "投票文字")]
+    pub try_ballot: Option<String>,
+    /// 与 --try 一起用：以这位玩家的身份发（默认名单上第一位存活的玩家）
+    #[arg(long = "as", value_name = "玩家", requires = "try_ballot")]
+    pub as_player: Option<String>,
+    /// 与 --try 一起用：第几天（默认配置的最后一天）
+    #[arg(long, requires = "try_ballot")]
+    pub day: Option<u32>,
 }
 
 impl CheckConfigCommand {
     pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
         let code = check_config(&self.file, out, err)?;
-        if code != 0 || !self.online {
+        if code != 0 {
+            return Ok(code);
+        }
+        if let Some(text) = &self.try_ballot {
+            return try_ballot(
+                &self.file,
+                text,
+                self.as_player.as_deref(),
+                self.day,
+                out,
+                err,
+            );
+        }
+        if !self.online {
             return Ok(code);
         }
         if !is_daemon(&self.file) {
@@ -186,4 +208,124 @@ impl CheckConfigCommand {
         }
         online(&self.file, out, err)
     }
+}
+
+/// `check-config --try TEXT`: the text as a post of a living player an hour before the day's
+/// close, through the same tally as the daemon's, and what it made of it.
+fn try_ballot(
+    path: &std::path::Path,
+    text: &str,
+    as_player: Option<&str>,
+    day: Option<u32>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    if is_daemon(path) {
+        writeln!(
+            err,
+            "错误：--try 用在游戏配置上（{} 是守护进程配置）",
+            path.display()
+        )?;
+        return Ok(2);
+    }
+    let game = match crate::io::files::load_game(path) {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(1);
+        }
+    };
+    let Some(d) = (match day {
+        Some(n) => game.day(n),
+        None => game.days.iter().max_by_key(|d| d.day),
+    }) else {
+        writeln!(
+            err,
+            "错误：配置里没有{}",
+            day.map_or("任何一天".to_string(), |n| format!("第 {n} 天"))
+        )?;
+        return Ok(2);
+    };
+    let voter = match as_player {
+        Some(p) if game.roster.players.iter().any(|x| x == p) => p.to_string(),
+        Some(p) => {
+            writeln!(err, "错误：{p} 不在玩家名单里")?;
+            return Ok(2);
+        }
+        None => match game
+            .roster
+            .players
+            .iter()
+            .find(|p| !d.dead.contains(p) && !game.roster.judges.contains(p))
+        {
+            Some(p) => p.clone(),
+            None => {
+                writeln!(err, "错误：第 {} 天没有存活的玩家", d.day)?;
+                return Ok(2);
+            }
+        },
+    };
+    let at = d.closes_at - chrono::Duration::hours(1);
+    let post = bansha_parsers::Post {
+        pid: 1,
+        tid: d.vote_thread.unwrap_or(0),
+        floor: "2#".into(),
+        number: Some(2),
+        position: Some(2),
+        first: false,
+        author: voter.clone(),
+        author_uid: None,
+        posted_at: Some(at),
+        posted_at_precision: bansha_parsers::TimePrecision::Second,
+        edited_at: None,
+        edited_by: None,
+        text: text.replace("\\n", "\n"),
+        quotes: Vec::new(),
+        red_font: false,
+        large_font: false,
+        blocked: false,
+        hidden_content: false,
+        smilies: 0,
+        images: 0,
+    };
+    let tally = match crate::domain::rules::tally_with(&game, d.day, 1, at, &[post], &[]) {
+        Ok(t) => t,
+        Err(e) => {
+            writeln!(err, "错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    writeln!(
+        out,
+        "以 {voter} 的身份在第 {} 天截止前一小时（{}）发这段文字：",
+        d.day,
+        at.format("%Y-%m-%d %H:%M")
+    )?;
+    if let Some(b) = tally.ballots.first() {
+        if b.valid {
+            writeln!(
+                out,
+                "结果：有效的{}，投给 {}",
+                b.kind.zh(),
+                b.targets.join("、")
+            )?;
+        } else {
+            writeln!(out, "结果：{}", b.reason)?;
+        }
+    } else if let Some(i) = tally.ignored.first() {
+        writeln!(out, "结果：不算投票——{}", i.reason)?;
+    } else {
+        writeln!(out, "结果：不算投票（不是本局规则的投票格式）")?;
+    }
+    let formats: Vec<String> = game
+        .rules
+        .ballot
+        .formats
+        .iter()
+        .map(|f| f.vote.replace('\n', " / "))
+        .collect();
+    if !formats.is_empty() {
+        writeln!(out, "本局投票格式：{}", formats.join("；"))?;
+    }
+    Ok(0)
 }

@@ -862,6 +862,16 @@ impl GameConfig {
                 }
             }
         }
+        for j in self
+            .roster
+            .judges
+            .iter()
+            .filter(|j| self.roster.players.contains(j))
+        {
+            out.push(format!(
+                "{j} 既是法官又在玩家名单里：法官的帖子从不计为投票，{j} 的票不会被统计（roster.judges 与 roster.players 只写一处）"
+            ));
+        }
         if !self.id_given {
             out.push(format!(
                 "没有 id：记录按游戏名“{}”区分，改了名字 bansha 会把它当成新的一局（重发所有邮件）；\
