@@ -74,7 +74,8 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
     let (code, out, err) = init(dir.path(), "games/g13.toml", &answers);
     assert_eq!(code, Some(0), "{out}{err}");
     for why in [
-        "没有叫 \"m104\" 的规则，请重新输入",
+        "没有叫 \"m104\" 的规则",
+        "1. chuhan  楚汉：",
         "应以 http:// 或 https:// 开头，请重新输入",
         "无法读取 nosuch.txt",
         "李逵 在玩家名单里",
@@ -123,13 +124,20 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
     let (code, _, err) = init(dir.path(), "games/g13.toml", &answers);
     assert_eq!(code, Some(1));
     assert!(err.contains("已存在，不会覆盖"), "{err}");
-    let second = "qipan\n棋盘杀\nplayers.txt\n法官\n\n40\n\n2026-12-02 21:00\n";
+    // The rules by their Chinese name (issue 21: "楚汉" was refused).
+    let second = "棋盘\n棋盘杀\nplayers.txt\n法官\n\n40\n\n2026-12-02 21:00\n";
     let (code, out, err) = init(dir.path(), "games/qipan.toml", second);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(!err.contains("论坛地址"), "{err}");
     assert!(!out.contains("守护进程配置"), "{out}");
     let (code, text) = check(dir.path(), "games/qipan.toml");
     assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("（规则 qipan）"), "{text}");
+    let third = "楚汉\n楚汉局\nplayers.txt\n法官\n\n41\n\n2026-12-03 21:00\n";
+    let (code, out, err) = init(dir.path(), "games/chuhan.toml", third);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let (_, text) = check(dir.path(), "games/chuhan.toml");
+    assert!(text.contains("（规则 chuhan）"), "{text}");
 
     // Answers that run out: a clear error, nothing written.
     let (code, _, err) = init(dir.path(), "games/short.toml", "m103\n短局\n");

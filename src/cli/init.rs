@@ -176,17 +176,23 @@ struct Answers {
 }
 
 fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
-    let rulesets: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
     let offset = FixedOffset::east_opt(8 * 3600).expect("valid");
+    writeln!(a.err, "可用的规则：")?;
+    for (i, (code, text)) in PRESETS.iter().enumerate() {
+        writeln!(
+            a.err,
+            "  {}. {code}  {}",
+            i + 1,
+            crate::domain::config::preset_description(text)
+        )?;
+    }
     let ruleset = a.ask(
-        &format!("规则（{}）", rulesets.join(" / ")),
+        "规则（编号、代码或中文名，如 2、jiaohui、教会）",
         None,
         |s| {
-            rulesets
-                .iter()
-                .find(|r| r.eq_ignore_ascii_case(s))
-                .map(|r| r.to_string())
-                .ok_or_else(|| format!("没有叫 {s:?} 的规则"))
+            crate::domain::config::preset_named(s)
+                .map(String::from)
+                .ok_or_else(|| format!("没有叫 {s:?} 的规则：请输入上面列出的编号、代码或中文名"))
         },
     )?;
     let name = a.ask("游戏名称（邮件标题里显示）", None, |s| {

@@ -13,6 +13,33 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+/// A preset by its code ("chuhan"), its number in `PRESETS` (1–5), or its Chinese name as its
+/// description gives it ("楚汉", "棋盘", "42人局"), as a judge might type it.
+pub fn preset_named(answer: &str) -> Option<&'static str> {
+    let a = answer.trim();
+    if let Ok(n) = a.parse::<usize>() {
+        return PRESETS.get(n.checked_sub(1)?).map(|(code, _)| *code);
+    }
+    PRESETS
+        .iter()
+        .find(|(code, text)| {
+            code.eq_ignore_ascii_case(a)
+                || preset_description(text)
+                    .split('：')
+                    .next()
+                    .is_some_and(|zh| !a.is_empty() && (zh.contains(a) || a.contains(zh)))
+        })
+        .map(|(code, _)| *code)
+}
+
+/// A preset's one-line description (its `description` key).
+pub fn preset_description(text: &str) -> &str {
+    text.lines()
+        .find_map(|l| l.strip_prefix("description = \""))
+        .and_then(|l| l.split('"').next())
+        .unwrap_or("")
+}
+
 /// The five rule systems, built in so a game config can name them without the files.
 pub const PRESETS: [(&str, &str); 5] = [
     ("chuhan", include_str!("../../config/rulesets/chuhan.toml")),
