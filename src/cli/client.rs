@@ -107,12 +107,15 @@ pub fn status(
     writeln!(
         out,
         "监视：{}",
-        if s.watching.is_empty() {
-            "无".to_string()
-        } else {
-            s.watching.join("；")
+        match (s.watching.is_empty(), s.upcoming.is_empty()) {
+            (true, true) => "无".to_string(),
+            (true, false) => format!("暂无（{}）", s.upcoming.join("；")),
+            (false, _) => s.watching.join("；"),
         }
     )?;
+    if !s.watching.is_empty() && !s.upcoming.is_empty() {
+        writeln!(out, "之后：{}", s.upcoming.join("；"))?;
+    }
     if let Some(c) = &s.last_cycle {
         writeln!(
             out,

@@ -45,8 +45,7 @@ pub fn watched(d: &DayConfig, close_done: bool, now: Time) -> bool {
     if d.vote_thread.is_none() || close_done {
         return false;
     }
-    let opens = d.opens_at.unwrap_or(d.closes_at - Duration::days(7));
-    now >= opens
+    now >= d.watch_from()
 }
 
 /// Whether a closed day's after-close look is due: ten minutes after the close and within two

@@ -19,6 +19,9 @@ use std::sync::Arc;
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Status {
     pub watching: Vec<String>,
+    /// Days with a vote thread not watched yet, with when they will be.
+    #[serde(default)]
+    pub upcoming: Vec<String>,
     pub last_cycle: Option<crate::daemon::CycleReport>,
     pub next_deadline: Option<(String, String)>,
     pub mails_waiting: usize,
@@ -246,6 +249,22 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
                     day.day,
                     day.vote_thread.unwrap_or(0)
                 )
+            })
+            .collect(),
+        upcoming: d
+            .settings
+            .games
+            .iter()
+            .flat_map(|g| {
+                g.days.iter().filter(|x| x.opens_later(now)).map(move |x| {
+                    format!(
+                        "{} 第{}天 投票帖 tid {}：{} 开始监视",
+                        g.name,
+                        x.day,
+                        x.vote_thread.unwrap_or(0),
+                        x.watch_from().format("%Y-%m-%d %H:%M")
+                    )
+                })
             })
             .collect(),
         last_cycle,

@@ -250,6 +250,17 @@ pub struct DayConfig {
 }
 
 impl DayConfig {
+    /// When the daemon starts watching this day: its `opens_at`, else a week before its close.
+    pub fn watch_from(&self) -> DateTime<FixedOffset> {
+        self.opens_at
+            .unwrap_or(self.closes_at - chrono::Duration::days(7))
+    }
+
+    /// Not watched yet at `now`: a day with a vote thread that opens later.
+    pub fn opens_later(&self, now: DateTime<FixedOffset>) -> bool {
+        self.vote_thread.is_some() && now < self.watch_from()
+    }
+
     /// Whether the game was accelerated by `t` (all day, or from the confirmed moment).
     pub fn accelerated_by(&self, t: DateTime<FixedOffset>) -> bool {
         self.accelerated || self.accelerated_at.is_some_and(|a| a <= t)

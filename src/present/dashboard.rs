@@ -175,7 +175,20 @@ pub fn page(d: &Dashboard) -> String {
             );
         }
         if days.is_empty() {
-            h += "<p>目前没有在监视的投票。</p>\n";
+            let later: Vec<String> = g
+                .days
+                .iter()
+                .filter(|x| x.opens_later(now))
+                .map(|x| format!("第{}天 {} 开始监视", x.day, fmt(x.watch_from())))
+                .collect();
+            if later.is_empty() {
+                h += "<p>目前没有在监视的投票。</p>\n";
+            } else {
+                h += &format!(
+                    "<p>目前没有在监视的投票：{}。</p>\n",
+                    esc(&later.join("；"))
+                );
+            }
         }
         for v in days {
             h += &format!(

@@ -1334,3 +1334,40 @@ pub(crate) async fn tally_fetch_counts_the_thread_from_the_forum_now() {
     assert_eq!(code, Some(2));
     assert!(err.contains("配置中没有第 7 天"), "{err}");
 }
+
+/// Issue 21: before a day opens, `status` and the dashboard say when it will be watched rather
+/// than "监视：无".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn before_a_day_opens_status_says_when() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795000000;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = pin_status_port(&config);
+    let (mut child, status) = start_service(&config, Some("2026-11-20 12:00:00")).await;
+    assert!(
+        status.contains(
+            "监视：暂无（版杀一室 第十二局 第2天 投票帖 tid 3：2026-11-22 21:00 开始监视）"
+        ),
+        "{status}"
+    );
+    let page = tokio::task::block_in_place(|| {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.write_all(
+            format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    });
+    assert!(
+        page.contains("目前没有在监视的投票：第2天 2026-11-22 21:00:00 开始监视。"),
+        "{page}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
