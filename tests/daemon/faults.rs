@@ -374,10 +374,12 @@ pub(crate) async fn every_forum_fault_records_nothing_false_and_is_reported_once
     // The rules' reminders (m103's night deadlines) go by the clock, not by what was read:
     // compared apart, since their place among the other mails moves with a delayed final.
     let reminder = |s: &str| s.contains("提醒：关门已满");
+    // A digest of void ballots names the read that found them: a later read after a fault.
+    let read_time = regex::Regex::new(r"，\d\d-\d\d \d\d:\d\d 读取）").unwrap();
     let others = |run: &FaultRun| -> Vec<String> {
         run.mails
             .iter()
-            .map(|m| m.1.clone())
+            .map(|m| read_time.replace(&m.1, "）").into_owned())
             .filter(|s| !s.contains("无法读取论坛") && !reminder(s))
             .collect()
     };
