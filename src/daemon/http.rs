@@ -362,6 +362,15 @@ async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (S
 pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
     let addr = service.daemon.settings.status.listen.clone();
     let listener = crate::io::listen::bind(&addr).await?;
+    // Where the judge opens the dashboard (the token goes as ?token=… when one is set).
+    crate::io::log::line(&format!(
+        "dashboard: http://{addr}/{}",
+        if service.daemon.settings.status_token.is_some() {
+            "?token=…"
+        } else {
+            ""
+        }
+    ));
     let app = Router::new()
         .route("/", get(dashboard))
         .route("/timeline.svg", get(timeline_svg))

@@ -452,3 +452,36 @@ async fn the_judges_rulings_are_applied_shown_and_undone() {
         .unwrap();
     let _ = tokio::task::block_in_place(|| child.wait());
 }
+
+/// Issue 21: the service says where its dashboard is when it starts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_service_logs_the_dashboard_url_at_start() {
+    use std::io::BufRead;
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795000000;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = pin_status_port(&config);
+    let mut child = Running(
+        std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+            .args(["run", "--now", "2026-11-20 12:00:00", "--config"])
+            .arg(&config)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let stderr = child.0.stderr.take().unwrap();
+    let want = format!("dashboard: http://127.0.0.1:{port}/");
+    let found = tokio::task::spawn_blocking(move || {
+        std::io::BufReader::new(stderr)
+            .lines()
+            .take(50)
+            .map_while(Result::ok)
+            .any(|l| l.contains(&want))
+    })
+    .await
+    .unwrap();
+    assert!(found, "the dashboard's address is logged at start");
+}
