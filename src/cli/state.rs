@@ -224,51 +224,15 @@ pub fn confirm(
     let mut state = load_state(&path)?;
     let before = state.snapshot(&game);
     let (win_before, warn_before) = conditions(&game, &before);
-    // The powers that could save those voted out are asked about before the result (jiaohui
-    // 001 L114 "计算高票 -> 征求黑暗领主和吟游诗人意见…-> 宣布被投杀人是否死亡"): until the judge says
-    // which were used, nothing is recorded.
-    let open: Vec<(String, &crate::domain::config::Pardon)> = tally
-        .outcome
-        .players
-        .iter()
-        .flat_map(|p| {
-            crate::domain::rules::state::pardons_open(&game, &before, p)
-                .into_iter()
-                .map(move |x| (p.clone(), x))
-        })
-        .collect();
-    if let Some(bad) = pardon
-        .iter()
-        .find(|u| !open.iter().any(|(_, x)| &&x.name == u))
-    {
-        writeln!(
-            err,
-            "错误：这次的结果不能用“{bad}”（已用过、持有者已出局，或不能救这名玩家）{}",
-            if open.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "；可用的：{}",
-                    open.iter()
-                        .map(|(_, x)| x.name.clone())
-                        .collect::<Vec<_>>()
-                        .join("、")
-                )
-            }
-        )?;
-        return Ok(2);
-    }
-    if !open.is_empty() && pardon.is_empty() && !no_pardon {
-        writeln!(err, "宣布结果之前，先征求意见：")?;
-        for (p, x) in &open {
-            writeln!(err, "  {} 是否对 {p} 使用“{}”？", x.by, x.name)?;
-        }
-        writeln!(
-            err,
-            "用了就加上 --pardon {}，都不用就加上 --no-pardon，再运行一次 confirm（这次什么也没有记录）",
-            open[0].1.name
-        )?;
-        return Ok(2);
+    if let Some(code) = ask_pardons(
+        &game,
+        &before,
+        &tally.outcome.players,
+        pardon,
+        no_pardon,
+        err,
+    )? {
+        return Ok(code);
     }
     let at =
         crate::io::clock::Clock::now(&crate::io::clock::SystemClock(game.utc_offset)).to_rfc3339();
@@ -496,4 +460,62 @@ pub enum ChangeCmd {
     Surrender { faction: String },
     /// 撤销上一条记录
     Undo,
+}
+
+/// Before recording a vote's eliminations: the powers that could save those voted out, which
+/// the judge must have asked about (`--pardon NAME` or `--no-pardon`). `Some(code)`: stop there,
+/// nothing recorded.
+fn ask_pardons(
+    game: &crate::domain::config::GameConfig,
+    before: &crate::domain::rules::state::Snapshot,
+    players: &[String],
+    pardon: &[String],
+    no_pardon: bool,
+    err: &mut dyn Write,
+) -> anyhow::Result<Option<i32>> {
+    // The powers that could save those voted out are asked about before the result (jiaohui
+    // 001 L114 "计算高票 -> 征求黑暗领主和吟游诗人意见…-> 宣布被投杀人是否死亡"): until the judge says
+    // which were used, nothing is recorded.
+    let open: Vec<(String, &crate::domain::config::Pardon)> = players
+        .iter()
+        .flat_map(|p| {
+            crate::domain::rules::state::pardons_open(game, before, p)
+                .into_iter()
+                .map(move |x| (p.clone(), x))
+        })
+        .collect();
+    if let Some(bad) = pardon
+        .iter()
+        .find(|u| !open.iter().any(|(_, x)| &&x.name == u))
+    {
+        writeln!(
+            err,
+            "错误：这次的结果不能用“{bad}”（已用过、持有者已出局，或不能救这名玩家）{}",
+            if open.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "；可用的：{}",
+                    open.iter()
+                        .map(|(_, x)| x.name.clone())
+                        .collect::<Vec<_>>()
+                        .join("、")
+                )
+            }
+        )?;
+        return Ok(Some(2));
+    }
+    if !open.is_empty() && pardon.is_empty() && !no_pardon {
+        writeln!(err, "宣布结果之前，先征求意见：")?;
+        for (p, x) in &open {
+            writeln!(err, "  {} 是否对 {p} 使用“{}”？", x.by, x.name)?;
+        }
+        writeln!(
+            err,
+            "用了就加上 --pardon {}，都不用就加上 --no-pardon，再运行一次 confirm（这次什么也没有记录）",
+            open[0].1.name
+        )?;
+        return Ok(Some(2));
+    }
+    Ok(None)
 }

@@ -121,12 +121,8 @@ fn draw_on<'a>(
             RGBColor(253, 236, 236).filled(),
         )))?;
     }
-    let colour = |i: usize| {
-        let (r, g, b) = COLOURS[i % COLOURS.len()];
-        RGBColor(r, g, b)
-    };
     for (i, s) in t.series.iter().enumerate() {
-        let color = colour(i);
+        let color = series_colour(i);
         // A step function: each value holds until the next point.
         let mut steps = Vec::with_capacity(s.points.len() * 2 + 1);
         for (j, (at, v)) in s.points.iter().enumerate() {
@@ -188,7 +184,19 @@ fn draw_on<'a>(
             (FONT, 11).into_font().color(&color),
         ))?;
     }
-    // The legend: each target with its final count, in the order of the series.
+    draw_legend(&legend, t)?;
+    root.present()?;
+    Ok(())
+}
+
+/// The legend column: each target with its final count, in the order of the series.
+fn draw_legend<'a, DB: DrawingBackend + 'a>(
+    legend: &DrawingArea<DB, plotters::coord::Shift>,
+    t: &Timeline,
+) -> Result<(), Box<dyn std::error::Error + 'a>>
+where
+    DB::ErrorType: 'static,
+{
     for (i, s) in t.series.iter().enumerate() {
         let y = 24 + 20 * i as i32;
         if y > SIZE.1 as i32 - 40 {
@@ -201,7 +209,7 @@ fn draw_on<'a>(
         }
         legend.draw(&PathElement::new(
             vec![(6, y + 7), (26, y + 7)],
-            colour(i).stroke_width(3),
+            series_colour(i).stroke_width(3),
         ))?;
         legend.draw(&Text::new(
             format!("{}（{}）", s.target, fmt_votes(s.points.last())),
@@ -209,8 +217,13 @@ fn draw_on<'a>(
             (FONT, 13).into_font(),
         ))?;
     }
-    root.present()?;
     Ok(())
+}
+
+/// The colour of the `i`th series.
+fn series_colour(i: usize) -> RGBColor {
+    let (r, g, b) = COLOURS[i % COLOURS.len()];
+    RGBColor(r, g, b)
 }
 
 fn fmt_votes(p: Option<&(Time, f64)>) -> String {

@@ -175,20 +175,7 @@ pub fn page(d: &Dashboard) -> String {
             );
         }
         if days.is_empty() {
-            let later: Vec<String> = g
-                .days
-                .iter()
-                .filter(|x| x.opens_later(now))
-                .map(|x| format!("第{}天 {} 开始监视", x.day, fmt(x.watch_from())))
-                .collect();
-            if later.is_empty() {
-                h += "<p>目前没有在监视的投票。</p>\n";
-            } else {
-                h += &format!(
-                    "<p>目前没有在监视的投票：{}。</p>\n",
-                    esc(&later.join("；"))
-                );
-            }
+            h += &nothing_watched(g, now);
         }
         for v in days {
             h += &format!(
@@ -305,6 +292,30 @@ fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String
         );
     }
     h + "</table>\n"
+}
+
+/// A game with no day watched now: when its next one will be.
+fn nothing_watched(g: &GameConfig, now: Time) -> String {
+    let later: Vec<String> = g
+        .days
+        .iter()
+        .filter(|x| x.opens_later(now))
+        .map(|x| {
+            format!(
+                "第{}天 {} 开始监视",
+                x.day,
+                x.watch_from().format("%Y-%m-%d %H:%M:%S")
+            )
+        })
+        .collect();
+    if later.is_empty() {
+        "<p>目前没有在监视的投票。</p>\n".into()
+    } else {
+        format!(
+            "<p>目前没有在监视的投票：{}。</p>\n",
+            esc(&later.join("；"))
+        )
+    }
 }
 
 /// The posts flagged for the judge on a day, each with its floor link (judge-only).
