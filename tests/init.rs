@@ -73,6 +73,14 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
         + "\n";
     let (code, out, err) = init(dir.path(), "games/g13.toml", &answers);
     assert_eq!(code, Some(0), "{out}{err}");
+    // What the preset will do is shown before the first ballot (issue 21), and the generated
+    // configs speak Chinese.
+    assert!(
+        out.contains("投票格式（投票对象）：投票对象：{target} / 投票理由：{reason}"),
+        "{out}"
+    );
+    assert!(out.contains("截止前 60 分钟锁定，不得改票"), "{out}");
+    assert!(out.contains("每人最多改票 1 次"), "{out}");
     for why in [
         "没有叫 \"m104\" 的规则",
         "1. chuhan  楚汉：",
@@ -85,6 +93,26 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
     }
     assert!(err.contains("截止时间"), "{err}");
     let game = std::fs::read_to_string(dir.path().join("games/g13.toml")).unwrap();
+    let daemon = std::fs::read_to_string(dir.path().join("games/daemon.toml")).unwrap();
+    for text in [&game, &daemon] {
+        // Comments in words (a commented-out key or table header is TOML, not words).
+        let comments: Vec<&str> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("# ") && !l.contains('=') && !l.contains("# ["))
+            .filter(|l| !l.trim_start().starts_with("#   bansha"))
+            .collect();
+        assert!(!comments.is_empty());
+        for c in comments {
+            assert!(
+                c.chars().any(|ch| ch > '\u{2e80}'),
+                "an English comment: {c}"
+            );
+        }
+    }
+    assert!(
+        game.contains("# sheriff = ") && game.contains("# opens_at = "),
+        "{game}"
+    );
     for line in [
         "ruleset = \"m103\"",
         "name = \"版杀一室 第十三局\"",

@@ -134,11 +134,18 @@ pub fn run(
     }
     std::fs::write(out_path, game_toml(&answers))?;
     // Loaded back the way the daemon will load it.
-    if let Err(e) = crate::io::files::load_game(out_path) {
-        writeln!(err, "配置错误：{e}")?;
-        return Ok(1);
-    }
+    let game = match crate::io::files::load_game(out_path) {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(1);
+        }
+    };
     writeln!(out, "已写入本局配置：{}", out_path.display())?;
+    // What the preset will do, so the judge sees it before the first ballot.
+    for line in rules_summary(&game) {
+        writeln!(out, "  {line}")?;
+    }
     if !daemon_path.exists() {
         let rel = out_path
             .file_name()
@@ -316,15 +323,40 @@ fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
     })
 }
 
+/// The preset's rules a judge checks first: the ballot formats, the lock, the changes allowed.
+fn rules_summary(g: &crate::domain::config::GameConfig) -> Vec<String> {
+    let v = &g.rules.vote;
+    let mut out: Vec<String> = g
+        .rules
+        .ballot
+        .formats
+        .iter()
+        .map(|f| format!("投票格式（{}）：{}", f.name, f.vote.replace('\n', " / ")))
+        .collect();
+    if g.rules.ballot.free_wording {
+        out.push("投票格式：不限（读玩家自己的写法）".into());
+    }
+    out.push(if v.lock_minutes > 0 {
+        format!("截止前 {} 分钟锁定，不得改票", v.lock_minutes)
+    } else {
+        "截止前不锁定".into()
+    });
+    out.push(format!("每人最多改票 {} 次", v.changes_allowed));
+    out.push("要改格式、锁定或改票次数：在本局配置的 [rules] 下写，例如 [rules.vote] lock_minutes = 30（见 config/README.md）；用 bansha check-config --try \"投票文字\" 试一条票".into());
+    out
+}
+
 fn game_toml(a: &Answers) -> String {
     let mut s = format!(
-        "# Written by `bansha init`. The rules come from the preset {ruleset:?} (config/rulesets/);\n\
-         # override any of them under [rules] (see config/README.md). Check with:\n\
-         #   bansha check-config THIS_FILE\n\
+        "# 由 bansha init 写成。规则来自预设 {ruleset:?}（config/rulesets/）；\n\
+         # 要改哪一条，写在下面的 [rules] 里（键的说明见 config/README.md）。检查：\n\
+         #   bansha check-config 本文件\n\
+         #   bansha check-config --try \"投票对象：某人\" 本文件   # 试一条票\n\
          ruleset = {}\nname = {}\n\
-         # What bansha's record keys the game by: keep it when renaming the game.\n\
-         id = {}\nutc_offset = \"+08:00\"   # the forum's time zone\n\n\
+         # 记录按 id 区分游戏：以后改名字时 id 不要改。\n\
+         id = {}\nutc_offset = \"+08:00\"   # 论坛的时区（Discuz 后台“默认时差”）\n\n\
          [roster]\nplayers = {}\njudges = {}\n\n\
+         # [rules.vote]\n# lock_minutes = 60        # 截止前多少分钟锁定\n# changes_allowed = 1     # 每人最多改票几次\n\n\
          [[days]]\nday = {}\nvote_thread = {}\n",
         quoted(&a.ruleset),
         quoted(&a.name),
@@ -343,23 +375,26 @@ fn game_toml(a: &Answers) -> String {
     if !a.dead.is_empty() {
         s += &format!("dead = {}\n", list(&a.dead));
     }
-    s += "\n# Each new day: another [[days]] block with its vote thread and deadline.\n";
+    s += "# opens_at = \"2026-12-01 09:00:00\"   # 这一天从何时开始算（默认：前一天的截止时间）\n\
+          # chat_threads = []                     # 灌水帖：不计入潜水\n\
+          # sheriff = \"玩家名\"                   # 警长（m103：一票计 1.5 票；第 1 天选出后自动沿用）\n\
+          \n# 每一天再加一段 [[days]]，写上当天的投票帖和截止时间。\n";
     s
 }
 
 fn daemon_toml(a: &Answers, game: &Path) -> String {
     format!(
-        "# Written by `bansha init`. Fill in SMTP (and a login for private boards), then:\n\
+        "# 由 bansha init 写成。填好邮件服务器（论坛版块需要登录时再填登录），然后：\n\
          #   bansha check-config daemon.toml && bansha run --config daemon.toml\n\
-         # Every key is explained in config/daemon.example.toml.\n\
-         # The record (posts, mails sent). Relative: under the service's own directory when\n\
-         # systemd runs it (StateDirectory=, /var/lib/bansha/state), else beside this file.\n\
+         # 每个键的说明见 config/daemon.example.toml。\n\
+         # 记录目录（帖子、已发邮件）。相对路径：systemd 运行时在服务自己的目录下\n\
+         # （StateDirectory=，/var/lib/bansha/state），否则在本文件旁边。\n\
          state_dir = \"state\"\n\n\
-         [forum]\nbase_url = {}\nsource = \"api\"\n\n\
+         [forum]\nbase_url = {}\nsource = \"api\"   # 论坛关闭了手机接口时改成 \"desktop\"\n\n\
          # [forum.login]\n# username = \"法官的用户名\"\n# password_file = \"forum-password\"   # chmod 600\n\n\
-         [smtp]\n# host = \"smtp.example.com\"\n# username = \"bansha@example.com\"\n\
+         [smtp]\n# host = \"smtp.example.com\"\n# port = 587\n# username = \"bansha@example.com\"\n\
          # password_file = \"smtp-password\"   # chmod 600\n\
-         folder = \"mails\"   # until SMTP is set up, mails are written here as .eml files\n\
+         folder = \"mails\"   # 邮件服务器设好之前，邮件写成 .eml 文件放在这里\n\
          from = \"bansha@localhost\"\n\n\
          [judge]\nto = [{}]\n\n\
          [[games]]\nconfig = {}\n",
