@@ -152,9 +152,15 @@ pub fn page(d: &Dashboard) -> String {
     let views = &d.views;
     for g in d.games {
         h += &format!(
-            "<section class=\"game\"><h2>{}</h2>\n<p>规则：{}</p>\n",
+            "<section class=\"game\"><h2>{}</h2>\n<p>规则：{}（{}）{}</p>\n",
             esc(&g.name),
-            esc(&g.ruleset)
+            esc(&g.rules.name),
+            esc(&g.ruleset),
+            if g.rules.description.is_empty() {
+                String::new()
+            } else {
+                format!("：{}", esc(&g.rules.description))
+            }
         );
         let days: Vec<_> = views.iter().filter(|v| v.game.name == g.name).collect();
         // This game's next lock start or close.
@@ -178,21 +184,7 @@ pub fn page(d: &Dashboard) -> String {
             h += &nothing_watched(g, now);
         }
         for v in days {
-            h += &format!(
-                "<div class=\"day\" id=\"day-{}\"><h3>第{}天 · {}</h3>\n",
-                v.day.day,
-                v.day.day,
-                phase(v, now)
-            );
-            h += &crate::present::html::tally_html(&v.day, &v.tally, d.forum_base);
-            h += "<h4>投票时间线</h4>\n<div class=\"timeline\">";
-            h += &day_svg(v);
-            h += "</div>\n";
-            if let Some(l) = &v.lurk {
-                h += &lurk_html(l, now >= v.day.closes_at);
-            }
-            h += &flags_html(&v.flags, d.forum_base);
-            h += "</div>\n";
+            h += &day_html(v, d.forum_base, now);
         }
         h += &rulings_html(g, d.rulings.get(&g.name).map(Vec::as_slice).unwrap_or(&[]));
         // The judge's record of the game: seats, roles, factions (judge-only).
@@ -292,6 +284,37 @@ fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String
         );
     }
     h + "</table>\n"
+}
+
+/// One watched day: its tally, BBCode, timeline, 潜水 so far and the posts flagged.
+fn day_html(v: &DayView, base: &str, now: Time) -> String {
+    let mut h = format!(
+        "<div class=\"day\" id=\"day-{}\"><h3>第{}天 · {}</h3>\n",
+        v.day.day,
+        v.day.day,
+        phase(v, now)
+    );
+    h += &crate::present::html::tally_html(&v.day, &v.tally, base);
+    h += &bbcode_box(v);
+    h += "<h4>投票时间线</h4>\n<div class=\"timeline\">";
+    h += &day_svg(v);
+    h += "</div>\n";
+    if let Some(l) = &v.lurk {
+        h += &lurk_html(l, now >= v.day.closes_at);
+    }
+    h += &flags_html(&v.flags, base);
+    h + "</div>\n"
+}
+
+/// The tally's BBCode as the judge pastes it, with a button that copies it (the page's one
+/// script: the clipboard, nothing sent anywhere).
+fn bbcode_box(v: &DayView) -> String {
+    let code = crate::present::bbcode::tally(&v.game, &v.tally);
+    let id = format!("bbcode-day-{}", v.day.day);
+    format!(
+        "<h4>可直接粘贴到投票帖的 BBCode</h4>\n<textarea id=\"{id}\" class=\"bbcode\" readonly rows=\"8\" style=\"width:100%;font-family:monospace\">{}</textarea>\n<button type=\"button\" class=\"copy\" onclick=\"var t=document.getElementById('{id}');t.select();navigator.clipboard&&navigator.clipboard.writeText(t.value);this.textContent='已复制';\">复制 BBCode</button>\n",
+        esc(&code)
+    )
 }
 
 /// A game with no day watched now: when its next one will be.

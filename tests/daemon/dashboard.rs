@@ -121,6 +121,13 @@ pub(crate) async fn the_dashboard_shows_the_live_tally_in_a_browser() {
     );
     assert!(dom.contains("<svg"), "the timeline: {dom}");
     assert!(dom.contains("发言统计（潜水）：截至目前"), "{dom}");
+    // The tally's BBCode, the same as `tally --live`, in a box with a copy button (issue 21);
+    // the rule system by name.
+    assert!(dom.contains("<textarea id=\"bbcode-day-2\""), "{dom}");
+    assert!(dom.contains(">复制 BBCode</button>"), "{dom}");
+    let first_count = live.lines().find(|l| l.contains(" 票：")).unwrap();
+    assert!(dom.contains(first_count), "{first_count}");
+    assert!(dom.contains("<p>规则：banshayishi（"), "{dom}");
     // m103 L331 "禁止使用红色字体": the red posts so far, each linked to its floor (judge-only).
     assert!(dom.contains("需要注意的帖子（仅法官可见"), "{dom}");
     assert!(
