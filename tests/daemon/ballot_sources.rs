@@ -643,14 +643,7 @@ pub(crate) async fn a_qipan_tie_runs_round_two_from_the_inbox() {
         .any(|s| s.contains("无效票") && s.contains("花千树"));
     assert!(void_change, "L100 不允许改票: {subjects:?}");
     // L136: 冷雪 and 雪罂子 missed round 2 as well as round 1: two duties on one day.
-    let duty: Vec<(String, String)> = mailbox
-        .mails
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|m| (summary(m).1, body(m)))
-        .filter(|(s, _)| s.contains("第二轮投票义务"))
-        .collect();
+    let duty: Vec<(String, String)> = mails_about(&mailbox, "第二轮投票义务");
     assert_eq!(duty.len(), 1, "{subjects:?}");
     let (subject, text) = &duty[0];
     assert!(

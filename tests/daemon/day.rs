@@ -134,14 +134,7 @@ async fn a_day_of_polling_mails_the_judge_each_thing_once() {
     let unique: BTreeSet<&&&String> = voids.iter().collect();
     assert_eq!(voids.len(), unique.len(), "{voids:#?}");
     // Each void ballot is told once, on its own or in a digest.
-    let void_mails: Vec<(String, String)> = mailbox
-        .mails
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|m| (summary(m).1, body(m)))
-        .filter(|(s, _)| s.contains("无效票"))
-        .collect();
+    let void_mails: Vec<(String, String)> = mails_about(&mailbox, "无效票");
     for late in ["34# 小熊维尼", "29# 小飞", "33# 不见"] {
         let told = void_mails
             .iter()
@@ -1216,14 +1209,7 @@ pub(crate) async fn the_reports_roll_call_is_mailed_at_the_close_of_day_one() {
         let r = cycle_at(&config, now).await;
         assert_eq!(r["errors"], serde_json::json!([]), "{now}: {r}");
     }
-    let calls: Vec<(String, String)> = mailbox
-        .mails
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|m| (summary(m).1, body(m)))
-        .filter(|(s, _)| s.contains("报道点名"))
-        .collect();
+    let calls: Vec<(String, String)> = mails_about(&mailbox, "报道点名");
     assert_eq!(calls.len(), 1, "{:?}", subject_lines(&mailbox));
     let (subject, text) = &calls[0];
     assert!(subject.contains("报道点名：未到 小飞、李逵、"), "{subject}");
@@ -1269,14 +1255,7 @@ pub(crate) async fn the_kill_post_deadline_mails_what_arrived_and_its_verdict() 
         let r = cycle_at(&config, now).await;
         assert_eq!(r["errors"], serde_json::json!([]), "{now}: {r}");
     }
-    let got: Vec<(String, String)> = mailbox
-        .mails
-        .lock()
-        .unwrap()
-        .iter()
-        .map(|m| (summary(m).1, body(m)))
-        .filter(|(s, _)| s.contains("提醒：白条与重写"))
-        .collect();
+    let got: Vec<(String, String)> = mails_about(&mailbox, "提醒：白条与重写");
     let subjects: Vec<&String> = got.iter().map(|(s, _)| s).collect();
     assert_eq!(
         got.len(),
@@ -1352,18 +1331,7 @@ pub(crate) async fn before_a_day_opens_status_says_when() {
         ),
         "{status}"
     );
-    let page = tokio::task::block_in_place(|| {
-        use std::io::{Read, Write};
-        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-        s.write_all(
-            format!("GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n")
-                .as_bytes(),
-        )
-        .unwrap();
-        let mut out = String::new();
-        let _ = s.read_to_string(&mut out);
-        out
-    });
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
     assert!(
         page.contains("目前没有在监视的投票：第2天 2026-11-22 21:00:00 开始监视。"),
         "{page}"

@@ -691,7 +691,7 @@ async fn status_tells_the_same_health_as_the_dashboard() {
     assert!(!live.contains("无人得票"), "{live}");
     assert!(err.contains("还没有读到"), "{err}");
     // The dashboard shows the same verdict.
-    let page = http_get(port);
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
     assert!(page.contains("有问题"), "{page}");
     std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
@@ -699,17 +699,6 @@ async fn status_tells_the_same_health_as_the_dashboard() {
         .unwrap();
     let _ = tokio::task::block_in_place(|| child.wait());
     drop(server);
-}
-
-/// The dashboard page over plain HTTP/1.0 (no client crate needed).
-fn http_get(port: u16) -> String {
-    use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.write_all(b"GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-        .unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    out
 }
 
 /// What a hand-rolled relay does after the final dot of its first mail.

@@ -765,3 +765,29 @@ pub(crate) fn final_texts(mailbox: &Mailbox) -> Vec<String> {
         .map(|m| body(m))
         .collect()
 }
+
+/// The mails received so far whose subject contains `needle`: (subject, plain-text body).
+pub(crate) fn mails_about(mailbox: &Mailbox, needle: &str) -> Vec<(String, String)> {
+    mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| (summary(m).1, body(m)))
+        .filter(|(s, _)| s.contains(needle))
+        .collect()
+}
+
+/// A GET of `path` from the daemon's dashboard on loopback, the raw answer.
+pub(crate) fn http_get(port: u16, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n")
+            .as_bytes(),
+    )
+    .unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out
+}
