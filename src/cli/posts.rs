@@ -87,6 +87,8 @@ impl PostsCommand {
             charset: self.charset,
             utc_offset,
         };
-        run(&args, out, err)
+        // One line per post, thousands of them: written in blocks, not a write per line.
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+        run(&args, &mut out, err)
     }
 }
