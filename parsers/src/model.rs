@@ -106,6 +106,43 @@ pub struct Post {
     pub images: u32,
 }
 
+impl Post {
+    /// A post that is only its text: by `author` at `posted_at` (to the second), no quotes,
+    /// fonts, images or edit notice. For ballots that are not thread posts (private messages)
+    /// and posts a judge types to try the rules.
+    pub fn text_only(
+        pid: u64,
+        tid: u64,
+        floor: String,
+        author: String,
+        posted_at: Option<DateTime<FixedOffset>>,
+        text: String,
+    ) -> Post {
+        Post {
+            pid,
+            tid,
+            floor,
+            number: None,
+            position: None,
+            first: false,
+            author,
+            author_uid: None,
+            posted_at,
+            posted_at_precision: TimePrecision::Second,
+            edited_at: None,
+            edited_by: None,
+            text,
+            quotes: Vec::new(),
+            red_font: false,
+            large_font: false,
+            blocked: false,
+            hidden_content: false,
+            smilies: 0,
+            images: 0,
+        }
+    }
+}
+
 /// A quote block (`[quote]`), kept apart from the post's own text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Quote {

@@ -266,28 +266,14 @@ fn try_ballot(
         },
     };
     let at = d.closes_at - chrono::Duration::hours(1);
-    let post = bansha_parsers::Post {
-        pid: 1,
-        tid: d.vote_thread.unwrap_or(0),
-        floor: "2#".into(),
-        number: Some(2),
-        position: Some(2),
-        first: false,
-        author: voter.clone(),
-        author_uid: None,
-        posted_at: Some(at),
-        posted_at_precision: bansha_parsers::TimePrecision::Second,
-        edited_at: None,
-        edited_by: None,
-        text: text.replace("\\n", "\n"),
-        quotes: Vec::new(),
-        red_font: false,
-        large_font: false,
-        blocked: false,
-        hidden_content: false,
-        smilies: 0,
-        images: 0,
-    };
+    let post = bansha_parsers::Post::text_only(
+        1,
+        d.vote_thread.unwrap_or(0),
+        "2#".into(),
+        voter.clone(),
+        Some(at),
+        text.replace("\\n", "\n"),
+    );
     let tally = match crate::domain::rules::tally_with(&game, d.day, 1, at, &[post], &[]) {
         Ok(t) => t,
         Err(e) => {

@@ -1193,22 +1193,20 @@ pub(crate) async fn the_reports_roll_call_is_mailed_at_the_close_of_day_one() {
     let (server, forum) = forum_server().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    std::fs::write(
-        dir.path().join("games/banshayishi-12.toml"),
-        format!(
-            "ruleset = \"bansha42\"\nname = \"报道局\"\n{}\n[[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nchecked_threads = [{{ tid = 4, kind = \"report\" }}]\nchallenged = [\"李逵\"]\n[rules.vote]\nsource = \"thread\"\n",
-            common::ROSTER
-        ),
+    bansha42_game(
+        dir.path(),
+        "报道局",
+        "[[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nchecked_threads = [{ tid = 4, kind = \"report\" }]\nchallenged = [\"李逵\"]\n",
+    );
+    cycles(
+        &config,
+        &forum,
+        &[
+            ("2026-11-29 21:06:00", 1795957560),
+            ("2026-11-29 21:20:00", 1795958400),
+        ],
     )
-    .unwrap();
-    for (now, ts) in [
-        ("2026-11-29 21:06:00", 1795957560),
-        ("2026-11-29 21:20:00", 1795958400),
-    ] {
-        forum.lock().unwrap().at = ts;
-        let r = cycle_at(&config, now).await;
-        assert_eq!(r["errors"], serde_json::json!([]), "{now}: {r}");
-    }
+    .await;
     let calls: Vec<(String, String)> = mails_about(&mailbox, "报道点名");
     assert_eq!(calls.len(), 1, "{:?}", subject_lines(&mailbox));
     let (subject, text) = &calls[0];
@@ -1239,22 +1237,20 @@ pub(crate) async fn the_kill_post_deadline_mails_what_arrived_and_its_verdict() 
     let (server, forum) = forum_server().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    std::fs::write(
-        dir.path().join("games/banshayishi-12.toml"),
-        format!(
-            "ruleset = \"bansha42\"\nname = \"白条局\"\n{}\n[[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-11-28 16:00:00\"\ncode_names = [\"圣火令\"]\n[[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\ncode_names = [\"圣火令\"]\nchecked_threads = [{{ tid = 4, kind = \"kill_iou\" }}]\n[rules.vote]\nsource = \"thread\"\n",
-            common::ROSTER
-        ),
+    bansha42_game(
+        dir.path(),
+        "白条局",
+        "[[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-11-28 16:00:00\"\ncode_names = [\"圣火令\"]\n[[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\ncode_names = [\"圣火令\"]\nchecked_threads = [{ tid = 4, kind = \"kill_iou\" }]\n",
+    );
+    cycles(
+        &config,
+        &forum,
+        &[
+            ("2026-11-29 11:50:00", 1795924200),
+            ("2026-11-29 12:00:05", 1795924805),
+        ],
     )
-    .unwrap();
-    for (now, ts) in [
-        ("2026-11-29 11:50:00", 1795924200),
-        ("2026-11-29 12:00:05", 1795924805),
-    ] {
-        forum.lock().unwrap().at = ts;
-        let r = cycle_at(&config, now).await;
-        assert_eq!(r["errors"], serde_json::json!([]), "{now}: {r}");
-    }
+    .await;
     let got: Vec<(String, String)> = mails_about(&mailbox, "提醒：白条与重写");
     let subjects: Vec<&String> = got.iter().map(|(s, _)| s).collect();
     assert_eq!(

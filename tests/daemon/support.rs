@@ -791,3 +791,26 @@ pub(crate) fn http_get(port: u16, path: &str) -> String {
     let _ = s.read_to_string(&mut out);
     out
 }
+
+/// Replace the captured game with a bansha42 game named `name` whose ballots are thread posts
+/// (the captured vote thread stands in for the poll, which the poll tests replay): `days` are its
+/// `[[days]]` blocks.
+pub(crate) fn bansha42_game(dir: &Path, name: &str, days: &str) {
+    std::fs::write(
+        dir.join("games/banshayishi-12.toml"),
+        format!(
+            "ruleset = \"bansha42\"\nname = \"{name}\"\n{}\n{days}[rules.vote]\nsource = \"thread\"\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+}
+
+/// One cycle at each (forum time text, forum Unix time), each without errors.
+pub(crate) async fn cycles(config: &Path, forum: &Arc<Mutex<Forum>>, at: &[(&str, i64)]) {
+    for (now, ts) in at {
+        forum.lock().unwrap().at = *ts;
+        let r = cycle_at(config, now).await;
+        assert_eq!(r["errors"], serde_json::json!([]), "{now}: {r}");
+    }
+}

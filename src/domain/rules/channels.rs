@@ -26,26 +26,16 @@ pub fn pm_posts(config: &GameConfig, d: &DayConfig, messages: &[PrivateMessage])
             _ => true,
         })
         .map(|m| Post {
-            pid: m.pmid,
-            tid: 0,
-            floor: format!("短信 {}", m.pmid),
-            number: None,
-            position: None,
-            first: false,
-            author: m.from.clone(),
             author_uid: m.from_uid,
-            posted_at: m.sent_at,
             posted_at_precision: m.precision,
-            edited_at: None,
-            edited_by: None,
-            text: m.text.clone(),
-            quotes: Vec::new(),
-            red_font: false,
-            large_font: false,
-            blocked: false,
-            hidden_content: false,
-            smilies: 0,
-            images: 0,
+            ..Post::text_only(
+                m.pmid,
+                0,
+                format!("短信 {}", m.pmid),
+                m.from.clone(),
+                m.sent_at,
+                m.text.clone(),
+            )
         })
         .collect()
 }

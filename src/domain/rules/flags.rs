@@ -106,26 +106,12 @@ mod tests {
     }
 
     fn post(pid: u64, author: &str, text: &str, quote: Option<&str>) -> Post {
+        let at = crate::domain::time::parse_local_time(
+            "2026-11-29 12:00",
+            chrono::FixedOffset::east_opt(8 * 3600).unwrap(),
+        )
+        .ok();
         Post {
-            pid,
-            tid: 4,
-            floor: format!("{pid}#"),
-            number: None,
-            position: None,
-            first: false,
-            author: author.into(),
-            author_uid: None,
-            posted_at: Some(
-                crate::domain::time::parse_local_time(
-                    "2026-11-29 12:00",
-                    chrono::FixedOffset::east_opt(8 * 3600).unwrap(),
-                )
-                .unwrap(),
-            ),
-            posted_at_precision: bansha_parsers::TimePrecision::Second,
-            edited_at: None,
-            edited_by: None,
-            text: text.into(),
             quotes: quote
                 .map(|q| {
                     vec![bansha_parsers::Quote {
@@ -136,12 +122,7 @@ mod tests {
                     }]
                 })
                 .unwrap_or_default(),
-            red_font: false,
-            large_font: false,
-            blocked: false,
-            hidden_content: false,
-            smilies: 0,
-            images: 0,
+            ..Post::text_only(pid, 4, format!("{pid}#"), author.into(), at, text.into())
         }
     }
 
