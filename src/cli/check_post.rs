@@ -17,17 +17,37 @@ pub struct CheckArgs {
     pub compare: Vec<PathBuf>,
     pub json: bool,
     pub file: PathBuf,
+    /// Read the post from the forum now (`--config` is then the daemon config).
+    pub fetch: Option<Fetch>,
+}
+
+/// Where `check-post --fetch` looks for its pid.
+pub struct Fetch {
+    pub game: Option<String>,
+    /// The thread the post is in; else the day's (or every day's) required-post threads of the
+    /// kind, then the others the config names.
+    pub thread: Option<u64>,
+    pub day: Option<u32>,
 }
 
 pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
-    let game = match crate::io::files::load_game(&args.config) {
-        Ok(g) => g,
-        Err(e) => {
-            writeln!(err, "配置错误：{e}")?;
-            return Ok(2);
-        }
+    let online = match &args.fetch {
+        Some(f) => match crate::cli::online::Online::open(&args.config, f.game.as_deref(), err)? {
+            Ok(o) => Some(o),
+            Err(code) => return Ok(code),
+        },
+        None => None,
     };
-    let game = crate::io::state_file::with_state(game)?;
+    let game = match &online {
+        Some(o) => o.game.clone(),
+        None => match crate::io::files::load_game(&args.config) {
+            Ok(g) => crate::io::state_file::with_state(g)?,
+            Err(e) => {
+                writeln!(err, "配置错误：{e}")?;
+                return Ok(2);
+            }
+        },
+    };
     let Some(rule) = game.rules.checks.get(&args.kind) else {
         let kinds: Vec<&String> = game.rules.checks.keys().collect();
         writeln!(
@@ -46,9 +66,23 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
         )?;
         return Ok(2);
     };
+    // The earlier posts of the thread the post was found in (原创首发), when read from the forum.
+    let mut thread_earlier: Vec<(String, String)> = Vec::new();
     // A saved page and a pid: that post's text, quotes and edit notice as the forum shows them.
-    let from_page = match args.pid {
-        Some(pid) => {
+    let from_page = match (args.pid, &online, &args.fetch) {
+        (Some(pid), Some(online), Some(f)) => {
+            let Some(post) = find_post(online, &game, f, &args.kind, pid, err)? else {
+                return Ok(1);
+            };
+            let (post, earlier) = post;
+            thread_earlier = earlier;
+            Some(post)
+        }
+        (None, Some(_), _) => {
+            writeln!(err, "错误：--fetch 要和 --pid 一起用（要检查的帖子的 pid）")?;
+            return Ok(2);
+        }
+        (Some(pid), _, _) => {
             let opts = bansha_parsers::ParseOptions {
                 utc_offset: game.utc_offset,
             };
@@ -73,7 +107,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
             };
             Some(post)
         }
-        None => None,
+        (None, _, _) => None,
     };
     let text = match &from_page {
         Some(p) => p.text.clone(),
@@ -85,7 +119,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
             }
         },
     };
-    let mut earlier = Vec::new();
+    let mut earlier = thread_earlier;
     for p in &args.compare {
         match crate::cli::wordcount::read_text(p, err)? {
             Ok(t) => earlier.push((p.display().to_string(), t)),
@@ -180,8 +214,21 @@ pub struct CheckPostCommand {
     /// 输出 JSON
     #[arg(long)]
     pub json: bool,
+    /// 现在就从论坛读 --pid 这一帖（不需要守护进程；此时 --config 是守护进程配置）
+    #[arg(long, requires = "pid")]
+    pub fetch: bool,
+    /// 与 --fetch 一起用：帖子所在主题的 tid；默认在配置的交帖帖（本类）和其他帖里找
+    #[arg(long, requires = "fetch")]
+    pub thread: Option<u64>,
+    /// 与 --fetch 一起用：只在第几天的帖子里找
+    #[arg(long, requires = "fetch")]
+    pub day: Option<u32>,
+    /// 与 --fetch 一起用：游戏名（配置中的 name），默认第一个
+    #[arg(long, requires = "fetch")]
+    pub game: Option<String>,
     /// 帖子文本（UTF-8 或 GBK，[quote] 算引用）；“-” 表示标准输入；有 --pid 时是保存的页面
-    pub file: PathBuf,
+    #[arg(required_unless_present = "fetch", conflicts_with = "fetch")]
+    pub file: Option<PathBuf>,
 }
 
 impl CheckPostCommand {
@@ -195,8 +242,105 @@ impl CheckPostCommand {
             pid: self.pid,
             compare: self.compare,
             json: self.json,
-            file: self.file,
+            file: self.file.unwrap_or_default(),
+            fetch: self.fetch.then_some(Fetch {
+                game: self.game,
+                thread: self.thread,
+                day: self.day,
+            }),
         };
         run(&args, out, err)
     }
+}
+
+/// A post found on the forum, and its thread's earlier posts (label, text).
+type Found = (bansha_parsers::Post, Vec<(String, String)>);
+
+/// Find post `pid` on the forum: in `f.thread`, else in the threads the config names for the
+/// day (or every day), required-post threads of `kind` first; each read page by page until the
+/// pid shows. Returns the post and the thread's earlier posts (label, text), or `None` after
+/// saying why on `err`.
+fn find_post(
+    online: &crate::cli::online::Online,
+    game: &crate::domain::config::GameConfig,
+    f: &Fetch,
+    kind: &str,
+    pid: u64,
+    err: &mut dyn Write,
+) -> anyhow::Result<Option<Found>> {
+    let mut tids: Vec<u64> = Vec::new();
+    match f.thread {
+        Some(t) => tids.push(t),
+        None => {
+            let days: Vec<_> = game
+                .days
+                .iter()
+                .filter(|d| f.day.is_none_or(|n| d.day == n))
+                .collect();
+            if days.is_empty() {
+                writeln!(err, "错误：--day：配置中没有第 {} 天", f.day.unwrap_or(0))?;
+                return Ok(None);
+            }
+            for d in &days {
+                tids.extend(
+                    d.checked_threads
+                        .iter()
+                        .filter(|c| c.kind == kind)
+                        .map(|c| c.tid),
+                );
+            }
+            for d in &days {
+                tids.extend(d.checked_threads.iter().map(|c| c.tid));
+                tids.extend(&d.discussion_threads);
+                tids.extend(d.vote_thread);
+            }
+            let mut seen = std::collections::BTreeSet::new();
+            tids.retain(|t| seen.insert(*t));
+        }
+    }
+    if tids.is_empty() {
+        writeln!(
+            err,
+            "错误：配置里没有可找的帖子：请用 --thread 给出帖子所在主题的 tid"
+        )?;
+        return Ok(None);
+    }
+    for &tid in &tids {
+        let read = match online.thread_until(tid, |p| p.posts.iter().any(|x| x.pid == pid)) {
+            Ok(r) => r,
+            Err(e) => {
+                writeln!(err, "错误：读取主题 tid {tid} 失败：{e}")?;
+                return Ok(None);
+            }
+        };
+        let Some(post) = read.posts.iter().find(|p| p.pid == pid).cloned() else {
+            continue;
+        };
+        writeln!(
+            err,
+            "已从论坛读取主题 tid {tid}：{} 页，找到 pid {pid}",
+            read.pages
+        )?;
+        let earlier = read
+            .posts
+            .iter()
+            .filter(|p| p.pid != pid && p.posted_at.zip(post.posted_at).is_some_and(|(a, b)| a < b))
+            .map(|p| {
+                (
+                    format!("{} {}（pid {}）", p.floor, p.author, p.pid),
+                    p.text.clone(),
+                )
+            })
+            .collect();
+        return Ok(Some((post, earlier)));
+    }
+    writeln!(
+        err,
+        "错误：在主题 {} 里没有找到 pid {pid} 的帖子（已删除，或在别的主题：用 --thread 指定）",
+        tids.iter()
+            .map(|t| format!("tid {t}"))
+            .collect::<Vec<_>>()
+            .join("、")
+    )?;
+    Ok(None)
 }

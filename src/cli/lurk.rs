@@ -18,6 +18,17 @@ pub struct LurkArgs {
     pub pages: Vec<PathBuf>,
 }
 
+/// The posts a day's 潜水 is counted from, and what the count must know about how they were read.
+struct Read {
+    posts: Vec<bansha_parsers::Post>,
+    thread_list: Vec<bansha_parsers::threadlist::ThreadEntry>,
+    /// A counted thread was read short (pages missing): the day cannot be judged for those
+    /// who fall short.
+    short: bool,
+    /// The newest time the pages show.
+    newest: Option<chrono::DateTime<chrono::FixedOffset>>,
+}
+
 pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
     let game = match crate::io::files::load_game(&args.config) {
         Ok(g) => g,
@@ -66,23 +77,114 @@ pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
     {
         writeln!(err, "警告：{w}")?;
     }
+    let read = Read {
+        short: pages.warnings.iter().any(|w| w.contains("缺少第")),
+        posts: pages.posts,
+        thread_list,
+        newest: pages.newest,
+    };
+    print(&game, d, &read, args, out, err)
+}
+
+/// `bansha lurk --fetch`: the day's counted threads read from the forum now, every page (and
+/// the board's thread list where players' own threads count), then counted as saved pages are.
+pub fn fetch(
+    args: &LurkArgs,
+    game_name: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let online = match crate::cli::online::Online::open(&args.config, game_name, err)? {
+        Ok(o) => o,
+        Err(code) => return Ok(code),
+    };
+    let game = &online.game;
+    let Some(d) = game.day(args.day) else {
+        writeln!(err, "错误：配置中没有第 {} 天", args.day)?;
+        return Ok(2);
+    };
+    let mut threads = crate::domain::rules::lurk::threads_of(game, d);
+    if game.rules.lurk.must_vote {
+        threads.extend(d.vote_thread);
+    }
+    let mut thread_list = Vec::new();
+    if game.rules.lurk.player_threads {
+        if let Some(fid) = game.board {
+            match online.board(fid) {
+                Ok(list) => {
+                    let (from, to) = crate::domain::rules::lurk::window(game, d);
+                    threads.extend(
+                        list.threads
+                            .iter()
+                            .filter(|t| game.roster.players.contains(&t.author))
+                            .filter(|t| {
+                                t.created_at
+                                    .is_some_and(|c| from.is_none_or(|f| c > f) && c <= to)
+                            })
+                            .map(|t| t.tid),
+                    );
+                    thread_list = list.threads;
+                }
+                Err(e) => {
+                    writeln!(err, "错误：读取版块 fid {fid} 的主题列表失败：{e}")?;
+                    return Ok(1);
+                }
+            }
+        }
+    }
+    threads.sort_unstable();
+    threads.dedup();
+    if threads.is_empty() {
+        writeln!(
+            err,
+            "错误：第 {} 天没有要计数的帖子（discussion_threads / vote_thread）",
+            args.day
+        )?;
+        return Ok(2);
+    }
+    let mut read = Vec::new();
+    for tid in threads {
+        match online.read_said(tid, "帖子", err)? {
+            Ok(r) => read.push(r),
+            Err(code) => return Ok(code),
+        }
+    }
+    let newest = online.now(&read.iter().collect::<Vec<_>>());
+    let read = Read {
+        posts: read.into_iter().flat_map(|r| r.posts).collect(),
+        thread_list,
+        short: false,
+        newest: Some(newest),
+    };
+    print(game, d, &read, args, out, err)
+}
+
+/// Count the day's 潜水 from `read` and print it as the arguments ask.
+fn print(
+    game: &crate::domain::config::GameConfig,
+    d: &crate::domain::config::DayConfig,
+    read: &Read,
+    args: &LurkArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
     // Pages missing from a counted thread: the day cannot be judged for those who fall short.
-    let (from, to) = crate::domain::rules::lurk::window(&game, d);
-    let outages: Vec<_> = if pages.warnings.iter().any(|w| w.contains("缺少第")) {
+    let (from, to) = crate::domain::rules::lurk::window(game, d);
+    let outages: Vec<_> = if read.short {
         vec![(from.unwrap_or(to - chrono::Duration::days(1)), to)]
     } else {
         Vec::new()
     };
     let voters: Option<BTreeSet<String>> = match d.vote_thread {
-        Some(tid) if game.rules.lurk.must_vote && pages.posts.iter().any(|p| p.tid == tid) => {
-            let vote_posts: Vec<_> = pages
+        Some(tid) if game.rules.lurk.must_vote && read.posts.iter().any(|p| p.tid == tid) => {
+            let vote_posts: Vec<_> = read
                 .posts
                 .iter()
                 .filter(|p| p.tid == tid)
                 .cloned()
                 .collect();
-            let now = pages.newest.unwrap_or(d.closes_at).max(d.closes_at);
-            crate::domain::rules::tally(&game, args.day, 1, now, &vote_posts)
+            let now = read.newest.unwrap_or(d.closes_at).max(d.closes_at);
+            crate::domain::rules::tally(game, args.day, 1, now, &vote_posts)
                 .ok()
                 .map(|t| {
                     t.ballots
@@ -95,12 +197,12 @@ pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
         _ => None,
     };
     let Some(report) = lurk(
-        &game,
+        game,
         args.day,
-        &pages.posts,
+        &read.posts,
         &outages,
         voters.as_ref(),
-        &thread_list,
+        &read.thread_list,
     ) else {
         writeln!(err, "错误：配置中没有第 {} 天", args.day)?;
         return Ok(2);
@@ -118,7 +220,7 @@ pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
         writeln!(out)?;
         return Ok(0);
     }
-    out.write_all(crate::present::bbcode::lurk(&game, &report).as_bytes())?;
+    out.write_all(crate::present::bbcode::lurk(game, &report).as_bytes())?;
     Ok(0)
 }
 
@@ -140,8 +242,14 @@ pub struct LurkCommand {
     /// 输出电梯楼（每位玩家只看该作者的链接和发言数，BBCode）
     #[arg(long)]
     pub elevator: bool,
+    /// 现在就从论坛读当天要计数的各帖（不需要守护进程；此时 --config 是守护进程配置）
+    #[arg(long)]
+    pub fetch: bool,
+    /// 与 --fetch 一起用：游戏名（配置中的 name），默认第一个
+    #[arg(long, requires = "fetch")]
+    pub game: Option<String>,
     /// 当天各帖的页面文件（讨论帖、投票帖、灌水帖都可以给，按配置计数）
-    #[arg(required = true)]
+    #[arg(required_unless_present = "fetch", conflicts_with = "fetch")]
     pub pages: Vec<PathBuf>,
 }
 
@@ -155,6 +263,9 @@ impl LurkCommand {
             charset: self.charset,
             pages: self.pages,
         };
+        if self.fetch {
+            return fetch(&args, self.game.as_deref(), out, err);
+        }
         run(&args, out, err)
     }
 }

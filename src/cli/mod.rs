@@ -8,6 +8,7 @@ pub mod demo;
 pub mod draw;
 pub mod init;
 pub mod lurk;
+pub mod online;
 pub mod poll_pm;
 pub mod posts;
 pub mod ruling;

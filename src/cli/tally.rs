@@ -355,27 +355,11 @@ pub fn fetch(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
-    let settings = match crate::io::files::load_settings(config) {
-        Ok(s) => s,
-        Err(e) => {
-            writeln!(err, "配置错误：{e}")?;
-            return Ok(2);
-        }
+    let online = match crate::cli::online::Online::open(config, game_name, err)? {
+        Ok(o) => o,
+        Err(code) => return Ok(code),
     };
-    let Some(game) = settings
-        .games
-        .iter()
-        .find(|g| game_name.is_none_or(|n| g.name == n))
-        .cloned()
-    else {
-        writeln!(
-            err,
-            "错误：配置中没有名为 {} 的游戏",
-            game_name.unwrap_or("")
-        )?;
-        return Ok(2);
-    };
-    let game = crate::io::state_file::with_state(game)?;
+    let game = online.game.clone();
     let Some(d) = game.day(day) else {
         writeln!(err, "错误：{}", rules::TallyError::NoSuchDay(day))?;
         return Ok(2);
@@ -391,56 +375,17 @@ pub fn fetch(
         writeln!(err, "错误：第 {day} 天没有设 vote_thread（投票帖的 tid）")?;
         return Ok(2);
     };
-    let forum = match crate::io::forum::Forum::new(
-        &settings.forum,
-        settings.login.clone(),
-        game.utc_offset,
-    ) {
-        Ok(f) => f,
-        Err(e) => {
-            writeln!(err, "配置错误：forum：{e}")?;
-            return Ok(2);
-        }
+    let read = match online.read_said(tid, "投票帖", err)? {
+        Ok(r) => r,
+        Err(code) => return Ok(code),
     };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let read = rt.block_on(async {
-        let first = forum.thread_page(tid, 1).await?;
-        let last = first.last_page.unwrap_or(1).max(1);
-        let mut pages = vec![first];
-        for p in 2..=last {
-            pages.push(forum.thread_page(tid, p).await?);
-        }
-        Ok::<_, crate::io::forum::FetchError>(pages)
-    });
-    let pages = match read {
-        Ok(p) => p,
-        Err(e) => {
-            writeln!(err, "错误：读取投票帖 tid {tid} 失败：{e}")?;
-            return Ok(1);
-        }
-    };
-    let now = pages
-        .iter()
-        .filter_map(|p| p.server_time)
-        .max()
-        .unwrap_or_else(|| {
-            crate::io::clock::Clock::now(&crate::io::clock::SystemClock(game.utc_offset))
-        });
-    let mut posts: Vec<Post> = Vec::new();
-    for p in pages.iter().flat_map(|p| p.posts.iter()) {
-        if !posts.iter().any(|x| x.pid == p.pid) {
-            posts.push(p.clone());
-        }
-    }
+    let now = online.now(&[&read]);
     writeln!(
         err,
-        "已从论坛读取投票帖 tid {tid}：{} 页，{} 帖，论坛时间 {}",
-        pages.len(),
-        posts.len(),
+        "统计时刻（论坛时间）：{}",
         now.format("%Y-%m-%d %H:%M:%S")
     )?;
+    let posts = read.posts;
     let game = if round == 2 {
         with_runoff(game, day, &posts, &[])
     } else {

@@ -1310,6 +1310,118 @@ pub(crate) async fn tally_fetch_counts_the_thread_from_the_forum_now() {
     assert!(err.contains("配置中没有第 7 天"), "{err}");
 }
 
+/// Issue 21: `bansha lurk --fetch --day N` reads the day's counted threads from the forum now
+/// (the replay: discussion tid 4 and, m103 counting a missed vote, vote tid 3, every page) and
+/// prints the 潜水 BBCode with the same counts the daemon's 潜水 mail gives at that moment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn lurk_fetch_counts_the_day_from_the_forum_now() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let (code, bbcode, err) =
+        tokio::task::block_in_place(|| cli(&config, &["lurk", "--fetch", "--day", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("已从论坛读取帖子 tid 4："), "{err}");
+    assert!(err.contains("已从论坛读取帖子 tid 3："), "{err}");
+    assert!(mailbox.mails.lock().unwrap().is_empty(), "nothing mailed");
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let (subject, text) = mails_about(&mailbox, "发言统计")
+        .into_iter()
+        .next()
+        .expect("the 潜水 mail");
+    assert!(
+        subject.contains("潜水 李逵、不见、小熊维尼、yucca、雪罂子"),
+        "{subject}"
+    );
+    // Every living player's count in the mail is the BBCode's, and the BBCode names the same
+    // lurkers.
+    let living = [
+        "大灰狼",
+        "小飞",
+        "李逵",
+        "花千树",
+        "不见",
+        "冷雪",
+        "蝈蝈",
+        "小熊维尼",
+        "超人",
+        "音乐虫子",
+        "yucca",
+        "雪罂子",
+    ];
+    for name in living {
+        let line = |t: &str| {
+            t.lines()
+                .map(str::trim)
+                .find(|l| l.starts_with(&format!("{name} ")) && l.contains(" 帖"))
+                .map(|l| l.split(" 帖").next().unwrap().to_string())
+        };
+        let mailed = line(&text).unwrap_or_else(|| panic!("{name}: {text}"));
+        assert_eq!(line(&bbcode), Some(mailed), "{name}: {bbcode}");
+    }
+    for lurker in ["李逵", "不见", "小熊维尼", "yucca", "雪罂子"] {
+        assert!(
+            bbcode
+                .lines()
+                .any(|l| l.contains(lurker) && l.contains("潜水")),
+            "{lurker}: {bbcode}"
+        );
+    }
+    // Saved-page arguments and --fetch are one or the other.
+    let (code, _, err) = tokio::task::block_in_place(|| {
+        cli(&config, &["lurk", "--fetch", "--day", "2", "page.html"])
+    });
+    assert_eq!(code, Some(2), "{err}");
+}
+
+/// Issue 21: `bansha check-post --fetch --pid P` finds the post on the forum (in the day's
+/// required-post threads of the kind: the captured discussion thread stands in for bansha42's
+/// report thread) and checks it as the daemon does (seed 004 L47: 301 words without quotes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn check_post_fetch_checks_a_post_read_from_the_forum() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795924800; // 12:00 on the 29th
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    bansha42_game(
+        dir.path(),
+        "报道局",
+        "[[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nchecked_threads = [{ tid = 4, kind = \"report\" }]\n",
+    );
+    let check = |args: &[&str]| {
+        let mut all = vec!["check-post", "--fetch", "--kind", "report"];
+        all.extend(args);
+        tokio::task::block_in_place(|| cli(&config, &all))
+    };
+    // 33# 冷雪 (pid 64): 311 words, 292 of her own once the inline quotes are out (L47, L58).
+    let (code, out, err) = check(&["--pid", "64"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("已从论坛读取主题 tid 4："), "{err}");
+    assert!(out.contains("冷雪（pid 64）"), "{out}");
+    assert!(out.contains("去掉引用后 292 字"), "{out}");
+    assert!(out.contains("结论：不合格"), "{out}");
+    // pid 26: 371 words, passes.
+    let (code, out, err) = check(&["--pid", "26", "--day", "1"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("结论：合格"), "{out}");
+    // A pid in no thread the config names is said so, with the threads looked in.
+    let (code, _, err) = check(&["--pid", "999999"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("没有找到 pid 999999"), "{err}");
+    assert!(err.contains("tid 4、tid 3"), "{err}");
+    // --thread names the thread; a day the config lacks is named.
+    let (code, out, err) = check(&["--pid", "64", "--thread", "4"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("292 字"), "{out}");
+    let (code, _, err) = check(&["--pid", "64", "--day", "9"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("--day：配置中没有第 9 天"), "{err}");
+}
+
 /// Issue 21: before a day opens, `status` and the dashboard say when it will be watched rather
 /// than "监视：无".
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
