@@ -52,8 +52,11 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
     )
     .unwrap();
     let answers = [
-        "m104",              // no such ruleset: asked again
-        "m103",              //
+        "m104",        // no such ruleset: asked again
+        "m103",        //
+        "投票给 李逵", // no {target}: asked again
+        "投票：{target} / 理由：{reason}",
+        "",                  // changes in the same wording
         "版杀一室 第十三局", //
         "bbs.example.com",   // no scheme: asked again
         "https://bbs.example.com/forum.php?mod=index",
@@ -65,9 +68,14 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
         "2",
         "https://bbs.example.com/forum.php?mod=viewthread&tid=31&page=2",
         "thread-32-1-1.html, 33",
+        "34",       // the chat thread
         "明天晚上", // not a time: asked again
         "2026-12-01 21:00",
+        "2026-12-02 09:00", // after the close: asked again
+        "2026-11-30 21:00",
         "龙舌、青鸾花",
+        "龙舌", // the sheriff cannot be out: asked again
+        "冷雪",
     ]
     .join("\n")
         + "\n";
@@ -76,13 +84,22 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
     // What the preset will do is shown before the first ballot (issue 21), and the generated
     // configs speak Chinese.
     assert!(
-        out.contains("投票格式（投票对象）：投票对象：{target} / 投票理由：{reason}"),
+        err.contains("规则 m103 会这样读票：")
+            && err.contains("投票格式（投票对象）：投票对象：{target} / 投票理由：{reason}"),
+        "the preset's wording, shown before the judge may change it: {err}"
+    );
+    assert!(
+        out.contains("投票格式（本局格式）：投票：{target} / 理由：{reason}"),
         "{out}"
     );
     assert!(out.contains("截止前 60 分钟锁定，不得改票"), "{out}");
     assert!(out.contains("每人最多改票 1 次"), "{out}");
     for why in [
         "没有叫 \"m104\" 的规则",
+        "格式“本局”的投票模板：缺少 {target}",
+        "应早于截止时间 2026-12-01 21:00:00",
+        "龙舌 已经出局",
+        "警长（一票计 1.5 票",
         "1. chuhan  楚汉：",
         "应以 http:// 或 https:// 开头，请重新输入",
         "无法读取 nosuch.txt",
@@ -109,10 +126,7 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
             );
         }
     }
-    assert!(
-        game.contains("# sheriff = ") && game.contains("# opens_at = "),
-        "{game}"
-    );
+    // What a real day needs (issue 21): when it opens, its chat thread, m103's sheriff.
     for line in [
         "ruleset = \"m103\"",
         "name = \"版杀一室 第十三局\"",
@@ -122,12 +136,29 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
         "discussion_threads = [32, 33]",
         "closes_at = \"2026-12-01 21:00:00\"",
         "dead = [\"龙舌\", \"青鸾花\"]",
+        "chat_threads = [34]",
+        "opens_at = \"2026-11-30 21:00:00\"",
+        "sheriff = \"冷雪\"",
+        "vote = \"\"\"\n投票：{target}\n理由：{reason}\"\"\"",
     ] {
         assert!(game.contains(line), "{line}\n{game}");
     }
     let (code, text) = check(dir.path(), "games/g13.toml");
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("玩家 14 人"), "{text}");
+    // The judge's wording is the one the tally reads, the preset's no longer.
+    let tried = |ballot: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_bansha"))
+            .current_dir(dir.path())
+            .args(["check-config", "--try", ballot, "games/g13.toml"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let out = tried("投票：李逵\n理由：他很可疑");
+    assert!(out.contains("结果：有效的投票，投给 李逵"), "{out}");
+    let out = tried("投票对象：李逵\n投票理由：他很可疑");
+    assert!(!out.contains("有效的投票"), "{out}");
     let (code, text) = check(dir.path(), "games/daemon.toml");
     assert_eq!(code, Some(0), "{text}");
     assert!(
@@ -153,7 +184,7 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
     assert_eq!(code, Some(1));
     assert!(err.contains("已存在，不会覆盖"), "{err}");
     // The rules by their Chinese name (issue 21: "楚汉" was refused).
-    let second = "棋盘\n棋盘杀\nplayers.txt\n法官\n\n40\n\n2026-12-02 21:00\n";
+    let second = "棋盘\n\n棋盘杀\nplayers.txt\n法官\n\n40\n\n\n2026-12-02 21:00\n\n";
     let (code, out, err) = init(dir.path(), "games/qipan.toml", second);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(!err.contains("论坛地址"), "{err}");
@@ -161,14 +192,14 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
     let (code, text) = check(dir.path(), "games/qipan.toml");
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("（规则 qipan）"), "{text}");
-    let third = "楚汉\n楚汉局\nplayers.txt\n法官\n\n41\n\n2026-12-03 21:00\n";
+    let third = "楚汉\n\n楚汉局\nplayers.txt\n法官\n\n41\n\n\n2026-12-03 21:00\n\n";
     let (code, out, err) = init(dir.path(), "games/chuhan.toml", third);
     assert_eq!(code, Some(0), "{out}{err}");
     let (_, text) = check(dir.path(), "games/chuhan.toml");
     assert!(text.contains("（规则 chuhan）"), "{text}");
 
     // Answers that run out: a clear error, nothing written.
-    let (code, _, err) = init(dir.path(), "games/short.toml", "m103\n短局\n");
+    let (code, _, err) = init(dir.path(), "games/short.toml", "m103\n\n短局\n");
     assert_eq!(code, Some(1));
     assert!(
         err.contains("输入已结束，还没有回答：玩家名单文件"),

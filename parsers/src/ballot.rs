@@ -39,11 +39,15 @@ pub struct TemplateError {
 
 impl fmt::Display for TemplateError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "格式 {} 的 {} 模板：{}",
-            self.format, self.which, self.message
-        )
+        let which = match self.which {
+            "vote" => "投票",
+            "change" => "改票",
+            _ => "投票格式",
+        };
+        if self.format.is_empty() {
+            return write!(f, "{which}：{}", self.message);
+        }
+        write!(f, "格式“{}”的{which}模板：{}", self.format, self.message)
     }
 }
 

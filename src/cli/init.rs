@@ -179,7 +179,40 @@ struct Answers {
     vote_thread: u64,
     discussion: Vec<u64>,
     closes_at: String,
+    opens_at: Option<String>,
+    chat: Vec<u64>,
     dead: Vec<String>,
+    /// The sheriff, and the weight of their vote.
+    sheriff: Option<(String, f64)>,
+    /// The judge's own ballot wording (vote, change), replacing the preset's formats.
+    format: Option<(String, Option<String>)>,
+}
+
+/// Thread ids written as tids or URLs, separated by commas or spaces.
+fn thread_ids(s: &str) -> Result<Vec<u64>, String> {
+    s.split([',', '，', '、', ' '])
+        .filter(|x| !x.trim().is_empty())
+        .map(|x| thread_id(x).ok_or_else(|| format!("{x:?} 里找不到 tid")))
+        .collect()
+}
+
+/// A ballot template as the judge types it on one line: " / " (or "/") starts a new line.
+fn template(s: &str) -> String {
+    s.split('/').map(str::trim).collect::<Vec<_>>().join("\n")
+}
+
+/// Whether a template compiles as the tally will compile it.
+fn template_ok(vote: &str, change: Option<&str>) -> Result<(), String> {
+    bansha_parsers::ballot::Grammar::new(
+        &[bansha_parsers::ballot::FormatSpec {
+            name: "本局".into(),
+            vote: vote.into(),
+            change: change.map(String::from),
+        }],
+        false,
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
@@ -202,6 +235,40 @@ fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
                 .ok_or_else(|| format!("没有叫 {s:?} 的规则：请输入上面列出的编号、代码或中文名"))
         },
     )?;
+    let preset = crate::domain::config::preset_rules(&ruleset)
+        .ok_or_else(|| anyhow::anyhow!("预设 {ruleset} 读不出来"))?;
+    writeln!(a.err, "  规则 {ruleset} 会这样读票：")?;
+    for line in rules_lines(&preset) {
+        writeln!(a.err, "    {line}")?;
+    }
+    let format = a.ask(
+        "投票格式：回车沿用上面的；或写本局的格式（{target} 是投票对象，{reason} 是理由，换行写成 /）",
+        Some(""),
+        |s| {
+            if s.is_empty() {
+                return Ok(None);
+            }
+            let vote = template(s);
+            template_ok(&vote, None).map(|()| Some(vote))
+        },
+    )?;
+    let format = match format {
+        None => None,
+        Some(vote) => {
+            let change = a.ask(
+                "改票格式（如 改票对象：{target}；留空：改票也用投票格式）",
+                Some(""),
+                |s| {
+                    if s.is_empty() {
+                        return Ok(None);
+                    }
+                    let change = template(s);
+                    template_ok(&vote, Some(&change)).map(|()| Some(change))
+                },
+            )?;
+            Some((vote, change))
+        }
+    };
     let name = a.ask("游戏名称（邮件标题里显示）", None, |s| {
         if s.is_empty() {
             Err("名称不能为空".into())
@@ -277,12 +344,12 @@ fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
     let discussion = a.ask(
         &format!("第{day}天讨论帖（tid 或网址，多个用逗号分隔，可留空）"),
         Some(""),
-        |s| {
-            s.split([',', '，', ' '])
-                .filter(|x| !x.trim().is_empty())
-                .map(|x| thread_id(x).ok_or_else(|| format!("{x:?} 里找不到 tid")))
-                .collect::<Result<Vec<u64>, String>>()
-        },
+        thread_ids,
+    )?;
+    let chat = a.ask(
+        &format!("第{day}天灌水帖（发言不计入潜水；tid 或网址，可留空）"),
+        Some(""),
+        thread_ids,
     )?;
     let closes_at = a.ask(
         &format!("第{day}天投票截止时间（论坛时间，例如 2026-12-01 21:00）"),
@@ -291,6 +358,28 @@ fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
             parse_local_time(s, offset)
                 .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
                 .map_err(|e| e.to_string())
+        },
+    )?;
+    let close = parse_local_time(&closes_at, offset).expect("checked above");
+    let opens_at = a.ask(
+        &format!(
+            "第{day}天从何时开始（论坛时间；潜水从这时算起，守护进程从这时开始监视；留空：{}）",
+            if day > 1 {
+                "前一天的截止时间"
+            } else {
+                "截止前一周开始监视"
+            }
+        ),
+        Some(""),
+        |s| {
+            if s.is_empty() {
+                return Ok(None);
+            }
+            let t = parse_local_time(s, offset).map_err(|e| e.to_string())?;
+            if t >= close {
+                return Err(format!("应早于截止时间 {closes_at}"));
+            }
+            Ok(Some(t.format("%Y-%m-%d %H:%M:%S").to_string()))
         },
     )?;
     let dead = if day > 1 {
@@ -308,6 +397,29 @@ fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
     } else {
         Vec::new()
     };
+    // m103's sheriff: the 1.5 vote decides ties (seed 003 L153), so the day's tally needs it.
+    let sheriff = if preset.vote.sheriff_weight != 1.0 {
+        a.ask(
+            &format!(
+                "第{day}天的警长（一票计 {} 票，平票时决定结果；还没选出就留空）",
+                preset.vote.sheriff_weight
+            ),
+            Some(""),
+            |s| {
+                if s.is_empty() {
+                    Ok(None)
+                } else if !players.iter().any(|p| p == s) {
+                    Err(format!("{s} 不在玩家名单里"))
+                } else if dead.iter().any(|p| p == s) {
+                    Err(format!("{s} 已经出局"))
+                } else {
+                    Ok(Some((s.to_string(), preset.vote.sheriff_weight)))
+                }
+            },
+        )?
+    } else {
+        None
+    };
     Ok(Answers {
         ruleset,
         name,
@@ -319,21 +431,31 @@ fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
         vote_thread,
         discussion,
         closes_at,
+        opens_at,
+        chat,
         dead,
+        sheriff,
+        format,
     })
 }
 
-/// The preset's rules a judge checks first: the ballot formats, the lock, the changes allowed.
+/// The game's rules a judge checks first, and how to change them.
 fn rules_summary(g: &crate::domain::config::GameConfig) -> Vec<String> {
-    let v = &g.rules.vote;
-    let mut out: Vec<String> = g
-        .rules
+    let mut out = rules_lines(&g.rules);
+    out.push("要改格式、锁定或改票次数：在本局配置的 [rules] 下写，例如 [rules.vote] lock_minutes = 30（见 config/README.md）；用 bansha check-config --try \"投票文字\" 试一条票".into());
+    out
+}
+
+/// The rules a judge checks first: the ballot formats, the lock, the changes allowed.
+fn rules_lines(r: &crate::domain::config::Rules) -> Vec<String> {
+    let v = &r.vote;
+    let mut out: Vec<String> = r
         .ballot
         .formats
         .iter()
         .map(|f| format!("投票格式（{}）：{}", f.name, f.vote.replace('\n', " / ")))
         .collect();
-    if g.rules.ballot.free_wording {
+    if r.ballot.free_wording {
         out.push("投票格式：不限（读玩家自己的写法）".into());
     }
     out.push(if v.lock_minutes > 0 {
@@ -342,7 +464,6 @@ fn rules_summary(g: &crate::domain::config::GameConfig) -> Vec<String> {
         "截止前不锁定".into()
     });
     out.push(format!("每人最多改票 {} 次", v.changes_allowed));
-    out.push("要改格式、锁定或改票次数：在本局配置的 [rules] 下写，例如 [rules.vote] lock_minutes = 30（见 config/README.md）；用 bansha check-config --try \"投票文字\" 试一条票".into());
     out
 }
 
@@ -371,14 +492,39 @@ fn game_toml(a: &Answers) -> String {
         let d: Vec<String> = a.discussion.iter().map(u64::to_string).collect();
         s += &format!("discussion_threads = [{}]\n", d.join(", "));
     }
+    if !a.chat.is_empty() {
+        let d: Vec<String> = a.chat.iter().map(u64::to_string).collect();
+        s += &format!("chat_threads = [{}]   # 灌水帖：不计入潜水\n", d.join(", "));
+    }
+    match &a.opens_at {
+        Some(t) => s += &format!("opens_at = {}   # 这一天从何时开始算\n", quoted(t)),
+        None => {
+            s += "# opens_at = \"2026-12-01 09:00:00\"   # 这一天从何时开始算（默认：前一天的截止时间）\n"
+        }
+    }
     s += &format!("closes_at = {}\n", quoted(&a.closes_at));
     if !a.dead.is_empty() {
         s += &format!("dead = {}\n", list(&a.dead));
     }
-    s += "# opens_at = \"2026-12-01 09:00:00\"   # 这一天从何时开始算（默认：前一天的截止时间）\n\
-          # chat_threads = []                     # 灌水帖：不计入潜水\n\
-          # sheriff = \"玩家名\"                   # 警长（m103：一票计 1.5 票；第 1 天选出后自动沿用）\n\
-          \n# 每一天再加一段 [[days]]，写上当天的投票帖和截止时间。\n";
+    match &a.sheriff {
+        Some((p, w)) => s += &format!("sheriff = {}   # 警长：一票计 {w} 票\n", quoted(p)),
+        None => {
+            s += "# sheriff = \"玩家名\"   # 警长（m103：一票计 1.5 票；第 1 天选出后自动沿用）\n"
+        }
+    }
+    if a.chat.is_empty() {
+        s += "# chat_threads = []   # 灌水帖：不计入潜水\n";
+    }
+    s += "\n# 每一天再加一段 [[days]]，写上当天的投票帖和截止时间。\n";
+    if let Some((vote, change)) = &a.format {
+        s += &format!(
+            "\n# 本局的投票格式（代替预设的格式）。\n[[rules.ballot.formats]]\nname = \"本局格式\"\nvote = {}\n",
+            quoted(vote)
+        );
+        if let Some(c) = change {
+            s += &format!("change = {}\n", quoted(c));
+        }
+    }
     s
 }
 

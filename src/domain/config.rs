@@ -981,6 +981,11 @@ pub fn preset(name: &str) -> Option<&'static str> {
     PRESETS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// The rules of the built-in preset of this name, as a game without overrides gets them.
+pub fn preset_rules(name: &str) -> Option<Rules> {
+    toml::from_str(preset(name)?).ok()
+}
+
 /// Load and validate a game config from its text; `path` names it in errors and anchors a
 /// relative ruleset path.
 pub(crate) fn parse_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
