@@ -39,6 +39,7 @@ pub(crate) fn ask_daemon_with(
             Some(b) => client
                 .post(&url)
                 .header("content-type", "application/json")
+                .header("x-bansha", "cli")
                 .body(b.to_string()),
             None => client.get(&url),
         };

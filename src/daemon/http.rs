@@ -421,6 +421,16 @@ async fn guard(
             return (StatusCode::FORBIDDEN, "拒绝：来自其他网站的请求\n").into_response();
         }
     }
+    // A change (a ruling, a ledger entry, a post to the forum) carries a header a page on
+    // another site cannot send without the daemon's leave (CORS, which it never gives): a
+    // cross-site form or `fetch` without it is refused even where the browser sends no Origin.
+    if req.method() == axum::http::Method::POST && !req.headers().contains_key("x-bansha") {
+        return (
+            StatusCode::FORBIDDEN,
+            "拒绝：请求缺少 X-Bansha 头（仪表盘和 bansha 命令会带上；其他网站的请求不会）\n",
+        )
+            .into_response();
+    }
     if let Some(token) = &s.daemon.settings.status_token {
         let bearer = req
             .headers()

@@ -256,10 +256,17 @@ fn rulings_html(g: &GameConfig, rulings: &[crate::domain::rules::rulings::Ruling
     h
 }
 
-/// The script behind the rulings' buttons: post, then show the answer and reload.
-const RULING_SCRIPT: &str = "<script>function banshaRuling(body){var t=new URLSearchParams(location.search).get('token');\
-fetch('/rulings'+(t?'?token='+encodeURIComponent(t):''),{method:'POST',headers:{'content-type':'application/json'},body:JSON.stringify(body)})\
-.then(function(r){return r.text().then(function(x){if(!r.ok){alert(x);}else{location.reload();}});});}</script>";
+/// The script behind the rulings' buttons: post (JSON, with the header no other site can send
+/// without the daemon's leave), then show the answer and reload. `banshaBallot` is a ballot
+/// row's buttons: its reason (and the player, for 改判) from the row, the answer shown there.
+const RULING_SCRIPT: &str = "<script>function banshaPost(path,body,done){var t=new URLSearchParams(location.search).get('token');\
+fetch(path+(t?'?token='+encodeURIComponent(t):''),{method:'POST',headers:{'content-type':'application/json','x-bansha':'judge'},body:JSON.stringify(body)})\
+.then(function(r){return r.text().then(function(x){done(r.ok,x);});});}\
+function banshaRuling(body){banshaPost('/rulings',body,function(ok,x){if(!ok){alert(x);}else{location.reload();}});}\
+function banshaBallot(b,game,day,pid,act,named){var row=b.parentNode,msg=row.querySelector('.msg'),why=row.querySelector('.why').value.trim(),to=row.querySelector('.to').value.trim();\
+if(!why){msg.textContent='请先写理由';return;}var body={game:game,action:'add',day:day,pid:pid,reason:why,void:act==='void',count_for:null};\
+if(act==='accept'){body.count_for=named;}if(act==='redirect'){if(!to){msg.textContent='请写改投给谁';return;}body.count_for=to;}\
+msg.textContent='提交中…';banshaPost('/rulings',body,function(ok,x){if(!ok){msg.textContent=x;}else{msg.style.color='#1a7f37';msg.textContent='已裁定，正在重新统计…';setTimeout(function(){location.reload();},800);}});}</script>";
 
 fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String {
     use crate::domain::rules::lurk::Verdict;
@@ -295,6 +302,7 @@ fn day_html(v: &DayView, base: &str, now: Time) -> String {
         phase(v, now)
     );
     h += &crate::present::html::tally_html(&v.day, &v.tally, base);
+    h += &ballots_html(v, base);
     h += &bbcode_box(v);
     h += "<h4>投票时间线</h4>\n<div class=\"timeline\">";
     h += &day_svg(v);
@@ -304,6 +312,92 @@ fn day_html(v: &DayView, base: &str, now: Time) -> String {
     }
     h += &flags_html(&v.flags, base);
     h + "</div>\n"
+}
+
+/// Every ballot of the day with its verdict, and the judge's ruling buttons on each: count it
+/// (for the target it names), void it, or count it for another player, with a reason. The
+/// buttons post to `/rulings` as the form below does (`banshaBallot`).
+fn ballots_html(v: &DayView, base: &str) -> String {
+    let t = &v.tally;
+    if t.ballots.is_empty() {
+        return String::new();
+    }
+    let js = |s: &str| {
+        html_escape::encode_single_quoted_attribute(&serde_json::to_string(s).unwrap_or_default())
+            .into_owned()
+    };
+    let td = "border:1px solid #ccc;padding:3px 6px";
+    let mut h = format!(
+        "<details class=\"ballots\" open><summary><b>逐票明细与裁定</b>（{} 张；裁定要写理由，公开统计里会显示）</summary>\n<table class=\"ballots\" style=\"border-collapse:collapse;font-size:90%\">\n<tr><th style=\"{td}\">楼层</th><th style=\"{td}\">投票人</th><th style=\"{td}\">写的对象</th><th style=\"{td}\">判定</th><th style=\"{td}\">裁定</th></tr>\n",
+        t.ballots.len()
+    );
+    let game = js(&v.game.name);
+    for b in &t.ballots {
+        let floor = match (b.pid, v.day.vote_thread) {
+            (Some(pid), Some(tid)) => format!(
+                "<a href=\"{}\">{}</a>",
+                esc(&crate::present::html::floor_url(base, tid, pid)),
+                esc(&b.floor)
+            ),
+            _ => esc(&b.floor),
+        };
+        // The verdict says the judge's ruling when there is one ("有效（法官裁定：…）").
+        let verdict = if b.valid {
+            esc(&b.reason)
+        } else {
+            format!("<span style=\"color:#c62828\">{}</span>", esc(&b.reason))
+        };
+        // Rulings are by post: a ballot of the inbox or the poll has none to rule on here.
+        let buttons = match b.pid {
+            Some(pid) => {
+                // Counting a void ballot as written: only where it names a player.
+                let named = b
+                    .target
+                    .as_deref()
+                    .filter(|_| !b.valid)
+                    .filter(|x| v.game.roster.players.iter().any(|p| p == x))
+                    .unwrap_or("");
+                let call = |act: &str| {
+                    format!(
+                        "onclick='banshaBallot(this,{game},{},{pid},\"{act}\",{})'",
+                        v.day.day,
+                        js(named)
+                    )
+                };
+                format!(
+                    "<span class=\"rule\" data-pid=\"{pid}\"><input class=\"why\" placeholder=\"理由\" size=\"10\"> \
+                     {}{}\
+                     <input class=\"to\" placeholder=\"改投给\" size=\"5\"><button type=\"button\" class=\"redirect\" {}>改判</button> \
+                     <span class=\"msg\" style=\"color:#c62828\"></span></span>",
+                    if named.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            "<button type=\"button\" class=\"accept\" {}>按投 {} 计</button> ",
+                            call("accept"),
+                            esc(named)
+                        )
+                    },
+                    if b.valid {
+                        format!(
+                            "<button type=\"button\" class=\"void\" {}>判无效</button> ",
+                            call("void")
+                        )
+                    } else {
+                        String::new()
+                    },
+                    call("redirect")
+                )
+            }
+            None => "（不是帖子，不能按帖裁定）".into(),
+        };
+        h += &format!(
+            "<tr><td style=\"{td}\">{floor}</td><td style=\"{td}\">{}</td><td style=\"{td}\">{}</td><td style=\"{td}\">{verdict}</td><td style=\"{td}\">{buttons}</td></tr>\n",
+            esc(&b.voter),
+            esc(&b.written),
+        );
+    }
+    h + "</table></details>\n"
 }
 
 /// The tally's BBCode as the judge pastes it, with a button that copies it (the page's one

@@ -492,3 +492,104 @@ async fn the_service_logs_the_dashboard_url_at_start() {
     .unwrap();
     assert!(found, "the dashboard's address is logged at start");
 }
+
+/// Issue 21: the judge rules on single ballots from the dashboard, in a real browser — each
+/// ballot row's buttons (count it for the player it names, void it, count it for another
+/// player), each with its reason; without a reason nothing is posted. The rulings reach the
+/// tally the judge pastes (`tally --live`), and a post that does not come from the dashboard's
+/// own script (no X-Bansha header, or from another site) is refused. The page after the
+/// rulings lands in target/tmp/judge-view/dashboard-rulings.png.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_judge_rules_on_ballots_from_the_dashboard_in_a_browser() {
+    use crate::browser::Browser;
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795953600; // 20:00
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = pin_status_port(&config);
+    let (mut child, _) = start_service(&config, Some("2026-11-29 20:00:00")).await;
+    let url = format!("http://127.0.0.1:{port}/");
+    let profile = dir.path().join("cdp");
+    let shot = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("judge-view");
+    std::fs::create_dir_all(&shot).unwrap();
+    tokio::task::block_in_place(|| {
+        let mut b = Browser::launch(&profile);
+        b.open(&url, "document.querySelector('table.ballots')");
+        let row = |pid: u64| format!("document.querySelector('span.rule[data-pid=\"{pid}\"]')");
+        // Reloaded until the page shows `text` (the ruling is applied by the cycle it starts).
+        let shown = |b: &mut Browser, text: &str| {
+            for _ in 0..60 {
+                b.open(&url, "document.querySelector('table.ballots')");
+                if b.eval(&format!("document.body.innerText.includes({text:?})")) == true {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(250));
+            }
+            panic!("never shown: {text}");
+        };
+        // 20# 冷雪's valid change: void needs a reason first; nothing is posted without one.
+        b.eval(&format!("{}.querySelector('button.void').click()", row(65)));
+        assert_eq!(
+            b.eval(&format!("{}.querySelector('.msg').textContent", row(65))),
+            "请先写理由"
+        );
+        // 12# 不见 wrote 路人甲 (no player): counted for 冷雪.
+        b.eval(&format!(
+            "var r={}; r.querySelector('.why').value='路人甲是冷雪的旧ID'; r.querySelector('.to').value='冷雪'; r.querySelector('button.redirect').click()",
+            row(62)
+        ));
+        shown(&mut b, "按投 冷雪 计：路人甲是冷雪的旧ID");
+        b.eval(&format!(
+            "var r={}; r.querySelector('.why').value='改票未引用原帖'; r.querySelector('button.void').click()",
+            row(65)
+        ));
+        shown(&mut b, "无效（法官裁定）：改票未引用原帖");
+        // 7# 小熊维尼's malformed ballot names 超人: counted as written.
+        let seven = "[...document.querySelectorAll('table.ballots tr')].find(r => r.cells[0].textContent === '7#')";
+        assert_eq!(
+            b.eval(&format!(
+                "{seven}.querySelector('button.accept').textContent"
+            )),
+            "按投 超人 计"
+        );
+        b.eval(&format!(
+            "var r={seven}; r.querySelector('.why').value='冒号是全角'; r.querySelector('button.accept').click()"
+        ));
+        shown(&mut b, "按投 超人 计：冒号是全角");
+        b.screenshot(&shot.join("dashboard-rulings.png"));
+    });
+    let (code, live, err) =
+        tokio::task::block_in_place(|| cli(&config, &["tally", "--live", "--day", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        live.contains("12# 不见：按投 冷雪 计：路人甲是冷雪的旧ID"),
+        "{live}"
+    );
+    assert!(live.contains("作废：改票未引用原帖"), "{live}");
+    assert!(
+        live.contains("7# 小熊维尼：按投 超人 计：冒号是全角"),
+        "{live}"
+    );
+    // Not from the dashboard's script: refused, and nothing added.
+    let body = r#"{"action":"add","day":2,"pid":70,"void":true,"reason":"x"}"#;
+    for headers in [
+        "Content-Type: application/json\r\n".to_string(),
+        "Origin: http://evil.example\r\nContent-Type: text/plain\r\nX-Bansha: judge\r\n".into(),
+    ] {
+        let answer = tokio::task::block_in_place(|| {
+            raw_http(
+                port,
+                &format!(
+                    "POST /rulings HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                ),
+            )
+        });
+        assert!(answer.starts_with("HTTP/1.1 403"), "{headers}: {answer}");
+    }
+    let (_, list, _) = tokio::task::block_in_place(|| cli(&config, &["ruling"]));
+    assert_eq!(list.lines().count(), 3, "{list}");
+    let _ = child.kill();
+    let _ = child.wait();
+}

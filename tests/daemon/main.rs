@@ -16,6 +16,7 @@ mod common;
 mod support;
 
 mod ballot_sources;
+mod browser;
 mod clock;
 mod crash;
 mod dashboard;

@@ -780,13 +780,17 @@ pub(crate) fn mails_about(mailbox: &Mailbox, needle: &str) -> Vec<(String, Strin
 
 /// A GET of `path` from the daemon's dashboard on loopback, the raw answer.
 pub(crate) fn http_get(port: u16, path: &str) -> String {
+    raw_http(
+        port,
+        &format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"),
+    )
+}
+
+/// One HTTP request written as given to the dashboard on `port`, and the whole answer.
+pub(crate) fn raw_http(port: u16, request: &str) -> String {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.write_all(
-        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n")
-            .as_bytes(),
-    )
-    .unwrap();
+    s.write_all(request.as_bytes()).unwrap();
     let mut out = String::new();
     let _ = s.read_to_string(&mut out);
     out
