@@ -442,6 +442,9 @@ impl Daemon {
                 report.errors.push(format!("{}: {e:#}", g.name));
             }
         }
+        if let Err(e) = self.keep_closed_views(now) {
+            report.errors.push(e.to_string());
+        }
         if let Err(e) = self.close_edit_windows(now, &mut report) {
             report.errors.push(e.to_string());
         }
@@ -1351,6 +1354,87 @@ impl Daemon {
             }
         }
         Ok(())
+    }
+
+    /// Closed days this process has no view of (it started after their close): drawn from the
+    /// record as their final was — the posts as they stood at the close, the poll's and the
+    /// inbox's ballots as logged, the judge's rulings — so the dashboard keeps showing them.
+    /// Nothing is read from the forum.
+    fn keep_closed_views(&self, now: Time) -> anyhow::Result<()> {
+        for g in &self.settings.games {
+            for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
+                let key = (g.name.clone(), d.day);
+                if self.views.lock().map_or(true, |v| v.contains_key(&key))
+                    || !self.store.event_done(&self.key(g, d, "close"))?
+                {
+                    continue;
+                }
+                // A state file that cannot be read is told of by the day's own pass.
+                let Ok(mut g) = crate::io::state_file::with_state(g.clone()) else {
+                    continue;
+                };
+                let elected: Option<String> =
+                    self.store.get_meta(&format!("sheriff/{}", g.id))?;
+                let Some(d) = g.day(d.day).cloned() else {
+                    continue;
+                };
+                let (d, _) = decide::carry_sheriff(&d, elected.as_deref());
+                if let Some(x) = g.days.iter_mut().find(|x| x.day == d.day) {
+                    x.sheriff = d.sheriff.clone();
+                }
+                let (posts, casts) = self.recorded_ballots(&g, &d, now)?;
+                let rulings = self.rulings(&g)?;
+                let tally = rules::tally_ruled(&g, d.day, 1, now, &posts, &casts, &rulings)?;
+                let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
+                let lurk = if lurk_on {
+                    self.lurk_report(&g, &d, &tally, d.closes_at, now)?
+                } else {
+                    None
+                };
+                let flags = self.day_flags(&g, &d, d.closes_at, now)?;
+                if let Ok(mut views) = self.views.lock() {
+                    views.insert(
+                        key,
+                        DayView {
+                            game: g.clone(),
+                            day: d,
+                            tally,
+                            lurk,
+                            flags,
+                        },
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A closed day's ballots as the record holds them: the vote thread's posts as they stood
+    /// at the close, the poll's votes as logged, the inbox's messages as kept.
+    fn recorded_ballots(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        now: Time,
+    ) -> anyhow::Result<(Vec<bansha_parsers::Post>, Vec<rules::Cast>)> {
+        let tid = d.vote_thread.expect("days with a vote thread");
+        let posts = self.store.posts_at_close(tid, d.closes_at, now)?;
+        Ok(match g.rules.vote.source {
+            BallotSource::Thread => (posts, Vec::new()),
+            BallotSource::Poll => {
+                let log: rules::channels::PollLog = self
+                    .store
+                    .get_meta(&format!("poll/{tid}/log"))?
+                    .unwrap_or_default();
+                (posts, log.casts)
+            }
+            BallotSource::Pm => {
+                let messages: std::collections::BTreeMap<u64, bansha_parsers::pm::PrivateMessage> =
+                    self.store.get_meta("pm/messages")?.unwrap_or_default();
+                let all: Vec<_> = messages.into_values().collect();
+                (rules::channels::pm_posts(g, d, &all), Vec::new())
+            }
+        })
     }
 
     /// The watched days as the last cycle left them, by game and day.

@@ -183,8 +183,11 @@ pub fn page(d: &Dashboard) -> String {
         if days.is_empty() {
             h += &nothing_watched(g, now);
         }
+        // A closed day stays with its final; those before the newest one shown are folded.
+        let newest = days.iter().map(|v| v.day.day).max();
         for v in days {
-            h += &day_html(v, d.forum_base, now);
+            let folded = now >= v.day.closes_at && Some(v.day.day) != newest;
+            h += &day_html(v, d.forum_base, now, folded);
         }
         h += &rulings_html(g, d.rulings.get(&g.name).map(Vec::as_slice).unwrap_or(&[]));
         // The judge's record of the game: seats, roles, factions (judge-only).
@@ -294,12 +297,18 @@ fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String
 }
 
 /// One watched day: its tally, BBCode, timeline, 潜水 so far and the posts flagged.
-fn day_html(v: &DayView, base: &str, now: Time) -> String {
+fn day_html(v: &DayView, base: &str, now: Time, folded: bool) -> String {
     let mut h = format!(
-        "<div class=\"day\" id=\"day-{}\"><h3>第{}天 · {}</h3>\n",
+        "<details class=\"day\" id=\"day-{}\"{}><summary><h3 style=\"display:inline\">第{}天 · {}</h3>{}</summary>\n",
         v.day.day,
+        if folded { "" } else { " open" },
         v.day.day,
-        phase(v, now)
+        phase(v, now),
+        if folded {
+            format!("　{}", esc(&v.tally.outcome.note))
+        } else {
+            String::new()
+        }
     );
     h += &crate::present::html::tally_html(&v.day, &v.tally, base);
     h += &ballots_html(v, base);
@@ -311,7 +320,7 @@ fn day_html(v: &DayView, base: &str, now: Time) -> String {
         h += &lurk_html(l, now >= v.day.closes_at);
     }
     h += &flags_html(&v.flags, base);
-    h + "</div>\n"
+    h + "</details>\n"
 }
 
 /// Every ballot of the day with its verdict, and the judge's ruling buttons on each: count it

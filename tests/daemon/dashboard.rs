@@ -593,3 +593,37 @@ async fn the_judge_rules_on_ballots_from_the_dashboard_in_a_browser() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Issue 21: a closed day stays on the dashboard with its final, also after the service was
+/// restarted once the day was over (the page is drawn from the record, not from what a cycle
+/// of this process watched).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_day_stays_on_the_dashboard_after_a_restart() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    cycles(
+        &config,
+        &forum,
+        &[
+            ("2026-11-29 21:06:00", 1795957560),
+            ("2026-11-29 21:20:00", 1795958400),
+        ],
+    )
+    .await;
+    let port = pin_status_port(&config);
+    let (mut child, _) = start_service(&config, Some("2026-11-30 12:00:00")).await;
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(page.contains("第2天 · 已截止"), "{page}");
+    assert!(
+        page.contains("<b>结果：</b>李逵 以 4 票最高，出局"),
+        "{page}"
+    );
+    assert!(page.contains("<textarea id=\"bbcode-day-2\""), "{page}");
+    assert!(page.contains("李逵 4 票：yucca（9#）"), "the final's BBCode: {page}");
+    assert!(page.contains("发言统计（潜水）</h4>"), "the day's 潜水 verdicts: {page}");
+    assert!(!page.contains("目前没有在监视的投票"), "{page}");
+}
