@@ -332,3 +332,29 @@ fn a_secret_can_be_a_systemd_credential() {
     let unit = std::fs::read_to_string(root().join("systemd/bansha.service")).unwrap();
     assert!(unit.contains("LoadCredential=forum-password:"), "{unit}");
 }
+
+/// Posting the tally to the thread (issue 21) is the judge's account's doing: refused without
+/// a login, at its key; accepted with one; an unknown mode is an error.
+#[test]
+fn posting_the_tally_needs_the_judges_login() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = daemon_config(dir.path(), "post_tally = \"button\"", 0o600);
+    bansha().arg("check-config").arg(&p).assert().success();
+    let text = std::fs::read_to_string(&p).unwrap();
+    let guest = text.replace("[forum.login]\nusername = \"u\"\npassword_file = \"pw\"\n", "");
+    std::fs::write(&p, guest).unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("forum.post_tally"))
+        .stderr(predicate::str::contains("[forum.login]"));
+    let p = daemon_config(dir.path(), "post_tally = \"auto\"", 0o600);
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("post_tally"));
+}

@@ -18,6 +18,7 @@ pub mod login;
 mod model;
 pub mod pm;
 pub mod poll;
+pub mod reply;
 pub mod threadlist;
 mod time;
 pub mod wordcount;

@@ -1373,8 +1373,7 @@ impl Daemon {
                 let Ok(mut g) = crate::io::state_file::with_state(g.clone()) else {
                     continue;
                 };
-                let elected: Option<String> =
-                    self.store.get_meta(&format!("sheriff/{}", g.id))?;
+                let elected: Option<String> = self.store.get_meta(&format!("sheriff/{}", g.id))?;
                 let Some(d) = g.day(d.day).cloned() else {
                     continue;
                 };

@@ -378,6 +378,7 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         .route("/tally", get(tally))
         .route("/ledger", axum::routing::post(ledger))
         .route("/rulings", axum::routing::post(rulings))
+        .route("/post-tally", axum::routing::post(post_tally))
         .layer(axum::middleware::from_fn_with_state(service.clone(), guard))
         .with_state(service);
     tokio::spawn(async move {
@@ -560,6 +561,44 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
                 (g.name.clone(), list)
             })
             .collect(),
+        post_as: (d.settings.forum.post_tally != crate::domain::settings::PostTally::Off)
+            .then(|| d.settings.login.as_ref().map(|l| l.username.clone()))
+            .flatten(),
+        posted: d
+            .settings
+            .games
+            .iter()
+            .map(|g| (g.name.clone(), d.posted_tallies(&g.id)))
+            .collect(),
     });
     axum::response::Html(page)
+}
+
+#[derive(Deserialize)]
+struct PostTallyRequest {
+    game: String,
+    day: u32,
+    /// The BBCode the dashboard showed the judge.
+    bbcode: String,
+}
+
+/// The dashboard's "发到投票帖" button: the tally the judge was shown, posted as their reply.
+async fn post_tally(
+    State(s): State<Arc<Service>>,
+    Json(q): Json<PostTallyRequest>,
+) -> (StatusCode, String) {
+    let now = s.clock.now();
+    match s.daemon.post_tally(&q.game, q.day, &q.bbcode, now).await {
+        Ok(p) => (
+            StatusCode::OK,
+            format!("已发到投票帖：{}（pid {}）\n", p.floor, p.pid),
+        ),
+        Err(crate::daemon::reply::PostError::Refused(code, m)) => (
+            StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST),
+            format!("{m}\n"),
+        ),
+        Err(crate::daemon::reply::PostError::Forum(m)) => {
+            (StatusCode::BAD_GATEWAY, format!("没有发出：{m}\n"))
+        }
+    }
 }

@@ -5,6 +5,7 @@
 pub mod cycle;
 pub mod decide;
 pub mod http;
+pub mod reply;
 pub mod service;
 
 pub use crate::domain::report::{CycleReport, DayView};

@@ -1470,8 +1470,50 @@ pub fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ConfigError {
     ConfigError {
         file: file.to_string(),
         line,
-        key: String::new(),
+        key: line.map(|n| key_at_line(text, n)).unwrap_or_default(),
         message,
+    }
+}
+
+/// The key path a TOML line sets ("forum.post_tally"): the table header above it and the key
+/// before its `=`; empty when the line sets none (a header, a continued array).
+fn key_at_line(text: &str, line: usize) -> String {
+    let mut table = String::new();
+    for l in text.lines().take(line.saturating_sub(1)) {
+        let t = l.trim();
+        if t.starts_with('[') {
+            table = t
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string();
+        }
+    }
+    let Some(l) = text.lines().nth(line.saturating_sub(1)) else {
+        return String::new();
+    };
+    let t = l.trim();
+    if t.starts_with('[') || t.starts_with('#') {
+        return t
+            .trim_start_matches('[')
+            .split(']')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string();
+    }
+    match t.split_once('=') {
+        Some((k, _)) if !k.trim().is_empty() && !k.contains(['"', '[', '{', ',']) => {
+            let k = k.trim();
+            if table.is_empty() {
+                k.to_string()
+            } else {
+                format!("{table}.{k}")
+            }
+        }
+        _ => table,
     }
 }
 

@@ -6,6 +6,7 @@ pub mod config;
 pub mod game;
 pub mod mail;
 pub mod record;
+pub mod reply;
 pub mod report;
 pub mod rules;
 pub mod settings;

@@ -49,6 +49,18 @@ pub struct ForumSettings {
     pub user_agent: String,
     /// Log in as this user (the judge's account); without it bansha reads as a guest.
     pub login: Option<LoginFile>,
+    /// Posting the tally to the vote thread as the judge's reply: `off` (never), or `button`
+    /// (a button on the dashboard; nothing is posted unless the judge presses it).
+    #[serde(default)]
+    pub post_tally: PostTally,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PostTally {
+    #[default]
+    Off,
+    Button,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
@@ -328,6 +340,13 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
     let at = |key: &[&str], message: String| at_key(&file, &text, key, message);
     check_values(&s, &at)?;
     let login = read_login(&s, src, path, &base, &at)?;
+    if s.forum.post_tally != PostTally::Off && login.is_none() {
+        return Err(at(
+            &["forum", "post_tally"],
+            "发统计到投票帖要用法官的账号：请配置 [forum.login]，或把 post_tally 设为 \"off\""
+                .into(),
+        ));
+    }
     let smtp_password = secret(
         src,
         path,

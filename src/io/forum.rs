@@ -195,6 +195,16 @@ impl Forum {
     /// One request through the gate, with retries and backoff on timeouts and 5xx. Discuz's
     /// redirect after a deletion is answered by asking again (a few times at most).
     async fn request(&self, rel: &str, form: Option<Vec<u8>>) -> Result<Body, FetchError> {
+        self.request_with(rel, form, self.settings.retries).await
+    }
+
+    /// `request` with at most `retries` retries (none for a post that must not be made twice).
+    async fn request_with(
+        &self,
+        rel: &str,
+        form: Option<Vec<u8>>,
+        retries: u32,
+    ) -> Result<Body, FetchError> {
         let mut attempt = 0;
         let mut repeated = 0;
         loop {
@@ -278,7 +288,7 @@ impl Forum {
             match result {
                 Ok((status, body)) if status < 400 => return Ok(body),
                 Ok((status, _)) => return Err(FetchError::Http(status)),
-                Err(e) if attempt < self.settings.retries => {
+                Err(e) if attempt < retries => {
                     attempt += 1;
                     let backoff = Duration::from_millis(
                         self.settings.min_gap_ms.max(200) * (1 << attempt.min(6)),
@@ -516,34 +526,19 @@ impl Forum {
         if form.question {
             return Err(FetchError::Login(LoginOutcome::SecurityQuestion));
         }
-        let encoding =
-            encoding_rs::Encoding::for_label(form.charset.as_bytes()).unwrap_or(encoding_rs::UTF_8);
-        let field = |s: &str| -> String {
-            let (bytes, _, _) = encoding.encode(s);
-            bytes
-                .iter()
-                .map(|b| match b {
-                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                        (*b as char).to_string()
-                    }
-                    _ => format!("%{b:02X}"),
-                })
-                .collect()
-        };
-        let body = [
-            ("formhash", form.formhash.as_str()),
-            ("referer", self.base.as_str()),
-            ("loginfield", "username"),
-            ("username", login.username.as_str()),
-            ("password", password.expose()),
-            ("questionid", "0"),
-            ("answer", ""),
-            ("cookietime", "2592000"),
-        ]
-        .iter()
-        .map(|(k, v)| format!("{k}={}", field(v)))
-        .collect::<Vec<_>>()
-        .join("&");
+        let body = form_body(
+            &form.charset,
+            &[
+                ("formhash", form.formhash.as_str()),
+                ("referer", self.base.as_str()),
+                ("loginfield", "username"),
+                ("username", login.username.as_str()),
+                ("password", password.expose()),
+                ("questionid", "0"),
+                ("answer", ""),
+                ("cookietime", "2592000"),
+            ],
+        );
         let answer = self
             .request(
                 &format!("{}&inajax=1", form.action),
@@ -560,6 +555,67 @@ impl Forum {
             other => Err(FetchError::Login(other)),
         }
     }
+}
+
+impl Forum {
+    /// Post `message` (BBCode) as a reply to thread `tid`, through the desktop reply form as
+    /// the logged-in judge: the form is read first (its hash and time, its charset: the fields
+    /// go in it), then posted once — never retried, so a reply is not made twice. Whether it
+    /// appeared is for the caller to check by reading the thread; what the forum answered is
+    /// returned for telling the judge.
+    pub async fn post_reply(&self, tid: u64, message: &str) -> Result<String, FetchError> {
+        let rel = format!("forum.php?mod=post&action=reply&tid={tid}");
+        let form = self
+            .parsed(&rel, bansha_parsers::reply::parse_reply_form)
+            .await?;
+        let body = form_body(
+            &form.charset,
+            &[
+                ("formhash", form.formhash.as_str()),
+                ("posttime", form.posttime.as_str()),
+                ("wysiwyg", "0"),
+                ("subject", ""),
+                ("message", message),
+                ("usesig", "0"),
+                ("replysubmit", "yes"),
+            ],
+        );
+        // Once the post went out, an answer that fails (the redirect after it, a timeout) does
+        // not say it was not taken: reading the thread says.
+        Ok(
+            match self
+                .request_with(&form.action, Some(body.into_bytes()), 0)
+                .await
+            {
+                Ok(a) => bansha_parsers::reply::answer_text(&a.bytes, a.content_type.as_deref()),
+                Err(e) => e.zh(),
+            },
+        )
+    }
+}
+
+/// A form's fields as `application/x-www-form-urlencoded`, in the form page's charset (a GBK
+/// forum wants GBK).
+fn form_body(charset: &str, fields: &[(&str, &str)]) -> String {
+    let encoding =
+        encoding_rs::Encoding::for_label(charset.as_bytes()).unwrap_or(encoding_rs::UTF_8);
+    let field = |s: &str| -> String {
+        let (bytes, _, _) = encoding.encode(s);
+        bytes
+            .iter()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                    (*b as char).to_string()
+                }
+                _ => format!("%{b:02X}"),
+            })
+            .collect()
+    };
+    fields
+        .iter()
+        .map(|(k, v)| format!("{k}={}", field(v)))
+        .collect::<Vec<_>>()
+        .join("&")
 }
 
 /// How many times in a row a request is asked again after Discuz's deletion redirect (it

@@ -35,6 +35,11 @@ pub struct Dashboard<'a> {
     pub states: BTreeMap<String, GameState>,
     /// The judge's rulings on single ballots, by game name.
     pub rulings: BTreeMap<String, Vec<crate::domain::rules::rulings::Ruling>>,
+    /// The forum account tallies are posted as, when the config allows posting them
+    /// (`[forum] post_tally = "button"`).
+    pub post_as: Option<String>,
+    /// The tallies posted from the dashboard, by game name.
+    pub posted: BTreeMap<String, Vec<crate::domain::reply::PostedTally>>,
 }
 
 /// A watched day's timeline as SVG (the dashboard shows it inline and at `/timeline.svg`).
@@ -185,9 +190,15 @@ pub fn page(d: &Dashboard) -> String {
         }
         // A closed day stays with its final; those before the newest one shown are folded.
         let newest = days.iter().map(|v| v.day.day).max();
+        let posted = d.posted.get(&g.name).map(Vec::as_slice).unwrap_or(&[]);
         for v in days {
             let folded = now >= v.day.closes_at && Some(v.day.day) != newest;
-            h += &day_html(v, d.forum_base, now, folded);
+            let post = Posting {
+                as_user: d.post_as.as_deref(),
+                done: posted,
+                base: d.forum_base,
+            };
+            h += &day_html(v, d.forum_base, now, folded, &post);
         }
         h += &rulings_html(g, d.rulings.get(&g.name).map(Vec::as_slice).unwrap_or(&[]));
         // The judge's record of the game: seats, roles, factions (judge-only).
@@ -269,7 +280,9 @@ function banshaRuling(body){banshaPost('/rulings',body,function(ok,x){if(!ok){al
 function banshaBallot(b,game,day,pid,act,named){var row=b.parentNode,msg=row.querySelector('.msg'),why=row.querySelector('.why').value.trim(),to=row.querySelector('.to').value.trim();\
 if(!why){msg.textContent='请先写理由';return;}var body={game:game,action:'add',day:day,pid:pid,reason:why,void:act==='void',count_for:null};\
 if(act==='accept'){body.count_for=named;}if(act==='redirect'){if(!to){msg.textContent='请写改投给谁';return;}body.count_for=to;}\
-msg.textContent='提交中…';banshaPost('/rulings',body,function(ok,x){if(!ok){msg.textContent=x;}else{msg.style.color='#1a7f37';msg.textContent='已裁定，正在重新统计…';setTimeout(function(){location.reload();},800);}});}</script>";
+msg.textContent='提交中…';banshaPost('/rulings',body,function(ok,x){if(!ok){msg.textContent=x;}else{msg.style.color='#1a7f37';msg.textContent='已裁定，正在重新统计…';setTimeout(function(){location.reload();},800);}});}\
+function banshaPostTally(b,game,day,id){var box=b.parentNode.parentNode,msg=box.querySelector('.msg');b.disabled=true;msg.style.color='#666';msg.textContent='正在发帖…';\
+banshaPost('/post-tally',{game:game,day:day,bbcode:document.getElementById(id).value},function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;b.parentNode.hidden=true;});}</script>";
 
 fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String {
     use crate::domain::rules::lurk::Verdict;
@@ -297,7 +310,14 @@ fn lurk_html(l: &crate::domain::rules::lurk::LurkReport, closed: bool) -> String
 }
 
 /// One watched day: its tally, BBCode, timeline, 潜水 so far and the posts flagged.
-fn day_html(v: &DayView, base: &str, now: Time, folded: bool) -> String {
+/// Whether and as whom the day's tally can be posted to its vote thread, and what was posted.
+struct Posting<'a> {
+    as_user: Option<&'a str>,
+    done: &'a [crate::domain::reply::PostedTally],
+    base: &'a str,
+}
+
+fn day_html(v: &DayView, base: &str, now: Time, folded: bool, post: &Posting) -> String {
     let mut h = format!(
         "<details class=\"day\" id=\"day-{}\"{}><summary><h3 style=\"display:inline\">第{}天 · {}</h3>{}</summary>\n",
         v.day.day,
@@ -312,7 +332,7 @@ fn day_html(v: &DayView, base: &str, now: Time, folded: bool) -> String {
     );
     h += &crate::present::html::tally_html(&v.day, &v.tally, base);
     h += &ballots_html(v, base);
-    h += &bbcode_box(v);
+    h += &bbcode_box(v, post);
     h += "<h4>投票时间线</h4>\n<div class=\"timeline\">";
     h += &day_svg(v);
     h += "</div>\n";
@@ -411,13 +431,51 @@ fn ballots_html(v: &DayView, base: &str) -> String {
 
 /// The tally's BBCode as the judge pastes it, with a button that copies it (the page's one
 /// script: the clipboard, nothing sent anywhere).
-fn bbcode_box(v: &DayView) -> String {
+fn bbcode_box(v: &DayView, post: &Posting) -> String {
     let code = crate::present::bbcode::tally(&v.game, &v.tally);
     let id = format!("bbcode-day-{}", v.day.day);
-    format!(
+    let mut h = format!(
         "<h4>可直接粘贴到投票帖的 BBCode</h4>\n<textarea id=\"{id}\" class=\"bbcode\" readonly rows=\"8\" style=\"width:100%;font-family:monospace\">{}</textarea>\n<button type=\"button\" class=\"copy\" onclick=\"var t=document.getElementById('{id}');t.select();navigator.clipboard&&navigator.clipboard.writeText(t.value);this.textContent='已复制';\">复制 BBCode</button>\n",
         esc(&code)
-    )
+    );
+    // Posting it as the judge's reply: a button, then a second one to confirm (no dialog).
+    if let (Some(user), Some(tid)) = (post.as_user, v.day.vote_thread) {
+        let js = |s: &str| {
+            html_escape::encode_single_quoted_attribute(
+                &serde_json::to_string(s).unwrap_or_default(),
+            )
+            .into_owned()
+        };
+        h += &format!(
+            "<span class=\"post-tally\"> <button type=\"button\" class=\"post\" onclick=\"this.nextElementSibling.hidden=false;this.hidden=true;\">发到投票帖…</button>\
+             <span class=\"confirm\" hidden>以 <b>{}</b> 的账号在投票帖 tid {tid} 回复上面这份统计？ \
+             <button type=\"button\" class=\"post-yes\" onclick='banshaPostTally(this,{},{},{})'>确认发帖</button> \
+             <button type=\"button\" onclick=\"this.parentNode.hidden=true;this.parentNode.previousElementSibling.hidden=false;\">取消</button></span> \
+             <span class=\"msg\"></span></span>\n",
+            esc(user),
+            js(&v.game.name),
+            v.day.day,
+            js(&id)
+        );
+    }
+    for p in post.done.iter().filter(|p| p.day == v.day.day) {
+        h += &format!(
+            "<p class=\"posted\">{} 已发到投票帖：<a href=\"{}\">{}</a>{}</p>\n",
+            esc(&p.at),
+            esc(&crate::present::html::floor_url(
+                post.base,
+                v.day.vote_thread.unwrap_or_default(),
+                p.pid
+            )),
+            esc(&p.floor),
+            if p.bbcode == code {
+                "（与上面的统计相同）"
+            } else {
+                "（之后统计有变化）"
+            }
+        );
+    }
+    h
 }
 
 /// A game with no day watched now: when its next one will be.

@@ -128,6 +128,10 @@ pub(crate) async fn the_dashboard_shows_the_live_tally_in_a_browser() {
     let first_count = live.lines().find(|l| l.contains(" 票：")).unwrap();
     assert!(dom.contains(first_count), "{first_count}");
     assert!(dom.contains("<p>规则：banshayishi（"), "{dom}");
+    assert!(
+        !dom.contains("发到投票帖…"),
+        "no posting unless the config allows it: {dom}"
+    );
     // m103 L331 "禁止使用红色字体": the red posts so far, each linked to its floor (judge-only).
     assert!(dom.contains("需要注意的帖子（仅法官可见"), "{dom}");
     assert!(
@@ -623,7 +627,112 @@ async fn a_closed_day_stays_on_the_dashboard_after_a_restart() {
         "{page}"
     );
     assert!(page.contains("<textarea id=\"bbcode-day-2\""), "{page}");
-    assert!(page.contains("李逵 4 票：yucca（9#）"), "the final's BBCode: {page}");
-    assert!(page.contains("发言统计（潜水）</h4>"), "the day's 潜水 verdicts: {page}");
+    assert!(
+        page.contains("李逵 4 票：yucca（9#）"),
+        "the final's BBCode: {page}"
+    );
+    assert!(
+        page.contains("发言统计（潜水）</h4>"),
+        "the day's 潜水 verdicts: {page}"
+    );
     assert!(!page.contains("目前没有在监视的投票"), "{page}");
+}
+
+/// Issue 21: with `[forum] post_tally = "button"` the judge posts the tally to the vote thread
+/// from the dashboard — a button, then a second one to confirm — as their reply through the
+/// forum's reply form (the captured form of this thread), and the body the forum gets is
+/// exactly the BBCode the page showed. The reply is found again in the thread before the page
+/// says it went out; the same tally is not posted twice; a tally the page no longer shows is
+/// refused. Without the setting there is no button.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_judge_posts_the_tally_to_the_thread_from_the_dashboard() {
+    use crate::browser::Browser;
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("retries = 2\n", "retries = 2\npost_tally = \"button\"\n"),
+    )
+    .unwrap();
+    let port = pin_status_port(&config);
+    let (mut child, _) = start_service(&config, Some("2026-11-29 21:06:00")).await;
+    let url = format!("http://127.0.0.1:{port}/");
+    let profile = dir.path().join("cdp");
+    let (shown, answer, again) = tokio::task::block_in_place(|| {
+        let mut b = Browser::launch(&profile);
+        b.open(&url, "document.querySelector('.post-tally button.post')");
+        let shown = b.eval("document.getElementById('bbcode-day-2').value");
+        assert!(
+            b.eval("document.querySelector('.post-tally .confirm').hidden") == true,
+            "nothing is posted on the first click"
+        );
+        b.eval("document.querySelector('.post-tally button.post').click()");
+        assert!(
+            b.eval("document.body.innerText.includes('以 版杀一室法官 的账号在投票帖 tid 3 回复上面这份统计？')")
+                == true
+        );
+        b.eval("document.querySelector('.post-tally button.post-yes').click()");
+        b.wait(
+            "document.querySelector('.post-tally .msg').textContent.startsWith('已发到投票帖')",
+            std::time::Duration::from_secs(30),
+        );
+        let answer = b.eval("document.querySelector('.post-tally .msg').textContent");
+        // Reloaded: the page says it went out; a second post of the same tally is refused.
+        b.open(&url, "document.querySelector('p.posted')");
+        b.eval("document.querySelector('.post-tally button.post').click()");
+        b.eval("document.querySelector('.post-tally button.post-yes').click()");
+        b.wait(
+            "document.querySelector('.post-tally .msg').textContent.includes('已经发过')",
+            std::time::Duration::from_secs(30),
+        );
+        let again = b.eval("document.body.innerText");
+        (shown, answer, again)
+    });
+    let shown = shown.as_str().unwrap().to_string();
+    assert!(
+        shown.starts_with("[b]【版杀一室 第十二局】第2天"),
+        "{shown}"
+    );
+    let replies = forum.lock().unwrap().replies.clone();
+    assert_eq!(replies.len(), 1, "posted once");
+    let fields: std::collections::BTreeMap<String, String> =
+        url::form_urlencoded::parse(&replies[0])
+            .into_owned()
+            .collect();
+    assert_eq!(
+        fields["message"], shown,
+        "the body is the BBCode the judge saw"
+    );
+    assert_eq!(fields["formhash"], "adfca1e3", "the reply form's own hash");
+    let pid = forum.lock().unwrap().posts.last().unwrap()["pid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        answer.as_str().unwrap().contains(&format!("（pid {pid}）")),
+        "found again in the thread: {answer}"
+    );
+    let again = again.as_str().unwrap();
+    assert!(again.contains("已发到投票帖：38#"), "{again}");
+    assert!(again.contains("（与上面的统计相同）"), "{again}");
+    // What the page no longer shows is not posted.
+    let body = r#"{"game":"版杀一室 第十二局","day":2,"bbcode":"[b]旧的统计[/b]"}"#;
+    let stale = tokio::task::block_in_place(|| {
+        raw_http(
+            port,
+            &format!(
+                "POST /post-tally HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Bansha: judge\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    });
+    assert!(stale.starts_with("HTTP/1.1 409"), "{stale}");
+    assert!(stale.contains("统计已经更新"), "{stale}");
+    assert_eq!(forum.lock().unwrap().replies.len(), 1);
+    let _ = child.kill();
+    let _ = child.wait();
 }

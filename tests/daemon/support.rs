@@ -210,6 +210,8 @@ pub(crate) struct Forum {
     /// The forum's clock, this many seconds from the real one, in the `Date` of its answers
     /// (`None`: the server's own `Date`).
     pub(crate) date_offset: Option<i64>,
+    /// The bodies of the replies posted through the reply form, as sent.
+    pub(crate) replies: Vec<Vec<u8>>,
 }
 
 /// The answer with the forum's `Date` when the forum's clock is set apart from the real one.
@@ -476,6 +478,7 @@ pub(crate) async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
         discussion_down: false,
         edits: BTreeMap::new(),
         date_offset: None,
+        replies: Vec::new(),
     }));
     let server = MockServer::start().await;
     Mock::given(method("HEAD"))
@@ -517,7 +520,86 @@ pub(crate) async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
         })
         .mount(&server)
         .await;
+    // The desktop reply form (captured for this thread, as the judge), its post, and the
+    // thread page Discuz's redirect after a reply lands on.
+    Mock::given(method("GET"))
+        .and(path("/forum.php"))
+        .and(query_param("mod", "post"))
+        .and(query_param("action", "reply"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(
+                std::fs::read(
+                    common::fixtures()
+                        .join("discuz/desktop/variants/reply_form_repquote38_as_judge.html"),
+                )
+                .unwrap(),
+                "text/html; charset=utf-8",
+            ),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/forum.php"))
+        .and(query_param("mod", "post"))
+        .and(query_param("replysubmit", "yes"))
+        .respond_with(ReplyResponder(state.clone()))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/forum.php"))
+        .and(query_param("mod", "viewthread"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(
+                std::fs::read(
+                    common::fixtures().join("discuz/desktop/guest/viewthread_tid3_vote_p1.html"),
+                )
+                .unwrap(),
+                "text/html; charset=utf-8",
+            ),
+        )
+        .mount(&server)
+        .await;
     (server, state)
+}
+
+/// A reply posted through the form: kept as sent, and added to the vote thread as the judge's
+/// post (the message's BBCode drawn as Discuz draws bold and line breaks), then the redirect
+/// to the thread Discuz answers a posted reply with.
+struct ReplyResponder(Arc<Mutex<Forum>>);
+
+impl Respond for ReplyResponder {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let mut f = self.0.lock().unwrap();
+        f.replies.push(req.body.clone());
+        let message: String = url::form_urlencoded::parse(&req.body)
+            .find(|(k, _)| k == "message")
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default();
+        let html = message
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace("[b]", "<strong>")
+            .replace("[/b]", "</strong>")
+            .replace('\n', "<br />\n");
+        let mut post = f.posts[0].clone();
+        let pid = f
+            .posts
+            .iter()
+            .filter_map(|p| p["pid"].as_str()?.parse::<u64>().ok())
+            .max()
+            .unwrap_or(0)
+            + 1;
+        post["pid"] = Value::String(pid.to_string());
+        post["first"] = Value::String("0".into());
+        post["number"] = Value::String((f.posts.len() + 1).to_string());
+        post["dbdateline"] = Value::String(f.at.to_string());
+        post["message"] = Value::String(html);
+        f.posts.push(post);
+        ResponseTemplate::new(302).insert_header(
+            "Location",
+            format!("forum.php?mod=viewthread&tid=3&pid={pid}&page=1&extra=#pid{pid}").as_str(),
+        )
+    }
 }
 
 // ---------------------------------------------------------------- the daemon
