@@ -281,9 +281,11 @@ fn captured() -> (Vec<Value>, Value) {
     (posts, envelope)
 }
 
-/// A reply made from a captured reply: new pid, position and time.
+/// A reply made from a captured reply: new pid, position and time, in the vote thread (tid 3:
+/// the daemon refuses a page carrying another thread's posts).
 fn reply(template: &Value, pid: u64, position: usize, t: Time) -> Value {
     let mut p = template.clone();
+    p["tid"] = Value::String("3".into());
     p["pid"] = Value::String(pid.to_string());
     p["first"] = Value::String("0".into());
     p["position"] = Value::String(position.to_string());

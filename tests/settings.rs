@@ -341,7 +341,10 @@ fn posting_the_tally_needs_the_judges_login() {
     let p = daemon_config(dir.path(), "post_tally = \"button\"", 0o600);
     bansha().arg("check-config").arg(&p).assert().success();
     let text = std::fs::read_to_string(&p).unwrap();
-    let guest = text.replace("[forum.login]\nusername = \"u\"\npassword_file = \"pw\"\n", "");
+    let guest = text.replace(
+        "[forum.login]\nusername = \"u\"\npassword_file = \"pw\"\n",
+        "",
+    );
     std::fs::write(&p, guest).unwrap();
     bansha()
         .arg("check-config")

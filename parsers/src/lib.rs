@@ -14,6 +14,7 @@ mod error;
 #[doc(hidden)]
 pub mod fuzz;
 mod guard;
+mod landmarks;
 pub mod login;
 mod model;
 pub mod pm;

@@ -1,0 +1,341 @@
+//! A desktop thread page read at its landmarks, without a DOM of the page: the page's facts
+//! (subject, canonical link, pager, reply count) and each post's author, uid, floor, time and
+//! reply link from the markup around their ids; the body through the plain-text path
+//! (`body::render_plain`) or, when it has markup, a DOM of the body alone (as the API's bodies
+//! are read). Whatever this reader is not sure of — an anonymous or blocked post, a floor or a
+//! time it would warn about, a page fact in an unexpected form — it leaves to the DOM: the post
+//! alone (its cut-out markup through `desktop::parse_post`), or the whole page (`None`). The result is
+//! the DOM path's on every captured page (`desktop` tests).
+
+use crate::body;
+use crate::desktop::{find_from, post_start, td_end};
+use crate::model::{Post, TimePrecision, Warning};
+use crate::time;
+use crate::ParseOptions;
+use chrono::{DateTime, FixedOffset};
+
+type Time = DateTime<FixedOffset>;
+
+/// What the page says of itself.
+pub(crate) struct Facts {
+    pub tid: Option<u64>,
+    pub subject: Option<String>,
+    pub page: Option<u32>,
+    pub last_page: Option<u32>,
+    pub replies: Option<u64>,
+}
+
+/// A post read at its landmarks, or its chunk of markup for the DOM.
+pub(crate) enum Read<'a> {
+    Post(Box<Post>),
+    Dom(&'a str),
+}
+
+/// Text of a markup snippet as the DOM gives it: tags out, entities decoded, no-break spaces
+/// as spaces.
+fn text(snippet: &str) -> Option<String> {
+    let mut out = String::with_capacity(snippet.len());
+    let mut rest = snippet;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&rest[..lt]);
+        let gt = rest[lt..].find('>')? + lt;
+        // A comment or a script would need the DOM's rules.
+        if rest[lt..].starts_with("<!")
+            || rest[lt + 1..gt].to_ascii_lowercase().starts_with("script")
+        {
+            return None;
+        }
+        rest = &rest[gt + 1..];
+    }
+    out.push_str(rest);
+    if out.contains('&') {
+        out = html_escape::decode_html_entities(&out).into_owned();
+    }
+    Some(out.replace('\u{a0}', " "))
+}
+
+/// Where `needle` first occurs in `hay` (memchr's SIMD search: the landmarks are looked for
+/// in every post's few kilobytes).
+fn find(hay: &str, needle: &str) -> Option<usize> {
+    memchr::memmem::find(hay.as_bytes(), needle.as_bytes())
+}
+
+fn has(hay: &str, needle: &str) -> bool {
+    find(hay, needle).is_some()
+}
+
+fn count(hay: &str, needle: &str) -> usize {
+    memchr::memmem::find_iter(hay.as_bytes(), needle.as_bytes()).count()
+}
+
+/// Where `needle` occurs in `hay` when it occurs exactly once.
+fn once(hay: &str, needle: &str) -> Option<usize> {
+    let mut it = memchr::memmem::find_iter(hay.as_bytes(), needle.as_bytes());
+    let first = it.next()?;
+    it.next().is_none().then_some(first)
+}
+
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The value of attribute `name` in an opening tag, entities decoded.
+fn attr(tag: &str, name: &str) -> Option<String> {
+    let key = format!(" {name}=\"");
+    let a = tag.find(&key)? + key.len();
+    let e = tag[a..].find('"')? + a;
+    let v = &tag[a..e];
+    if !v.contains('&') {
+        return Some(v.to_string());
+    }
+    // Links carry `&amp;`; anything else goes through the full entity table.
+    let cheap = v.replace("&amp;", "&");
+    Some(if cheap.contains('&') {
+        html_escape::decode_html_entities(v).into_owned()
+    } else {
+        cheap
+    })
+}
+
+/// The opening tag that contains byte `at` (the `<` before it to the `>` after).
+fn tag_around(hay: &str, at: usize) -> Option<&str> {
+    let a = hay[..at].rfind('<')?;
+    let e = find_from(hay, ">", at)? + 1;
+    Some(&hay[a..e])
+}
+
+/// The page's facts from the markup above the first post and the head, or `None` where the
+/// DOM is needed to be sure.
+pub(crate) fn facts(markup: &str) -> Option<Facts> {
+    let first = post_start(markup, 0)?;
+    let head_end = find_from(markup, "</head>", 0).filter(|h| *h < first)?;
+    // The canonical link (the DOM takes the first `link[rel=canonical]`).
+    let mut tid = None;
+    let mut from = 0;
+    while let Some(l) = find_from(markup, "<link", from).filter(|l| *l < head_end) {
+        let e = find_from(markup, ">", l)? + 1;
+        let tag = &markup[l..e];
+        if tag.contains("rel=\"canonical\"") {
+            tid = attr(tag, "href").and_then(|h| crate::desktop::tid_in_href(&h));
+            break;
+        }
+        from = e;
+    }
+    let top = &markup[head_end..first];
+    // The subject.
+    let subject = match find(top, "<span id=\"thread_subject\">") {
+        Some(a) => {
+            let a = a + "<span id=\"thread_subject\">".len();
+            let e = find(&top[a..], "</span>")? + a;
+            if has(&top[a..e], "<") {
+                return None;
+            }
+            Some(squash(&text(&top[a..e])?))
+        }
+        None if has(top, "thread_subject") => return None,
+        None => None,
+    };
+    // The first pager (`div.pg`): its current page, and "共 N 页".
+    let (page, last_page) = match find(top, "<div class=\"pg\">") {
+        Some(a) => {
+            if has(&top[..a], "class=\"pg ") || has(&top[..a], " pg\"") {
+                return None;
+            }
+            let e = find(&top[a..], "</div>")? + a;
+            let pg = &top[a..e];
+            let current = find(pg, "<strong>").and_then(|s| {
+                let s = s + "<strong>".len();
+                let t = find(&pg[s..], "</strong>")? + s;
+                text(&pg[s..t])?.trim().parse::<u32>().ok()
+            });
+            let mut last = None;
+            let mut from = 0;
+            while let Some(t) = find(&pg[from..], "<span title=\"").map(|t| t + from) {
+                let tag = tag_around(pg, t + 1)?;
+                if let Some(n) = attr(tag, "title").and_then(|v| crate::desktop::page_total(&v)) {
+                    last = Some(n);
+                    break;
+                }
+                from = t + 1;
+            }
+            (current, last.or(current))
+        }
+        None if has(top, "class=\"pg") => return None,
+        None => (Some(1), Some(1)),
+    };
+    // The reply count: the second `span.xi1` of `div.hm.ptn`.
+    let replies = match find(top, "<div class=\"hm ptn\">") {
+        Some(a) => {
+            let e = find(&top[a..], "</div>")? + a;
+            let hm = &top[a..e];
+            let mut spans = hm.match_indices("<span class=\"xi1\">");
+            spans.next();
+            match spans.next() {
+                Some((s, m)) => {
+                    let s = s + m.len();
+                    let t = find(&hm[s..], "</span>")? + s;
+                    text(&hm[s..t])?.trim().parse::<u64>().ok()
+                }
+                None => None,
+            }
+        }
+        None if has(top, "hm ptn") => return None,
+        None => None,
+    };
+    Some(Facts {
+        tid,
+        subject,
+        page,
+        last_page,
+        replies,
+    })
+}
+
+/// One post's chunk (`<div id="post_N"` to the next) read at its landmarks, or left to the DOM.
+pub(crate) fn post<'a>(
+    chunk: &'a str,
+    page_tid: Option<u64>,
+    server_time: Option<Time>,
+    opts: &ParseOptions,
+) -> Read<'a> {
+    read_post(chunk, page_tid, server_time, opts)
+        .map(|p| Read::Post(Box::new(p)))
+        .unwrap_or(Read::Dom(chunk))
+}
+
+fn read_post(
+    chunk: &str,
+    page_tid: Option<u64>,
+    server_time: Option<Time>,
+    opts: &ParseOptions,
+) -> Option<Post> {
+    let t = find_from(chunk, "<table id=\"pid", 0)?;
+    let t_end = find_from(chunk, "\"", t + "<table id=\"pid".len())?;
+    let pid: u64 = chunk[t + "<table id=\"pid".len()..t_end].parse().ok()?;
+    // Blocked posts, hidden bodies and anything with a lock notice: the DOM's.
+    if has(chunk, "locked") {
+        return None;
+    }
+    // The author line.
+    let a = find_from(chunk, "<div class=\"authi\">", t_end)?;
+    let a_end = find_from(chunk, "</div>", a)?;
+    let authi = &chunk[a..a_end];
+    let link = find(authi, "class=\"xw1\"")?;
+    let tag = tag_around(authi, link)?;
+    if !tag.starts_with("<a ") || count(authi, "class=\"xw1\"") != 1 {
+        return None;
+    }
+    let name_start = find(authi, tag)? + tag.len();
+    let name_end = find(&authi[name_start..], "</a>")? + name_start;
+    let author = text(&authi[name_start..name_end])?.trim().to_string();
+    let author_uid = attr(tag, "href").and_then(|h| crate::desktop::uid_in_href(&h));
+    // Elements with more than one of an id would need the DOM's choice.
+    let pid_s = pid.to_string();
+    let postnum_id = format!("id=\"postnum{pid_s}\"");
+    let poston_id = format!("id=\"authorposton{pid_s}\"");
+    let message_id = format!("id=\"postmessage_{pid_s}\"");
+    let n = once(chunk, &postnum_id)?;
+    let p = once(chunk, &poston_id)?;
+    let m = once(chunk, &message_id)?;
+    // The floor.
+    let ntag = tag_around(chunk, n)?;
+    if !ntag.starts_with("<a ") {
+        return None;
+    }
+    let n_start = chunk[..n].rfind('<')? + ntag.len();
+    let n_end = find_from(chunk, "</a>", n_start)?;
+    let floor = squash(&text(&chunk[n_start..n_end])?).replace(' ', "");
+    let number = floor
+        .strip_suffix('#')
+        .and_then(|x| x.parse::<u32>().ok())
+        .or_else(|| {
+            crate::desktop::FLOOR_NAMES
+                .iter()
+                .position(|x| *x == floor)
+                .map(|i| i as u32 + 1)
+        });
+    let number = number?;
+    let tid = attr(ntag, "href")
+        .and_then(|h| crate::desktop::tid_in_href(&h))
+        .or(page_tid)
+        .unwrap_or(0);
+    // The reply link: `reppost=` on the thread's first post.
+    let first = match find(chunk, "<a class=\"fastre\" href=\"") {
+        Some(r) => {
+            if count(chunk, "fastre") != 1 {
+                return None;
+            }
+            attr(tag_around(chunk, r + 1)?, "href")?.contains("reppost=")
+        }
+        None if has(chunk, "fastre") => return None,
+        None => number == 1 && floor == crate::desktop::FLOOR_NAMES[0],
+    };
+    // The time: the exact second in the span's title, else the text.
+    let ptag = tag_around(chunk, p)?;
+    if !ptag.starts_with("<em ") {
+        return None;
+    }
+    let p_start = chunk[..p].rfind('<')? + ptag.len();
+    let p_end = find_from(chunk, "</em>", p_start)?;
+    let em = &chunk[p_start..p_end];
+    if has(em, "<em") {
+        return None;
+    }
+    let titled = match find(em, "<span title=\"") {
+        Some(s) => {
+            if count(em, "title=\"") != 1 {
+                return None;
+            }
+            attr(tag_around(em, s + 1)?, "title")
+                .and_then(|v| time::parse_absolute(&v, opts.utc_offset))
+        }
+        None if has(em, "title=") => return None,
+        None => None,
+    };
+    let shown = text(em)?;
+    let shown = shown.trim().trim_start_matches("发表于").trim();
+    let (posted_at, precision): (Time, TimePrecision) = titled
+        .or_else(|| time::parse_absolute(shown, opts.utc_offset))
+        .or_else(|| server_time.and_then(|now| time::parse_relative(shown, now)))?;
+    // The body, when it is plain text.
+    let b = chunk[..m].rfind("<td")?;
+    if !chunk[b..m].starts_with("<td class=\"t_f\" ") {
+        return None;
+    }
+    let b_open = find_from(chunk, ">", m)? + 1;
+    let b_end = td_end(chunk, b)?;
+    let inner = chunk.get(b_open..b_end.checked_sub("</td>".len())?)?;
+    // Plain text without a DOM; anything else as the API's bodies are read, from a fragment.
+    let rendered = match body::render_plain(inner, false) {
+        Some(b) => b,
+        None => {
+            let frag = scraper::Html::parse_fragment(&crate::guard::limit_nesting(inner));
+            body::render(frag.root_element(), false)
+        }
+    };
+    let mut post = Post {
+        pid,
+        tid,
+        first,
+        floor,
+        number: Some(number),
+        position: None,
+        author,
+        author_uid,
+        posted_at: Some(posted_at),
+        posted_at_precision: precision,
+        edited_at: None,
+        edited_by: None,
+        text: String::new(),
+        quotes: Vec::new(),
+        red_font: false,
+        large_font: false,
+        blocked: false,
+        hidden_content: false,
+        smilies: 0,
+        images: 0,
+    };
+    let mut warnings: Vec<Warning> = Vec::new();
+    crate::desktop::apply_body(&mut post, rendered, opts, &mut warnings);
+    warnings.is_empty().then_some(post)
+}
