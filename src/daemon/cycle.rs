@@ -1898,7 +1898,18 @@ impl Daemon {
         now: Time,
     ) -> Result<Vec<Change>, FetchError> {
         let start = if full { 1 } else { cursor.last_page.max(1) };
-        let first = self.forum.thread_page(tid, start).await?;
+        // A full scan on the API reads larger pages (fewer requests, so the final comes soon
+        // after the close); the cursor stays in the reads' own page size.
+        let sizes = self.forum.page_sizes().filter(|_| full);
+        let ppp = sizes.map_or(0, |(big, _)| big);
+        let read = |page: u32| async move {
+            if ppp > 0 {
+                self.forum.thread_page_sized(tid, page, ppp).await
+            } else {
+                self.forum.thread_page(tid, page).await
+            }
+        };
+        let first = read(start).await?;
         if let Some(why) = crate::domain::record::implausible(tid, start, true, &first) {
             return Err(FetchError::Network(format!("tid {tid}：{why}")));
         }
@@ -1926,7 +1937,7 @@ impl Daemon {
         let mut cut_short = false;
         while page < last {
             page += 1;
-            let p = self.forum.thread_page(tid, page).await?;
+            let p = read(page).await?;
             if let Some(why) = crate::domain::record::implausible(tid, page, false, &p) {
                 return Err(FetchError::Network(format!("tid {tid}：{why}")));
             }
@@ -1966,7 +1977,16 @@ impl Daemon {
                 *last_seen = cursor.last_full_scan;
             }
         }
-        cursor.last_page = last;
+        cursor.last_page = match sizes {
+            // Read in larger pages: the page the reads in between start from is where the last
+            // of the posts falls at their size (Discuz pages by the visible posts' order). A
+            // forum that ignored the size served its own pages: counted as served.
+            Some((big, small)) if first.posts_per_page == Some(big) => {
+                let n = seen.len().max(1) as u32;
+                n.div_ceil(small).max(1)
+            }
+            _ => last,
+        };
         if full {
             cursor.last_full_scan = Some(now);
         }

@@ -36,6 +36,12 @@ pub struct ForumSettings {
     /// Posts per API page.
     #[serde(default = "ppp")]
     pub posts_per_page: u32,
+    /// Posts per API page of a full scan (the whole thread read again: at the start, the lock,
+    /// the close and after it). Discuz's API takes any size, so a 5,000-post thread is 10
+    /// requests instead of 100 — at the default gap, 10 s rather than 100 between the close
+    /// and the final. The desktop source reads the forum's own page size.
+    #[serde(default = "full_scan_ppp")]
+    pub full_scan_posts_per_page: u32,
     /// Minimum gap between two requests to the forum, in milliseconds.
     #[serde(default = "min_gap_ms")]
     pub min_gap_ms: u64,
@@ -76,6 +82,9 @@ fn api_version() -> u32 {
 }
 fn ppp() -> u32 {
     50
+}
+fn full_scan_ppp() -> u32 {
+    500
 }
 fn min_gap_ms() -> u64 {
     1000
@@ -464,6 +473,15 @@ fn check_values(s: &SettingsFile, at: &At) -> Result<(), ConfigError> {
             format!(
                 "每页帖数须在 1 到 1000 之间，不是 {}（论坛默认 10）",
                 s.forum.posts_per_page
+            ),
+        ));
+    }
+    if !(s.forum.posts_per_page..=5000).contains(&s.forum.full_scan_posts_per_page) {
+        return Err(at(
+            &["forum", "full_scan_posts_per_page"],
+            format!(
+                "全帖重读的每页帖数须在 posts_per_page（{}）到 5000 之间，不是 {}（默认 500）",
+                s.forum.posts_per_page, s.forum.full_scan_posts_per_page
             ),
         ));
     }

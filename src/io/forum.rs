@@ -305,23 +305,49 @@ impl Forum {
 
     /// The relative URL of a thread page.
     pub fn page_url(&self, tid: u64, page: u32) -> String {
+        self.page_url_sized(tid, page, self.settings.posts_per_page)
+    }
+
+    /// The relative URL of a thread page of `ppp` posts (the API; the desktop's page size is
+    /// the forum's).
+    fn page_url_sized(&self, tid: u64, page: u32, ppp: u32) -> String {
         match self.settings.source {
             Source::Api => format!(
-                "api/mobile/index.php?version={}&module=viewthread&tid={tid}&page={page}&ppp={}",
-                self.settings.api_version, self.settings.posts_per_page
+                "api/mobile/index.php?version={}&module=viewthread&tid={tid}&page={page}&ppp={ppp}",
+                self.settings.api_version
             ),
             Source::Desktop => format!("forum.php?mod=viewthread&tid={tid}&page={page}"),
         }
     }
 
+    /// Posts per page of a full scan, and of the reads in between (`None` on the desktop,
+    /// where the forum sets it).
+    pub fn page_sizes(&self) -> Option<(u32, u32)> {
+        (self.settings.source == Source::Api).then_some((
+            self.settings.full_scan_posts_per_page,
+            self.settings.posts_per_page,
+        ))
+    }
+
     /// One thread page, parsed. A login demand triggers one login and one retry; the flood
     /// page is waited out once.
     pub async fn thread_page(&self, tid: u64, page: u32) -> Result<ThreadPage, FetchError> {
+        self.thread_page_sized(tid, page, self.settings.posts_per_page)
+            .await
+    }
+
+    /// One thread page of `ppp` posts (a full scan's larger pages on the API).
+    pub async fn thread_page_sized(
+        &self,
+        tid: u64,
+        page: u32,
+        ppp: u32,
+    ) -> Result<ThreadPage, FetchError> {
         let opts = ParseOptions {
             utc_offset: self.utc_offset,
         };
         let p = self
-            .parsed(&self.page_url(tid, page), |b, ct| {
+            .parsed(&self.page_url_sized(tid, page, ppp), |b, ct| {
                 parse_thread_page(b, ct, &opts)
             })
             .await?;
