@@ -364,9 +364,20 @@ fn game_toml(closes_at: &str) -> String {
 }
 
 fn daemon_toml(forum: &str, ppp: u32, smtp: &str, extra_games: &[String]) -> String {
+    daemon_toml_gap(forum, ppp, 0, smtp, extra_games)
+}
+
+/// The daemon config with `gap_ms` between two requests to the forum (the default is 1000).
+fn daemon_toml_gap(
+    forum: &str,
+    ppp: u32,
+    gap_ms: u64,
+    smtp: &str,
+    extra_games: &[String],
+) -> String {
     let mut s = format!(
         "state_dir = \"state\"\n[forum]\nbase_url = \"{forum}/\"\nsource = \"api\"\nposts_per_page = {ppp}\n\
-         min_gap_ms = 0\nretries = 1\n\n{smtp}\n[judge]\nto = [\"judge@localhost\"]\n\
+         min_gap_ms = {gap_ms}\nretries = 1\n\n{smtp}\n[judge]\nto = [\"judge@localhost\"]\n\
          [poll]\ninterim_every_hours = 0\n[status]\nlisten = \"127.0.0.1:0\"\n\n\
          [[games]]\nconfig = \"game.toml\"\n"
     );
@@ -530,31 +541,44 @@ async fn latency() -> Value {
     drop(server);
 
     // (b) The close → the final tally in the SMTP server's mailbox: the release binary as a
-    // service, its clock started 3 s before the close; the scheduler's one-shot job fires 5 s
-    // after the close.
+    // service on a 5,000-post thread (100 pages of 50), the default gap of a second between
+    // two requests to the forum, its clock started 30 s before the close (its first read of
+    // the thread done by then); the scheduler's one-shot job fires 5 s after the close.
     let (posts, envelope) = grown(5000, start);
-    let (server, _replay) = forum(posts, envelope).await;
+    let (server, replay) = forum(posts, envelope).await;
     let (inbox, port) = smtp();
-    let (dir, config) = configs(
-        &server.uri(),
-        50,
-        "2026-11-29 21:00:00",
-        &format!(
-            "[smtp]\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"plain\"\nfrom = \"bansha@localhost\""
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("game.toml"),
+        game_toml("2026-11-29 21:00:00"),
+    )
+    .unwrap();
+    let config = dir.path().join("daemon.toml");
+    std::fs::write(
+        &config,
+        daemon_toml_gap(
+            &server.uri(),
+            50,
+            1000,
+            &format!(
+                "[smtp]\nhost = \"127.0.0.1\"\nport = {port}\nsecurity = \"plain\"\nfrom = \"bansha@localhost\""
+            ),
+            &[],
         ),
-    );
+    )
+    .unwrap();
     let log = std::fs::File::create(dir.path().join("daemon.log")).unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
-        .args(["run", "--now", "2026-11-29 20:59:57", "--config"])
+        .args(["run", "--now", "2026-11-29 20:59:30", "--config"])
         .arg(&config)
         .stdout(std::process::Stdio::null())
         .stderr(log)
         .spawn()
         .unwrap();
     let launched = Instant::now();
-    let closes = launched + std::time::Duration::from_secs(3);
+    let closes = launched + std::time::Duration::from_secs(30);
     let mut arrived = None;
-    while launched.elapsed().as_secs() < 90 {
+    while launched.elapsed().as_secs() < 180 {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         let mails = inbox.0.lock().unwrap().clone();
         if let Some((t, _)) = mails
@@ -567,6 +591,7 @@ async fn latency() -> Value {
     }
     let _ = child.kill();
     let _ = child.wait();
+    let close_requests = replay.requests.load(Ordering::Relaxed);
     if arrived.is_none() {
         eprintln!(
             "no final mail; the daemon's log:\n{}",
@@ -581,6 +606,9 @@ async fn latency() -> Value {
             "met": cycle_mean / 1e3 < interval as f64,
         },
         "close_to_mailbox_s": arrived,
+        "close_thread_pages": 100,
+        "close_gap_ms": 1000,
+        "close_requests": close_requests,
         "close_target_s": 30,
         "close_met": arrived.is_some_and(|s| s <= 30.0),
     })

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""One table from bansha's figures and the peer's: every figure beside its target."""
+"""One table from bansha's figures and the peers' pairs: every figure beside its target."""
 import json
 import platform
 import sys
 
 fig = json.load(open(sys.argv[1]))
-peer = json.load(open(sys.argv[2]))
+pairs = json.load(open(sys.argv[2]))
 rows = []
 
 
@@ -14,17 +14,25 @@ def row(what, value, target="", met=None):
     rows.append((what, value, target, mark))
 
 
-for kind, label in (("desktop", "desktop HTML"), ("api", "API JSON")):
+# Parsing: bansha against each peer, in alternating pairs of child processes (pairs.py).
+TARGETS = {("desktop", "selectolax-cut"): 10, ("desktop", "selectolax"): 10, ("api", "selectolax"): 5}
+NAMES = {"bs4": "BeautifulSoup+lxml", "selectolax": "selectolax (whole DOM)", "selectolax-cut": "selectolax, page cut at landmarks"}
+for kind, label in (("desktop", "desktop pages -> posts"), ("api", "API v1 pages -> posts")):
     b = fig["parse"][kind]
-    p = peer[kind]
-    p_rate = p["pages"] / p["seconds"] if p["seconds"] else 0.0
-    ratio = b["pages_per_s"] / p_rate if p_rate else float("inf")
-    row(f"parse {label}: bansha", f'{b["pages_per_s"]:,.0f} pages/s, {b["mb_per_s"]:.1f} MB/s')
-    row(
-        f"parse {label}: Python peer",
-        f'{p_rate:,.1f} pages/s, {p["bytes"] / p["seconds"] / 1e6:.2f} MB/s',
-    )
-    row(f"parse {label}: ratio", f"{ratio:,.0f}x", ">= 50x", ratio >= 50)
+    row(f"{label}: bansha in-process", f'{b["pages_per_s"]:,.0f} pages/s, {b["mb_per_s"]:.1f} MB/s')
+    for peer, x in pairs[kind]["peers"].items():
+        target = TARGETS.get((kind, peer))
+        spread = ", ".join(f"{r:.1f}" for r in x["ratios"])
+        c = x["check"]
+        same = min(c["equal"][k] for k in ("author", "uid", "floor", "time"))
+        row(
+            f"{label}: vs {NAMES[peer]}",
+            f'{x["ratio_median"]:.1f}x (pairs {spread}); bansha {x["bansha_pages_per_s"]:,.0f} pages/s, '
+            f'{x["bansha_peak_rss_mb"]:.0f} MB; peer {x["peer_pages_per_s"]:,.0f} pages/s, {x["peer_peak_rss_mb"]:.0f} MB; '
+            f'fields equal {same}/{c["posts"]} posts (text {c["equal"]["text"]})',
+            f">= {target}x" if target else "",
+            x["ratio_median"] >= target if target else None,
+        )
 
 for name, t in fig["tally"].items():
     row(
@@ -61,7 +69,7 @@ row(
 )
 c = lat["close_to_mailbox_s"]
 row(
-    "close -> final tally in the mailbox",
+    f'close -> final tally in the mailbox ({lat.get("close_thread_pages", "?")}-page thread, gap {lat.get("close_gap_ms", 0)} ms)',
     "never" if c is None else f"{c:.1f} s",
     f'<= {lat["close_target_s"]} s',
     lat["close_met"],

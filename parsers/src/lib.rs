@@ -6,6 +6,7 @@
 //! (a Discuz error page, HTML where JSON was expected) is a [`PageError`], never an empty thread.
 
 mod api;
+mod api_typed;
 pub mod ballot;
 mod body;
 mod charset;
