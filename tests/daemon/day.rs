@@ -1447,3 +1447,63 @@ pub(crate) async fn before_a_day_opens_status_says_when() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Issue 22: a full scan reads the API in pages of `full_scan_posts_per_page` (Discuz's API
+/// takes any size): the close's re-read of the captured thread is one request, not four, and
+/// the reads in between go on from the right page at their own size — a ballot posted after
+/// the close's scan is found by the next read, and the final is the same as with small pages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_scan_reads_large_pages_and_the_reads_after_it_go_on_from_the_right_page() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().honour_ppp = true;
+    forum.lock().unwrap().at = 1795924800; // 12:00
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    // Read in between at 10 posts a page (the setup's), full scans at 500.
+    let r = cycle_at(&config, "2026-11-29 12:00:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    {
+        let f = forum.lock().unwrap();
+        assert_eq!(
+            f.ppp_log,
+            vec![(1, 500)],
+            "the first read is a full scan, one page of 500"
+        );
+    }
+    forum.lock().unwrap().ppp_log.clear();
+    forum.lock().unwrap().at = 1795953600; // 20:00, the lock: a full scan again
+    let r = cycle_at(&config, "2026-11-29 20:00:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    forum.lock().unwrap().ppp_log.clear();
+    forum.lock().unwrap().at = 1795955400; // 20:30: a read from the last page at 10 a page
+    let r = cycle_at(&config, "2026-11-29 20:30:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    {
+        let f = forum.lock().unwrap();
+        // The read starts from the page of 10 the last post seen at 20:00 is on.
+        let by_eight = f
+            .posts
+            .iter()
+            .filter(|p| p["dbdateline"].as_str().unwrap().parse::<i64>().unwrap() <= 1795953600)
+            .count();
+        let page = by_eight.div_ceil(10);
+        assert!(page > 1);
+        assert_eq!(f.ppp_log.first(), Some(&(page, 10)), "{:?}", f.ppp_log);
+        assert!(f.ppp_log.iter().all(|(_, p)| *p == 10), "{:?}", f.ppp_log);
+    }
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let finals = mails_about(&mailbox, "最终计票");
+    assert_eq!(finals.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(finals[0].0.contains("李逵 以 4 票最高"), "{}", finals[0].0);
+    // Every ballot of the captured day is in it, as with small pages (day.rs's first test).
+    assert!(
+        finals[0]
+            .1
+            .contains("李逵 4 票：yucca（9#）、大灰狼（10#）、雪罂子（27#）、花千树（32#）"),
+        "{}",
+        finals[0].1
+    );
+}

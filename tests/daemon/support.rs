@@ -212,6 +212,13 @@ pub(crate) struct Forum {
     pub(crate) date_offset: Option<i64>,
     /// The bodies of the replies posted through the reply form, as sent.
     pub(crate) replies: Vec<Vec<u8>>,
+    /// Serve the page size the request asks for (`ppp`), as Discuz's API does; else 10 posts
+    /// a page, as captured.
+    pub(crate) honour_ppp: bool,
+    /// The page size of the request being answered.
+    pub(crate) asked_ppp: usize,
+    /// The (page, `ppp`) of each thread-page request, in order.
+    pub(crate) ppp_log: Vec<(usize, usize)>,
 }
 
 /// The answer with the forum's `Date` when the forum's clock is set apart from the real one.
@@ -314,6 +321,12 @@ impl Forum {
             _ => page,
         };
         let replies = self.claim_replies.unwrap_or(visible.len() as u64 - 1);
+        if self.honour_ppp {
+            let mut out =
+                bansha::io::replay::page(&self.envelope, &visible, page, self.asked_ppp, replies);
+            out["Variables"]["ppp"] = Value::String(self.asked_ppp.to_string());
+            return out;
+        }
         served(&self.envelope, &visible, page, replies)
     }
 }
@@ -343,6 +356,14 @@ impl ThreadResponder {
             .find(|(k, _)| k == "page")
             .and_then(|(_, v)| v.parse().ok())
             .unwrap_or(1);
+        f.asked_ppp = req
+            .url
+            .query_pairs()
+            .find(|(k, _)| k == "ppp")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(10);
+        let asked = f.asked_ppp;
+        f.ppp_log.push((page, asked));
         let fault = if f.faults.is_empty() {
             f.always.clone()
         } else {
@@ -479,6 +500,9 @@ pub(crate) async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
         edits: BTreeMap::new(),
         date_offset: None,
         replies: Vec::new(),
+        honour_ppp: false,
+        asked_ppp: 10,
+        ppp_log: Vec::new(),
     }));
     let server = MockServer::start().await;
     Mock::given(method("HEAD"))
