@@ -254,6 +254,16 @@ impl Respond for Replay {
         let mut out =
             bansha::io::replay::page(&self.envelope, &posts, page, ppp, (posts.len() - 1) as u64);
         out["Variables"]["ppp"] = Value::String(ppp.to_string());
+        // Any thread asked for is this one, under the tid asked for (the daemon refuses a page
+        // carrying another thread's posts).
+        if let Some(tid) = q.get("tid").filter(|t| t.as_str() != "3") {
+            if let Some(list) = out["Variables"]["postlist"].as_array_mut() {
+                for p in list {
+                    p["tid"] = Value::String(tid.clone());
+                }
+            }
+            out["Variables"]["thread"]["tid"] = Value::String(tid.clone());
+        }
         let body = serde_json::to_vec(&out).unwrap();
         self.requests.fetch_add(1, Ordering::Relaxed);
         self.bytes.fetch_add(body.len() as u64, Ordering::Relaxed);
@@ -636,7 +646,16 @@ fn measured(args: &[String]) -> (f64, u64, bool) {
     (start.elapsed().as_secs_f64(), usage.ru_maxrss as u64, ok)
 }
 
-fn scale() -> Value {
+/// The 42-player game of `scale`, kept for the daemon to catch up on (`catch_up`).
+struct Game42 {
+    dir: tempfile::TempDir,
+    game: PathBuf,
+    threads: HashMap<u64, Vec<Value>>,
+    envelope: Value,
+    posts: usize,
+}
+
+fn scale() -> (Value, Game42) {
     // A 15-day game of 42 players: each day a vote thread of 400 posts and a discussion thread
     // of 1,600, as API v1 pages of 50 posts (the forum's own answers, grown).
     let players = players();
@@ -648,6 +667,7 @@ fn scale() -> Value {
     let mut total_posts = 0usize;
     let mut day_blocks = String::new();
     let mut commands: Vec<Vec<String>> = Vec::new();
+    let mut served: HashMap<u64, Vec<Value>> = HashMap::new();
     let game = dir.path().join("game.toml");
     for d in 1..=days {
         let opens = at(2026, 11, 1, 21, 0) + Duration::days(d as i64 - 1);
@@ -673,6 +693,7 @@ fn scale() -> Value {
                 posts.push(p);
             }
             total_posts += posts.len();
+            served.insert(tid, posts.clone());
             let mut files = Vec::new();
             for (page, chunk) in posts.chunks(50).enumerate() {
                 let mut out = envelope.clone();
@@ -735,12 +756,86 @@ fn scale() -> Value {
             failed.push(c[..5].join(" "));
         }
     }
-    json!({
+    let figure = json!({
         "players": players.len(), "days": days, "posts": total_posts,
         "commands": commands.len(), "wall_s": wall, "peak_rss_mb": peak as f64 / 1024.0,
         "target_wall_s": 2.0, "target_rss_mb": 150.0,
         "met": wall <= 2.0 && (peak as f64 / 1024.0) <= 150.0 && failed.is_empty(),
         "failed": failed,
+    });
+    (
+        figure,
+        Game42 {
+            dir,
+            game,
+            threads: served,
+            envelope,
+            posts: total_posts,
+        },
+    )
+}
+
+/// The threads of a game served by tid as the API serves them (any page size).
+#[derive(Clone)]
+struct Threads {
+    threads: Arc<HashMap<u64, Vec<Value>>>,
+    envelope: Arc<Value>,
+}
+
+impl Respond for Threads {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let q: HashMap<String, String> = req.url.query_pairs().into_owned().collect();
+        let ppp: usize = q.get("ppp").and_then(|v| v.parse().ok()).unwrap_or(10);
+        let page = q.get("page").and_then(|v| v.parse().ok()).unwrap_or(1usize);
+        let tid: u64 = q.get("tid").and_then(|v| v.parse().ok()).unwrap_or(0);
+        let Some(posts) = self.threads.get(&tid) else {
+            return ResponseTemplate::new(404);
+        };
+        let mut out =
+            bansha::io::replay::page(&self.envelope, posts, page, ppp, (posts.len() - 1) as u64);
+        out["Variables"]["ppp"] = Value::String(ppp.to_string());
+        out["Variables"]["thread"]["tid"] = Value::String(tid.to_string());
+        ResponseTemplate::new(200)
+            .set_body_raw(serde_json::to_vec(&out).unwrap(), "application/json")
+    }
+}
+
+/// The same 42-player game caught up by the daemon in one process: every day closed, the
+/// release binary's `run --once` reads each day's threads from a replay (the default page
+/// sizes, no gap) and makes each day's final, 潜水 and mails (into a folder).
+async fn catch_up(g: &Game42) -> Value {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .respond_with(Threads {
+            threads: Arc::new(g.threads.clone()),
+            envelope: Arc::new(g.envelope.clone()),
+        })
+        .mount(&server)
+        .await;
+    let config = g.dir.path().join("daemon.toml");
+    std::fs::write(
+        &config,
+        daemon_toml(&server.uri(), 50, FOLDER, &[]).replace(
+            "config = \"game.toml\"",
+            &format!("config = {:?}", g.game.display().to_string()),
+        ),
+    )
+    .unwrap();
+    let args: Vec<String> = ["run", "--once", "--now", "2026-11-17 12:00:00", "--config"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([config.display().to_string()])
+        .collect();
+    let (wall, rss_kb, ok) = tokio::task::spawn_blocking(move || measured(&args))
+        .await
+        .unwrap();
+    let mails = std::fs::read_dir(g.dir.path().join("mails"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    json!({
+        "posts": g.posts, "wall_s": wall, "peak_rss_mb": rss_kb as f64 / 1024.0, "mails": mails,
+        "ok": ok, "target_wall_s": 5.0, "met": ok && mails > 0 && wall <= 5.0,
     })
 }
 
@@ -764,25 +859,31 @@ fn proc_figures(pid: u32) -> (u64, u64) {
 }
 
 async fn idle() -> Value {
-    let (posts, envelope) = grown(200, at(2026, 11, 20, 8, 0));
+    // 10 games, each a day with its own vote thread and discussion thread of 2,000 posts.
+    let (posts, envelope) = grown(2000, at(2026, 11, 20, 8, 0));
     let (server, _replay) = forum(posts, envelope).await;
     let dir = tempfile::tempdir().unwrap();
     let mut extra = Vec::new();
-    std::fs::write(
-        dir.path().join("game.toml"),
-        game_toml("2026-11-30 21:00:00"),
-    )
-    .unwrap();
-    for i in 2..=10 {
-        let name = format!("game{i}.toml");
-        std::fs::write(
-            dir.path().join(&name),
-            game_toml("2026-11-30 21:00:00").replace(
+    let game = |i: u64| {
+        game_toml("2026-11-30 21:00:00")
+            .replace(
+                "vote_thread = 3\n",
+                &format!(
+                    "vote_thread = {}\ndiscussion_threads = [{}]\n",
+                    100 + i,
+                    200 + i
+                ),
+            )
+            .replace(
                 "name = \"版杀一室 第十二局\"",
                 &format!("name = \"第{i}局\""),
-            ),
-        )
-        .unwrap();
+            )
+            .replace("id = \"版杀一室 第十二局\"", &format!("id = \"game-{i}\""))
+    };
+    std::fs::write(dir.path().join("game.toml"), game(1)).unwrap();
+    for i in 2..=10 {
+        let name = format!("game{i}.toml");
+        std::fs::write(dir.path().join(&name), game(i)).unwrap();
         extra.push(name);
     }
     let config = dir.path().join("daemon.toml");
@@ -807,7 +908,8 @@ async fn idle() -> Value {
     let pid = child.id();
     // Wait for the first cycle (the catch-up at start), then watch.
     let client = reqwest::Client::new();
-    for _ in 0..200 {
+    let mut caught_up = false;
+    for _ in 0..1200 {
         if let Ok(r) = client
             .get(format!("http://127.0.0.1:{status_port}/status"))
             .send()
@@ -816,11 +918,16 @@ async fn idle() -> Value {
             let v: Value =
                 serde_json::from_str(&r.text().await.unwrap_or_default()).unwrap_or(Value::Null);
             if !v["last_cycle"].is_null() {
+                caught_up = true;
                 break;
             }
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+    assert!(
+        caught_up && child.try_wait().ok().flatten().is_none(),
+        "the idle daemon did not start or never finished its first cycle"
+    );
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
     let window = if quick() { 5 } else { 60 };
     let (_, cpu0) = proc_figures(pid);
@@ -895,7 +1002,10 @@ fn main() {
     eprintln!("latency …");
     figures.insert("latency".into(), rt.block_on(latency()));
     eprintln!("scale …");
-    figures.insert("scale".into(), scale());
+    let (figure, game42) = scale();
+    figures.insert("scale".into(), figure);
+    eprintln!("catch-up …");
+    figures.insert("catch_up".into(), rt.block_on(catch_up(&game42)));
     eprintln!("idle daemon …");
     figures.insert("idle".into(), rt.block_on(idle()));
     let text = serde_json::to_string_pretty(&Value::Object(figures)).unwrap();

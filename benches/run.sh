@@ -28,7 +28,7 @@ cargo build --release --locked --bin bansha >&2
 mapfile -t desktop < <(python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["parse"]["files"]["desktop"]))' "$out/figures.json")
 mapfile -t api < <(python3 -c 'import json,sys; print("\n".join(json.load(open(sys.argv[1]))["parse"]["files"]["api"]))' "$out/figures.json")
 echo "bansha posts against the Python peers, $pairs alternating pairs each …" >&2
-"$out/venv/bin/python" benches/peer/pairs.py target/release/bansha "$out/venv/bin/python" "$pairs" "$seconds" \
+"$out/venv/bin/python" benches/peer/pairs.py "${CARGO_TARGET_DIR:-target}/release/bansha" "$out/venv/bin/python" "$pairs" "$seconds" \
   --desktop "${desktop[@]}" --api "${api[@]}" > "$out/pairs.json"
 
 python3 benches/peer/table.py "$out/figures.json" "$out/pairs.json" | tee "$out/table.txt"

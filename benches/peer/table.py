@@ -81,6 +81,14 @@ row(
     f'<= {s["target_wall_s"]:.0f} s, <= {s["target_rss_mb"]:.0f} MB',
     s["met"],
 )
+k = fig.get("catch_up")
+if k:
+    row(
+        f'the same game caught up by the daemon in one process ({k["posts"]:,} posts, {k["mails"]} mails)',
+        f'{k["wall_s"]:.2f} s, peak RSS {k["peak_rss_mb"]:.0f} MB',
+        f'<= {k["target_wall_s"]:.0f} s',
+        k["met"],
+    )
 i = fig["idle"]
 row(
     f'daemon idle, {i["games"]} games, {i["window_s"]} s',

@@ -62,14 +62,43 @@ static NOT_FOUND: LazyLock<Regex> =
 static NO_PERMISSION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"没有权限|无权|禁止访问|被禁止").unwrap());
 
+/// The number after the first of `keys` in `href` that a `[?&;]` comes before (or, for a
+/// key ending in `-`, anything): what `TID_IN_HREF` / `UID_IN_HREF` capture, without a regex.
+fn number_after(href: &str, keys: &[&str]) -> Option<u64> {
+    let b = href.as_bytes();
+    // The leftmost match of any key, as the regex takes it.
+    let mut best: Option<(usize, usize)> = None;
+    for key in keys {
+        let mut from = 0;
+        while let Some(i) = href[from..].find(key).map(|i| i + from) {
+            let dash = key.ends_with('-');
+            let ok = dash || (i > 0 && matches!(b[i - 1], b'?' | b'&' | b';'));
+            let start = if dash { i } else { i.saturating_sub(1) };
+            let digits = &href[i + key.len()..];
+            if ok && digits.starts_with(|c: char| c.is_ascii_digit()) {
+                if best.is_none_or(|(s, _)| start < s) {
+                    best = Some((start, i + key.len()));
+                }
+                break;
+            }
+            from = i + 1;
+        }
+    }
+    let (_, at) = best?;
+    let end = href[at..]
+        .find(|c: char| !c.is_ascii_digit())
+        .map_or(href.len(), |e| e + at);
+    href[at..end].parse().ok()
+}
+
 /// The thread id a link names (`tid=`, `ptid=`, `thread-N-…`).
 pub(crate) fn tid_in_href(href: &str) -> Option<u64> {
-    TID_IN_HREF.captures(href).and_then(|c| c[1].parse().ok())
+    number_after(href, &["tid=", "ptid=", "thread-"])
 }
 
 /// The user id a link names (`uid=`, `space-uid-N`).
 pub(crate) fn uid_in_href(href: &str) -> Option<u64> {
-    UID_IN_HREF.captures(href).and_then(|c| c[1].parse().ok())
+    number_after(href, &["uid=", "space-uid-"])
 }
 
 /// "共 N 页" in a pager's title.
@@ -156,6 +185,19 @@ fn slim(markup: &str) -> Option<String> {
 }
 
 /// Where `needle` first occurs in `hay` at or after `from`.
+/// `find_from` for a literal needle, its searcher built once (`memmem::Finder`): the post
+/// landmarks are looked for on every page.
+macro_rules! find_lit_from {
+    ($hay:expr, $lit:literal, $from:expr) => {{
+        static F: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new($lit));
+        let (hay, from): (&str, usize) = ($hay, $from);
+        F.find(&hay.as_bytes()[from.min(hay.len())..])
+            .map(|i| i + from)
+    }};
+}
+pub(crate) use find_lit_from;
+
 pub(crate) fn find_from(hay: &str, needle: &str, from: usize) -> Option<usize> {
     memchr::memmem::find(&hay.as_bytes()[from.min(hay.len())..], needle.as_bytes())
         .map(|i| i + from)
@@ -164,7 +206,7 @@ pub(crate) fn find_from(hay: &str, needle: &str, from: usize) -> Option<usize> {
 /// Where the next post's `<div id="post_N"` starts at or after `from` (not `post_rate_div_N`).
 pub(crate) fn post_start(hay: &str, mut from: usize) -> Option<usize> {
     loop {
-        let a = find_from(hay, "<div id=\"post_", from)?;
+        let a = find_lit_from!(hay, "<div id=\"post_", from)?;
         let after = a + "<div id=\"post_".len();
         if hay.as_bytes().get(after).is_some_and(u8::is_ascii_digit) {
             return Some(a);
@@ -770,6 +812,29 @@ pub(crate) fn apply_body(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The regex-free link readers take what the regexes take.
+    #[test]
+    fn link_numbers_without_a_regex() {
+        let regex = |re: &Regex, h: &str| re.captures(h).and_then(|c| c[1].parse::<u64>().ok());
+        for h in [
+            "forum.php?mod=viewthread&tid=3&page=2",
+            "forum.php?mod=redirect&goto=findpost&ptid=3&pid=34",
+            "forum.php?mod=viewthread&amp;tid=4&amp;extra=",
+            "thread-12-1-1.html",
+            "home.php?mod=space&uid=3",
+            "home.php?mod=space&amp;uid=17&amp;do=profile",
+            "space-uid-8.html",
+            "x.php?authorid=5&uid=",
+            "a?stid=1&tid=2",
+            "thread-x-tid=9",
+            "",
+            "tid=5",
+        ] {
+            assert_eq!(tid_in_href(h), regex(&TID_IN_HREF, h), "{h}");
+            assert_eq!(uid_in_href(h), regex(&UID_IN_HREF, h), "{h}");
+        }
+    }
 
     /// The landmark reader on captured pages cut short, with stretches taken out and with
     /// markup doubled (landmarks out of place, elements cut in half): it never panics.

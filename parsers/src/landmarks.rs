@@ -8,7 +8,7 @@
 //! the DOM path's on every captured page (`desktop` tests).
 
 use crate::body;
-use crate::desktop::{find_from, post_start, td_end};
+use crate::desktop::{find_lit_from, post_start, td_end};
 use crate::model::{Post, TimePrecision, Warning};
 use crate::time;
 use crate::ParseOptions;
@@ -49,7 +49,13 @@ fn text(snippet: &str) -> Option<String> {
     }
     out.push_str(rest);
     if out.contains('&') {
-        out = html_escape::decode_html_entities(&out).into_owned();
+        // Discuz writes `&nbsp;` in times; anything else goes through the entity table.
+        let cheap = out.replace("&nbsp;", "\u{a0}");
+        out = if cheap.contains('&') {
+            html_escape::decode_html_entities(&out).into_owned()
+        } else {
+            cheap
+        };
     }
     Some(out.replace('\u{a0}', " "))
 }
@@ -58,10 +64,6 @@ fn text(snippet: &str) -> Option<String> {
 /// in every post's few kilobytes).
 fn find(hay: &str, needle: &str) -> Option<usize> {
     memchr::memmem::find(hay.as_bytes(), needle.as_bytes())
-}
-
-fn has(hay: &str, needle: &str) -> bool {
-    find(hay, needle).is_some()
 }
 
 fn count(hay: &str, needle: &str) -> usize {
@@ -97,10 +99,19 @@ fn attr(tag: &str, name: &str) -> Option<String> {
     })
 }
 
+/// The value of attribute `name` in an opening tag as written (a link's numbers are read from
+/// it as they stand: `&amp;tid=3` and `&tid=3` both say tid 3).
+fn attr_raw<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let a = tag.find(&key)? + key.len();
+    let e = tag[a..].find('"')? + a;
+    Some(&tag[a..e])
+}
+
 /// The opening tag that contains byte `at` (the `<` before it to the `>` after).
 fn tag_around(hay: &str, at: usize) -> Option<&str> {
     let a = hay[..at].rfind('<')?;
-    let e = find_from(hay, ">", at)? + 1;
+    let e = find_lit_from!(hay, ">", at)? + 1;
     Some(&hay[a..e])
 }
 
@@ -108,12 +119,12 @@ fn tag_around(hay: &str, at: usize) -> Option<&str> {
 /// DOM is needed to be sure.
 pub(crate) fn facts(markup: &str) -> Option<Facts> {
     let first = post_start(markup, 0)?;
-    let head_end = find_from(markup, "</head>", 0).filter(|h| *h < first)?;
+    let head_end = find_lit_from!(markup, "</head>", 0).filter(|h| *h < first)?;
     // The canonical link (the DOM takes the first `link[rel=canonical]`).
     let mut tid = None;
     let mut from = 0;
-    while let Some(l) = find_from(markup, "<link", from).filter(|l| *l < head_end) {
-        let e = find_from(markup, ">", l)? + 1;
+    while let Some(l) = find_lit_from!(markup, "<link", from).filter(|l| *l < head_end) {
+        let e = find_lit_from!(markup, ">", l)? + 1;
         let tag = &markup[l..e];
         if tag.contains("rel=\"canonical\"") {
             tid = attr(tag, "href").and_then(|h| crate::desktop::tid_in_href(&h));
@@ -123,34 +134,36 @@ pub(crate) fn facts(markup: &str) -> Option<Facts> {
     }
     let top = &markup[head_end..first];
     // The subject.
-    let subject = match find(top, "<span id=\"thread_subject\">") {
+    let subject = match find_lit_from!(top, "<span id=\"thread_subject\">", 0) {
         Some(a) => {
             let a = a + "<span id=\"thread_subject\">".len();
-            let e = find(&top[a..], "</span>")? + a;
-            if has(&top[a..e], "<") {
+            let e = find_lit_from!(&top[a..], "</span>", 0)? + a;
+            if find_lit_from!(&top[a..e], "<", 0).is_some() {
                 return None;
             }
             Some(squash(&text(&top[a..e])?))
         }
-        None if has(top, "thread_subject") => return None,
+        None if find_lit_from!(top, "thread_subject", 0).is_some() => return None,
         None => None,
     };
     // The first pager (`div.pg`): its current page, and "共 N 页".
-    let (page, last_page) = match find(top, "<div class=\"pg\">") {
+    let (page, last_page) = match find_lit_from!(top, "<div class=\"pg\">", 0) {
         Some(a) => {
-            if has(&top[..a], "class=\"pg ") || has(&top[..a], " pg\"") {
+            if find_lit_from!(&top[..a], "class=\"pg ", 0).is_some()
+                || find_lit_from!(&top[..a], " pg\"", 0).is_some()
+            {
                 return None;
             }
-            let e = find(&top[a..], "</div>")? + a;
+            let e = find_lit_from!(&top[a..], "</div>", 0)? + a;
             let pg = &top[a..e];
-            let current = find(pg, "<strong>").and_then(|s| {
+            let current = find_lit_from!(pg, "<strong>", 0).and_then(|s| {
                 let s = s + "<strong>".len();
-                let t = find(&pg[s..], "</strong>")? + s;
+                let t = find_lit_from!(&pg[s..], "</strong>", 0)? + s;
                 text(&pg[s..t])?.trim().parse::<u32>().ok()
             });
             let mut last = None;
             let mut from = 0;
-            while let Some(t) = find(&pg[from..], "<span title=\"").map(|t| t + from) {
+            while let Some(t) = find_lit_from!(&pg[from..], "<span title=\"", 0).map(|t| t + from) {
                 let tag = tag_around(pg, t + 1)?;
                 if let Some(n) = attr(tag, "title").and_then(|v| crate::desktop::page_total(&v)) {
                     last = Some(n);
@@ -160,26 +173,26 @@ pub(crate) fn facts(markup: &str) -> Option<Facts> {
             }
             (current, last.or(current))
         }
-        None if has(top, "class=\"pg") => return None,
+        None if find_lit_from!(top, "class=\"pg", 0).is_some() => return None,
         None => (Some(1), Some(1)),
     };
     // The reply count: the second `span.xi1` of `div.hm.ptn`.
-    let replies = match find(top, "<div class=\"hm ptn\">") {
+    let replies = match find_lit_from!(top, "<div class=\"hm ptn\">", 0) {
         Some(a) => {
-            let e = find(&top[a..], "</div>")? + a;
+            let e = find_lit_from!(&top[a..], "</div>", 0)? + a;
             let hm = &top[a..e];
             let mut spans = hm.match_indices("<span class=\"xi1\">");
             spans.next();
             match spans.next() {
                 Some((s, m)) => {
                     let s = s + m.len();
-                    let t = find(&hm[s..], "</span>")? + s;
+                    let t = find_lit_from!(&hm[s..], "</span>", 0)? + s;
                     text(&hm[s..t])?.trim().parse::<u64>().ok()
                 }
                 None => None,
             }
         }
-        None if has(top, "hm ptn") => return None,
+        None if find_lit_from!(top, "hm ptn", 0).is_some() => return None,
         None => None,
     };
     Some(Facts {
@@ -209,26 +222,26 @@ fn read_post(
     server_time: Option<Time>,
     opts: &ParseOptions,
 ) -> Option<Post> {
-    let t = find_from(chunk, "<table id=\"pid", 0)?;
-    let t_end = find_from(chunk, "\"", t + "<table id=\"pid".len())?;
+    let t = find_lit_from!(chunk, "<table id=\"pid", 0)?;
+    let t_end = find_lit_from!(chunk, "\"", t + "<table id=\"pid".len())?;
     let pid: u64 = chunk[t + "<table id=\"pid".len()..t_end].parse().ok()?;
     // Blocked posts, hidden bodies and anything with a lock notice: the DOM's.
-    if has(chunk, "locked") {
+    if find_lit_from!(chunk, "locked", 0).is_some() {
         return None;
     }
     // The author line.
-    let a = find_from(chunk, "<div class=\"authi\">", t_end)?;
-    let a_end = find_from(chunk, "</div>", a)?;
+    let a = find_lit_from!(chunk, "<div class=\"authi\">", t_end)?;
+    let a_end = find_lit_from!(chunk, "</div>", a)?;
     let authi = &chunk[a..a_end];
-    let link = find(authi, "class=\"xw1\"")?;
+    let link = find_lit_from!(authi, "class=\"xw1\"", 0)?;
     let tag = tag_around(authi, link)?;
     if !tag.starts_with("<a ") || count(authi, "class=\"xw1\"") != 1 {
         return None;
     }
     let name_start = find(authi, tag)? + tag.len();
-    let name_end = find(&authi[name_start..], "</a>")? + name_start;
+    let name_end = find_lit_from!(&authi[name_start..], "</a>", 0)? + name_start;
     let author = text(&authi[name_start..name_end])?.trim().to_string();
-    let author_uid = attr(tag, "href").and_then(|h| crate::desktop::uid_in_href(&h));
+    let author_uid = attr_raw(tag, "href").and_then(crate::desktop::uid_in_href);
     // Elements with more than one of an id would need the DOM's choice.
     let pid_s = pid.to_string();
     let postnum_id = format!("id=\"postnum{pid_s}\"");
@@ -243,7 +256,7 @@ fn read_post(
         return None;
     }
     let n_start = chunk[..n].rfind('<')? + ntag.len();
-    let n_end = find_from(chunk, "</a>", n_start)?;
+    let n_end = find_lit_from!(chunk, "</a>", n_start)?;
     let floor = squash(&text(&chunk[n_start..n_end])?).replace(' ', "");
     let number = floor
         .strip_suffix('#')
@@ -255,19 +268,19 @@ fn read_post(
                 .map(|i| i as u32 + 1)
         });
     let number = number?;
-    let tid = attr(ntag, "href")
-        .and_then(|h| crate::desktop::tid_in_href(&h))
+    let tid = attr_raw(ntag, "href")
+        .and_then(crate::desktop::tid_in_href)
         .or(page_tid)
         .unwrap_or(0);
     // The reply link: `reppost=` on the thread's first post.
-    let first = match find(chunk, "<a class=\"fastre\" href=\"") {
+    let first = match find_lit_from!(chunk, "<a class=\"fastre\" href=\"", 0) {
         Some(r) => {
             if count(chunk, "fastre") != 1 {
                 return None;
             }
-            attr(tag_around(chunk, r + 1)?, "href")?.contains("reppost=")
+            attr_raw(tag_around(chunk, r + 1)?, "href")?.contains("reppost=")
         }
-        None if has(chunk, "fastre") => return None,
+        None if find_lit_from!(chunk, "fastre", 0).is_some() => return None,
         None => number == 1 && floor == crate::desktop::FLOOR_NAMES[0],
     };
     // The time: the exact second in the span's title, else the text.
@@ -276,12 +289,12 @@ fn read_post(
         return None;
     }
     let p_start = chunk[..p].rfind('<')? + ptag.len();
-    let p_end = find_from(chunk, "</em>", p_start)?;
+    let p_end = find_lit_from!(chunk, "</em>", p_start)?;
     let em = &chunk[p_start..p_end];
-    if has(em, "<em") {
+    if find_lit_from!(em, "<em", 0).is_some() {
         return None;
     }
-    let titled = match find(em, "<span title=\"") {
+    let titled = match find_lit_from!(em, "<span title=\"", 0) {
         Some(s) => {
             if count(em, "title=\"") != 1 {
                 return None;
@@ -289,7 +302,7 @@ fn read_post(
             attr(tag_around(em, s + 1)?, "title")
                 .and_then(|v| time::parse_absolute(&v, opts.utc_offset))
         }
-        None if has(em, "title=") => return None,
+        None if find_lit_from!(em, "title=", 0).is_some() => return None,
         None => None,
     };
     let shown = text(em)?;
@@ -302,7 +315,7 @@ fn read_post(
     if !chunk[b..m].starts_with("<td class=\"t_f\" ") {
         return None;
     }
-    let b_open = find_from(chunk, ">", m)? + 1;
+    let b_open = find_lit_from!(chunk, ">", m)? + 1;
     let b_end = td_end(chunk, b)?;
     let inner = chunk.get(b_open..b_end.checked_sub("</td>".len())?)?;
     // Plain text without a DOM; anything else as the API's bodies are read, from a fragment.
