@@ -381,12 +381,15 @@ fn is_large(el: &scraper::node::Element) -> bool {
     false
 }
 
-/// The fast path for the commonest API message: text and line breaks only (`<br />`), with the
-/// entities Discuz writes. Gives exactly what `render` gives for such a message (tested against
-/// it on every captured message and on generated ones), without building a DOM; `None` for
-/// anything else, which then goes through `render`.
+/// The fast path for the commonest message: text and line breaks only (`<br />`), with the
+/// entities Discuz writes, and the edit notice (`<i class="pstatus">本帖最后由 … 编辑</i>`) of
+/// plain text. Gives exactly what `render` gives for such a message (tested against it on every
+/// captured message and on generated ones), without building a DOM; `None` for anything else,
+/// which then goes through `render`.
 pub(crate) fn render_plain(html: &str, double_escaped: bool) -> Option<Body> {
+    const NOTICE: &str = "<i class=\"pstatus\">";
     let mut main = String::with_capacity(html.len());
+    let mut body = Body::default();
     // The current text node, its entities decoded (the HTML parser joins them into one node).
     let mut node = String::new();
     let mut rest = html;
@@ -396,6 +399,40 @@ pub(crate) fn render_plain(html: &str, double_escaped: bool) -> Option<Body> {
         rest = &rest[cut..];
         if rest.is_empty() {
             break;
+        }
+        if let Some(r) = rest.strip_prefix(NOTICE) {
+            // The notice's text, one text node of its own, read apart from the message. A
+            // second notice is the DOM's to read (its formatting rules decide which counts).
+            if body.edit.is_some() || body.edit_unreadable.is_some() {
+                return None;
+            }
+            let end = r.find("</i>")?;
+            let inner = &r[..end];
+            if inner.contains(['<', '\0']) {
+                return None;
+            }
+            let mut notice = String::new();
+            let mut text = inner;
+            while let Some(a) = text.find('&') {
+                notice.push_str(&text[..a]);
+                let (c, after) = entity(&text[a..])?;
+                notice.push(c);
+                text = after;
+            }
+            notice.push_str(text);
+            push_text(&mut main, &node, double_escaped);
+            node.clear();
+            let mut edit_buf = String::new();
+            push_text(&mut edit_buf, &notice, double_escaped);
+            match EDIT_NOTICE.captures(&edit_buf) {
+                Some(c) => {
+                    body.edit = Some((c[1].to_string(), c[2].to_string()));
+                    body.edit_unreadable = None;
+                }
+                None => body.edit_unreadable = Some(edit_buf.clone()),
+            }
+            rest = &r[end + "</i>".len()..];
+            continue;
         }
         if let Some(r) = ["<br />", "<br/>", "<br>"]
             .iter()
@@ -410,33 +447,38 @@ pub(crate) fn render_plain(html: &str, double_escaped: bool) -> Option<Body> {
         if !rest.starts_with('&') {
             return None;
         }
-        let end = rest.as_bytes()[..rest.len().min(12)]
-            .iter()
-            .position(|b| *b == b';')?;
-        let decoded = match &rest[1..end] {
-            "amp" => '&',
-            "lt" => '<',
-            "gt" => '>',
-            "quot" => '"',
-            "nbsp" => '\u{a0}',
-            num if num.starts_with('#') && num.len() > 1 => {
-                let n: u32 = num[1..].parse().ok()?;
-                // C1 controls and NUL are remapped by the HTML parser: leave those to it.
-                if !(0x20..=0x7e).contains(&n) && n < 0xa0 {
-                    return None;
-                }
-                char::from_u32(n)?
-            }
-            _ => return None,
-        };
+        let (decoded, after) = entity(rest)?;
         node.push(decoded);
-        rest = &rest[end + 1..];
+        rest = after;
     }
     push_text(&mut main, &node, double_escaped);
-    Some(Body {
-        text: clean(&main),
-        ..Body::default()
-    })
+    body.text = clean(&main);
+    Some(body)
+}
+
+/// The entity `s` starts with, of those Discuz writes, and what follows it; `None` for any
+/// other (the DOM decodes those).
+fn entity(s: &str) -> Option<(char, &str)> {
+    let end = s.as_bytes()[..s.len().min(12)]
+        .iter()
+        .position(|b| *b == b';')?;
+    let decoded = match &s[1..end] {
+        "amp" => '&',
+        "lt" => '<',
+        "gt" => '>',
+        "quot" => '"',
+        "nbsp" => '\u{a0}',
+        num if num.starts_with('#') && num.len() > 1 => {
+            let n: u32 = num[1..].parse().ok()?;
+            // C1 controls and NUL are remapped by the HTML parser: leave those to it.
+            if !(0x20..=0x7e).contains(&n) && n < 0xa0 {
+                return None;
+            }
+            char::from_u32(n)?
+        }
+        _ => return None,
+    };
+    Some((decoded, &s[end + 1..]))
 }
 
 /// A text node as `render` treats it: source line breaks dropped, v4's second escaping undone,
@@ -577,6 +619,11 @@ mod tests {
                 proptest::strategy::Just("&amp".to_string()),
                 proptest::strategy::Just("<b>".to_string()),
                 proptest::strategy::Just(" ".to_string()),
+                proptest::strategy::Just("<i class=\"pstatus\"> 本帖最后由 冷雪 于 2026-11-29 21:05 编辑 </i>".to_string()),
+                proptest::strategy::Just("<i class=\"pstatus\">本帖最后由 a&amp;b 于 2026-11-29 21:05:07 编辑</i>".to_string()),
+                proptest::strategy::Just("<i class=\"pstatus\">编辑过</i>".to_string()),
+                proptest::strategy::Just("<i class=\"pstatus\">".to_string()),
+                proptest::strategy::Just("</i>".to_string()),
                 "[a-z投票对象：冷雪 ]{0,6}",
             ], 0..12),
             double in proptest::bool::ANY,
