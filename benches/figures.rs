@@ -628,22 +628,42 @@ async fn latency() -> Value {
 
 /// Peak RSS (KiB) and wall time of one run of the release binary.
 fn measured(args: &[String]) -> (f64, u64, bool) {
+    let (wall, peak, ok, _) = measured_with_log(args);
+    (wall, peak, ok)
+}
+
+/// The child's own peak RSS (KiB) and wall time, and its stderr. The peak is its `VmHWM`,
+/// read from /proc while it runs: `wait4`'s `ru_maxrss` would be this bench's own peak, which
+/// a spawned child inherits at `exec`.
+fn measured_with_log(args: &[String]) -> (f64, u64, bool, String) {
     let start = Instant::now();
-    // Reaped by wait4 below (which also gives this child's own peak RSS), not by `wait()`.
-    #[allow(clippy::zombie_processes)]
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
         .args(args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stdout(log.reopen().unwrap())
+        .stderr(log.reopen().unwrap())
         .spawn()
         .unwrap();
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waiting for our own child; `usage` is a valid out-parameter.
-    let r = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    assert_eq!(r, child.id() as i32);
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    (start.elapsed().as_secs_f64(), usage.ru_maxrss as u64, ok)
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0u64;
+    let status = loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file) {
+            if let Some(kb) = text
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+            {
+                peak = peak.max(kb);
+            }
+        }
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    let err = std::fs::read_to_string(log.path()).unwrap_or_default();
+    (start.elapsed().as_secs_f64(), peak, status.success(), err)
 }
 
 /// The 42-player game of `scale`, kept for the daemon to catch up on (`catch_up`).
@@ -682,7 +702,9 @@ fn scale() -> (Value, Game42) {
                 &discussion.iter().collect::<Vec<_>>(),
             ),
         ] {
-            let mut posts = vec![vote[0].clone()];
+            let mut opening = vote[0].clone();
+            opening["tid"] = Value::String(tid.to_string());
+            let mut posts = vec![opening];
             for i in 0..n - 1 {
                 let who = (i * 5 + d as usize) % players.len();
                 let t = opens + Duration::seconds(60 + (i as i64 * 86_000 / n as i64));
@@ -740,7 +762,7 @@ fn scale() -> (Value, Game42) {
     std::fs::write(
         &game,
         format!(
-            "ruleset = \"m103\"\nname = \"bench 42\"\n[roster]\nplayers = [{}]\njudges = [\"版杀一室法官\", \"admin\"]\n\n{day_blocks}",
+            "ruleset = \"m103\"\nname = \"bench 42\"\nid = \"bench-42\"\n[roster]\nplayers = [{}]\njudges = [\"版杀一室法官\", \"admin\"]\n\n{day_blocks}",
             players.iter().map(|p| format!("\"{p}\"")).collect::<Vec<_>>().join(", ")
         ),
     )
@@ -827,9 +849,21 @@ async fn catch_up(g: &Game42) -> Value {
         .map(|s| s.to_string())
         .chain([config.display().to_string()])
         .collect();
-    let (wall, rss_kb, ok) = tokio::task::spawn_blocking(move || measured(&args))
+    let (wall, rss_kb, ok, err) = tokio::task::spawn_blocking(move || measured_with_log(&args))
         .await
         .unwrap();
+    if !ok {
+        eprintln!(
+            "the catch-up run failed:\n{}",
+            err.chars()
+                .rev()
+                .take(2000)
+                .collect::<String>()
+                .chars()
+                .rev()
+                .collect::<String>()
+        );
+    }
     let mails = std::fs::read_dir(g.dir.path().join("mails"))
         .map(|d| d.count())
         .unwrap_or(0);
@@ -991,23 +1025,41 @@ fn main() {
         .build()
         .unwrap();
     let mut figures = serde_json::Map::new();
-    eprintln!("parse …");
-    figures.insert("parse".into(), parse());
-    eprintln!("tallies …");
-    figures.insert("tally".into(), tallies());
-    eprintln!("word count …");
-    figures.insert("wordcount".into(), wordcount());
-    eprintln!("poll cost …");
-    figures.insert("poll_cost".into(), rt.block_on(poll_cost()));
-    eprintln!("latency …");
-    figures.insert("latency".into(), rt.block_on(latency()));
-    eprintln!("scale …");
-    let (figure, game42) = scale();
-    figures.insert("scale".into(), figure);
-    eprintln!("catch-up …");
-    figures.insert("catch_up".into(), rt.block_on(catch_up(&game42)));
-    eprintln!("idle daemon …");
-    figures.insert("idle".into(), rt.block_on(idle()));
+    // `BANSHA_BENCH_ONLY=scale,idle` runs those figures alone (for looking into one; the
+    // table is from a whole run).
+    let only = std::env::var("BANSHA_BENCH_ONLY").ok();
+    let want = |k: &str| only.as_deref().is_none_or(|o| o.split(',').any(|x| x == k));
+    if want("parse") {
+        eprintln!("parse …");
+        figures.insert("parse".into(), parse());
+    }
+    if want("tally") {
+        eprintln!("tallies …");
+        figures.insert("tally".into(), tallies());
+    }
+    if want("wordcount") {
+        eprintln!("word count …");
+        figures.insert("wordcount".into(), wordcount());
+    }
+    if want("poll_cost") {
+        eprintln!("poll cost …");
+        figures.insert("poll_cost".into(), rt.block_on(poll_cost()));
+    }
+    if want("latency") {
+        eprintln!("latency …");
+        figures.insert("latency".into(), rt.block_on(latency()));
+    }
+    if want("scale") || want("catch_up") {
+        eprintln!("scale …");
+        let (figure, game42) = scale();
+        figures.insert("scale".into(), figure);
+        eprintln!("catch-up …");
+        figures.insert("catch_up".into(), rt.block_on(catch_up(&game42)));
+    }
+    if want("idle") {
+        eprintln!("idle daemon …");
+        figures.insert("idle".into(), rt.block_on(idle()));
+    }
     let text = serde_json::to_string_pretty(&Value::Object(figures)).unwrap();
     match out {
         Some(f) => std::fs::write(f, text).unwrap(),

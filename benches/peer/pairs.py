@@ -7,7 +7,7 @@ For each kind of page and each peer (`parse_peer.py`: bs4, selectolax, selectola
 pairs of runs, each pair `bansha posts` then the peer (the order flipped every other pair), each
 run a child process reading the pages repeated to about SECONDS of work. A run's time is its
 wall time less the same program's start-up (the run with no pages repeated); its peak memory is
-the child's own (wait4's ru_maxrss). Each pair gives a ratio (the peer's seconds per page over
+the child's own (its VmHWM while it runs). Each pair gives a ratio (the peer's seconds per page over
 bansha's); the median is reported with the spread. Before timing, each peer's posts are checked
 against bansha's, field by field (pid, author, uid, floor, time; text with whitespace squeezed).
 Prints one JSON object.
@@ -24,15 +24,30 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PEERS = ["bs4", "selectolax", "selectolax-cut"]
 
 
+def hwm_kb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def run(cmd):
-    """Wall seconds and the child's peak RSS in MB."""
+    """Wall seconds and the child's own peak RSS in MB: its VmHWM, read from /proc while it
+    runs (wait4's ru_maxrss would include this driver's, which a spawned child inherits)."""
     start = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(p.pid, 0)
+    peak = 0
+    while p.poll() is None:
+        peak = max(peak, hwm_kb(p.pid))
+        time.sleep(0.002)
     elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
+    if p.returncode != 0:
         raise SystemExit(f"failed: {' '.join(cmd[:4])} …")
-    return elapsed, usage.ru_maxrss / 1024.0
+    return elapsed, peak / 1024.0
 
 
 def bansha_cmd(bansha, files, repeat):

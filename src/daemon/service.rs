@@ -163,6 +163,9 @@ impl Service {
             return;
         }
         let report = self.daemon.cycle(machine).await;
+        // What the cycle dropped goes back to the system: the idle daemon holds its record's
+        // cache and the day views, not the last read's pages.
+        crate::io::memory::trim();
         let now = report.at.unwrap_or(now);
         if report.fetch_failures > 0 {
             self.failing.fetch_add(1, Ordering::Relaxed);

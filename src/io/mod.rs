@@ -8,6 +8,7 @@ pub mod fonts;
 pub mod forum;
 pub mod listen;
 pub mod log;
+pub mod memory;
 pub mod progress;
 pub mod replay;
 pub mod smtp;

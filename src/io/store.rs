@@ -97,7 +97,7 @@ impl Store {
         // daemon grow. 16 MiB keeps every hot page of a day's threads.
         let db = sled::Config::new()
             .path(dir.join("db"))
-            .cache_capacity(16 * 1024 * 1024)
+            .cache_capacity(4 * 1024 * 1024)
             .open()
             .map_err(|e| match e {
                 // The record's lock is held: another daemon (or `demo`) has it open.
