@@ -49,22 +49,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
         },
     };
     let Some(rule) = game.rules.checks.get(&args.kind) else {
-        let kinds: Vec<&String> = game.rules.checks.keys().collect();
-        writeln!(
-            err,
-            "错误：本局规则没有“{}”这类帖子的要求；可用：{}",
-            args.kind,
-            if kinds.is_empty() {
-                "（无）".to_string()
-            } else {
-                kinds
-                    .iter()
-                    .map(|k| k.as_str())
-                    .collect::<Vec<_>>()
-                    .join("、")
-            }
-        )?;
-        return Ok(2);
+        return no_such_kind(&game, &args.kind, err);
     };
     // The earlier posts of the thread the post was found in (原创首发), when read from the forum.
     let mut thread_earlier: Vec<(String, String)> = Vec::new();
@@ -251,6 +236,25 @@ impl CheckPostCommand {
         };
         run(&args, out, err)
     }
+}
+
+/// The rules have no check of this kind: say which they have.
+fn no_such_kind(
+    game: &crate::domain::config::GameConfig,
+    kind: &str,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let kinds: Vec<&str> = game.rules.checks.keys().map(String::as_str).collect();
+    writeln!(
+        err,
+        "错误：本局规则没有“{kind}”这类帖子的要求；可用：{}",
+        if kinds.is_empty() {
+            "（无）".to_string()
+        } else {
+            kinds.join("、")
+        }
+    )?;
+    Ok(2)
 }
 
 /// A post found on the forum, and its thread's earlier posts (label, text).

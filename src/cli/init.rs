@@ -215,8 +215,11 @@ fn template_ok(vote: &str, change: Option<&str>) -> Result<(), String> {
     .map_err(|e| e.to_string())
 }
 
-fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
-    let offset = FixedOffset::east_opt(8 * 3600).expect("valid");
+/// The judge's own ballot wording (vote, change), if they give one.
+type Wording = Option<(String, Option<String>)>;
+
+/// The rule system, shown as it will read ballots, and the judge's own wording if any.
+fn ask_rules(a: &mut Asker<'_>) -> anyhow::Result<(String, crate::domain::config::Rules, Wording)> {
     writeln!(a.err, "可用的规则：")?;
     for (i, (code, text)) in PRESETS.iter().enumerate() {
         writeln!(
@@ -269,6 +272,62 @@ fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
             Some((vote, change))
         }
     };
+    Ok((ruleset, preset, format))
+}
+
+/// Who is out before the day, and the sheriff where the rules weigh the sheriff's vote.
+type OutAndSheriff = (Vec<String>, Option<(String, f64)>);
+
+fn ask_out_and_sheriff(
+    a: &mut Asker<'_>,
+    day: u32,
+    players: &[String],
+    preset: &crate::domain::config::Rules,
+) -> anyhow::Result<OutAndSheriff> {
+    let dead = if day > 1 {
+        a.ask(
+            "已经出局的玩家（逗号分隔，可留空）",
+            Some(""),
+            |s| {
+                let n = names(s);
+                match n.iter().find(|d| !players.contains(d)) {
+                    Some(x) => Err(format!("{x} 不在玩家名单里")),
+                    None => Ok(n),
+                }
+            },
+        )?
+    } else {
+        Vec::new()
+    };
+    // m103's sheriff: the 1.5 vote decides ties (seed 003 L153), so the day's tally needs it.
+    let sheriff = if preset.vote.sheriff_weight != 1.0 {
+        a.ask(
+            &format!(
+                "第{day}天的警长（一票计 {} 票，平票时决定结果；还没选出就留空）",
+                preset.vote.sheriff_weight
+            ),
+            Some(""),
+            |s| {
+                if s.is_empty() {
+                    Ok(None)
+                } else if !players.iter().any(|p| p == s) {
+                    Err(format!("{s} 不在玩家名单里"))
+                } else if dead.iter().any(|p| p == s) {
+                    Err(format!("{s} 已经出局"))
+                } else {
+                    Ok(Some((s.to_string(), preset.vote.sheriff_weight)))
+                }
+            },
+        )?
+    } else {
+        None
+    };
+    Ok((dead, sheriff))
+}
+
+fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
+    let offset = FixedOffset::east_opt(8 * 3600).expect("valid");
+    let (ruleset, preset, format) = ask_rules(a)?;
     let name = a.ask("游戏名称（邮件标题里显示）", None, |s| {
         if s.is_empty() {
             Err("名称不能为空".into())
@@ -382,44 +441,7 @@ fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
             Ok(Some(t.format("%Y-%m-%d %H:%M:%S").to_string()))
         },
     )?;
-    let dead = if day > 1 {
-        a.ask(
-            "已经出局的玩家（逗号分隔，可留空）",
-            Some(""),
-            |s| {
-                let n = names(s);
-                match n.iter().find(|d| !players.contains(d)) {
-                    Some(x) => Err(format!("{x} 不在玩家名单里")),
-                    None => Ok(n),
-                }
-            },
-        )?
-    } else {
-        Vec::new()
-    };
-    // m103's sheriff: the 1.5 vote decides ties (seed 003 L153), so the day's tally needs it.
-    let sheriff = if preset.vote.sheriff_weight != 1.0 {
-        a.ask(
-            &format!(
-                "第{day}天的警长（一票计 {} 票，平票时决定结果；还没选出就留空）",
-                preset.vote.sheriff_weight
-            ),
-            Some(""),
-            |s| {
-                if s.is_empty() {
-                    Ok(None)
-                } else if !players.iter().any(|p| p == s) {
-                    Err(format!("{s} 不在玩家名单里"))
-                } else if dead.iter().any(|p| p == s) {
-                    Err(format!("{s} 已经出局"))
-                } else {
-                    Ok(Some((s.to_string(), preset.vote.sheriff_weight)))
-                }
-            },
-        )?
-    } else {
-        None
-    };
+    let (dead, sheriff) = ask_out_and_sheriff(a, day, &players, &preset)?;
     Ok(Answers {
         ruleset,
         name,

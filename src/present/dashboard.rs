@@ -153,68 +153,77 @@ pub fn page(d: &Dashboard) -> String {
     }
     h += &format!("<p>已发出邮件 {} 封。</p>\n</section>\n", d.sent);
 
-    // Each game.
-    let views = &d.views;
     for g in d.games {
-        h += &format!(
-            "<section class=\"game\"><h2>{}</h2>\n<p>规则：{}（{}）{}</p>\n",
-            esc(&g.name),
-            esc(&g.rules.name),
-            esc(&g.ruleset),
-            if g.rules.description.is_empty() {
-                String::new()
-            } else {
-                format!("：{}", esc(&g.rules.description))
-            }
-        );
-        let days: Vec<_> = views.iter().filter(|v| v.game.name == g.name).collect();
-        // This game's next lock start or close.
-        let next = days
-            .iter()
-            .flat_map(|v| {
-                [(v.tally.lock_from, "锁定"), (Some(v.day.closes_at), "截止")]
-                    .into_iter()
-                    .filter_map(move |(t, what)| t.map(|t| (t, v.day.day, what)))
-            })
-            .filter(|(t, _, _)| *t > now)
-            .min();
-        if let Some((t, day, what)) = next {
-            h += &format!(
-                "<p>下一个时间点：<b>第{day}天 {what}</b> {}（{}）</p>\n",
-                fmt(t),
-                time_left(t, now)
-            );
-        }
-        if days.is_empty() {
-            h += &nothing_watched(g, now);
-        }
-        // A closed day stays with its final; those before the newest one shown are folded.
-        let newest = days.iter().map(|v| v.day.day).max();
-        let posted = d.posted.get(&g.name).map(Vec::as_slice).unwrap_or(&[]);
-        for v in days {
-            let folded = now >= v.day.closes_at && Some(v.day.day) != newest;
-            let post = Posting {
-                as_user: d.post_as.as_deref(),
-                done: posted,
-                base: d.forum_base,
-            };
-            h += &day_html(v, d.forum_base, now, folded, &post);
-        }
-        h += &rulings_html(g, d.rulings.get(&g.name).map(Vec::as_slice).unwrap_or(&[]));
-        // The judge's record of the game: seats, roles, factions (judge-only).
-        if let Some(state) = d.states.get(&g.name) {
-            h += &format!(
-                "<h3>局面（仅法官可见）</h3>\n<pre style=\"white-space:pre-wrap\">{}</pre>\n",
-                esc(&crate::present::judge::state(g, state))
-            );
-        }
-        h += "</section>\n";
+        h += &game_html(d, g);
     }
     h += RULING_SCRIPT;
     crate::present::html::document("bansha 法官仪表盘", &h).replace(
         "<title>",
         "<meta http-equiv=\"refresh\" content=\"60\"><title>",
     )
+}
+
+/// One game's section: its rule system, next deadline, each day shown, the rulings, the judge's
+/// record.
+fn game_html(d: &Dashboard, g: &GameConfig) -> String {
+    let now = d.now;
+    let views = &d.views;
+    let fmt = |t: chrono::DateTime<chrono::FixedOffset>| t.format("%Y-%m-%d %H:%M:%S").to_string();
+    let mut h = String::new();
+    h += &format!(
+        "<section class=\"game\"><h2>{}</h2>\n<p>规则：{}（{}）{}</p>\n",
+        esc(&g.name),
+        esc(&g.rules.name),
+        esc(&g.ruleset),
+        if g.rules.description.is_empty() {
+            String::new()
+        } else {
+            format!("：{}", esc(&g.rules.description))
+        }
+    );
+    let days: Vec<_> = views.iter().filter(|v| v.game.name == g.name).collect();
+    // This game's next lock start or close.
+    let next = days
+        .iter()
+        .flat_map(|v| {
+            [(v.tally.lock_from, "锁定"), (Some(v.day.closes_at), "截止")]
+                .into_iter()
+                .filter_map(move |(t, what)| t.map(|t| (t, v.day.day, what)))
+        })
+        .filter(|(t, _, _)| *t > now)
+        .min();
+    if let Some((t, day, what)) = next {
+        h += &format!(
+            "<p>下一个时间点：<b>第{day}天 {what}</b> {}（{}）</p>\n",
+            fmt(t),
+            time_left(t, now)
+        );
+    }
+    if days.is_empty() {
+        h += &nothing_watched(g, now);
+    }
+    // A closed day stays with its final; those before the newest one shown are folded.
+    let newest = days.iter().map(|v| v.day.day).max();
+    let posted = d.posted.get(&g.name).map(Vec::as_slice).unwrap_or(&[]);
+    for v in days {
+        let folded = now >= v.day.closes_at && Some(v.day.day) != newest;
+        let post = Posting {
+            as_user: d.post_as.as_deref(),
+            done: posted,
+            base: d.forum_base,
+        };
+        h += &day_html(v, d.forum_base, now, folded, &post);
+    }
+    h += &rulings_html(g, d.rulings.get(&g.name).map(Vec::as_slice).unwrap_or(&[]));
+    // The judge's record of the game: seats, roles, factions (judge-only).
+    if let Some(state) = d.states.get(&g.name) {
+        h += &format!(
+            "<h3>局面（仅法官可见）</h3>\n<pre style=\"white-space:pre-wrap\">{}</pre>\n",
+            esc(&crate::present::judge::state(g, state))
+        );
+    }
+    h += "</section>\n";
+    h
 }
 
 /// The judge's rulings on single ballots: the list, each with an undo button, and a form for a
