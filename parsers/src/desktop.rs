@@ -734,28 +734,11 @@ fn parse_post(
     }
 
     // Body.
-    let mut post = Post {
-        pid,
-        tid,
-        first,
-        floor,
-        number,
-        position: None,
-        author,
-        author_uid,
-        posted_at,
-        posted_at_precision: precision,
-        edited_at: None,
-        edited_by: None,
-        text: String::new(),
-        quotes: Vec::new(),
-        red_font: false,
-        large_font: false,
-        blocked: false,
-        hidden_content: false,
-        smilies: 0,
-        images: 0,
-    };
+    let mut post = Post::text_only(pid, tid, floor, author, posted_at, String::new());
+    post.first = first;
+    post.number = number;
+    post.author_uid = author_uid;
+    post.posted_at_precision = precision;
     let body_td = postmessage;
     // A 屏蔽 notice outside the body: the post is blocked. Moderators still see the body.
     // (A `div.locked` inside the body is `[hide]` content, handled by the body renderer.)

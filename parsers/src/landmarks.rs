@@ -326,28 +326,11 @@ fn read_post(
             body::render(frag.root_element(), false)
         }
     };
-    let mut post = Post {
-        pid,
-        tid,
-        first,
-        floor,
-        number: Some(number),
-        position: None,
-        author,
-        author_uid,
-        posted_at: Some(posted_at),
-        posted_at_precision: precision,
-        edited_at: None,
-        edited_by: None,
-        text: String::new(),
-        quotes: Vec::new(),
-        red_font: false,
-        large_font: false,
-        blocked: false,
-        hidden_content: false,
-        smilies: 0,
-        images: 0,
-    };
+    let mut post = Post::text_only(pid, tid, floor, author, Some(posted_at), String::new());
+    post.first = first;
+    post.number = Some(number);
+    post.author_uid = author_uid;
+    post.posted_at_precision = precision;
     let mut warnings: Vec<Warning> = Vec::new();
     crate::desktop::apply_body(&mut post, rendered, opts, &mut warnings);
     warnings.is_empty().then_some(post)

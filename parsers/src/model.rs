@@ -109,7 +109,8 @@ pub struct Post {
 impl Post {
     /// A post that is only its text: by `author` at `posted_at` (to the second), no quotes,
     /// fonts, images or edit notice. For ballots that are not thread posts (private messages)
-    /// and posts a judge types to try the rules.
+    /// and posts a judge types to try the rules; the desktop readers start from it and add what
+    /// they read.
     pub fn text_only(
         pid: u64,
         tid: u64,

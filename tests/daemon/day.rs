@@ -1338,21 +1338,10 @@ pub(crate) async fn lurk_fetch_counts_the_day_from_the_forum_now() {
     );
     // Every living player's count in the mail is the BBCode's, and the BBCode names the same
     // lurkers.
-    let living = [
-        "大灰狼",
-        "小飞",
-        "李逵",
-        "花千树",
-        "不见",
-        "冷雪",
-        "蝈蝈",
-        "小熊维尼",
-        "超人",
-        "音乐虫子",
-        "yucca",
-        "雪罂子",
-    ];
-    for name in living {
+    let living = common::ROSTER_PLAYERS
+        .iter()
+        .filter(|p| !["龙舌", "青鸾花"].contains(p));
+    for &name in living {
         let line = |t: &str| {
             t.lines()
                 .map(str::trim)
