@@ -4,7 +4,6 @@
 //! read page by page. No daemon, no record: nothing is stored or mailed.
 
 use crate::domain::config::GameConfig;
-use crate::domain::settings::Settings;
 use crate::io::forum::{FetchError, Forum};
 use bansha_parsers::{Post, ThreadPage};
 use chrono::{DateTime, FixedOffset};
@@ -12,7 +11,6 @@ use std::io::Write;
 use std::path::Path;
 
 pub struct Online {
-    pub settings: Settings,
     pub game: GameConfig,
     forum: Forum,
     rt: tokio::runtime::Runtime,
@@ -67,12 +65,7 @@ impl Online {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
-        Ok(Ok(Online {
-            settings,
-            game,
-            forum,
-            rt,
-        }))
+        Ok(Ok(Online { game, forum, rt }))
     }
 
     /// Every page of thread `tid`, or until `stop` says the page read is enough.

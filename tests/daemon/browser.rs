@@ -32,16 +32,8 @@ impl Browser {
     /// Chromium with a page open on `about:blank`.
     pub(crate) fn launch(profile: &Path) -> Browser {
         let mut child = std::process::Command::new(crate::dashboard::chromium())
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--no-first-run",
-                "--hide-scrollbars",
-                "--remote-debugging-port=0",
-                "--window-size=1280,1800",
-            ])
+            .args(crate::dashboard::CHROMIUM_FLAGS)
+            .args(["--remote-debugging-port=0", "--window-size=1280,1800"])
             .arg(format!("--user-data-dir={}", profile.display()))
             .arg("about:blank")
             .stdout(std::process::Stdio::null())

@@ -13,16 +13,19 @@ pub(crate) fn chromium() -> PathBuf {
     }
     panic!("the dashboard test needs headless Chromium: apt-get install chromium (.ci/run does)");
 }
+/// How the tests run Chromium: headless, in a container, with nothing of a first run.
+pub(crate) const CHROMIUM_FLAGS: [&str; 6] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--hide-scrollbars",
+];
+
 /// Headless Chromium on a URL: the DOM after loading, and a screenshot written to `shot`.
 pub(crate) fn browse(url: &str, shot: &Path, profile: &Path) -> String {
-    let common = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--hide-scrollbars",
-    ];
+    let common = CHROMIUM_FLAGS;
     let dom = std::process::Command::new(chromium())
         .args(common)
         .arg(format!("--user-data-dir={}", profile.join("a").display()))
