@@ -316,7 +316,7 @@ fn build(page: Page<'_>, opts: &ParseOptions) -> ThreadPage {
         if !post.blocked {
             match p.message {
                 Message::Html(html) => {
-                    let b = match body::render_plain(&html, double_escaped) {
+                    let b = match crate::markup::render(&html, double_escaped) {
                         Some(b) => b,
                         None => {
                             let frag = Html::parse_fragment(&crate::guard::limit_nesting(&html));

@@ -1,7 +1,7 @@
 //! A desktop thread page read at its landmarks, without a DOM of the page: the page's facts
 //! (subject, canonical link, pager, reply count) and each post's author, uid, floor, time and
-//! reply link from the markup around their ids; the body through the plain-text path
-//! (`body::render_plain`) or, when it has markup, a DOM of the body alone (as the API's bodies
+//! reply link from the markup around their ids; the body through the strict markup reader
+//! (`markup::render`) or, where it cannot vouch for the tree, a DOM of the body alone (as the API's bodies
 //! are read). Whatever this reader is not sure of — an anonymous or blocked post, a floor or a
 //! time it would warn about, a page fact in an unexpected form — it leaves to the DOM: the post
 //! alone (its cut-out markup through `desktop::parse_post`), or the whole page (`None`). The result is
@@ -319,7 +319,7 @@ fn read_post(
     let b_end = td_end(chunk, b)?;
     let inner = chunk.get(b_open..b_end.checked_sub("</td>".len())?)?;
     // Plain text without a DOM; anything else as the API's bodies are read, from a fragment.
-    let rendered = match body::render_plain(inner, false) {
+    let rendered = match crate::markup::render(inner, false) {
         Some(b) => b,
         None => {
             let frag = scraper::Html::parse_fragment(&crate::guard::limit_nesting(inner));

@@ -17,6 +17,7 @@ pub mod fuzz;
 mod guard;
 mod landmarks;
 pub mod login;
+mod markup;
 mod model;
 pub mod pm;
 pub mod poll;
