@@ -68,9 +68,6 @@ pub(crate) struct Body {
 struct Buf(String);
 
 impl Buf {
-    fn push(&mut self, s: &str) {
-        self.0.push_str(s);
-    }
     fn hard_break(&mut self) {
         self.0.push('\n');
     }
@@ -181,12 +178,16 @@ impl Renderer {
 
     /// One text node (the whole run of text between two tags, entities decoded).
     pub(crate) fn text(&mut self, t: &str) {
-        let s = text_of(t, self.double_escaped);
-        match self.captures.last().map(|c| &c.1) {
-            Some(Capture::QuoteHeader) => self.header_buf.push_str(&s),
-            Some(Capture::EditNotice) => self.edit_buf.push_str(&s),
-            Some(Capture::Quote) => self.quote_buf.push(&s),
-            None => self.main.push(&s),
+        let out = match self.captures.last().map(|c| &c.1) {
+            Some(Capture::QuoteHeader) => &mut self.header_buf,
+            Some(Capture::EditNotice) => &mut self.edit_buf,
+            Some(Capture::Quote) => &mut self.quote_buf.0,
+            None => &mut self.main.0,
+        };
+        if self.double_escaped && t.contains('&') {
+            out.push_str(&text_of(t, true));
+        } else {
+            push_plain(out, t);
         }
     }
 
@@ -346,6 +347,26 @@ fn text_of(t: &str, double_escaped: bool) -> String {
         s = html_escape::decode_html_entities(&s).into_owned();
     }
     s.replace('\u{a0}', " ")
+}
+
+/// `text_of(t, false)` appended to `out` without a copy of its own.
+fn push_plain(out: &mut String, t: &str) {
+    let b = t.as_bytes();
+    let mut from = 0;
+    // Line breaks go, no-break spaces (UTF-8 C2 A0) become spaces.
+    for i in memchr::memchr3_iter(b'\n', b'\r', 0xc2, b) {
+        if b[i] == 0xc2 && b.get(i + 1) != Some(&0xa0) {
+            continue;
+        }
+        out.push_str(&t[from..i]);
+        if b[i] == 0xc2 {
+            out.push(' ');
+            from = i + 2;
+        } else {
+            from = i + 1;
+        }
+    }
+    out.push_str(&t[from..]);
 }
 
 /// Elements that are never text: scripts and styles, Discuz's anti-copy jammer, hidden

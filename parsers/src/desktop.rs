@@ -443,9 +443,9 @@ fn read_at_landmarks(markup: &str, trimmed: &str, opts: &ParseOptions) -> Option
         time::parse_absolute(c.get(2).map_or("", |m| m.as_str()), opts.utc_offset).map(|(t, _)| t)
     });
     let first = post_start(markup, 0)?;
-    let end = find_from(markup, "<div id=\"postlistreply\"", first)
-        .or_else(|| find_from(markup, "<div id=\"f_pst\"", first))
-        .or_else(|| find_from(markup, "<div id=\"ft\"", first))
+    let end = find_lit_from!(markup, "<div id=\"postlistreply\"", first)
+        .or_else(|| find_lit_from!(markup, "<div id=\"f_pst\"", first))
+        .or_else(|| find_lit_from!(markup, "<div id=\"ft\"", first))
         .unwrap_or(markup.len());
     let mut posts = Vec::new();
     let mut warnings = Vec::new();

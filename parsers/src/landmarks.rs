@@ -60,33 +60,62 @@ fn text(snippet: &str) -> Option<String> {
     Some(out.replace('\u{a0}', " "))
 }
 
-/// Where `needle` first occurs in `hay` (memchr's SIMD search: the landmarks are looked for
-/// in every post's few kilobytes).
-fn find(hay: &str, needle: &str) -> Option<usize> {
-    memchr::memmem::find(hay.as_bytes(), needle.as_bytes())
-}
-
 fn count(hay: &str, needle: &str) -> usize {
     memchr::memmem::find_iter(hay.as_bytes(), needle.as_bytes()).count()
 }
 
-/// Where `needle` occurs in `hay` when it occurs exactly once.
-fn once(hay: &str, needle: &str) -> Option<usize> {
-    let mut it = memchr::memmem::find_iter(hay.as_bytes(), needle.as_bytes());
-    let first = it.next()?;
-    it.next().is_none().then_some(first)
+/// Where `id="postnum{pid}"`, `id="authorposton{pid}"` and `id="postmessage_{pid}"` occur in
+/// `chunk`, each exactly once (one pass over the chunk's `id="`s: every occurrence of those
+/// texts starts with one).
+fn post_ids(chunk: &str, pid: u64) -> Option<[usize; 3]> {
+    static ID: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("id=\""));
+    let pid = pid.to_string();
+    let mut found: [Option<usize>; 3] = [None; 3];
+    for at in ID.find_iter(chunk.as_bytes()) {
+        let rest = &chunk[at + "id=\"".len()..];
+        let (k, after) = if let Some(r) = rest.strip_prefix("postnum") {
+            (0, r)
+        } else if let Some(r) = rest.strip_prefix("authorposton") {
+            (1, r)
+        } else if let Some(r) = rest.strip_prefix("postmessage_") {
+            (2, r)
+        } else {
+            continue;
+        };
+        if after
+            .strip_prefix(pid.as_str())
+            .is_some_and(|r| r.starts_with('"'))
+        {
+            if found[k].is_some() {
+                return None;
+            }
+            found[k] = Some(at);
+        }
+    }
+    Some([found[0]?, found[1]?, found[2]?])
 }
 
 fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Where the value of attribute `name` is in an opening tag: the first ` name="`, as written.
+fn attr_span(tag: &str, name: &str) -> Option<(usize, usize)> {
+    let b = tag.as_bytes();
+    let n = name.as_bytes();
+    let a = memchr::memchr_iter(b' ', b)
+        .find(|&i| b[i + 1..].starts_with(n) && b[i + 1 + n.len()..].starts_with(b"=\""))?
+        + 1
+        + n.len()
+        + 2;
+    let e = memchr::memchr(b'"', &b[a..])? + a;
+    Some((a, e))
+}
+
 /// The value of attribute `name` in an opening tag, entities decoded.
 fn attr(tag: &str, name: &str) -> Option<String> {
-    let key = format!(" {name}=\"");
-    let a = tag.find(&key)? + key.len();
-    let e = tag[a..].find('"')? + a;
-    let v = &tag[a..e];
+    let v = attr_raw(tag, name)?;
     if !v.contains('&') {
         return Some(v.to_string());
     }
@@ -102,9 +131,7 @@ fn attr(tag: &str, name: &str) -> Option<String> {
 /// The value of attribute `name` in an opening tag as written (a link's numbers are read from
 /// it as they stand: `&amp;tid=3` and `&tid=3` both say tid 3).
 fn attr_raw<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
-    let key = format!(" {name}=\"");
-    let a = tag.find(&key)? + key.len();
-    let e = tag[a..].find('"')? + a;
+    let (a, e) = attr_span(tag, name)?;
     Some(&tag[a..e])
 }
 
@@ -238,18 +265,12 @@ fn read_post(
     if !tag.starts_with("<a ") || count(authi, "class=\"xw1\"") != 1 {
         return None;
     }
-    let name_start = find(authi, tag)? + tag.len();
+    let name_start = authi[..link].rfind('<')? + tag.len();
     let name_end = find_lit_from!(&authi[name_start..], "</a>", 0)? + name_start;
     let author = text(&authi[name_start..name_end])?.trim().to_string();
     let author_uid = attr_raw(tag, "href").and_then(crate::desktop::uid_in_href);
     // Elements with more than one of an id would need the DOM's choice.
-    let pid_s = pid.to_string();
-    let postnum_id = format!("id=\"postnum{pid_s}\"");
-    let poston_id = format!("id=\"authorposton{pid_s}\"");
-    let message_id = format!("id=\"postmessage_{pid_s}\"");
-    let n = once(chunk, &postnum_id)?;
-    let p = once(chunk, &poston_id)?;
-    let m = once(chunk, &message_id)?;
+    let [n, p, m] = post_ids(chunk, pid)?;
     // The floor.
     let ntag = tag_around(chunk, n)?;
     if !ntag.starts_with("<a ") {
