@@ -18,6 +18,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -35,11 +36,29 @@ def hwm_kb(pid):
     return 0
 
 
+# The pages, linked under short names in a directory of their own: a run names a page once per
+# repetition, and at bansha's speed a few seconds of pages with their full paths would pass the
+# kernel's limit on a command line. The children run in that directory.
+PAGES = tempfile.mkdtemp(prefix="bansha-pairs-")
+# The most pages one command line names (a name and its pointer are ~12 bytes; the limit
+# is ~2 MB).
+MAX_ARGS = 100_000
+
+
+def short_names(kind, files):
+    names = []
+    for i, f in enumerate(files):
+        name = f"{kind[0]}{i}"
+        os.symlink(os.path.abspath(f), os.path.join(PAGES, name))
+        names.append(name)
+    return names
+
+
 def run(cmd):
     """Wall seconds and the child's own peak RSS in MB: its VmHWM, read from /proc while it
     runs (wait4's ru_maxrss would include this driver's, which a spawned child inherits)."""
     start = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=PAGES)
     peak = 0
     while p.poll() is None:
         peak = max(peak, hwm_kb(p.pid))
@@ -59,7 +78,7 @@ def peer_cmd(python, peer, kind, files, repeat):
 
 
 def output(cmd):
-    return subprocess.run(cmd, check=True, capture_output=True).stdout.decode()
+    return subprocess.run(cmd, check=True, capture_output=True, cwd=PAGES).stdout.decode()
 
 
 def squash(s):
@@ -101,23 +120,26 @@ def compare(kind, ours, theirs):
 
 def main():
     bansha, python, pairs, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+    # The children run in the pages' directory.
+    bansha, python = os.path.abspath(bansha), os.path.abspath(python)
     args = sys.argv[5:]
     d = args.index("--desktop")
     a = args.index("--api")
     kinds = {"desktop": args[d + 1 : a], "api": args[a + 1 :]}
     out = {}
     for kind, files in kinds.items():
+        files = short_names(kind, files)
         ours = output(bansha_cmd(bansha, files, 1))
         out[kind] = {"pages": len(files), "peers": {}}
         # Start-up of each program, to take off every run.
         start_b = min(run(bansha_cmd(bansha, files, 0)[:2] + [files[0]])[0] for _ in range(3))
         one_b = max(min(run(bansha_cmd(bansha, files, 1))[0] for _ in range(3)) - start_b, 1e-4)
-        rep_b = max(1, round(seconds / one_b))
+        rep_b = max(1, min(round(seconds / one_b), MAX_ARGS // len(files)))
         for peer in PEERS:
             check = compare(kind, ours, output(peer_cmd(python, peer, kind, files, 1)))
             start_p = min(run(peer_cmd(python, peer, kind, files, 0))[0] for _ in range(3))
             one_p = max(run(peer_cmd(python, peer, kind, files, 1))[0] - start_p, 1e-4)
-            rep_p = max(1, round(seconds / one_p))
+            rep_p = max(1, min(round(seconds / one_p), MAX_ARGS // len(files)))
             ratios, b_rates, p_rates, b_rss, p_rss = [], [], [], [], []
             for i in range(pairs):
                 order = ["b", "p"] if i % 2 == 0 else ["p", "b"]

@@ -29,6 +29,9 @@ pub fn run(args: &PostsArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
         .as_ref()
         .map(|c| format!("text/html; charset={c}"));
     let mut failed = 0;
+    // A page's posts are written as one block: serde_json's many small writes go to a Vec,
+    // not through the `dyn Write` one by one.
+    let mut block: Vec<u8> = Vec::with_capacity(64 * 1024);
     for path in &args.paths {
         let bytes = match std::fs::read(path) {
             Ok(b) => b,
@@ -43,10 +46,12 @@ pub fn run(args: &PostsArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
                 for w in &page.warnings {
                     writeln!(err, "警告：{}：{}", path.display(), describe(w))?;
                 }
+                block.clear();
                 for post in &page.posts {
-                    serde_json::to_writer(&mut *out, post)?;
-                    out.write_all(b"\n")?;
+                    serde_json::to_writer(&mut block, post)?;
+                    block.push(b'\n');
                 }
+                out.write_all(&block)?;
             }
             Err(e) => {
                 writeln!(
