@@ -47,6 +47,7 @@ pub fn run(
             }
         }
     }
+    crate::io::memory::one_arena();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

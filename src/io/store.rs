@@ -94,10 +94,11 @@ impl Store {
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| StoreError(format!("{}: {e}", dir.display())))?;
         // A game's record is a few MB; sled's default page cache (1 GiB) would only let the idle
-        // daemon grow. 16 MiB keeps every hot page of a day's threads.
+        // daemon grow. 1 MiB: the file's pages are in the system's cache anyway, and a cycle
+        // reads a day's record once.
         let db = sled::Config::new()
             .path(dir.join("db"))
-            .cache_capacity(4 * 1024 * 1024)
+            .cache_capacity(1024 * 1024)
             .open()
             .map_err(|e| match e {
                 // The record's lock is held: another daemon (or `demo`) has it open.
