@@ -89,10 +89,10 @@ enum Capture {
 pub(crate) trait Tag {
     fn name(&self) -> &str;
     fn attr(&self, name: &str) -> Option<&str>;
-    /// The class list as the DOM splits it (on whitespace).
+    /// The class list as the DOM splits it (scraper: at ASCII whitespace only).
     fn has_class(&self, class: &str) -> bool {
         self.attr("class")
-            .is_some_and(|c| c.split_whitespace().any(|x| x == class))
+            .is_some_and(|c| c.split_ascii_whitespace().any(|x| x == class))
     }
 }
 

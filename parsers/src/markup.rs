@@ -530,6 +530,9 @@ mod tests {
         ("<span style=\"font-size: 18px\">", "</span>"),
         ("<span style=\"display: none\">", "</span>"),
         ("<font class=\"jammer\">", "</font>"),
+        // Classes split at ASCII whitespace only, as the DOM splits them.
+        ("<font class=\"jammer\u{3000}\">", "</font>"),
+        ("<i class=\"pstatus\u{a0}x\">", "</i>"),
         ("<strong>", "</strong>"),
         ("<i class=\"pstatus\">", "</i>"),
         ("<i>", "</i>"),
