@@ -12,9 +12,11 @@ bansha's); the median is reported with the spread. Before timing, each peer's po
 against bansha's, field by field (pid, author, uid, floor, time; text with whitespace squeezed).
 Prints one JSON object.
 """
+import atexit
 import datetime
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -40,6 +42,7 @@ def hwm_kb(pid):
 # repetition, and at bansha's speed a few seconds of pages with their full paths would pass the
 # kernel's limit on a command line. The children run in that directory.
 PAGES = tempfile.mkdtemp(prefix="bansha-pairs-")
+atexit.register(shutil.rmtree, PAGES, True)
 # The most pages one command line names (a name and its pointer are ~12 bytes; the limit
 # is ~2 MB).
 MAX_ARGS = 100_000
