@@ -375,7 +375,7 @@ fn never_text(el: &(impl Tag + ?Sized)) -> bool {
     let name = el.name();
     matches!(name, "script" | "style" | "noscript" | "template")
         || el.has_class("jammer")
-        || CSS_HIDDEN.is_match(el.attr("style").unwrap_or(""))
+        || el.attr("style").is_some_and(|s| CSS_HIDDEN.is_match(s))
         || (name == "em" && el.attr("onclick").is_some_and(|o| o.contains("copycode")))
         || el.has_class("tip")
         || el.has_class("aimg_tip")

@@ -294,15 +294,23 @@ fn read_post(
         .or(page_tid)
         .unwrap_or(0);
     // The reply link: `reppost=` on the thread's first post.
-    let first = match find_lit_from!(chunk, "<a class=\"fastre\" href=\"", 0) {
-        Some(r) => {
-            if count(chunk, "fastre") != 1 {
-                return None;
+    // One pass over the chunk's "fastre"s: none, or exactly one that is the reply link.
+    let first = {
+        static FASTRE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new("fastre"));
+        let mut seen = FASTRE.find_iter(chunk.as_bytes());
+        match (seen.next(), seen.next()) {
+            (None, _) => number == 1 && floor == crate::desktop::FLOOR_NAMES[0],
+            (Some(f), None) => {
+                const LINK: &str = "<a class=\"fastre\" href=\"";
+                let r = f.checked_sub("<a class=\"".len())?;
+                if !chunk.as_bytes()[r..].starts_with(LINK.as_bytes()) {
+                    return None;
+                }
+                attr_raw(tag_around(chunk, r + 1)?, "href")?.contains("reppost=")
             }
-            attr_raw(tag_around(chunk, r + 1)?, "href")?.contains("reppost=")
+            (Some(_), Some(_)) => return None,
         }
-        None if find_lit_from!(chunk, "fastre", 0).is_some() => return None,
-        None => number == 1 && floor == crate::desktop::FLOOR_NAMES[0],
     };
     // The time: the exact second in the span's title, else the text.
     let ptag = tag_around(chunk, p)?;
