@@ -96,6 +96,12 @@ impl Store {
         // A game's record is a few MB; sled's default page cache (1 GiB) would only let the idle
         // daemon grow. 1 MiB: the file's pages are in the system's cache anyway, and a cycle
         // reads a day's record once.
+        //
+        // Memory to know about: sled 0.34 allocates its metrics histograms (41 × 512 KiB) even
+        // with metrics off. They stay out of RSS only because the optimiser turns their
+        // zero-fill into `calloc`. Building sled at `opt-level = "s"` put the idle daemon's
+        // anonymous memory at 36 MB instead of 16 (benches/figures.rs, the idle figure), so keep
+        // sled at full optimisation.
         let db = sled::Config::new()
             .path(dir.join("db"))
             .cache_capacity(1024 * 1024)
