@@ -1475,6 +1475,16 @@ pub fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ConfigError {
     }
 }
 
+/// The table a header line names (`[forum.login]`, `[[days]]`: "forum.login", "days").
+fn header_name(line: &str) -> String {
+    line.trim_start_matches('[')
+        .split(']')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string()
+}
+
 /// The key path a TOML line sets ("forum.post_tally"): the table header above it and the key
 /// before its `=`; empty when the line sets none (a header, a continued array).
 fn key_at_line(text: &str, line: usize) -> String {
@@ -1482,13 +1492,7 @@ fn key_at_line(text: &str, line: usize) -> String {
     for l in text.lines().take(line.saturating_sub(1)) {
         let t = l.trim();
         if t.starts_with('[') {
-            table = t
-                .trim_start_matches('[')
-                .split(']')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_string();
+            table = header_name(t);
         }
     }
     let Some(l) = text.lines().nth(line.saturating_sub(1)) else {
@@ -1496,13 +1500,7 @@ fn key_at_line(text: &str, line: usize) -> String {
     };
     let t = l.trim();
     if t.starts_with('[') || t.starts_with('#') {
-        return t
-            .trim_start_matches('[')
-            .split(']')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_string();
+        return header_name(t);
     }
     match t.split_once('=') {
         Some((k, _)) if !k.trim().is_empty() && !k.contains(['"', '[', '{', ',']) => {
