@@ -134,10 +134,28 @@ pub fn tally(
     mail
 }
 
+/// How a mail names one post of a thread: the floor as it was read, the author, and the pid.
+/// Discuz numbers floors by place, so after a deletion a later post is read at a floor an
+/// earlier one was read at; the pid is the post's own, and the judge's link goes by it.
+pub fn post_name(floor: &str, author: &str, pid: u64) -> String {
+    format!("{floor} {author}（pid {pid}）")
+}
+
+/// How a mail names a ballot: a thread post by [`post_name`]; a message or a poll vote by its
+/// own label, which is its own ("短信 <pmid>", "投票机").
+fn ballot_name(b: &Ballot, pid: Option<u64>) -> String {
+    match (pid, &b.source) {
+        (Some(pid), crate::domain::rules::tally::Source::Post) => {
+            post_name(&b.floor, &b.voter, pid)
+        }
+        _ => format!("{} {}", b.floor, b.voter),
+    }
+}
+
 /// A void or late ballot (sent once).
 pub fn void_ballot(g: &GameConfig, d: &DayConfig, b: &Ballot, pid: u64, now: Time) -> Mail {
     Mail::text(
-        subject(g, d.day, &format!("无效票：{} {}", b.floor, b.voter)),
+        subject(g, d.day, &format!("无效票：{}", ballot_name(b, Some(pid)))),
         format!(
             "{} {}（pid {pid}，{}）：{}\n写的对象：{}\n\n（此邮件只发一次。）",
             b.floor,
@@ -165,8 +183,12 @@ pub fn void_digest(
         ballots.len()
     );
     for b in ballots {
+        let pid = match (b.pid, &b.source) {
+            (Some(pid), crate::domain::rules::tally::Source::Post) => format!("pid {pid}，"),
+            _ => String::new(),
+        };
         body += &format!(
-            "{} {}（{}）：{}\n  写的对象：{}\n",
+            "{} {}（{pid}{}）：{}\n  写的对象：{}\n",
             b.floor,
             b.voter,
             b.posted_at.map(fmt).unwrap_or_default(),
@@ -232,7 +254,11 @@ pub fn check_failed(
         subject(
             g,
             d.day,
-            &format!("{}不合格：{} {}", verdict.label, post.floor, post.author),
+            &format!(
+                "{}不合格：{}",
+                verdict.label,
+                post_name(&post.floor, &post.author, post.pid)
+            ),
         ),
         format!(
             "{}（pid {}）\n总字数 {}，去掉引用后 {} 字，字符数 {}；引用 {} 字（{:.1}%）；重复句子 {} 字（{:.1}%）\n不合格：{}\n",
@@ -557,7 +583,10 @@ pub fn edited(
         subject(
             g,
             d.day,
-            &format!("投票被编辑：{} {}", after.floor, after.author),
+            &format!(
+                "投票被编辑：{}",
+                post_name(&after.floor, &after.author, after.pid)
+            ),
         ),
         format!(
             "{} {}（pid {}）的帖子内容变了。\n{notice}\n{}\n之前看到的内容：\n{}\n\n{} 看到的内容：\n{}\n",
@@ -624,7 +653,10 @@ pub fn gone(
         subject(
             g,
             d.day,
-            &format!("投票帖消失：{} {}", last.floor, last.author),
+            &format!(
+                "投票帖消失：{}",
+                post_name(&last.floor, &last.author, last.pid)
+            ),
         ),
         format!(
             "{} {}（pid {}）的帖子在论坛上看不到了（被删除或进入回收站）。{seen}\n{counted}\n最后看到的内容：\n{}\n",
@@ -727,7 +759,10 @@ pub fn edit_storm(
         subject(
             g,
             d.day,
-            &format!("投票被反复编辑：{} {}", last.floor, last.author),
+            &format!(
+                "投票被反复编辑：{}",
+                post_name(&last.floor, &last.author, last.pid)
+            ),
         ),
         format!(
             "{} {}（pid {}）在 {} 到 {} 之间又编辑了 {count} 次（每个帖子半小时内的编辑合并成一封邮件）。\n{notice}\n{}\n最后看到的内容：\n{}\n",
