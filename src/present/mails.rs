@@ -3,7 +3,7 @@
 
 use crate::domain::config::{DayConfig, GameConfig};
 use crate::domain::mail::Mail;
-use crate::domain::record::StoredPost;
+use crate::domain::record::{KnownGame, StoredPost};
 use crate::domain::rules::checks::PostVerdict;
 use crate::domain::rules::ledger::{Entry, Standing};
 use crate::domain::rules::lurk::{LurkReport, Verdict};
@@ -883,4 +883,96 @@ pub fn overtime(
         ),
         now,
     )
+}
+
+/// A renamed game whose record is kept (`daemon::identity`): told once per rename, with the
+/// `id` line that makes it plain in the config. `configured`: the id the config gives (its
+/// name when it gives none).
+pub fn renamed(
+    name: &str,
+    configured: Option<&str>,
+    id: &str,
+    was: &str,
+    known: &KnownGame,
+    now: Time,
+) -> Mail {
+    let threads: Vec<String> = known.vote_threads.iter().map(|t| t.to_string()).collect();
+    let said = match configured {
+        Some(c) => format!("配置里写的 id 是“{c}”，记录里没有它"),
+        None => format!("配置里没有 id，记录里也没有名字“{name}”"),
+    };
+    Mail::text(
+        format!("[{name}] 游戏改名：沿用“{was}”的记录，不重发"),
+        format!(
+            "{said}；但记录里的“{was}”（记录键“{id}”）用的是同样的投票帖（tid {}）和同样的玩家名单：是同一局改了名字。\n\
+             bansha 沿用它的记录：已发的邮件不再重发，裁定、记录和计票照旧。\n\n\
+             请在这局的配置里写上一行（以后改名也不要改它）：\n  id = \"{id}\"\n",
+            threads.join("、")
+        ),
+        now,
+    )
+}
+
+/// A game new to a record an older bansha made, which holds games under `ids` whose vote
+/// threads it did not note: told once, in case it is one of them renamed.
+pub fn unverified(name: &str, ids: &[String], now: Time) -> Mail {
+    Mail::text(
+        format!("[{name}] 记录里没有这一局：如果是改名，请写 id"),
+        format!(
+            "记录里没有“{name}”。记录里另有 bansha 较早版本记下的：{}；那时没有记下投票帖，无法核对是不是这一局。\n\
+             如果这局是其中一局改了名字，请在它的配置里写 id = \"旧名\" 后重启，已发的邮件就不会重发；如果是新的一局，不用理会。\n",
+            ids.join("、")
+        ),
+        now,
+    )
+}
+
+/// Why the daemon does not start: `g` shares vote threads with recorded games that are not
+/// surely it. What to write either way.
+pub fn identity_question(g: &GameConfig, like: &[(String, KnownGame)]) -> String {
+    let mine: std::collections::BTreeSet<&String> = g.roster.players.iter().collect();
+    let mut s = format!(
+        "游戏“{}”（{}）：记录里没有“{}”，但记录里有用同样投票帖的游戏：",
+        g.name,
+        g.path.display(),
+        g.id
+    );
+    for (id, k) in like {
+        let threads: Vec<String> = k.vote_threads.iter().map(|t| t.to_string()).collect();
+        let only_old: Vec<&str> = k
+            .players
+            .iter()
+            .filter(|p| !mine.contains(p))
+            .map(String::as_str)
+            .collect();
+        let only_new: Vec<&str> = mine
+            .iter()
+            .filter(|p| !k.players.contains(**p))
+            .map(|p| p.as_str())
+            .collect();
+        s += &format!("“{}”（投票帖 tid {}", k.name, threads.join("、"));
+        if !only_old.is_empty() || !only_new.is_empty() {
+            s += &format!(
+                "；玩家名单不同：记录里有而配置里没有 {}，配置里有而记录里没有 {}",
+                if only_old.is_empty() {
+                    "无".into()
+                } else {
+                    only_old.join("、")
+                },
+                if only_new.is_empty() {
+                    "无".into()
+                } else {
+                    only_new.join("、")
+                }
+            );
+        }
+        s += &format!("；记录键 id = \"{id}\"）");
+    }
+    s += &format!(
+        "。bansha 不猜是不是同一局：如果是同一局改了名字，请在配置里写上那一局的 id（如 id = \"{}\"）；\
+         如果是新的一局，请写 id = \"{}\"。改好后再启动。",
+        like.first().map(|(id, _)| id.as_str()).unwrap_or_default(),
+        g.id
+    );
+    s
 }

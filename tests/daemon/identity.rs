@@ -148,7 +148,7 @@ async fn a_game_renamed_without_an_id_keeps_its_record() {
             .any(|s| s.contains("最终计票") || s.contains("潜水")),
         "{new:#?}"
     );
-    let told = mails_about(&mailbox, "改名");
+    let told = mails_about(&mailbox, "游戏改名");
     assert_eq!(told.len(), 1, "told once: {new:#?}");
     assert!(told[0].0.contains("版杀一室 第十二局（改名）"), "{told:?}");
     assert!(
