@@ -13,7 +13,9 @@ fn ask_daemon(
 }
 
 /// Ask the running daemon at `path` (a POST of `body` when given): its answer, or the exit
-/// code after the error is written.
+/// code after the error is written. The daemon answering on the config's address must be this
+/// config's (its `/status` says which record it keeps): another config's daemon on the same
+/// port is named, and not asked.
 pub(crate) fn ask_daemon_with(
     config: &std::path::Path,
     path: &str,
@@ -27,6 +29,68 @@ pub(crate) fn ask_daemon_with(
             return Ok(Err(2));
         }
     };
+    let listen = &settings.status.listen;
+    let status = match request(&settings, "/status", None)? {
+        Ok(status) => status,
+        Err(Failure::Refused(text)) => {
+            writeln!(err, "错误：{}", text.trim())?;
+            return Ok(Err(1));
+        }
+        Err(Failure::Unreachable) => {
+            writeln!(
+                err,
+                "错误：守护进程没有在 {listen} 运行（先 bansha run，或检查 [status] listen）"
+            )?;
+            return Ok(Err(1));
+        }
+    };
+    let parsed: Option<crate::daemon::http::Status> = serde_json::from_str(&status).ok();
+    let Some(parsed) = parsed else {
+        writeln!(
+            err,
+            "错误：在 {listen} 回答的不是 bansha 守护进程（检查 [status] listen）"
+        )?;
+        return Ok(Err(1));
+    };
+    let mine = crate::daemon::http::Identity::of(&settings);
+    match check_identity(&mine, parsed.identity.as_ref(), listen) {
+        Identity::Foreign(why) => {
+            writeln!(err, "错误：{why}")?;
+            return Ok(Err(1));
+        }
+        Identity::Changed(note) => writeln!(err, "注意：{note}")?,
+        Identity::Mine => {}
+    }
+    if path == "/status" && body.is_none() {
+        return Ok(Ok(status));
+    }
+    match request(&settings, path, body)? {
+        Ok(text) => Ok(Ok(text)),
+        Err(Failure::Refused(text)) => {
+            writeln!(err, "错误：{}", text.trim())?;
+            Ok(Err(1))
+        }
+        Err(Failure::Unreachable) => {
+            writeln!(err, "错误：守护进程在 {listen} 没有回答（可能刚刚停止）")?;
+            Ok(Err(1))
+        }
+    }
+}
+
+/// Why the daemon gave no answer.
+enum Failure {
+    /// It answered with an error: its text.
+    Refused(String),
+    /// Nothing answered.
+    Unreachable,
+}
+
+/// One request to the daemon at the config's address (a POST of `body` when given).
+fn request(
+    settings: &crate::domain::settings::Settings,
+    path: &str,
+    body: Option<serde_json::Value>,
+) -> anyhow::Result<Result<String, Failure>> {
     let url = format!("http://{}{path}", settings.status.listen);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -51,21 +115,63 @@ pub(crate) fn ask_daemon_with(
         let status = r.status();
         Ok::<_, reqwest::Error>((status, r.text().await?))
     });
-    match answer {
-        Ok((s, body)) if s.is_success() => Ok(Ok(body)),
-        Ok((_, body)) => {
-            writeln!(err, "错误：{}", body.trim())?;
-            Ok(Err(1))
+    Ok(match answer {
+        Ok((s, body)) if s.is_success() => Ok(body),
+        Ok((_, body)) => Err(Failure::Refused(body)),
+        Err(_) => Err(Failure::Unreachable),
+    })
+}
+
+/// Whether the daemon that answered is this config's.
+#[derive(Debug, PartialEq)]
+enum Identity {
+    Mine,
+    /// It keeps this config's record, but runs other games than the config now names (the
+    /// config was changed after it started): a note.
+    Changed(String),
+    /// Another config's daemon, or one that cannot say: why, for the judge.
+    Foreign(String),
+}
+
+fn check_identity(
+    mine: &crate::daemon::http::Identity,
+    theirs: Option<&crate::daemon::http::Identity>,
+    listen: &str,
+) -> Identity {
+    let names = |i: &crate::daemon::http::Identity| {
+        let n: Vec<&str> = i.games.iter().map(|(name, _)| name.as_str()).collect();
+        if n.is_empty() {
+            "无".to_string()
+        } else {
+            n.join("、")
         }
-        Err(_) => {
-            writeln!(
-                err,
-                "错误：守护进程没有在 {} 运行（先 bansha run，或检查 [status] listen）",
-                settings.status.listen
-            )?;
-            Ok(Err(1))
-        }
+    };
+    let Some(theirs) = theirs else {
+        return Identity::Foreign(format!(
+            "在 {listen} 回答的守护进程没有说明它属于哪个配置（版本较旧）：无法确认它是这个配置的守护进程；请重启 bansha run"
+        ));
+    };
+    if theirs.state_dir != mine.state_dir {
+        return Identity::Foreign(format!(
+            "在 {listen} 回答的不是这个配置的守护进程：它的记录在 {}，运行的游戏：{}；这个配置的记录在 {}，游戏：{}。\
+             两个配置用了同一个 [status] listen？请给每个配置一个自己的地址",
+            theirs.state_dir.display(),
+            names(theirs),
+            mine.state_dir.display(),
+            names(mine)
+        ));
     }
+    let set = |i: &crate::daemon::http::Identity| -> std::collections::BTreeSet<String> {
+        i.games.iter().map(|(n, _)| n.clone()).collect()
+    };
+    if set(theirs) != set(mine) {
+        return Identity::Changed(format!(
+            "守护进程运行的游戏（{}）与这个配置现在的游戏（{}）不同：配置改过之后要重启 bansha run 才生效",
+            names(theirs),
+            names(mine)
+        ));
+    }
+    Identity::Mine
 }
 
 /// `bansha tally --live`: the running daemon's tally.
@@ -241,5 +347,45 @@ impl LedgerCommand {
             out,
             err,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::daemon::http::Identity as Id;
+
+    fn id(dir: &str, games: &[&str]) -> Id {
+        Id {
+            state_dir: dir.into(),
+            games: games
+                .iter()
+                .map(|g| (g.to_string(), g.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_answering_daemon_is_this_configs_only_with_its_record() {
+        let mine = id("/srv/a/state", &["版杀一室"]);
+        assert_eq!(check_identity(&mine, Some(&mine), "x"), Identity::Mine);
+        let other = id("/srv/b/state", &["教会 测试局"]);
+        let Identity::Foreign(why) = check_identity(&mine, Some(&other), "127.0.0.1:8080") else {
+            panic!("another record is another daemon")
+        };
+        assert!(
+            why.contains("/srv/b/state") && why.contains("教会 测试局"),
+            "{why}"
+        );
+        assert!(matches!(
+            check_identity(&mine, None, "x"),
+            Identity::Foreign(_)
+        ));
+        // The same record, the config changed since the daemon started: a note.
+        let changed = id("/srv/a/state", &["版杀一室", "新的一局"]);
+        let Identity::Changed(note) = check_identity(&changed, Some(&mine), "x") else {
+            panic!("the same record")
+        };
+        assert!(note.contains("重启"), "{note}");
     }
 }

@@ -35,10 +35,12 @@ pub struct Daemon {
     pub check_clock: std::sync::atomic::AtomicBool,
     /// What the last cycle added to the machine's clock to go by the forum's.
     clock_offset: std::sync::Mutex<Option<chrono::Duration>>,
+    /// What the judge is told about which record each game is (a renamed game kept).
+    notices: Vec<crate::daemon::identity::Notice>,
 }
 
 impl Daemon {
-    pub fn open(settings: Settings) -> anyhow::Result<Daemon> {
+    pub fn open(mut settings: Settings) -> anyhow::Result<Daemon> {
         for g in &settings.games {
             for w in g.warnings() {
                 crate::io::log::line(&format!("config {}: {w}", g.path.display()));
@@ -46,6 +48,9 @@ impl Daemon {
         }
         let store = Store::open(&settings.state_dir)?;
         crate::io::log::line(&format!("store: {}", settings.state_dir.display()));
+        // Before anything is read or sent: a renamed game keeps its record's key.
+        let notices = crate::daemon::identity::settle(&mut settings, &store)?;
+        store.flush_blocking()?;
         let offset = settings
             .games
             .first()
@@ -63,7 +68,36 @@ impl Daemon {
             views: Default::default(),
             check_clock: Default::default(),
             clock_offset: Default::default(),
+            notices,
         })
+    }
+
+    /// Tell the judge, once each, what the start settled about which record a game is.
+    fn tell_identity(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<()> {
+        use crate::daemon::identity::{known, Notice};
+        for n in &self.notices {
+            self.queue(&n.key(), report, || match n {
+                Notice::Renamed {
+                    game,
+                    configured,
+                    id_given,
+                    id,
+                    was,
+                } => {
+                    let k = self
+                        .settings
+                        .games
+                        .iter()
+                        .find(|g| &g.name == game)
+                        .map(known)
+                        .unwrap_or_default();
+                    let configured = id_given.then_some(configured.as_str());
+                    mails::renamed(game, configured, id, was, &k, now)
+                }
+                Notice::Unverified { game, ids } => mails::unverified(game, ids, now),
+            })?;
+        }
+        Ok(())
     }
 
     /// The days being watched at `now`: a vote thread, not yet closed and tallied, and open (or
@@ -371,6 +405,9 @@ impl Daemon {
             report.errors.push(e.to_string());
         }
         if let Err(e) = self.reopen_ruled() {
+            report.errors.push(e.to_string());
+        }
+        if let Err(e) = self.tell_identity(now, &mut report) {
             report.errors.push(e.to_string());
         }
         // Each game as the judge's recorded state leaves it (eliminations added to `dead`). A

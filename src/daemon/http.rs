@@ -36,6 +36,33 @@ pub struct Status {
     /// What is wrong, one line each (empty when `healthy`).
     #[serde(default)]
     pub problems: Vec<String>,
+    /// Which daemon this is, for a client to check it asked its own config's (none from a
+    /// version before it was reported).
+    #[serde(default)]
+    pub identity: Option<Identity>,
+}
+
+/// What tells one daemon from another on the same machine: the record it keeps (one daemon
+/// per state directory: sled locks it) and the games it runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Identity {
+    /// The state directory, as the file system resolves it.
+    pub state_dir: std::path::PathBuf,
+    /// Each game's name and the id its record is kept under.
+    pub games: Vec<(String, String)>,
+}
+
+impl Identity {
+    pub fn of(settings: &crate::domain::settings::Settings) -> Identity {
+        Identity {
+            state_dir: crate::io::files::canonical(&settings.state_dir),
+            games: settings
+                .games
+                .iter()
+                .map(|g| (g.name.clone(), g.id.clone()))
+                .collect(),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -285,6 +312,7 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
             .iter()
             .map(crate::present::dashboard::problem_line)
             .collect(),
+        identity: Some(Identity::of(&d.settings)),
     })
 }
 

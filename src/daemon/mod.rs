@@ -5,6 +5,7 @@
 pub mod cycle;
 pub mod decide;
 pub mod http;
+pub mod identity;
 pub mod reply;
 pub mod service;
 

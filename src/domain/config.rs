@@ -912,7 +912,7 @@ impl GameConfig {
         }
         if !self.id_given {
             out.push(format!(
-                "没有 id：记录按游戏名“{}”区分，改了名字 bansha 会把它当成新的一局（重发所有邮件）；\
+                "没有 id：记录按游戏名“{}”区分；改了名字时 bansha 按投票帖和玩家名单认出这一局（认不准时停下来问）。\
                  请加上一行 id = \"{}\"（以后改名也不要改它）",
                 self.name, self.name
             ));

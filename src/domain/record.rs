@@ -8,6 +8,18 @@ use serde::{Deserialize, Serialize};
 
 type Time = DateTime<FixedOffset>;
 
+/// What the record knows of a game under one key (`daemon::identity`): what tells it apart
+/// when its name changes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KnownGame {
+    /// Its name when it last ran.
+    pub name: String,
+    /// Every vote thread it has had.
+    pub vote_threads: std::collections::BTreeSet<u64>,
+    /// Its players when it last ran.
+    pub players: std::collections::BTreeSet<String>,
+}
+
 /// The stored form of a post (the parser's `Post` is not deserialisable; this mirrors the fields
 /// the rules read).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

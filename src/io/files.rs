@@ -47,3 +47,11 @@ pub fn load_game(path: &Path) -> Result<GameConfig, ConfigError> {
 pub fn load_settings(path: &Path) -> Result<Settings, ConfigError> {
     settings::load_from(path, &Disk)
 }
+
+/// `path` as the file system resolves it (links followed), to compare two configs' directories;
+/// as an absolute path when it does not exist.
+pub fn canonical(path: &Path) -> std::path::PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}

@@ -371,6 +371,15 @@ impl Store {
         Ok(self.events.contains_key(key)?)
     }
 
+    /// The keys of every one-time event done.
+    pub fn event_keys(&self) -> Result<Vec<String>, StoreError> {
+        self.events
+            .iter()
+            .keys()
+            .map(|k| Ok(String::from_utf8_lossy(&k?).into_owned()))
+            .collect()
+    }
+
     pub fn mark_event(&self, key: &str, at: Time) -> Result<(), StoreError> {
         self.events.insert(key, serde_json::to_vec(&at)?)?;
         Ok(())

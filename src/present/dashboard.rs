@@ -157,9 +157,31 @@ pub fn page(d: &Dashboard) -> String {
         h += &game_html(d, g);
     }
     h += RULING_SCRIPT;
+    h += &refresh_script(REFRESH_SECONDS);
     crate::present::html::document("bansha 法官仪表盘", &h).replace(
         "<title>",
-        "<meta http-equiv=\"refresh\" content=\"60\"><title>",
+        &format!("<noscript><meta http-equiv=\"refresh\" content=\"{REFRESH_SECONDS}\"></noscript><title>"),
+    )
+}
+
+/// How often the dashboard reloads itself, in seconds (the page's `?refresh=N` sets another
+/// interval, for a test).
+pub const REFRESH_SECONDS: u32 = 60;
+
+/// The dashboard's own reload, every `seconds` (or the page's `?refresh=N`), which waits while
+/// the judge is writing: a field with the focus, or one holding text (a ruling's reason, a
+/// player, the tally's BBCode) or a choice not yet sent. A reload would erase it, and every
+/// ruling needs its reason. The pause is shown at the top of the page.
+fn refresh_script(seconds: u32) -> String {
+    format!(
+        "<div id=\"bansha-refresh\" style=\"position:fixed;top:0;right:0;background:#fff8e1;padding:2px 8px;font-size:12px\" hidden>有未提交的内容，自动刷新已暂停</div>\
+<script>function banshaRefreshSeconds(){{var s=Number(new URLSearchParams(location.search).get('refresh'));return s>=1?s:{seconds};}}\
+function banshaPending(){{var a=document.activeElement;if(a&&a.matches&&a.matches('input,textarea,select')){{return true;}}\
+var some=function(q,f){{return Array.prototype.some.call(document.querySelectorAll(q),f);}};\
+return some('input,textarea',function(e){{return e.type==='checkbox'||e.type==='radio'?e.checked!==e.defaultChecked:e.value!==e.defaultValue;}})\
+||some('select',function(s){{var d=0;for(var i=0;i<s.options.length;i++){{if(s.options[i].defaultSelected){{d=i;}}}}return s.selectedIndex!==d;}});}}\
+(function(){{var every=banshaRefreshSeconds()*1000;function tick(){{var wait=banshaPending();document.getElementById('bansha-refresh').hidden=!wait;\
+if(wait){{setTimeout(tick,Math.min(every,5000));}}else{{location.reload();}}}}setTimeout(tick,every);}})();</script>"
     )
 }
 

@@ -3,7 +3,7 @@
 
 use crate::domain::config::{DayConfig, GameConfig};
 use crate::domain::mail::Mail;
-use crate::domain::record::StoredPost;
+use crate::domain::record::{KnownGame, StoredPost};
 use crate::domain::rules::checks::PostVerdict;
 use crate::domain::rules::ledger::{Entry, Standing};
 use crate::domain::rules::lurk::{LurkReport, Verdict};
@@ -134,10 +134,28 @@ pub fn tally(
     mail
 }
 
+/// How a mail names one post of a thread: the floor as it was read, the author, and the pid.
+/// Discuz numbers floors by place, so after a deletion a later post is read at a floor an
+/// earlier one was read at; the pid is the post's own, and the judge's link goes by it.
+pub fn post_name(floor: &str, author: &str, pid: u64) -> String {
+    format!("{floor} {author}（pid {pid}）")
+}
+
+/// How a mail names a ballot: a thread post by [`post_name`]; a message or a poll vote by its
+/// own label, which is its own ("短信 <pmid>", "投票机").
+fn ballot_name(b: &Ballot, pid: Option<u64>) -> String {
+    match (pid, &b.source) {
+        (Some(pid), crate::domain::rules::tally::Source::Post) => {
+            post_name(&b.floor, &b.voter, pid)
+        }
+        _ => format!("{} {}", b.floor, b.voter),
+    }
+}
+
 /// A void or late ballot (sent once).
 pub fn void_ballot(g: &GameConfig, d: &DayConfig, b: &Ballot, pid: u64, now: Time) -> Mail {
     Mail::text(
-        subject(g, d.day, &format!("无效票：{} {}", b.floor, b.voter)),
+        subject(g, d.day, &format!("无效票：{}", ballot_name(b, Some(pid)))),
         format!(
             "{} {}（pid {pid}，{}）：{}\n写的对象：{}\n\n（此邮件只发一次。）",
             b.floor,
@@ -165,8 +183,12 @@ pub fn void_digest(
         ballots.len()
     );
     for b in ballots {
+        let pid = match (b.pid, &b.source) {
+            (Some(pid), crate::domain::rules::tally::Source::Post) => format!("pid {pid}，"),
+            _ => String::new(),
+        };
         body += &format!(
-            "{} {}（{}）：{}\n  写的对象：{}\n",
+            "{} {}（{pid}{}）：{}\n  写的对象：{}\n",
             b.floor,
             b.voter,
             b.posted_at.map(fmt).unwrap_or_default(),
@@ -232,7 +254,11 @@ pub fn check_failed(
         subject(
             g,
             d.day,
-            &format!("{}不合格：{} {}", verdict.label, post.floor, post.author),
+            &format!(
+                "{}不合格：{}",
+                verdict.label,
+                post_name(&post.floor, &post.author, post.pid)
+            ),
         ),
         format!(
             "{}（pid {}）\n总字数 {}，去掉引用后 {} 字，字符数 {}；引用 {} 字（{:.1}%）；重复句子 {} 字（{:.1}%）\n不合格：{}\n",
@@ -557,7 +583,10 @@ pub fn edited(
         subject(
             g,
             d.day,
-            &format!("投票被编辑：{} {}", after.floor, after.author),
+            &format!(
+                "投票被编辑：{}",
+                post_name(&after.floor, &after.author, after.pid)
+            ),
         ),
         format!(
             "{} {}（pid {}）的帖子内容变了。\n{notice}\n{}\n之前看到的内容：\n{}\n\n{} 看到的内容：\n{}\n",
@@ -624,7 +653,10 @@ pub fn gone(
         subject(
             g,
             d.day,
-            &format!("投票帖消失：{} {}", last.floor, last.author),
+            &format!(
+                "投票帖消失：{}",
+                post_name(&last.floor, &last.author, last.pid)
+            ),
         ),
         format!(
             "{} {}（pid {}）的帖子在论坛上看不到了（被删除或进入回收站）。{seen}\n{counted}\n最后看到的内容：\n{}\n",
@@ -727,7 +759,10 @@ pub fn edit_storm(
         subject(
             g,
             d.day,
-            &format!("投票被反复编辑：{} {}", last.floor, last.author),
+            &format!(
+                "投票被反复编辑：{}",
+                post_name(&last.floor, &last.author, last.pid)
+            ),
         ),
         format!(
             "{} {}（pid {}）在 {} 到 {} 之间又编辑了 {count} 次（每个帖子半小时内的编辑合并成一封邮件）。\n{notice}\n{}\n最后看到的内容：\n{}\n",
@@ -848,4 +883,96 @@ pub fn overtime(
         ),
         now,
     )
+}
+
+/// A renamed game whose record is kept (`daemon::identity`): told once per rename, with the
+/// `id` line that makes it plain in the config. `configured`: the id the config gives (its
+/// name when it gives none).
+pub fn renamed(
+    name: &str,
+    configured: Option<&str>,
+    id: &str,
+    was: &str,
+    known: &KnownGame,
+    now: Time,
+) -> Mail {
+    let threads: Vec<String> = known.vote_threads.iter().map(|t| t.to_string()).collect();
+    let said = match configured {
+        Some(c) => format!("配置里写的 id 是“{c}”，记录里没有它"),
+        None => format!("配置里没有 id，记录里也没有名字“{name}”"),
+    };
+    Mail::text(
+        format!("[{name}] 游戏改名：沿用“{was}”的记录，不重发"),
+        format!(
+            "{said}；但记录里的“{was}”（记录键“{id}”）用的是同样的投票帖（tid {}）和同样的玩家名单：是同一局改了名字。\n\
+             bansha 沿用它的记录：已发的邮件不再重发，裁定、记录和计票照旧。\n\n\
+             请在这局的配置里写上一行（以后改名也不要改它）：\n  id = \"{id}\"\n",
+            threads.join("、")
+        ),
+        now,
+    )
+}
+
+/// A game new to a record an older bansha made, which holds games under `ids` whose vote
+/// threads it did not note: told once, in case it is one of them renamed.
+pub fn unverified(name: &str, ids: &[String], now: Time) -> Mail {
+    Mail::text(
+        format!("[{name}] 记录里没有这一局：如果是改名，请写 id"),
+        format!(
+            "记录里没有“{name}”。记录里另有 bansha 较早版本记下的：{}；那时没有记下投票帖，无法核对是不是这一局。\n\
+             如果这局是其中一局改了名字，请在它的配置里写 id = \"旧名\" 后重启，已发的邮件就不会重发；如果是新的一局，不用理会。\n",
+            ids.join("、")
+        ),
+        now,
+    )
+}
+
+/// Why the daemon does not start: `g` shares vote threads with recorded games that are not
+/// surely it. What to write either way.
+pub fn identity_question(g: &GameConfig, like: &[(String, KnownGame)]) -> String {
+    let mine: std::collections::BTreeSet<&String> = g.roster.players.iter().collect();
+    let mut s = format!(
+        "游戏“{}”（{}）：记录里没有“{}”，但记录里有用同样投票帖的游戏：",
+        g.name,
+        g.path.display(),
+        g.id
+    );
+    for (id, k) in like {
+        let threads: Vec<String> = k.vote_threads.iter().map(|t| t.to_string()).collect();
+        let only_old: Vec<&str> = k
+            .players
+            .iter()
+            .filter(|p| !mine.contains(p))
+            .map(String::as_str)
+            .collect();
+        let only_new: Vec<&str> = mine
+            .iter()
+            .filter(|p| !k.players.contains(**p))
+            .map(|p| p.as_str())
+            .collect();
+        s += &format!("“{}”（投票帖 tid {}", k.name, threads.join("、"));
+        if !only_old.is_empty() || !only_new.is_empty() {
+            s += &format!(
+                "；玩家名单不同：记录里有而配置里没有 {}，配置里有而记录里没有 {}",
+                if only_old.is_empty() {
+                    "无".into()
+                } else {
+                    only_old.join("、")
+                },
+                if only_new.is_empty() {
+                    "无".into()
+                } else {
+                    only_new.join("、")
+                }
+            );
+        }
+        s += &format!("；记录键 id = \"{id}\"）");
+    }
+    s += &format!(
+        "。bansha 不猜是不是同一局：如果是同一局改了名字，请在配置里写上那一局的 id（如 id = \"{}\"）；\
+         如果是新的一局，请写 id = \"{}\"。改好后再启动。",
+        like.first().map(|(id, _)| id.as_str()).unwrap_or_default(),
+        g.id
+    );
+    s
 }

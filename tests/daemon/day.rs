@@ -463,9 +463,13 @@ async fn required_posts_are_checked_and_failures_mailed_once() {
     // quotes “今天先观察，不急着投票” and “切割队友” inline, which leaves 292 words of her own
     // (L47 "除去引用部分，必须够301字"; inline quotations are quotes, L58).
     assert_eq!(first.len(), 36, "{first:#?}");
-    assert!(first.iter().any(|s| s.ends_with("报道不合格：33# 冷雪")));
+    assert!(first
+        .iter()
+        .any(|s| s.ends_with("报道不合格：33# 冷雪（pid 64）")));
     assert!(
-        first.iter().any(|s| s.ends_with("报道不合格：沙发 大灰狼")),
+        first
+            .iter()
+            .any(|s| s.ends_with("报道不合格：沙发 大灰狼（pid 21）")),
         "{first:#?}"
     );
     assert!(
@@ -477,7 +481,7 @@ async fn required_posts_are_checked_and_failures_mailed_once() {
     let m = mailbox.mails.lock().unwrap().clone();
     let sofa = m
         .iter()
-        .find(|m| summary(m).1.ends_with("报道不合格：沙发 大灰狼"))
+        .find(|m| summary(m).1.ends_with("报道不合格：沙发 大灰狼（pid 21）"))
         .unwrap();
     assert!(body(sofa).contains("总字数 3，少于 301"), "{}", body(sofa));
     // Round 1 (day 1) closed at 12:00 on the 28th (seed 004 L48): 大灰狼's report from the 27th

@@ -23,5 +23,7 @@ mod dashboard;
 mod day;
 mod disk;
 mod faults;
+mod identity;
 mod judge_state;
+mod refresh;
 mod secrets;

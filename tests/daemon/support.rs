@@ -219,6 +219,10 @@ pub(crate) struct Forum {
     pub(crate) asked_ppp: usize,
     /// The (page, `ppp`) of each thread-page request, in order.
     pub(crate) ppp_log: Vec<(usize, usize)>,
+    /// Number the vote thread's floors from the posts visible now, as Discuz does when it
+    /// numbers by place on the page (a deletion moves every later post up a floor); else the
+    /// captured numbers.
+    pub(crate) renumber: bool,
 }
 
 /// The answer with the forum's `Date` when the forum's clock is set apart from the real one.
@@ -304,6 +308,11 @@ impl Forum {
         if self.at < 1795957530 {
             for p in visible.iter_mut().filter(|p| p["pid"] == "98") {
                 p["message"] = Value::String("投票对象：冷雪<br />\n投票理由：她改票太随意".into());
+            }
+        }
+        if self.renumber {
+            for (i, p) in visible.iter_mut().enumerate() {
+                p["number"] = Value::String((i + 1).to_string());
             }
         }
         for p in visible.iter_mut() {
@@ -503,6 +512,7 @@ pub(crate) async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
         honour_ppp: false,
         asked_ppp: 10,
         ppp_log: Vec::new(),
+        renumber: false,
     }));
     let server = MockServer::start().await;
     Mock::given(method("HEAD"))
