@@ -61,7 +61,8 @@ impl Respond for PollResponder {
                 .set_body_bytes(serde_json::to_vec(&v).unwrap());
         }
         // The voter list of one option.
-        let option: u64 = q["polloptionid"].parse().unwrap();
+        // Without an option, Discuz shows the first one's list (with the selector of all).
+        let option: u64 = q.get("polloptionid").map_or(1, |o| o.parse().unwrap());
         let captured = std::fs::read_to_string(
             common::fixtures().join("discuz/poll/viewvote_tid5_option3_judge_inajax.xml"),
         )
@@ -482,6 +483,76 @@ pub(crate) async fn a_poll_whose_voter_lists_are_short_holds_the_final_until_the
     assert!(finals[0].contains("李逵 2 票"), "{}", finals[0]);
     assert!(!finals[0].contains("大灰狼（未投票"), "{}", finals[0]);
     assert!(!finals[0].contains("投票机名单不全"), "{}", finals[0]);
+}
+
+/// The desktop poll as a voter sees it offers no vote form, so no option ids: the daemon takes
+/// them from the voter list's own option selector and reads every list, so the poll's record
+/// names every voter (L73, L77) and the final is mailed, not held. Served: the captured page of
+/// a voter (大灰狼) and voter lists with the voters the captured counts call for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn a_desktop_poll_without_option_ids_is_read_through_the_voter_lists() {
+    let (mailbox, smtp_port) = smtp();
+    let server = MockServer::start().await;
+    let state = Arc::new(Mutex::new(PollState::default()));
+    state.lock().unwrap().votes = vec![
+        ("小飞", "大灰狼"),
+        ("花千树", "大灰狼"),
+        ("超人", "大灰狼"),
+        ("大灰狼", "小飞"),
+        ("不见", "李逵"),
+        ("蝈蝈", "李逵"),
+        ("yucca", "李逵"),
+        ("雪罂子", "李逵"),
+        ("李逵", "花千树"),
+        ("冷雪", "蝈蝈"),
+        ("小熊维尼", "超人"),
+        ("音乐虫子", "弃权"),
+    ];
+    mount_poll(&server, "5", state.clone(), 1).await;
+    Mock::given(method("GET"))
+        .and(path("/forum.php"))
+        .and(query_param("mod", "viewthread"))
+        .and(query_param("tid", "5"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(
+                std::fs::read(
+                    common::fixtures()
+                        .join("discuz/poll/viewthread_tid5_poll_as_voter_dahuilang.html"),
+                )
+                .unwrap(),
+                "text/html; charset=utf-8",
+            ),
+        )
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("source = \"api\"", "source = \"desktop\"");
+    std::fs::write(&config, text).unwrap();
+    std::fs::write(dir.path().join("games/banshayishi-12.toml"), poll_game()).unwrap();
+    let r = cycle_at(&config, "2026-11-29 21:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let requests = state.lock().unwrap().requests.clone();
+    for id in [1, 2, 3, 4, 7, 9, 13] {
+        assert!(
+            requests
+                .iter()
+                .any(|q| q.contains(&format!("polloptionid={id}&"))),
+            "option {id}: {requests:?}"
+        );
+    }
+    let subjects = subject_lines(&mailbox);
+    assert!(
+        !subjects.iter().any(|s| s.contains("投票机名单不全")),
+        "{subjects:?}"
+    );
+    let finals = final_texts(&mailbox);
+    assert_eq!(finals.len(), 1, "{subjects:?}");
+    assert!(finals[0].contains("李逵 4 票"), "{}", finals[0]);
+    assert!(finals[0].contains("李逵 出局"), "{}", finals[0]);
+    assert!(!finals[0].contains("大灰狼（未投票"), "{}", finals[0]);
 }
 
 /// qipan votes by private message: the daemon logs in as the judge, reads the inbox (API v1,
