@@ -536,3 +536,190 @@ fn a_ballot_posted_in_the_thread_is_void_and_not_a_suicide() {
     assert_eq!(consequence("小飞"), None);
     assert_eq!(json["counts"][0]["votes"], 1.0, "{json}");
 }
+
+/// A bansha42 game file in `dir` (the captured roster), day 1 voting in the poll of tid 5.
+fn poll_game_file(dir: &std::path::Path) -> std::path::PathBuf {
+    let game = dir.join("g.toml");
+    let base = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("config/examples/banshayishi-12.toml"),
+    )
+    .unwrap();
+    let roster = &base[base.find("[roster]").unwrap()..base.find("[[days]]").unwrap()];
+    std::fs::write(
+        &game,
+        format!("ruleset = \"bansha42\"\nname = \"测试局\"\nid = \"test\"\n{roster}{DAY1}"),
+    )
+    .unwrap();
+    game
+}
+
+/// `bansha tally` (the binary) on saved pages after day 1's close: the JSON and the BBCode.
+fn tally_offline(
+    game: &std::path::Path,
+    pages: &[std::path::PathBuf],
+) -> (serde_json::Value, String) {
+    let run = |json: bool| {
+        let mut cmd = assert_cmd::Command::cargo_bin("bansha").unwrap();
+        cmd.args(["tally", "--day", "1", "--at", AFTER, "--config"])
+            .arg(game);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.args(pages).assert().success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    (serde_json::from_str(&run(true)).unwrap(), run(false))
+}
+
+fn consequence(json: &serde_json::Value, player: &str) -> Option<String> {
+    json["non_voters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["player"] == player)
+        .map(|n| n["consequence"].as_str().unwrap().to_string())
+}
+
+/// L72 "请使用投票机投票，如未用投票机，所投票视为废票，不算自杀", offline: `bansha tally` on the saved
+/// poll thread reads its replies as well as the poll. 冷雪's "票 李逵" there is a void ballot with
+/// its reason, and 冷雪 is not a suicide; 大灰狼, who neither voted nor posted, is (L73).
+/// The poll is the captured one with the options whose voter lists were not captured set to 0.
+#[test]
+fn offline_a_ballot_in_the_poll_thread_is_void_and_not_a_suicide() {
+    let seed = std::fs::read_to_string(common::fixtures().join("seeds").join(SEED)).unwrap();
+    assert!(seed
+        .lines()
+        .nth(71)
+        .unwrap()
+        .contains("如未用投票机，所投票视为废票，不算自杀"));
+    let dir = tempfile::tempdir().unwrap();
+    let game = poll_game_file(dir.path());
+    let page = common::derived_poll_page(
+        dir.path(),
+        "poll.json",
+        &[(2, 0), (4, 0), (7, 0), (9, 0)],
+        8,
+        &[common::post(130, "冷雪", "2026-11-29 20:15:00", "票 李逵")],
+    );
+    let mut pages = vec![page];
+    pages.extend(common::captured_voter_lists());
+    let (json, text) = tally_offline(&game, &pages);
+    let b = json["ballots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["pid"] == 130)
+        .unwrap_or_else(|| panic!("no ballot from the thread: {}", json["ballots"]));
+    assert_eq!(b["valid"], false, "{b}");
+    assert!(
+        b["reason"].as_str().unwrap().contains("须用投票机投票"),
+        "{b}"
+    );
+    assert_eq!(
+        consequence(&json, "冷雪").as_deref(),
+        Some("未用投票机投票（版面上的投票作废），不算自杀")
+    );
+    assert_eq!(
+        consequence(&json, "大灰狼").as_deref(),
+        Some("未投票，按自杀出局")
+    );
+    assert!(!text.contains("冷雪（未投票，按自杀出局）"), "{text}");
+    assert!(
+        text.contains("冷雪（未用投票机投票（版面上的投票作废），不算自杀）"),
+        "{text}"
+    );
+    assert!(
+        text.contains("本局须用投票机投票，版面上的投票视为废票"),
+        "{text}"
+    );
+}
+
+/// L73 "以投票机数据为准。逾期不投票的判为自杀", L77 "数据以投票机统计的为准": who voted is the poll's
+/// own record. Where the saved pages do not name every voter the poll counts, `bansha tally` says
+/// in its output what is missing and names no one who may have voted a suicide. Every way the
+/// counts and the lists can disagree: lists missing (the captured poll: options 2, 4, 7 and 9
+/// have a vote each and no list), a list shorter than its count, the poll's count of voters above
+/// the names in its lists.
+#[test]
+fn offline_a_poll_whose_voter_lists_are_incomplete_names_no_possible_voter_a_suicide() {
+    let seed = std::fs::read_to_string(common::fixtures().join("seeds").join(SEED)).unwrap();
+    assert!(seed
+        .lines()
+        .nth(72)
+        .unwrap()
+        .contains("以投票机数据为准。逾期不投票的判为自杀"));
+    assert!(seed
+        .lines()
+        .nth(76)
+        .unwrap()
+        .contains("数据以投票机统计的为准"));
+    let dir = tempfile::tempdir().unwrap();
+    let game = poll_game_file(dir.path());
+    let captured = common::fixtures().join("discuz/poll/mobile_v1_viewthread_tid5_judge.json");
+    let short = common::derived_poll_page(
+        dir.path(),
+        "short.json",
+        &[(2, 0), (3, 5), (4, 0), (7, 0), (9, 0)],
+        9,
+        &[],
+    );
+    let uncounted = common::derived_poll_page(
+        dir.path(),
+        "uncounted.json",
+        &[(2, 0), (4, 0), (7, 0), (9, 0)],
+        9,
+        &[],
+    );
+    let cases: [(&std::path::PathBuf, &[&str]); 3] = [
+        (
+            &captured,
+            &[
+                "选项“小飞”：投票机显示 1 票，没有读到参与人名单（viewvote&polloptionid=2）",
+                "选项“超人”：投票机显示 1 票，没有读到参与人名单（viewvote&polloptionid=9）",
+            ],
+        ),
+        (
+            &short,
+            &["选项“李逵”：投票机显示 5 票，参与人名单上只有 4 人"],
+        ),
+        (
+            &uncounted,
+            &["投票机显示共 9 人参与投票，参与人名单上只有 8 人"],
+        ),
+    ];
+    for (poll, missing) in cases {
+        let mut pages = vec![poll.clone()];
+        pages.extend(common::captured_voter_lists());
+        let (json, text) = tally_offline(&game, &pages);
+        assert!(text.contains("[b]投票机名单不全[/b]"), "{text}");
+        for m in missing {
+            assert!(text.contains(m), "{m}: {text}");
+        }
+        // No living player whose vote is unknown is named a suicide.
+        for p in ["大灰狼", "李逵", "冷雪", "小熊维尼"] {
+            assert!(
+                !text.contains(&format!("{p}（未投票，按自杀出局）")),
+                "{p}: {text}"
+            );
+            let c = consequence(&json, p).unwrap();
+            assert!(c.contains("投票机名单不全，无法确认是否投票"), "{p}: {c}");
+        }
+        // 音乐虫子's vote is in a list (弃权, void: L85), and a player has one vote on day 1: he
+        // is none of the unnamed voters, and L73 stands for him.
+        assert_eq!(
+            consequence(&json, "音乐虫子").as_deref(),
+            Some("未投票，按自杀出局"),
+            "{text}"
+        );
+        assert!(!json["poll_gaps"].as_array().unwrap().is_empty(), "{json}");
+        assert!(
+            json["outcome"]["note"]
+                .as_str()
+                .unwrap()
+                .contains("投票机名单不全"),
+            "{}",
+            json["outcome"]
+        );
+    }
+}

@@ -36,7 +36,7 @@ fn page_error(path: &std::path::Path, what: &str, e: &PageError) -> String {
 }
 
 /// Whether a page is a poll's voter list rather than the poll itself.
-fn is_voter_list(bytes: &[u8]) -> bool {
+pub fn is_voter_list(bytes: &[u8]) -> bool {
     let probe = String::from_utf8_lossy(&bytes[..bytes.len().min(200_000)]);
     probe.contains("voterlist") && !probe.contains("class=\"pcht\"")
 }
@@ -65,6 +65,10 @@ pub fn read_poll(paths: &[PathBuf], opts: &ParseOptions, problems: &mut Problems
         }
         match parse_poll(&bytes, None, opts) {
             Ok(p) => poll = Some(p),
+            // A later page of the poll thread: replies only (the tally reads them).
+            Err(e)
+                if e.kind == bansha_parsers::PageErrorKind::NotAThreadPage
+                    && bansha_parsers::parse_thread_page(&bytes, None, opts).is_ok() => {}
             Err(e) => problems.errors.push(page_error(path, "投票机页面", &e)),
         }
     }

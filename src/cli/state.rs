@@ -207,6 +207,17 @@ pub fn confirm(
         _ => d.closes_at,
     };
     let now = read.newest.unwrap_or(close).max(close);
+    // A poll whose lists do not name every voter gives no result to confirm (bansha42 L77).
+    if !read.poll_gaps.is_empty() {
+        writeln!(
+            err,
+            "错误：投票机名单不全，结果不能作准：请把缺的参与人页面（viewvote）一起保存后再确认"
+        )?;
+        for g in &read.poll_gaps {
+            writeln!(err, "  {}", crate::present::bbcode::poll_gap(g))?;
+        }
+        return Ok(1);
+    }
     let tally = match crate::domain::rules::tally_with(&game, day, round, now, &read.posts, &casts)
     {
         Ok(t) => t,

@@ -26,6 +26,8 @@ pub struct Pages {
     pub warnings: Vec<String>,
     /// The newest server time (footer) or post time seen.
     pub newest: Option<DateTime<FixedOffset>>,
+    /// Where the saved poll's counts and voter lists disagree (a poll day).
+    pub poll_gaps: Vec<rules::channels::PollGap>,
 }
 
 /// Read saved thread pages. A page that cannot be read is an error (a tally missing a page
@@ -115,12 +117,15 @@ pub fn read_pages(
         posts,
         warnings,
         newest,
+        poll_gaps: Vec::new(),
     })
 }
 
 /// Read the saved pages a day's ballots come in, by the rules' `vote.source`: vote-thread pages,
 /// private-message pages (qipan), or poll pages with their voter lists (bansha42). From saved
-/// poll pages bansha sees one reading, taken at `at`: the order of the votes is unknown.
+/// poll pages bansha sees one reading, taken at `at`: the order of the votes is unknown. The poll
+/// thread's pages are read for their replies too: a ballot posted there is void and its author
+/// is no suicide (bansha42 L72 "如未用投票机，所投票视为废票，不算自杀").
 pub fn read_ballots(
     game: &crate::domain::config::GameConfig,
     day: &crate::domain::config::DayConfig,
@@ -151,6 +156,7 @@ pub fn read_ballots(
                     posts,
                     warnings: strip_label(problems.notes),
                     newest,
+                    poll_gaps: Vec::new(),
                 },
                 Vec::new(),
             ))
@@ -159,23 +165,34 @@ pub fn read_ballots(
             let mut problems = Problems::default();
             let poll = crate::cli::poll_pm::read_poll(paths, opts, &mut problems);
             fatal(&problems)?;
+            // The thread's replies: every page but the voter lists.
+            let thread: Vec<PathBuf> = paths
+                .iter()
+                .filter(|p| std::fs::read(p).is_ok_and(|b| !crate::cli::poll_pm::is_voter_list(&b)))
+                .cloned()
+                .collect();
+            let replies = read_pages(&thread, charset, opts)?;
             let Some(poll) = poll else {
                 anyhow::bail!(
                     "没有读到投票机（本局在投票机投票，需要投票帖页面或手机接口的 viewthread）"
                 );
             };
             let at = at.unwrap_or(day.closes_at).min(day.closes_at);
-            let casts = rules::channels::PollLog::default().observe(&poll, at);
+            let mut log = rules::channels::PollLog::default();
+            let casts = log.observe(&poll, at);
             problems.notes.push(
                 "保存的页面只是投票机的一次读取，看不出票的先后：平票时按同时到达处理。\
                  守护进程每次轮询都会记录新出现的票，先后以它的记录为准"
                     .into(),
             );
+            let mut warnings = strip_label(problems.notes);
+            warnings.extend(replies.warnings);
             Ok((
                 Pages {
-                    posts: Vec::new(),
-                    warnings: strip_label(problems.notes),
+                    posts: replies.posts,
+                    warnings,
                     newest: Some(at),
+                    poll_gaps: log.gaps,
                 },
                 casts,
             ))
@@ -247,7 +264,13 @@ pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
     } else {
         game
     };
-    let tally = match rules::tally_with(&game, args.day, args.round, now, &pages.posts, &casts) {
+    let inputs = rules::Inputs {
+        posts: &pages.posts,
+        casts: &casts,
+        poll_gaps: &pages.poll_gaps,
+        rulings: &[],
+    };
+    let tally = match rules::tally_of(&game, args.day, args.round, now, &inputs) {
         Ok(t) => t,
         Err(e) => {
             writeln!(err, "错误：{e}")?;

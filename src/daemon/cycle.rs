@@ -21,6 +21,12 @@ use std::sync::atomic::Ordering;
 
 type Time = DateTime<FixedOffset>;
 
+/// The name of a poll's failure streak: its own, apart from the thread it sits in (tid), so a
+/// thread that reads fine does not end the streak of a poll (or a voter list) that does not.
+fn poll_streak(tid: u64) -> String {
+    format!("{tid}/poll")
+}
+
 pub struct Daemon {
     pub settings: Settings,
     pub store: Store,
@@ -536,17 +542,13 @@ impl Daemon {
         };
         let lock_due = decide::lock_due(g, d, &record, now);
         let close_due = now >= d.closes_at;
-        // A poll day's thread carries no ballots: the poll is read below instead. A full scan
-        // (catches edits and deletions) at the start, at the lock and at the close.
+        // A full scan (catches edits and deletions) at the start, at the lock and at the close.
+        // A poll day's thread is read too: its votes are in the poll (read with the tally), but a
+        // ballot posted in the thread is void and tells that its author is no suicide (bansha42
+        // L72 "如未用投票机，所投票视为废票，不算自杀").
         // A ballot source that could not be read this cycle: its record may miss ballots.
         let mut stale = false;
-        let thread = if g.rules.vote.source == BallotSource::Poll {
-            self.recovered(tid)?;
-            Ok(Vec::new())
-        } else {
-            self.read_thread(tid, lock_due || close_due, now).await?
-        };
-        match thread {
+        match self.read_thread(tid, lock_due || close_due, now).await? {
             Ok(changes) => {
                 for c in &changes {
                     match c {
@@ -633,6 +635,8 @@ impl Daemon {
             now,
         );
         self.carry_out(g, d, &tally, &effects, now, report)?;
+        // A final held for the poll's lists holds what follows from the final too.
+        let stale = stale || (close_due && decide::held_for_poll(&tally));
         if round == 1 && close_due && !stale {
             self.roll_call(g, d, now, report)?;
         }
@@ -767,14 +771,23 @@ impl Daemon {
             self.store.posts_as_of(tid, now)?
         };
         // Ballots that are not thread posts: the poll (bansha42), the judge's inbox (qipan).
-        let (posts, casts) = match g.rules.vote.source {
-            BallotSource::Thread => (posts, Vec::new()),
+        let (posts, poll) = match g.rules.vote.source {
+            BallotSource::Thread => (posts, Default::default()),
             BallotSource::Poll => (posts, self.read_poll(g, tid, now, report).await?),
-            BallotSource::Pm => (self.read_pms(g, d, now, report).await?, Vec::new()),
+            BallotSource::Pm => (self.read_pms(g, d, now, report).await?, Default::default()),
         };
         let rulings = self.rulings(g)?;
-        Ok(rules::tally_ruled(
-            g, d.day, round, now, &posts, &casts, &rulings,
+        Ok(rules::tally_of(
+            g,
+            d.day,
+            round,
+            now,
+            &rules::Inputs {
+                posts: &posts,
+                casts: &poll.casts,
+                poll_gaps: &poll.gaps,
+                rulings: &rulings,
+            },
         )?)
     }
 
@@ -950,7 +963,12 @@ impl Daemon {
     /// problem. (The read after a streak picks up every post made during it, with the forum's
     /// times; 潜水 withholds verdicts only while a counted thread is still unreadable.)
     fn recovered(&self, tid: u64) -> anyhow::Result<()> {
-        self.store.remove_meta(&format!("failing_since/{tid}"))?;
+        self.recovered_streak(&tid.to_string())
+    }
+
+    /// `recovered` for a failure streak by its name (a thread's tid, `poll_streak` for a poll).
+    fn recovered_streak(&self, streak: &str) -> anyhow::Result<()> {
+        self.store.remove_meta(&format!("failing_since/{streak}"))?;
         self.store.remove_meta("login_failing_since")?;
         Ok(())
     }
@@ -965,6 +983,19 @@ impl Daemon {
         now: Time,
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
+        self.failed_streak(g, tid, &tid.to_string(), e, now, report)
+    }
+
+    /// `failed`, continuing the failure streak named `name` (see `recovered_streak`).
+    fn failed_streak(
+        &self,
+        g: &GameConfig,
+        tid: u64,
+        name: &str,
+        e: &FetchError,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
         let streak = |key: &str| -> anyhow::Result<Time> {
             Ok(match self.store.get_meta::<Time>(key)? {
                 Some(t) => t,
@@ -974,7 +1005,7 @@ impl Daemon {
                 }
             })
         };
-        let since = streak(&format!("failing_since/{tid}"))?;
+        let since = streak(&format!("failing_since/{name}"))?;
         let failure = decide::Failure {
             tid,
             since,
@@ -1228,15 +1259,19 @@ impl Daemon {
                 }
             }
         }
-        // A day whose first read failed left no view: its vote thread counts too.
+        // A day whose first read failed left no view: its vote thread counts too, and so does
+        // a poll that cannot be read (its own streak).
         for g in &self.settings.games {
             for d in &g.days {
                 if let Some(tid) = d.vote_thread {
-                    if let Ok(Some(since)) =
-                        self.store.get_meta::<Time>(&format!("failing_since/{tid}"))
-                    {
-                        if !out.iter().any(|(t, _)| *t == tid) {
-                            out.push((tid, since));
+                    for streak in [tid.to_string(), poll_streak(tid)] {
+                        if let Ok(Some(since)) = self
+                            .store
+                            .get_meta::<Time>(&format!("failing_since/{streak}"))
+                        {
+                            if !out.iter().any(|(t, _)| *t == tid) {
+                                out.push((tid, since));
+                            }
                         }
                     }
                 }
@@ -1418,9 +1453,15 @@ impl Daemon {
                 if let Some(x) = g.days.iter_mut().find(|x| x.day == d.day) {
                     x.sheriff = d.sheriff.clone();
                 }
-                let (posts, casts) = self.recorded_ballots(&g, &d, now)?;
+                let (posts, poll) = self.recorded_ballots(&g, &d, now)?;
                 let rulings = self.rulings(&g)?;
-                let tally = rules::tally_ruled(&g, d.day, 1, now, &posts, &casts, &rulings)?;
+                let inputs = rules::Inputs {
+                    posts: &posts,
+                    casts: &poll.casts,
+                    poll_gaps: &poll.gaps,
+                    rulings: &rulings,
+                };
+                let tally = rules::tally_of(&g, d.day, 1, now, &inputs)?;
                 let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
                 let lurk = if lurk_on {
                     self.lurk_report(&g, &d, &tally, d.closes_at, now)?
@@ -1452,23 +1493,23 @@ impl Daemon {
         g: &GameConfig,
         d: &DayConfig,
         now: Time,
-    ) -> anyhow::Result<(Vec<bansha_parsers::Post>, Vec<rules::Cast>)> {
+    ) -> anyhow::Result<(Vec<bansha_parsers::Post>, rules::channels::PollLog)> {
         let tid = d.vote_thread.expect("days with a vote thread");
         let posts = self.store.posts_at_close(tid, d.closes_at, now)?;
         Ok(match g.rules.vote.source {
-            BallotSource::Thread => (posts, Vec::new()),
+            BallotSource::Thread => (posts, Default::default()),
             BallotSource::Poll => {
                 let log: rules::channels::PollLog = self
                     .store
                     .get_meta(&format!("poll/{tid}/log"))?
                     .unwrap_or_default();
-                (posts, log.casts)
+                (posts, log)
             }
             BallotSource::Pm => {
                 let messages: std::collections::BTreeMap<u64, bansha_parsers::pm::PrivateMessage> =
                     self.store.get_meta("pm/messages")?.unwrap_or_default();
                 let all: Vec<_> = messages.into_values().collect();
-                (rules::channels::pm_posts(g, d, &all), Vec::new())
+                (rules::channels::pm_posts(g, d, &all), Default::default())
             }
         })
     }
@@ -1711,33 +1752,36 @@ impl Daemon {
     }
 
     /// Read the poll once (only options whose count changed get their voter lists fetched),
-    /// log each vote as first seen, and return every vote logged so far. A failed reading is
-    /// reported like a failed page and leaves the log as it was.
+    /// log each vote as first seen, and return the log: every vote logged so far, and where the
+    /// last reading's counts and voter lists disagree. A failed reading is reported like a
+    /// failed page (a failure streak of its own: the thread it sits in may read fine) and leaves
+    /// the log as it was.
     async fn read_poll(
         &self,
         g: &GameConfig,
         tid: u64,
         now: Time,
         report: &mut CycleReport,
-    ) -> anyhow::Result<Vec<rules::Cast>> {
+    ) -> anyhow::Result<rules::channels::PollLog> {
         let last_key = format!("poll/{tid}/last");
         let log_key = format!("poll/{tid}/log");
+        let streak = poll_streak(tid);
         let mut log: rules::channels::PollLog = self.store.get_meta(&log_key)?.unwrap_or_default();
         if log.readings.last().is_some_and(|t| *t >= now) {
-            return Ok(log.casts);
+            return Ok(log);
         }
         let previous: Option<bansha_parsers::poll::Poll> = self.store.get_meta(&last_key)?;
         match self.forum.poll(tid, previous.as_ref()).await {
             Ok(poll) => {
-                self.recovered(tid)?;
+                self.recovered_streak(&streak)?;
                 let new = log.observe(&poll, now);
                 report.new_posts += new.len();
                 self.store.set_meta(&last_key, &poll)?;
                 self.store.set_meta(&log_key, &log)?;
             }
-            Err(e) => self.failed(g, tid, &e, now, report)?,
+            Err(e) => self.failed_streak(g, tid, &streak, &e, now, report)?,
         }
-        Ok(log.casts)
+        Ok(log)
     }
 
     /// Read the judge's inbox (only conversations with something new), keep every message, and

@@ -162,11 +162,17 @@ pub fn leaders(tally: &Tally) -> (String, f64) {
     (names.join("、"), top)
 }
 
+/// A closed round's tally that cannot be final: the poll's counts and voter lists disagree.
+pub fn held_for_poll(tally: &Tally) -> bool {
+    !tally.poll_gaps.is_empty()
+}
+
 /// Which mails and events are due for a watched day at `now`.
 ///
 /// Each void ballot is mailed once. Before the close: the lock window's start (once), a change
 /// of leader, the periodic interim tally. At the close: nothing while the record is `stale` (the
-/// final tally waits for a complete reading); otherwise the final tally, the close event, the
+/// final tally waits for a complete reading), only the mail saying why while the poll's voter
+/// lists do not name every vote (`held_for_poll`); otherwise the final tally, the close event, the
 /// after-close look when this reading is already late enough to count as it, and 潜水 (held for
 /// the after-close look while a counted thread is unreadable).
 pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
@@ -211,6 +217,15 @@ pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
                 kind: TallyMail::Interim { hours },
             });
         }
+    } else if !input.stale && held_for_poll(tally) {
+        // The poll counts votes its lists do not name (or the other way round): who voted is
+        // not known, so there is no final, 潜水 or close yet (bansha42 L73 "以投票机数据为准", L77
+        // "数据以投票机统计的为准"). The judge is told once why the final waits; each cycle reads
+        // the lists again.
+        out.push(Effect::Mail {
+            key: event_key_at(g, d, "pollgaps", input.record.revision),
+            kind: TallyMail::Held,
+        });
     } else if !input.stale {
         let key = event_key_at(g, d, "close", input.record.revision);
         out.push(Effect::Mail {

@@ -398,7 +398,9 @@ impl Forum {
 
     /// A reading of a poll thread: options and counts, and the voters of each option. Only the
     /// options whose count changed since `previous` have their voter lists fetched (100 per
-    /// page); the others keep the voters read before.
+    /// page); the others keep the voters read before, where those named every vote counted (a
+    /// list read short is read again). A page that gives no option ids (the desktop poll of one
+    /// who has voted) has them from the voter list's own option selector.
     pub async fn poll(
         &self,
         tid: u64,
@@ -417,6 +419,22 @@ impl Forum {
         let mut poll = self
             .parsed(&rel, |b, ct| bansha_parsers::poll::parse_poll(b, ct, &opts))
             .await?;
+        let named = |v: &[bansha_parsers::poll::PollVoter]| {
+            v.iter().filter(|v| !v.name.trim().is_empty()).count()
+        };
+        if poll.options.iter().any(|o| o.votes > 0 && o.id.is_none()) {
+            let rel = format!("forum.php?mod=misc&action=viewvote&tid={tid}&inajax=1");
+            let list = self
+                .parsed(&rel, bansha_parsers::poll::parse_voters)
+                .await?;
+            for o in poll.options.iter_mut().filter(|o| o.id.is_none()) {
+                o.id = list
+                    .options
+                    .iter()
+                    .find(|(_, text)| text.trim() == o.text)
+                    .map(|(id, _)| *id);
+            }
+        }
         for o in poll.options.iter_mut() {
             if o.votes == 0 {
                 o.voters = Some(Vec::new());
@@ -427,7 +445,13 @@ impl Forum {
                     .iter()
                     .find(|q| q.text == o.text && (q.id == o.id || q.id.is_none()))
             });
-            if let Some(b) = before.filter(|b| b.votes == o.votes && b.voters.is_some()) {
+            let whole = |b: &&bansha_parsers::poll::PollOption| {
+                b.votes == o.votes
+                    && b.voters
+                        .as_deref()
+                        .is_some_and(|v| named(v) == b.votes as usize)
+            };
+            if let Some(b) = before.filter(whole) {
                 o.voters = b.voters.clone();
                 continue;
             }

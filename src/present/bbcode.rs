@@ -2,6 +2,7 @@
 //! reasons) is made unable to open or close a tag; public output never carries roles.
 
 use crate::domain::config::{GameConfig, OutcomeRule};
+use crate::domain::rules::channels::PollGap;
 use crate::domain::rules::tally::AdjustmentKind;
 use crate::domain::rules::{self, BallotKind, OutcomeKind, Tally};
 use chrono::{DateTime, FixedOffset};
@@ -31,6 +32,7 @@ fn floor(f: &str) -> String {
 pub fn tally(game: &GameConfig, tally: &Tally) -> String {
     let mut s = header(game, tally);
     s += &counts(tally);
+    s += &poll_gaps(tally);
     if tally.publish_voters {
         s += &changes_and_void(tally);
     }
@@ -139,6 +141,53 @@ fn counts(tally: &Tally) -> String {
     }
     s += &format!("总票数：{}\n", votes(tally.total_votes));
     s
+}
+
+/// Where the poll's counts and voter lists disagree (bansha42): what bansha could not read, and
+/// that no one is judged for a vote it cannot name.
+fn poll_gaps(tally: &Tally) -> String {
+    if tally.poll_gaps.is_empty() {
+        return String::new();
+    }
+    let mut s = "\n[b]投票机名单不全[/b]\n".to_string();
+    for g in &tally.poll_gaps {
+        s += &bb(&poll_gap(g));
+        s += "\n";
+    }
+    if tally.poll_gaps.iter().any(|g| g.unnamed() > 0) {
+        s += "这些票的投票人无从得知：未投票的玩家中可能有人已经投了票，不按自杀处理。\n";
+    }
+    s
+}
+
+/// One disagreement between the poll's counts and its voter lists, in words.
+pub fn poll_gap(g: &PollGap) -> String {
+    let id = g
+        .option_id
+        .map_or_else(|| "?".to_string(), |i| i.to_string());
+    match (&g.option, g.named) {
+        (Some(o), None) => format!(
+            "选项“{o}”：投票机显示 {} 票，没有读到参与人名单（viewvote&polloptionid={id}）",
+            g.votes
+        ),
+        (Some(o), Some(n)) if n < g.votes => format!(
+            "选项“{o}”：投票机显示 {} 票，参与人名单上只有 {n} 人（viewvote&polloptionid={id}）",
+            g.votes
+        ),
+        (Some(o), Some(n)) => format!(
+            "选项“{o}”：参与人名单上有 {n} 人，多于投票机显示的 {} 票（viewvote&polloptionid={id}）",
+            g.votes
+        ),
+        (None, Some(n)) if n < g.votes => format!(
+            "投票机显示共 {} 人参与投票，参与人名单上只有 {n} 人",
+            g.votes
+        ),
+        (None, n) => format!(
+            "参与人名单上共有 {} 人，多于投票机显示的 {} 人",
+            n.unwrap_or(0),
+            g.votes
+        ),
+    }
 }
 
 /// The changes, the void ballots with their reasons, and the posts not counted.

@@ -184,6 +184,13 @@ pub fn tally_html(d: &DayConfig, tally: &Tally, base: &str) -> String {
         );
     }
     h += "</table>\n";
+    if !tally.poll_gaps.is_empty() {
+        h += "<h3 style=\"margin:10px 0 4px 0;color:#b00\">投票机名单不全</h3>\n<ul class=\"poll-gaps\" style=\"margin:4px 0\">\n";
+        for g in &tally.poll_gaps {
+            h += &format!("<li>{}</li>\n", esc(&crate::present::bbcode::poll_gap(g)));
+        }
+        h += "</ul>\n";
+    }
 
     let invalid: Vec<_> = tally.ballots.iter().filter(|b| !b.valid).collect();
     h += &format!(

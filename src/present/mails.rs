@@ -50,6 +50,9 @@ pub enum TallyMail {
     /// The final made again because the judge's rulings on the day changed after it (`why`:
     /// what changed); it replaces the earlier final.
     Corrected { why: String },
+    /// The close has come but the final waits: the poll's voter lists do not name every vote
+    /// it counts (`Tally::poll_gaps`), so who voted is not known.
+    Held,
 }
 
 impl TallyMail {
@@ -120,6 +123,7 @@ pub fn tally(
                 after_the_fact(d.closes_at, now)
             ),
         ),
+        TallyMail::Held => held_for_poll(d, tally, with.forum_base),
         TallyMail::Corrected { why } => (
             format!("更正后的最终计票：{}", tally.outcome.note),
             format!(
@@ -150,6 +154,39 @@ fn ballot_name(b: &Ballot, pid: Option<u64>) -> String {
         }
         _ => format!("{} {}", b.floor, b.voter),
     }
+}
+
+/// The subject and opening of the mail that holds a final for the poll's voter lists: what
+/// disagrees, each list's address, and what happens next.
+fn held_for_poll(d: &DayConfig, tally: &Tally, base: &str) -> (String, String) {
+    let tid = d.vote_thread.unwrap_or_default();
+    let lines: Vec<String> = tally
+        .poll_gaps
+        .iter()
+        .map(|g| {
+            let link = g
+                .option_id
+                .map(|id| {
+                    format!(
+                        "\n  {base}forum.php?mod=misc&action=viewvote&tid={tid}&polloptionid={id}"
+                    )
+                })
+                .unwrap_or_default();
+            format!("- {}{link}", crate::present::bbcode::poll_gap(g))
+        })
+        .collect();
+    (
+        "最终计票暂缓：投票机名单不全".to_string(),
+        format!(
+            "截止时间 {} 已到，但投票机的票数与参与人名单对不上：\n{}\n\
+             投票以投票机的记录为准，名单读不全就无法知道谁投了票，所以最终计票暂缓，不判任何人自杀。\
+             bansha 每次轮询都会重新读取名单，读全后立即发出最终计票。\
+             如果名单一直读不全（例如投票人的账号已被删除），请按投票机页面核对后手工统计。\n\
+             以下是按已读到的名单做的统计，仅供核对，不要贴到投票帖：",
+            fmt(d.closes_at),
+            lines.join("\n")
+        ),
+    )
 }
 
 /// A void or late ballot (sent once).

@@ -170,6 +170,68 @@ pub fn derived_page(dir: &Path, name: &str, posts: &[DPost]) -> PathBuf {
     path
 }
 
+/// The captured poll (API v1 answer of tid 5, `poll/mobile_v1_viewthread_tid5_judge.json`) with
+/// the counts of the options in `counts` (by polloptionid) and the count of voters replaced, and
+/// `replies` after its captured ones, each a copy of the captured reply pid 120 with only its pid,
+/// author, uid, time, floor and text changed.
+pub fn derived_poll_page(
+    dir: &Path,
+    name: &str,
+    counts: &[(u64, u32)],
+    voters: u32,
+    replies: &[DPost],
+) -> PathBuf {
+    use serde_json::Value;
+    let base = fixtures().join("discuz/poll/mobile_v1_viewthread_tid5_judge.json");
+    let mut page: Value = serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap();
+    let east8 = chrono::FixedOffset::east_opt(8 * 3600).unwrap();
+    let sp = &mut page["Variables"]["special_poll"];
+    for (id, n) in counts {
+        sp["polloptions"][id.to_string()]["votes"] = Value::String(n.to_string());
+    }
+    sp["voterscount"] = Value::String(voters.to_string());
+    let mut list = page["Variables"]["postlist"].as_array().unwrap().clone();
+    let template = list.iter().find(|p| p["pid"] == "120").unwrap().clone();
+    for p in replies {
+        let at = chrono::NaiveDateTime::parse_from_str(p.at, "%Y-%m-%d %H:%M:%S")
+            .unwrap()
+            .and_local_timezone(east8)
+            .unwrap()
+            .timestamp();
+        let mut v = template.clone();
+        let number = (list.len() + 1).to_string();
+        v["pid"] = Value::String(p.pid.to_string());
+        v["author"] = Value::String(p.author.to_string());
+        v["authorid"] = Value::String(member_uid(p.author));
+        v["dbdateline"] = Value::String(at.to_string());
+        v["dateline"] = Value::String(p.at[..16].to_string());
+        v["message"] = Value::String(html_escape(p.text).replace('\n', "<br />\n"));
+        v["number"] = Value::String(number.clone());
+        if v.get("position").is_some() {
+            v["position"] = Value::String(number);
+        }
+        list.push(v);
+    }
+    page["Variables"]["thread"]["replies"] = Value::String((list.len() - 1).to_string());
+    page["Variables"]["postlist"] = Value::Array(list);
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_vec(&page).unwrap()).unwrap();
+    path
+}
+
+/// The captured voter lists of the poll of tid 5 (options 1 大灰狼, 3 李逵 and 13 弃权; the others
+/// were not captured), as `inajax` XML.
+pub fn captured_voter_lists() -> Vec<PathBuf> {
+    ["1", "3", "13"]
+        .iter()
+        .map(|o| {
+            fixtures().join(format!(
+                "discuz/poll/viewvote_tid5_option{o}_judge_inajax.xml"
+            ))
+        })
+        .collect()
+}
+
 /// Private messages to the judge for ballots sent by PM (qipan): the captured API v1
 /// conversation answer (`pm/mobile_v1_mypm_subop_view_touid10_judge.json`) with its messages
 /// replaced, each in the captured form: pmid (= the given id), sender, uid, exact time, text.

@@ -11,6 +11,10 @@ pub(crate) struct PollState {
     pub(crate) requests: Vec<String>,
     /// The forum answers 502.
     pub(crate) down: bool,
+    /// Replies in the poll thread after the captured ones (captured post form, see `post_like`).
+    pub(crate) posts: Vec<Value>,
+    /// Voters the poll counts whom their option's voter list leaves out (a list read short).
+    pub(crate) unlisted: Vec<&'static str>,
 }
 pub(crate) struct PollResponder(pub(crate) Arc<Mutex<PollState>>);
 impl Respond for PollResponder {
@@ -39,12 +43,26 @@ impl Respond for PollResponder {
             }
             let voters: BTreeSet<&str> = st.votes.iter().map(|(v, _)| *v).collect();
             v["Variables"]["special_poll"]["voterscount"] = Value::String(voters.len().to_string());
+            // The thread's replies, paged as the request asks (the poll's own read asks page 1).
+            let mut posts: Vec<Value> = v["Variables"]["postlist"].as_array().unwrap().clone();
+            posts.extend(st.posts.iter().cloned());
+            // The captured poll stands in for the poll of the thread asked for.
+            let tid = q["tid"].clone();
+            v["Variables"]["thread"]["tid"] = Value::String(tid.clone());
+            for p in posts.iter_mut() {
+                p["tid"] = Value::String(tid.clone());
+            }
+            let page: usize = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
+            let ppp: usize = q.get("ppp").and_then(|p| p.parse().ok()).unwrap_or(10);
+            let replies = posts.len() as u64 - 1;
+            let v = bansha::io::replay::page(&v, &posts, page, ppp, replies);
             return ResponseTemplate::new(200)
                 .insert_header("content-type", "application/json; charset=utf-8")
                 .set_body_bytes(serde_json::to_vec(&v).unwrap());
         }
         // The voter list of one option.
-        let option: u64 = q["polloptionid"].parse().unwrap();
+        // Without an option, Discuz shows the first one's list (with the selector of all).
+        let option: u64 = q.get("polloptionid").map_or(1, |o| o.parse().unwrap());
         let captured = std::fs::read_to_string(
             common::fixtures().join("discuz/poll/viewvote_tid5_option3_judge_inajax.xml"),
         )
@@ -53,7 +71,7 @@ impl Respond for PollResponder {
         let items: String = st
             .votes
             .iter()
-            .filter(|(_, t)| *t == text)
+            .filter(|(v, t)| *t == text && !st.unlisted.contains(v))
             .map(|(v, _)| {
                 format!(
                     "<li><p><a href=\"home.php?mod=space&amp;uid={}\" target=\"_blank\">{v}</a></p></li>\n",
@@ -147,7 +165,8 @@ pub(crate) async fn poll_day(
             .await
             .unwrap();
         if is_down {
-            assert_eq!(r["fetch_failures"], 1, "{at}: {r}");
+            // The poll and the thread it sits in (read for its replies) both fail.
+            assert_eq!(r["fetch_failures"], 2, "{at}: {r}");
         } else {
             assert_eq!(r["errors"], serde_json::json!([]), "{at}: {r}");
         }
@@ -195,7 +214,15 @@ pub(crate) async fn the_poll_is_read_over_time_and_later_arrivals_go_first() {
         at_2020, 4,
         "voter lists only for changed options: 李逵 at 19:50 and 20:00, 冷雪 at 20:00 and 20:10: {requests:?}"
     );
-    assert_eq!(requests.len(), 5 + 4, "{requests:?}");
+    let polls = requests
+        .iter()
+        .filter(|q| q.contains("module=viewthread") && !q.contains("ppp="))
+        .count();
+    assert_eq!(polls, 5, "one reading of the poll a cycle: {requests:?}");
+    // The thread's replies (a page each cycle: the thread is short) beside the poll.
+    let thread = requests.iter().filter(|q| q.contains("ppp=")).count();
+    assert_eq!(thread, 5, "{requests:?}");
+    assert_eq!(requests.len(), 5 + 4 + 5, "{requests:?}");
 }
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 pub(crate) async fn votes_seen_in_the_same_reading_mean_overtime() {
@@ -308,6 +335,226 @@ pub(crate) async fn a_poll_unreadable_at_the_close_is_tallied_when_it_answers() 
     assert_eq!(finals.len(), 1, "{mails:#?}");
     assert!(finals[0].1.contains("大灰狼"), "{}", finals[0].1);
 }
+/// A reply in the poll thread in the captured form (a copy of the captured reply pid 120), by
+/// `author` at `at` (forum time), saying `text`.
+fn poll_reply(pid: u64, author: &str, at: &str, text: &str) -> Value {
+    let captured: Value = serde_json::from_slice(
+        &std::fs::read(common::fixtures().join("discuz/poll/mobile_v1_viewthread_tid5_judge.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let template = captured["Variables"]["postlist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pid"] == "120")
+        .unwrap()
+        .clone();
+    let unix = chrono::NaiveDateTime::parse_from_str(at, "%Y-%m-%d %H:%M:%S")
+        .unwrap()
+        .and_local_timezone(chrono::FixedOffset::east_opt(8 * 3600).unwrap())
+        .unwrap()
+        .timestamp();
+    let mut p = post_like(&template, pid, author, unix, text);
+    p["number"] = Value::String((pid - 126).to_string());
+    p
+}
+
+/// A poll day (tid 5) whose cycles run at `at`, each after `change` has set the forum as it then
+/// stands; every cycle without errors. The mailbox after the last.
+async fn poll_cycles(
+    at: &[&'static str],
+    change: impl Fn(&str, &mut PollState),
+) -> (Mailbox, Arc<Mutex<PollState>>) {
+    let (mailbox, smtp_port) = smtp();
+    let server = MockServer::start().await;
+    let state = Arc::new(Mutex::new(PollState::default()));
+    mount_poll(&server, "5", state.clone(), 1).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    std::fs::write(dir.path().join("games/banshayishi-12.toml"), poll_game()).unwrap();
+    for now in at {
+        change(now, &mut state.lock().unwrap());
+        let r = cycle_at(&config, now).await;
+        assert_eq!(r["errors"], serde_json::json!([]), "{now}: {r}");
+    }
+    (mailbox, state)
+}
+
+/// 004 L72 "请使用投票机投票，如未用投票机，所投票视为废票，不算自杀": on a poll day the daemon reads
+/// the poll thread's replies as well as the poll. 冷雪's "票 李逵" posted there between two
+/// readings is a void ballot (废票, mailed to the judge with its reason), and 冷雪, who casts no
+/// vote in the poll, is not judged a suicide; a player who neither voted nor posted is (L73
+/// "逾期不投票的判为自杀").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn a_ballot_posted_in_the_poll_thread_is_void_and_not_a_suicide() {
+    let (mailbox, _) = poll_cycles(
+        &[
+            "2026-11-29 19:50:00",
+            "2026-11-29 20:00:00",
+            "2026-11-29 20:30:00",
+            "2026-11-29 21:00:05",
+        ],
+        |now, st| match now {
+            "2026-11-29 19:50:00" => st.votes.push(("花千树", "李逵")),
+            "2026-11-29 20:00:00" => {
+                st.posts
+                    .push(poll_reply(130, "冷雪", "2026-11-29 19:55:00", "票 李逵"));
+                st.votes.push(("大灰狼", "李逵"));
+            }
+            "2026-11-29 20:30:00" => st.votes.push(("小飞", "冷雪")),
+            _ => {}
+        },
+    )
+    .await;
+    let finals = final_texts(&mailbox);
+    assert_eq!(finals.len(), 1, "{:?}", subject_lines(&mailbox));
+    let text = &finals[0];
+    assert!(!text.contains("冷雪（未投票，按自杀出局）"), "{text}");
+    assert!(
+        text.contains("冷雪（未用投票机投票（版面上的投票作废），不算自杀）"),
+        "{text}"
+    );
+    // The void ballot is in the public tally with its reason.
+    assert!(
+        text.contains("冷雪（投票：李逵）：本局须用投票机投票，版面上的投票视为废票（不算自杀）"),
+        "{text}"
+    );
+    assert!(text.contains("李逵 2 票"), "{text}");
+    assert!(text.contains("不见（未投票，按自杀出局）"), "{text}");
+    // The judge hears of the void ballot once, with the reason.
+    let voids = mails_about(&mailbox, "无效票");
+    assert_eq!(voids.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(voids[0].0.contains("冷雪"), "{}", voids[0].0);
+    assert!(voids[0].1.contains("须用投票机投票"), "{}", voids[0].1);
+}
+
+/// 004 L73 "以投票机数据为准。逾期不投票的判为自杀", L77 "数据以投票机统计的为准": the poll's own record
+/// decides who voted. When its count names more voters than its voter list shows (大灰狼 counted
+/// for 李逵, left out of the list), bansha cannot say who voted: the final is held, the judge is
+/// told why, and no one who may have voted is named a suicide. Once the list is read whole, the
+/// final comes with 大灰狼's vote in it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn a_poll_whose_voter_lists_are_short_holds_the_final_until_they_are_read() {
+    let (mailbox, _) = poll_cycles(
+        &[
+            "2026-11-29 19:50:00",
+            "2026-11-29 20:30:00",
+            "2026-11-29 21:00:05",
+            "2026-11-29 21:01:00",
+            "2026-11-29 21:02:00",
+        ],
+        |now, st| match now {
+            "2026-11-29 19:50:00" => {
+                st.votes.extend([("花千树", "李逵"), ("大灰狼", "李逵")]);
+                st.unlisted.push("大灰狼");
+            }
+            "2026-11-29 20:30:00" => st.votes.push(("小飞", "冷雪")),
+            "2026-11-29 21:02:00" => st.unlisted.clear(),
+            _ => {}
+        },
+    )
+    .await;
+    let subjects = subject_lines(&mailbox);
+    // Nothing names a possible voter a suicide, before the lists are whole.
+    for m in mailbox.mails.lock().unwrap().iter() {
+        let (s, b) = (summary(m).1, body(m));
+        if !s.contains("最终计票：") {
+            assert!(!b.contains("大灰狼（未投票，按自杀出局）"), "{s}\n{b}");
+        }
+    }
+    let held = mails_about(&mailbox, "投票机名单不全");
+    assert_eq!(held.len(), 1, "{subjects:?}");
+    assert!(held[0].0.contains("最终计票暂缓"), "{}", held[0].0);
+    assert!(held[0].1.contains("选项“李逵”"), "{}", held[0].1);
+    assert!(held[0].1.contains("polloptionid=3"), "{}", held[0].1);
+    let finals = final_texts(&mailbox);
+    assert_eq!(finals.len(), 1, "{subjects:?}");
+    // The final came only after the list was read whole (21:02), with 大灰狼's vote.
+    let i_final = subjects
+        .iter()
+        .position(|s| s.contains("最终计票："))
+        .unwrap();
+    let i_held = subjects
+        .iter()
+        .position(|s| s.contains("投票机名单不全"))
+        .unwrap();
+    assert!(i_held < i_final, "{subjects:?}");
+    assert!(finals[0].contains("李逵 2 票"), "{}", finals[0]);
+    assert!(!finals[0].contains("大灰狼（未投票"), "{}", finals[0]);
+    assert!(!finals[0].contains("投票机名单不全"), "{}", finals[0]);
+}
+
+/// The desktop poll as a voter sees it offers no vote form, so no option ids: the daemon takes
+/// them from the voter list's own option selector and reads every list, so the poll's record
+/// names every voter (L73, L77) and the final is mailed, not held. Served: the captured page of
+/// a voter (大灰狼) and voter lists with the voters the captured counts call for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn a_desktop_poll_without_option_ids_is_read_through_the_voter_lists() {
+    let (mailbox, smtp_port) = smtp();
+    let server = MockServer::start().await;
+    let state = Arc::new(Mutex::new(PollState::default()));
+    state.lock().unwrap().votes = vec![
+        ("小飞", "大灰狼"),
+        ("花千树", "大灰狼"),
+        ("超人", "大灰狼"),
+        ("大灰狼", "小飞"),
+        ("不见", "李逵"),
+        ("蝈蝈", "李逵"),
+        ("yucca", "李逵"),
+        ("雪罂子", "李逵"),
+        ("李逵", "花千树"),
+        ("冷雪", "蝈蝈"),
+        ("小熊维尼", "超人"),
+        ("音乐虫子", "弃权"),
+    ];
+    mount_poll(&server, "5", state.clone(), 1).await;
+    Mock::given(method("GET"))
+        .and(path("/forum.php"))
+        .and(query_param("mod", "viewthread"))
+        .and(query_param("tid", "5"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(
+                std::fs::read(
+                    common::fixtures()
+                        .join("discuz/poll/viewthread_tid5_poll_as_voter_dahuilang.html"),
+                )
+                .unwrap(),
+                "text/html; charset=utf-8",
+            ),
+        )
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("source = \"api\"", "source = \"desktop\"");
+    std::fs::write(&config, text).unwrap();
+    std::fs::write(dir.path().join("games/banshayishi-12.toml"), poll_game()).unwrap();
+    let r = cycle_at(&config, "2026-11-29 21:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let requests = state.lock().unwrap().requests.clone();
+    for id in [1, 2, 3, 4, 7, 9, 13] {
+        assert!(
+            requests
+                .iter()
+                .any(|q| q.contains(&format!("polloptionid={id}&"))),
+            "option {id}: {requests:?}"
+        );
+    }
+    let subjects = subject_lines(&mailbox);
+    assert!(
+        !subjects.iter().any(|s| s.contains("投票机名单不全")),
+        "{subjects:?}"
+    );
+    let finals = final_texts(&mailbox);
+    assert_eq!(finals.len(), 1, "{subjects:?}");
+    assert!(finals[0].contains("李逵 4 票"), "{}", finals[0]);
+    assert!(finals[0].contains("李逵 出局"), "{}", finals[0]);
+    assert!(!finals[0].contains("大灰狼（未投票"), "{}", finals[0]);
+}
+
 /// qipan votes by private message: the daemon logs in as the judge, reads the inbox (API v1,
 /// exact times) and each conversation with something new, and mails the final tally — counts
 /// only in round 1 (seed 003 L102). The server replays the captured inbox.

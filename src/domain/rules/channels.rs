@@ -45,17 +45,91 @@ pub fn pm_posts(config: &GameConfig, d: &DayConfig, messages: &[PrivateMessage])
 pub struct PollLog {
     pub readings: Vec<Time>,
     pub casts: Vec<Cast>,
+    /// Where the last reading's counts and voter lists disagree (`poll_gaps`).
+    #[serde(default)]
+    pub gaps: Vec<PollGap>,
+}
+
+/// Where a poll's counts and its voter lists disagree (bansha42 L73 "以投票机数据为准", L77
+/// "数据以投票机统计的为准": the poll's own record says who voted, so a vote bansha cannot put a
+/// name to leaves that unknown). One option's count against the voters its list names, or the
+/// poll's count of voters against the distinct voters all its lists name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PollGap {
+    /// The option's text; `None`: the poll's own count of voters ("共有 N 人参与投票").
+    pub option: Option<String>,
+    /// The option's `polloptionid`, where known (its voter list is `viewvote&polloptionid=`).
+    pub option_id: Option<u64>,
+    /// What the poll counts: the option's votes, or the voters of the whole poll.
+    pub votes: u32,
+    /// The voters the lists name; `None`: the option's list was not read.
+    pub named: Option<u32>,
+}
+
+impl PollGap {
+    /// Votes the poll counts whose voter bansha cannot name.
+    pub fn unnamed(&self) -> u32 {
+        self.votes.saturating_sub(self.named.unwrap_or(0))
+    }
+}
+
+/// Every disagreement between a poll's counts and its voter lists: an option with votes and no
+/// list, a list naming fewer or more voters than its count (read short, a vote between the count
+/// and the list, a voter known by uid only), and, where every option agrees, the poll's count of
+/// voters against the distinct names.
+pub fn poll_gaps(poll: &Poll) -> Vec<PollGap> {
+    let named = |o: &bansha_parsers::poll::PollOption| {
+        o.voters
+            .as_ref()
+            .map(|v| v.iter().filter(|v| !v.name.trim().is_empty()).count() as u32)
+    };
+    let mut gaps: Vec<PollGap> = poll
+        .options
+        .iter()
+        .filter(|o| named(o) != Some(o.votes) && !(o.votes == 0 && o.voters.is_none()))
+        .map(|o| PollGap {
+            option: Some(o.text.clone()),
+            option_id: o.id,
+            votes: o.votes,
+            named: named(o),
+        })
+        .collect();
+    if gaps.is_empty() {
+        let names: std::collections::BTreeSet<&str> = poll
+            .options
+            .iter()
+            .flat_map(|o| o.voters.iter().flatten())
+            .map(|v| v.name.trim())
+            .filter(|n| !n.is_empty())
+            .collect();
+        if let Some(total) = poll.voters_total.filter(|t| *t != names.len() as u32) {
+            gaps.push(PollGap {
+                option: None,
+                option_id: None,
+                votes: total,
+                named: Some(names.len() as u32),
+            });
+        }
+    }
+    gaps
 }
 
 impl PollLog {
     /// Record a reading of the poll at `at` (voters must be attached to the options). A voter
     /// seen for the first time, or with other options than before (the judge reset the poll),
-    /// is a new cast between the previous reading and this one. Returns the new casts.
+    /// is a new cast between the previous reading and this one; where the reading's counts and
+    /// lists disagree is kept as `gaps`. Returns the new casts.
     pub fn observe(&mut self, poll: &Poll, at: Time) -> Vec<Cast> {
         let since = self.readings.last().copied();
         let mut now: std::collections::BTreeMap<String, Vec<String>> = Default::default();
         for o in &poll.options {
-            for v in o.voters.iter().flatten() {
+            // A voter known by uid only has no name to judge: `poll_gaps` counts the vote.
+            for v in o
+                .voters
+                .iter()
+                .flatten()
+                .filter(|v| !v.name.trim().is_empty())
+            {
                 now.entry(v.name.clone()).or_default().push(o.text.clone());
             }
         }
@@ -79,6 +153,7 @@ impl PollLog {
         }
         self.readings.push(at);
         self.casts.extend(new.iter().cloned());
+        self.gaps = poll_gaps(poll);
         new
     }
 }

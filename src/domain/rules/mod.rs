@@ -16,6 +16,6 @@ pub mod timeline;
 pub mod window;
 
 pub use tally::{
-    tally, tally_ruled, tally_with, Ballot, BallotKind, Cast, Count, Outcome, OutcomeKind, Tally,
-    TallyError,
+    tally, tally_of, tally_ruled, tally_with, Ballot, BallotKind, Cast, Count, Inputs, Outcome,
+    OutcomeKind, Tally, TallyError,
 };

@@ -2,6 +2,7 @@
 //! ballots are counted, and the outcome follows the game's rules. Pure: posts, the config and
 //! an explicit `now` in; a [`Tally`] out.
 
+use super::channels::PollGap;
 use super::roster::{Resolved, Roster};
 use crate::domain::config::{DayConfig, FirstDay, GameConfig, NonVoter, OutcomeRule, TieRule};
 use bansha_parsers::ballot::{Grammar, Wording};
@@ -252,6 +253,8 @@ pub struct Tally {
     pub living: usize,
     /// The game was accelerated (m103): changes are void.
     pub accelerated: bool,
+    /// Where the poll's counts and voter lists disagree (bansha42): votes with no known voter.
+    pub poll_gaps: Vec<PollGap>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -428,6 +431,41 @@ pub fn tally_ruled(
     casts: &[Cast],
     rulings: &[crate::domain::rules::rulings::Ruling],
 ) -> Result<Tally, TallyError> {
+    let inputs = Inputs {
+        posts,
+        casts,
+        poll_gaps: &[],
+        rulings,
+    };
+    tally_of(config, day, round, now, &inputs)
+}
+
+/// Everything a round's ballots come from: the thread's (or inbox's) posts, the poll's votes
+/// as first seen and where its last reading could not name every voter, the judge's rulings.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Inputs<'a> {
+    pub posts: &'a [Post],
+    pub casts: &'a [Cast],
+    pub poll_gaps: &'a [PollGap],
+    pub rulings: &'a [crate::domain::rules::rulings::Ruling],
+}
+
+/// The tally of `inputs`. Where the poll counts votes bansha cannot name (`poll_gaps`), the tally
+/// says so, and a living player with no known vote is not judged a non-voter: any of them may be
+/// one of the voters the lists did not name (bansha42 L73 "以投票机数据为准。逾期不投票的判为自杀").
+pub fn tally_of(
+    config: &GameConfig,
+    day: u32,
+    round: u32,
+    now: Time,
+    inputs: &Inputs,
+) -> Result<Tally, TallyError> {
+    let Inputs {
+        posts,
+        casts,
+        poll_gaps,
+        rulings,
+    } = *inputs;
     let d = config.day(day).ok_or(TallyError::NoSuchDay(day))?;
     if !(1..=2).contains(&round) {
         return Err(TallyError::BadRound(round));
@@ -485,6 +523,7 @@ pub fn tally_ruled(
         ballot_pids: BTreeMap::new(),
         proxied: std::collections::BTreeSet::new(),
         thread_voters: Default::default(),
+        unnamed_votes: poll_gaps.iter().any(|g| g.unnamed() > 0),
         rulings: crate::domain::rules::rulings::in_force(rulings, day)
             .into_iter()
             .map(|r| (r.pid, r))
@@ -521,6 +560,10 @@ pub fn tally_ruled(
 
     let closed = now >= closes_at;
     let mut t = engine.finish(now, closed);
+    t.poll_gaps = poll_gaps.to_vec();
+    if closed && !poll_gaps.is_empty() {
+        t.outcome.note += &unsure_outcome(poll_gaps);
+    }
     if !casts.is_empty() {
         // The forum gives no time for a poll vote: say what the order rests on.
         if t.outcome.kind == OutcomeKind::Overtime {
@@ -530,6 +573,18 @@ pub fn tally_ruled(
         }
     }
     Ok(t)
+}
+
+/// What an outcome from a poll whose lists and counts disagree rests on.
+fn unsure_outcome(gaps: &[PollGap]) -> String {
+    let unnamed: u32 = gaps.iter().map(PollGap::unnamed).sum();
+    if unnamed > 0 {
+        format!(
+            "（投票机名单不全：有 {unnamed} 票未能读到投票人，以上按已读到的名单统计，名单读全前不能作准）"
+        )
+    } else {
+        "（投票机名单不全：票数与参与人名单对不上，名单读全前不能作准）".to_string()
+    }
 }
 
 enum Item<'a> {
@@ -557,6 +612,8 @@ struct Engine<'a> {
     history: Vec<(Option<Time>, String, f64)>,
     /// Each voter's ballot posts (valid or not): a change must quote one of them.
     ballot_pids: BTreeMap<String, Vec<u64>>,
+    /// The poll counts votes whose voter bansha could not name: who did not vote is unknown.
+    unnamed_votes: bool,
     /// Players who have handed their vote to the judge (bansha42: their own ballots are void).
     proxied: std::collections::BTreeSet<String>,
     /// Players who voted in the thread where the poll is the ballot (bansha42 L72: void, and
@@ -1102,14 +1159,23 @@ impl Engine<'_> {
             .then(|| {
                 "无效：改票格式，但此前没有可改的投票（改票须引用自己的原投票帖）".to_string()
             });
-        // bansha42 L72 "请使用投票机投票，如未用投票机，所投票视为废票，不算自杀".
+        // bansha42 L72 "请使用投票机投票，如未用投票机，所投票视为废票，不算自杀": a vote for a player
+        // posted in the thread. Words that only look like a ballot ("投票机和投票帖对不上啊" reads
+        // as "票 机和…") name no player: void as well, but no vote, so no excuse from L73.
         let not_the_poll = (self.config.rules.vote.source
             == crate::domain::config::BallotSource::Poll
             && o.source == Source::Post)
-            .then(|| "无效：本局须用投票机投票，版面上的投票视为废票（不算自杀）".to_string());
-        if not_the_poll.is_some() {
-            self.thread_voters.insert(o.voter.clone());
-        }
+            .then(|| match &choices {
+                Ok(c) if c.iter().any(|c| matches!(c, Choice::Player(_))) => {
+                    self.thread_voters.insert(o.voter.clone());
+                    "无效：本局须用投票机投票，版面上的投票视为废票（不算自杀）".to_string()
+                }
+                Ok(_) => "无效：本局须用投票机投票，版面上的投票视为废票".to_string(),
+                Err(e) => format!(
+                    "无效：本局须用投票机投票，版面上的投票视为废票；{}",
+                    e.trim_start_matches("无效：")
+                ),
+            });
         // The judge's ruling is the verdict: a vote for the named player stands whatever the
         // format, time or change rules said; a voided one is void.
         if let Some(ruling) = &o.ruling {
@@ -1481,6 +1547,7 @@ impl Engine<'_> {
             publish_voters,
             living: living as usize,
             accelerated: self.day.accelerated_by(now),
+            poll_gaps: Vec::new(),
         }
     }
 
@@ -1532,7 +1599,23 @@ impl Engine<'_> {
         let mut out = Vec::new();
         for p in self.roster.alive() {
             if !self.standing.contains_key(p.as_str()) {
-                let consequence = if !closed {
+                // One vote each and a vote of theirs seen in the poll: not one of the unnamed.
+                let seen_in_poll = self.votes_per_player == 1
+                    && self
+                        .ballots
+                        .iter()
+                        .any(|b| b.source == Source::Poll && b.voter == *p);
+                let unknown = self.unnamed_votes && !seen_in_poll;
+                let consequence = if unknown && !closed {
+                    "投票机名单不全，无法确认是否已投票".to_string()
+                } else if unknown {
+                    // Not judged: nothing is added to the votes cast either.
+                    out.push(NonVoterEntry {
+                        player: p.clone(),
+                        consequence: "投票机名单不全，无法确认是否投票（不按自杀处理）".into(),
+                    });
+                    continue;
+                } else if !closed {
                     "尚未投票".to_string()
                 } else if self.thread_voters.contains(p.as_str()) {
                     "未用投票机投票（版面上的投票作废），不算自杀".to_string()
