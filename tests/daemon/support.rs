@@ -752,18 +752,29 @@ pub(crate) fn cli(config: &Path, args: &[&str]) -> (Option<i32>, String, String)
     )
 }
 
-/// `bansha run --once --now NOW`, SIGKILLed after `delay`.
+/// `bansha run --once --now NOW`, SIGKILLed after `delay`. A run that ended before the kill
+/// must have ended well: it panics with the run's log when the run failed (a start that
+/// cannot open the record, a cycle with errors).
 pub(crate) fn once_killed(config: &Path, now: &str, delay: std::time::Duration) {
+    let log = tempfile::NamedTempFile::new().unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
         .args(["run", "--once", "--now", now, "--config"])
         .arg(config)
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(log.reopen().unwrap())
         .spawn()
         .unwrap();
     std::thread::sleep(delay);
+    let ended = child.try_wait().unwrap();
     let _ = child.kill(); // SIGKILL
     let _ = child.wait();
+    if let Some(status) = ended {
+        assert!(
+            status.success(),
+            "a run at {now} ended by itself before its kill at {delay:?}, failing ({status}):\n{}",
+            std::fs::read_to_string(log.path()).unwrap_or_default()
+        );
+    }
 }
 
 pub(crate) fn subjects(mailbox: &Mailbox) -> Vec<(String, String)> {
