@@ -1004,7 +1004,7 @@ mod tests {
         for _ in 0..100 {
             match Store::open(dir) {
                 Ok(s) => return Ok(s),
-                Err(e) if e.0.contains("could not acquire lock") => {
+                Err(e) if e.0.contains("could not acquire lock") || e.0.contains("正被另一个") => {
                     last = Some(e);
                     std::thread::sleep(std::time::Duration::from_millis(50));
                 }
@@ -1117,5 +1117,145 @@ mod tests {
             ["lurk/版杀一室/2"],
             "the whole line counts, the torn one not"
         );
+    }
+
+    /// A store with one of each kind of entry, flushed; its dump.
+    fn filled(dir: &Path) -> Vec<DumpEntry> {
+        let store = Store::open(dir).unwrap();
+        let post = Post::text_only(98, 3, "5#".into(), "李逵".into(), Some(at()), "投票对象：宋江".into());
+        store.record(3, &[post], at(), true).unwrap();
+        store.set_cursor(3, &Cursor::default()).unwrap();
+        store.mark_event("close/g/2", at()).unwrap();
+        store.set_meta("rulings/g/2", &vec!["作废"]).unwrap();
+        let mail = Mail::text("主题".into(), "正文".into(), at());
+        assert!(store.enqueue("close/g/2", &mail).unwrap());
+        assert!(store.enqueue("lurk/g/2", &mail).unwrap());
+        store.mark_sent("close/g/2", at()).unwrap();
+        store.flush_blocking().unwrap();
+        store.dump(&[]).unwrap()
+    }
+
+    /// The store's dump without the repair notes.
+    fn record_of(store: &Store) -> Vec<DumpEntry> {
+        store.dump(&[REPAIR_PENDING]).unwrap()
+    }
+
+    fn raw_sled(dir: &Path) -> sled::Db {
+        for _ in 0..100 {
+            if let Ok(db) = sled::open(dir.join("db")) {
+                return db;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("sled would not open");
+    }
+
+    #[test]
+    fn a_store_sled_cannot_read_is_rebuilt_from_the_journal_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = filled(dir.path());
+        // A snapshot file that fails its checksum (not one being generated: sled reads it).
+        std::fs::write(dir.path().join("db/snap.FFFFFFFFFFFFFFF0"), [0u8; 40]).unwrap();
+        let store = reopen(dir.path()).expect("starts");
+        assert_eq!(record_of(&store), before);
+        let told = store.repairs_to_tell().unwrap();
+        assert_eq!(told.len(), 1);
+        assert!(told[0].rebuilt.is_some(), "{told:?}");
+        assert_eq!(told[0].set_aside, ["set-aside/1/db"]);
+        assert_eq!(
+            told[0].restored,
+            [("cursors", 1), ("events", 1), ("meta", 1), ("outbox", 1), ("posts", 1), ("sent", 1)]
+                .map(|(t, n)| (t.to_string(), n))
+                .into()
+        );
+        assert!(dir.path().join("set-aside/1/db/snap.FFFFFFFFFFFFFFF0").exists());
+        // Told once.
+        let mail = Mail::text("记录已恢复".into(), String::new(), at());
+        assert_eq!(store.tell_repairs(|_| mail.clone()).unwrap(), 1);
+        assert_eq!(store.tell_repairs(|_| mail.clone()).unwrap(), 0);
+        assert!(store.mail_known("store-recovered/1").unwrap());
+    }
+
+    #[test]
+    fn an_unfinished_snapshot_is_set_aside_before_sled_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = filled(dir.path());
+        std::fs::write(dir.path().join("db/snap.FFFFFFFFFFFFFFF0.generating"), b"").unwrap();
+        let store = reopen(dir.path()).expect("starts");
+        assert_eq!(record_of(&store), before);
+        let told = store.repairs_to_tell().unwrap();
+        assert_eq!(told[0].rebuilt, None, "sled opens once it is out of the way");
+        assert_eq!(told[0].set_aside, ["set-aside/1/snap.FFFFFFFFFFFFFFF0.generating"]);
+    }
+
+    #[test]
+    fn what_sled_lost_after_saying_it_was_on_disk_is_written_back_and_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = filled(dir.path());
+        {
+            let db = raw_sled(dir.path());
+            db.open_tree("meta").unwrap().remove("rulings/g/2").unwrap();
+            db.open_tree("sent").unwrap().remove("close/g/2").unwrap();
+            db.flush().unwrap();
+        }
+        let store = reopen(dir.path()).unwrap();
+        assert_eq!(record_of(&store), before);
+        let told = store.repairs_to_tell().unwrap();
+        assert_eq!(
+            told[0].restored,
+            [("meta", 1), ("sent", 1)].map(|(t, n)| (t.to_string(), n)).into()
+        );
+    }
+
+    #[test]
+    fn a_cycles_unfinished_tail_is_replayed_without_a_word_to_the_judge() {
+        let dir = tempfile::tempdir().unwrap();
+        filled(dir.path());
+        let after = {
+            let store = reopen(dir.path()).unwrap();
+            // Written, never flushed: the process dies before sled made it durable.
+            store.set_meta("leader/g/2", &("李逵", 3)).unwrap();
+            store.mark_event("lock/g/2", at()).unwrap();
+            store.dump(&[]).unwrap()
+        };
+        {
+            let db = raw_sled(dir.path());
+            db.open_tree("meta").unwrap().remove("leader/g/2").unwrap();
+            db.open_tree("events").unwrap().remove("lock/g/2").unwrap();
+            db.flush().unwrap();
+        }
+        let store = reopen(dir.path()).unwrap();
+        assert_eq!(record_of(&store), after, "the journal's writes count");
+        assert_eq!(store.repairs_to_tell().unwrap(), []);
+    }
+
+    #[test]
+    fn a_store_from_before_the_journal_gets_one_at_its_first_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = filled(dir.path());
+        std::fs::remove_file(dir.path().join("record.journal")).unwrap();
+        drop(reopen(dir.path()).unwrap());
+        std::fs::write(dir.path().join("db/snap.FFFFFFFFFFFFFFF0"), [0u8; 40]).unwrap();
+        let store = reopen(dir.path()).unwrap();
+        assert_eq!(record_of(&store), before);
+        assert!(!store.repairs_to_tell().unwrap()[0].no_journal);
+    }
+
+    #[test]
+    fn the_journal_is_rewritten_once_it_has_grown_well_past_the_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let big = "票".repeat(100_000);
+        for i in 0..20 {
+            store.set_meta("last_cycle", &(i, &big)).unwrap();
+            store.flush_blocking().unwrap();
+        }
+        // 6 MB written; rewritten to the 300 KB record once past 4 MiB beyond twice the record.
+        let len = std::fs::metadata(dir.path().join("record.journal")).unwrap().len();
+        assert!(len < 3_000_000, "{len} bytes after 6 MB of writes");
+        drop(store);
+        let store = reopen(dir.path()).unwrap();
+        assert_eq!(store.get_meta::<(i32, String)>("last_cycle").unwrap(), Some((19, big)));
+        assert_eq!(store.repairs_to_tell().unwrap(), []);
     }
 }
