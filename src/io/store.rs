@@ -273,9 +273,9 @@ fn set_aside_unfinished_snapshots(
         .filter_map(|e| e.ok())
         .map(|e| e.path())
         .filter(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with("snap.") && n.ends_with(".generating")
-            })
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("snap.") && n.ends_with(".generating"))
         })
         .collect();
     unfinished.sort();
@@ -283,7 +283,9 @@ fn set_aside_unfinished_snapshots(
         let to = aside.take(&p)?;
         crate::io::log::line(&format!(
             "store: set aside a snapshot sled had not finished writing ({} bytes): {to}",
-            std::fs::metadata(dir.join(&to)).map(|m| m.len()).unwrap_or(0)
+            std::fs::metadata(dir.join(&to))
+                .map(|m| m.len())
+                .unwrap_or(0)
         ));
         repair.set_aside.push(to);
     }
@@ -315,7 +317,8 @@ fn reconcile(
         }
         // A write after the last flush mark that sled had not made durable is a cycle's
         // unfinished tail, which any kill leaves; anything else sled had said was on disk.
-        let unfinished = have == h.flushed.as_deref() || h.tail.iter().any(|t| t.as_deref() == have);
+        let unfinished =
+            have == h.flushed.as_deref() || h.tail.iter().any(|t| t.as_deref() == have);
         if repair.rebuilt.is_some() || !unfinished {
             *repair.restored.entry(tree.to_string()).or_default() += 1;
         } else {
@@ -553,7 +556,9 @@ impl Store {
         guard: Option<&sled::Tree>,
     ) -> Result<bool, StoreError> {
         let mut j = self.journal()?;
-        if self.tree(tree).contains_key(key)? || guard.is_some_and(|g| g.contains_key(key).unwrap_or(false)) {
+        if self.tree(tree).contains_key(key)?
+            || guard.is_some_and(|g| g.contains_key(key).unwrap_or(false))
+        {
             return Ok(false);
         }
         self.write_locked(&mut j, &[put(tree, key, value)])?;
@@ -800,7 +805,11 @@ impl Store {
     }
 
     pub fn mark_event(&self, key: &str, at: Time) -> Result<(), StoreError> {
-        self.write(vec![put("events", key.as_bytes(), serde_json::to_vec(&at)?)])
+        self.write(vec![put(
+            "events",
+            key.as_bytes(),
+            serde_json::to_vec(&at)?,
+        )])
     }
 
     /// Queue a mail under an idempotent key; false if that key was queued or sent before.
@@ -922,7 +931,11 @@ impl Store {
     }
 
     pub fn set_meta<T: Serialize>(&self, key: &str, value: &T) -> Result<(), StoreError> {
-        self.write(vec![put("meta", key.as_bytes(), serde_json::to_vec(value)?)])
+        self.write(vec![put(
+            "meta",
+            key.as_bytes(),
+            serde_json::to_vec(value)?,
+        )])
     }
 
     /// Add a ledger entry under its id; false if that id exists (automatic entries are
@@ -1004,7 +1017,8 @@ mod tests {
         for _ in 0..100 {
             match Store::open(dir) {
                 Ok(s) => return Ok(s),
-                Err(e) if e.0.contains("could not acquire lock") || e.0.contains("正被另一个") => {
+                Err(e) if e.0.contains("could not acquire lock") || e.0.contains("正被另一个") =>
+                {
                     last = Some(e);
                     std::thread::sleep(std::time::Duration::from_millis(50));
                 }
@@ -1122,7 +1136,14 @@ mod tests {
     /// A store with one of each kind of entry, flushed; its dump.
     fn filled(dir: &Path) -> Vec<DumpEntry> {
         let store = Store::open(dir).unwrap();
-        let post = Post::text_only(98, 3, "5#".into(), "李逵".into(), Some(at()), "投票对象：宋江".into());
+        let post = Post::text_only(
+            98,
+            3,
+            "5#".into(),
+            "李逵".into(),
+            Some(at()),
+            "投票对象：宋江".into(),
+        );
         store.record(3, &[post], at(), true).unwrap();
         store.set_cursor(3, &Cursor::default()).unwrap();
         store.mark_event("close/g/2", at()).unwrap();
@@ -1164,11 +1185,21 @@ mod tests {
         assert_eq!(told[0].set_aside, ["set-aside/1/db"]);
         assert_eq!(
             told[0].restored,
-            [("cursors", 1), ("events", 1), ("meta", 1), ("outbox", 1), ("posts", 1), ("sent", 1)]
-                .map(|(t, n)| (t.to_string(), n))
-                .into()
+            [
+                ("cursors", 1),
+                ("events", 1),
+                ("meta", 1),
+                ("outbox", 1),
+                ("posts", 1),
+                ("sent", 1)
+            ]
+            .map(|(t, n)| (t.to_string(), n))
+            .into()
         );
-        assert!(dir.path().join("set-aside/1/db/snap.FFFFFFFFFFFFFFF0").exists());
+        assert!(dir
+            .path()
+            .join("set-aside/1/db/snap.FFFFFFFFFFFFFFF0")
+            .exists());
         // Told once.
         let mail = Mail::text("记录已恢复".into(), String::new(), at());
         assert_eq!(store.tell_repairs(|_| mail.clone()).unwrap(), 1);
@@ -1184,8 +1215,14 @@ mod tests {
         let store = reopen(dir.path()).expect("starts");
         assert_eq!(record_of(&store), before);
         let told = store.repairs_to_tell().unwrap();
-        assert_eq!(told[0].rebuilt, None, "sled opens once it is out of the way");
-        assert_eq!(told[0].set_aside, ["set-aside/1/snap.FFFFFFFFFFFFFFF0.generating"]);
+        assert_eq!(
+            told[0].rebuilt, None,
+            "sled opens once it is out of the way"
+        );
+        assert_eq!(
+            told[0].set_aside,
+            ["set-aside/1/snap.FFFFFFFFFFFFFFF0.generating"]
+        );
     }
 
     #[test]
@@ -1203,7 +1240,9 @@ mod tests {
         let told = store.repairs_to_tell().unwrap();
         assert_eq!(
             told[0].restored,
-            [("meta", 1), ("sent", 1)].map(|(t, n)| (t.to_string(), n)).into()
+            [("meta", 1), ("sent", 1)]
+                .map(|(t, n)| (t.to_string(), n))
+                .into()
         );
     }
 
@@ -1251,11 +1290,16 @@ mod tests {
             store.flush_blocking().unwrap();
         }
         // 6 MB written; rewritten to the 300 KB record once past 4 MiB beyond twice the record.
-        let len = std::fs::metadata(dir.path().join("record.journal")).unwrap().len();
+        let len = std::fs::metadata(dir.path().join("record.journal"))
+            .unwrap()
+            .len();
         assert!(len < 3_000_000, "{len} bytes after 6 MB of writes");
         drop(store);
         let store = reopen(dir.path()).unwrap();
-        assert_eq!(store.get_meta::<(i32, String)>("last_cycle").unwrap(), Some((19, big)));
+        assert_eq!(
+            store.get_meta::<(i32, String)>("last_cycle").unwrap(),
+            Some((19, big))
+        );
         assert_eq!(store.repairs_to_tell().unwrap(), []);
     }
 }

@@ -328,7 +328,11 @@ pub(crate) async fn a_store_sled_cannot_open_is_rebuilt_and_the_judge_told() {
             .cloned()
             .collect()
     };
-    assert_eq!(theirs(&broken.store), theirs(&clean.store), "the same record");
+    assert_eq!(
+        theirs(&broken.store),
+        theirs(&clean.store),
+        "the same record"
+    );
 }
 
 /// Copy a directory tree.
@@ -383,7 +387,11 @@ pub(crate) async fn the_soaks_broken_store_starts_rebuilt_from_its_journal() {
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         let notes = mails_about(&mailbox, "记录已恢复");
         assert_eq!(notes.len(), 1, "{:#?}", subject_lines(&mailbox));
-        assert!(notes[0].0.contains("记录库损坏，已从日志重建"), "{}", notes[0].0);
+        assert!(
+            notes[0].0.contains("记录库损坏，已从日志重建"),
+            "{}",
+            notes[0].0
+        );
         let finals = mails_about(&mailbox, "最终计票");
         if with_journal {
             assert!(

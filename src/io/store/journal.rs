@@ -402,7 +402,11 @@ mod tests {
         let r = replay(&bytes).unwrap();
         assert_eq!((r.end, r.torn, r.damaged), (whole, 17, 0));
         let a = &r.keys[&("meta".to_string(), b"a".to_vec())];
-        assert_eq!(a.flushed.as_deref(), Some(&b"1"[..]), "the snapshot is flushed");
+        assert_eq!(
+            a.flushed.as_deref(),
+            Some(&b"1"[..]),
+            "the snapshot is flushed"
+        );
         assert_eq!((a.last.as_deref(), a.tail.len()), (None, 1));
         let p = &r.keys[&("posts".to_string(), vec![0, 0, 0xff, 7])];
         assert_eq!(p.last.as_deref(), Some(&br#"{"versions":[]}"#[..]));
