@@ -116,7 +116,9 @@ pub(crate) async fn crash_run(
             let polled = forum.lock().unwrap().requests - requests;
             let sent = mailbox.mails.lock().unwrap().len() - mails;
             let full = clean.map(|c| c.steps[i].1).unwrap_or(0);
-            let at = if sent > 0 {
+            let at = if delay == AT_SNAPSHOT && polled == 0 {
+                "sled's snapshot"
+            } else if sent > 0 {
                 "sending"
             } else if polled == 0 {
                 "starting"
@@ -162,7 +164,8 @@ pub(crate) async fn crash_run(
 /// start succeeds (a run that ends before its kill ends well: `once_killed`); the final store
 /// and the mailbox equal those of an uninterrupted run: every mail arrives, in the same order,
 /// once (but for SMTP's own window, see below), besides one note to the judge per repair of
-/// the store (counted: "recoveries"). A third of the kills fall in a run's first 60 ms. CI
+/// the store (counted: "recoveries"). A third of the kills fall in a run's first 60 ms, and a
+/// sixth the moment sled has begun its snapshot (`AT_SNAPSHOT`, the soak's moment). CI
 /// kills 40 times at moments drawn from a fixed seed; `scripts/crash-test.sh` kills 100 times
 /// (or as told) from a fresh seed (`BANSHA_KILLS`, `BANSHA_KILL_SEED`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -189,6 +192,11 @@ pub(crate) async fn sigkill_at_random_moments_loses_nothing_and_sends_nothing_tw
     let total: u128 = clean.steps.iter().map(|s| s.0.as_micros()).sum();
     let plan: Vec<(usize, std::time::Duration)> = (0..kills)
         .map(|i| {
+            if i % 6 == 1 {
+                // The moment the soak's kill fell in: sled writing its snapshot at the open.
+                let step = (next() % clean.steps.len() as u64) as usize;
+                return (step, AT_SNAPSHOT);
+            }
             if i % 3 == 0 {
                 // While the run starts: sled's open and its snapshot, the journal's replay.
                 let step = (next() % clean.steps.len() as u64) as usize;
