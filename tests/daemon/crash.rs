@@ -72,8 +72,10 @@ pub(crate) struct CrashRun {
     pub(crate) store: Vec<bansha::io::store::DumpEntry>,
     /// Per step: how long the uninterrupted cycle took and its vote-thread requests.
     pub(crate) steps: Vec<(std::time::Duration, usize)>,
-    /// Kills by where they landed: polling, tallying, sending.
+    /// Kills by where they landed: starting, sled's snapshot, polling, tallying, sending.
     pub(crate) landed: BTreeMap<&'static str, usize>,
+    /// Opens that set sled's files aside (`state/set-aside/N`).
+    pub(crate) set_aside: usize,
 }
 /// The day in 20-minute cycles from 16:00 to the close, then 21:06 and 21:20 (the close read,
 /// the after-close look). With `kills`, `(step, delay)` pairs: that step's cycle is started and
@@ -156,6 +158,7 @@ pub(crate) async fn crash_run(
         store,
         steps,
         landed,
+        set_aside: std::fs::read_dir(dir.path().join("state/set-aside")).map_or(0, |d| d.count()),
     }
 }
 /// Crash safety (issue 10; issue 29, item 9): `bansha run --once` is SIGKILLed at random
@@ -241,8 +244,9 @@ pub(crate) async fn sigkill_at_random_moments_loses_nothing_and_sends_nothing_tw
     };
     let duplicates = killed.mails.len() - ids(&killed).len();
     println!(
-        "kills: {kills} ({:?}); recoveries: {recoveries}; mails: {} expected, {} distinct received, {duplicates} duplicates; store entries: {} vs {}",
+        "kills: {kills} ({:?}); opens that set sled's files aside: {}, repairs told (recoveries): {recoveries}; mails: {} expected, {} distinct received, {duplicates} duplicates; store entries: {} vs {}",
         killed.landed,
+        killed.set_aside,
         clean.mails.len(),
         ids(&killed).len(),
         killed.store.len(),
