@@ -416,6 +416,16 @@ impl Daemon {
         if let Err(e) = self.tell_identity(now, &mut report) {
             report.errors.push(e.to_string());
         }
+        // What opening the store had to repair (sled's files set aside, the record rebuilt
+        // from its journal): the judge is told once.
+        let dir = self.settings.state_dir.display().to_string();
+        match self
+            .store
+            .tell_repairs(|r| mails::store_repaired(r, &dir, now))
+        {
+            Ok(n) => report.mails_queued += n,
+            Err(e) => report.errors.push(e.to_string()),
+        }
         // Each game as the judge's recorded state leaves it (eliminations added to `dead`). A
         // state file that cannot be read leaves the day's record read but nothing decided: a
         // tally without the judge's eliminations could count a dead player's ballot.

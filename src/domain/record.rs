@@ -215,3 +215,32 @@ pub fn implausible(
     }
     None
 }
+
+/// What opening the store had to repair (issue 29, item 9): sled's files set aside, the record
+/// rebuilt from bansha's own journal, entries sled had lost written back. The judge is told.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StoreRepair {
+    /// sled could not open or read its files (its error): the record was rebuilt from the
+    /// journal into a fresh store.
+    pub rebuilt: Option<String>,
+    /// Files moved out of sled's way, relative to the state directory.
+    pub set_aside: Vec<String>,
+    /// Entries written back from the journal, by kind (the store's tree names): all of them
+    /// after a rebuild; otherwise the ones sled had lost after it had said they were on disk.
+    pub restored: std::collections::BTreeMap<String, usize>,
+    /// Journal lines that failed their checksum (skipped).
+    pub damaged_lines: usize,
+    /// There was no journal to rebuild from (a store written before it existed): what was lost
+    /// is read again from the forum, and mails may go out again.
+    pub no_journal: bool,
+}
+
+impl StoreRepair {
+    /// Whether anything was repaired (a cycle's unfinished tail replayed is not a repair).
+    pub fn any(&self) -> bool {
+        self.rebuilt.is_some()
+            || !self.set_aside.is_empty()
+            || !self.restored.is_empty()
+            || self.damaged_lines > 0
+    }
+}

@@ -5,11 +5,29 @@
 //! done) is flushed before the daemon goes on, so a kill -9 loses nothing acknowledged.
 
 use crate::domain::mail::Mail;
-use crate::domain::record::{Change, Cursor, PostRecord, StoredPost, Version};
+use crate::domain::record::{Change, Cursor, PostRecord, StoreRepair, StoredPost, Version};
 use bansha_parsers::Post;
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+mod journal;
+
+fn put(tree: &'static str, key: &[u8], value: Vec<u8>) -> journal::Op {
+    journal::Op {
+        tree,
+        key: key.to_vec(),
+        value: Some(value),
+    }
+}
+
+fn remove(tree: &'static str, key: &[u8]) -> journal::Op {
+    journal::Op {
+        tree,
+        key: key.to_vec(),
+        value: None,
+    }
+}
 
 type Time = DateTime<FixedOffset>;
 
@@ -58,15 +76,21 @@ pub struct Store {
     sent: sled::Tree,
     meta: sled::Tree,
     ledger: sled::Tree,
+    /// `record.journal`: every write to the trees above, on disk before sled is told of it
+    /// (`journal.rs`). The record is rebuilt from it when sled fails.
+    journal: std::sync::Mutex<journal::Journal>,
     /// `sent.journal`: one line per mail the SMTP server accepted, appended the moment it says
     /// so. A write to the page cache survives the process being killed where sled's flush may
     /// not have run yet; replayed into `sent` at the next open.
-    journal: std::sync::Mutex<Journal>,
+    sent_journal: std::sync::Mutex<SentJournal>,
+    /// The state directory's lock (`lock`), held while the store is open: nothing else moves
+    /// sled's files while this process may read them.
+    _lock: std::fs::File,
 }
 
 /// The sent journal and where its next line goes (written at an offset, not appended, so a
 /// reserved line can be completed in place).
-struct Journal {
+struct SentJournal {
     file: std::fs::File,
     end: u64,
 }
@@ -88,40 +112,291 @@ fn post_key(tid: u64, pid: u64) -> [u8; 16] {
     k
 }
 
+/// The record's trees, in the order `dump` lists them.
+const TREES: [&str; 7] = [
+    "posts", "cursors", "events", "outbox", "sent", "meta", "ledger",
+];
+
+/// The meta key of a repair the judge has not been told of yet (`Store::repair_to_tell`).
+pub const REPAIR_PENDING: &str = "store-recovered/pending";
+
+fn sled_config(db: &Path) -> sled::Config {
+    // A game's record is a few MB; sled's default page cache (1 GiB) would only let the idle
+    // daemon grow. 1 MiB: the file's pages are in the system's cache anyway, and a cycle
+    // reads a day's record once.
+    //
+    // Memory to know about: sled 0.34 allocates its metrics histograms (41 × 512 KiB) even
+    // with metrics off. They stay out of RSS only because the optimiser turns their
+    // zero-fill into `calloc`. Building sled at `opt-level = "s"` put the idle daemon's
+    // anonymous memory at 36 MB instead of 16 (benches/figures.rs, the idle figure), so keep
+    // sled at full optimisation.
+    sled::Config::new().path(db).cache_capacity(1024 * 1024)
+}
+
+/// Every entry of every tree, in `TREES` order and key order.
+fn read_all(db: &sled::Db) -> Result<Vec<DumpEntry>, sled::Error> {
+    let mut out = Vec::new();
+    for name in TREES {
+        for kv in db.open_tree(name)?.iter() {
+            let (k, v) = kv?;
+            out.push((name.to_string(), k.to_vec(), v.to_vec()));
+        }
+    }
+    Ok(out)
+}
+
+fn tree_name(name: &str) -> Option<&'static str> {
+    TREES.into_iter().find(|t| *t == name)
+}
+
+fn in_use(dir: &Path) -> StoreError {
+    StoreError(format!(
+        "记录目录 {} 正被另一个 bansha 进程使用（同一份记录只能由一个守护进程打开：先停掉另一个，例如 systemctl stop bansha，或给这个进程换一个 state_dir）",
+        dir.display()
+    ))
+}
+
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> StoreError + '_ {
+    move |e| StoreError(format!("{}: {e}", path.display()))
+}
+
+/// Take the state directory's lock (`flock` on `DIR/lock`), or say who holds it.
+fn lock_dir(dir: &Path) -> Result<std::fs::File, StoreError> {
+    use std::os::unix::io::AsRawFd;
+    let path = dir.join("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io_error(&path))?;
+    // SAFETY: flock on a descriptor this function owns; no memory is involved.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(if e.kind() == std::io::ErrorKind::WouldBlock {
+            in_use(dir)
+        } else {
+            io_error(&path)(e)
+        });
+    }
+    Ok(file)
+}
+
+/// Where files sled cannot use are moved to: `DIR/set-aside/N/`, the first N free, made on the
+/// first move of an open.
+struct Aside<'a> {
+    dir: &'a Path,
+    to: Option<(PathBuf, String)>,
+}
+
+impl Aside<'_> {
+    /// Move `from` (a file or directory) aside; its path relative to the state directory.
+    fn take(&mut self, from: &Path) -> Result<String, StoreError> {
+        if self.to.is_none() {
+            let base = self.dir.join("set-aside");
+            let n = (1..)
+                .find(|n| !base.join(n.to_string()).exists())
+                .expect("a free number");
+            let to = base.join(n.to_string());
+            std::fs::create_dir_all(&to).map_err(io_error(&to))?;
+            self.to = Some((to, format!("set-aside/{n}")));
+        }
+        let (to, rel) = self.to.as_ref().expect("made above");
+        let name = from.file_name().unwrap_or_default();
+        std::fs::rename(from, to.join(name)).map_err(io_error(from))?;
+        Ok(format!("{rel}/{}", name.to_string_lossy()))
+    }
+}
+
+/// Why sled's files could not be opened and read.
+enum Unopened {
+    /// Another process holds sled's own lock.
+    InUse,
+    /// The files are damaged (sled's corruption errors, a read cut short, a panic inside sled):
+    /// the record is rebuilt from the journal.
+    Broken(String),
+    Failed(StoreError),
+}
+
+/// Open sled's files and read every entry (a damaged page shows only when it is read).
+fn open_and_read(db: &Path) -> Result<(sled::Db, Vec<DumpEntry>), Unopened> {
+    let attempt = std::panic::catch_unwind(|| {
+        let db = sled_config(db).open()?;
+        let all = read_all(&db)?;
+        Ok::<_, sled::Error>((db, all))
+    });
+    match attempt {
+        Ok(Ok(x)) => Ok(x),
+        Ok(Err(sled::Error::Io(io)))
+            if io.kind() == std::io::ErrorKind::WouldBlock
+                || io.raw_os_error() == Some(libc::EAGAIN)
+                || io.to_string().contains("lock") =>
+        {
+            Err(Unopened::InUse)
+        }
+        Ok(Err(sled::Error::Io(io)))
+            if matches!(
+                io.kind(),
+                std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::InvalidData
+            ) =>
+        {
+            Err(Unopened::Broken(io.to_string()))
+        }
+        Ok(Err(e @ (sled::Error::Corruption { .. } | sled::Error::ReportableBug(_)))) => {
+            Err(Unopened::Broken(e.to_string()))
+        }
+        Ok(Err(e)) => Err(Unopened::Failed(e.into())),
+        Err(panic) => Err(Unopened::Broken(format!(
+            "sled panicked: {}",
+            panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("?")
+        ))),
+    }
+}
+
+/// A snapshot sled was writing when the process died (`db/snap.*.generating`) is never one to
+/// read: sled renames it once whole. sled 0.34 reads the newest `snap.*` file all the same, and
+/// fails on a partial one (spacejam/sled#1527), so each is set aside before sled opens.
+fn set_aside_unfinished_snapshots(
+    dir: &Path,
+    aside: &mut Aside,
+    repair: &mut StoreRepair,
+) -> Result<(), StoreError> {
+    let db = dir.join("db");
+    let Ok(entries) = std::fs::read_dir(&db) else {
+        return Ok(()); // a new store
+    };
+    let mut unfinished: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("snap.") && n.ends_with(".generating"))
+        })
+        .collect();
+    unfinished.sort();
+    for p in unfinished {
+        let bytes = std::fs::read(&p).unwrap_or_default();
+        let to = aside.take(&p)?;
+        if whole_snapshot(&bytes) {
+            // Written whole, the rename not made: harmless once aside (the log holds it all).
+            crate::io::log::line(&format!(
+                "store: set aside a whole snapshot sled had not renamed yet: {to}"
+            ));
+            continue;
+        }
+        crate::io::log::line(&format!(
+            "store: set aside a snapshot sled had not finished writing ({} bytes): {to}",
+            bytes.len()
+        ));
+        repair.set_aside.push(to);
+    }
+    Ok(())
+}
+
+/// A sled snapshot file as `write_snapshot` finishes it: the body, its length (8 bytes) and
+/// the CRC-32 of the body (4 bytes, little-endian), which `read_snapshot` checks.
+fn whole_snapshot(bytes: &[u8]) -> bool {
+    let Some(body) = bytes.len().checked_sub(12).map(|n| &bytes[..n]) else {
+        return false;
+    };
+    let sum: [u8; 4] = bytes[bytes.len() - 4..].try_into().expect("4 bytes");
+    bytes.len() > 12 && crc32fast::hash(body) == u32::from_le_bytes(sum)
+}
+
+/// What the journal says sled must hold, against what sled holds: the writes that bring sled
+/// to the journal's record, and the repair's counts.
+fn reconcile(
+    replayed: &journal::Replayed,
+    sled: &[DumpEntry],
+    repair: &mut StoreRepair,
+) -> (Vec<journal::Op>, usize) {
+    let held: std::collections::HashMap<(&str, &[u8]), &[u8]> = sled
+        .iter()
+        .map(|(t, k, v)| ((t.as_str(), k.as_slice()), v.as_slice()))
+        .collect();
+    let mut ops = Vec::new();
+    let mut tail = 0;
+    for ((tree, key), h) in &replayed.keys {
+        let Some(tree) = tree_name(tree) else {
+            repair.damaged_lines += 1;
+            continue;
+        };
+        let have = held.get(&(tree, key.as_slice())).copied();
+        let want = h.last.as_deref();
+        if have == want {
+            continue;
+        }
+        // A write after the last flush mark that sled had not made durable is a cycle's
+        // unfinished tail, which any kill leaves; anything else sled had said was on disk.
+        let unfinished =
+            have == h.flushed.as_deref() || h.tail.iter().any(|t| t.as_deref() == have);
+        if repair.rebuilt.is_some() || !unfinished {
+            *repair.restored.entry(tree.to_string()).or_default() += 1;
+        } else {
+            tail += 1;
+        }
+        ops.push(journal::Op {
+            tree,
+            key: key.clone(),
+            value: want.map(<[u8]>::to_vec),
+        });
+    }
+    (ops, tail)
+}
+
 impl Store {
     /// Open (or create) the store in `dir`. Fails with a clear message when another process
-    /// holds it.
+    /// holds it. sled's files that cannot be read are set aside and the record rebuilt from
+    /// the journal (`record.journal`); what was repaired is logged and kept for the judge
+    /// (`repair_to_tell`).
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
-        std::fs::create_dir_all(dir).map_err(|e| StoreError(format!("{}: {e}", dir.display())))?;
-        // A game's record is a few MB; sled's default page cache (1 GiB) would only let the idle
-        // daemon grow. 1 MiB: the file's pages are in the system's cache anyway, and a cycle
-        // reads a day's record once.
-        //
-        // Memory to know about: sled 0.34 allocates its metrics histograms (41 × 512 KiB) even
-        // with metrics off. They stay out of RSS only because the optimiser turns their
-        // zero-fill into `calloc`. Building sled at `opt-level = "s"` put the idle daemon's
-        // anonymous memory at 36 MB instead of 16 (benches/figures.rs, the idle figure), so keep
-        // sled at full optimisation.
-        let db = sled::Config::new()
-            .path(dir.join("db"))
-            .cache_capacity(1024 * 1024)
-            .open()
-            .map_err(|e| match e {
-                // The record's lock is held: another daemon (or `demo`) has it open.
-                sled::Error::Io(ref io)
-                    if io.kind() == std::io::ErrorKind::WouldBlock
-                        || io.raw_os_error() == Some(11)
-                        || io.to_string().contains("lock") =>
-                {
-                    StoreError(format!(
-                        "记录目录 {} 正被另一个 bansha 进程使用（同一份记录只能由一个守护进程打开：先停掉另一个，例如 systemctl stop bansha，或给这个进程换一个 state_dir）",
-                        dir.display()
-                    ))
-                }
-                other => StoreError(other.to_string()),
-            })?;
-        let journal_path = dir.join("sent.journal");
-        let io = |e: std::io::Error| StoreError(format!("{}: {e}", journal_path.display()));
+        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+        let lock = lock_dir(dir)?;
+        let mut repair = StoreRepair::default();
+        let mut aside = Aside { dir, to: None };
+        set_aside_unfinished_snapshots(dir, &mut aside, &mut repair)?;
+        let (db, held) = match open_and_read(&dir.join("db")) {
+            Ok(x) => x,
+            Err(Unopened::InUse) => return Err(in_use(dir)),
+            Err(Unopened::Failed(e)) => return Err(e),
+            Err(Unopened::Broken(why)) => {
+                let to = aside.take(&dir.join("db"))?;
+                crate::io::log::line(&format!(
+                    "store: sled cannot read its files ({why}); set aside as {to}, rebuilding the record from record.journal"
+                ));
+                repair.set_aside.push(to);
+                repair.rebuilt = Some(why);
+                (sled_config(&dir.join("db")).open()?, Vec::new())
+            }
+        };
+        let journal_path = dir.join("record.journal");
+        let bytes = match std::fs::read(&journal_path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(io_error(&journal_path)(e)),
+        };
+        let had_journal = !bytes.is_empty();
+        let replayed = journal::replay(&bytes).map_err(StoreError)?;
+        let (ops, tail) = reconcile(&replayed, &held, &mut repair);
+        repair.damaged_lines += replayed.damaged;
+        repair.no_journal = !had_journal && repair.rebuilt.is_some();
+        let named: std::collections::HashSet<(&str, &[u8])> = replayed
+            .keys
+            .keys()
+            .map(|(t, k)| (t.as_str(), k.as_slice()))
+            .collect();
+        let unjournaled = held
+            .iter()
+            .filter(|(t, k, _)| !named.contains(&(t.as_str(), k.as_slice())))
+            .count();
+        let journal =
+            journal::Journal::open(&journal_path, &replayed).map_err(io_error(&journal_path))?;
+        let sent_path = dir.join("sent.journal");
         let store = Store {
             posts: db.open_tree("posts")?,
             cursors: db.open_tree("cursors")?,
@@ -131,23 +406,73 @@ impl Store {
             meta: db.open_tree("meta")?,
             ledger: db.open_tree("ledger")?,
             db,
-            journal: std::sync::Mutex::new(Journal {
+            journal: std::sync::Mutex::new(journal),
+            sent_journal: std::sync::Mutex::new(SentJournal {
                 file: std::fs::OpenOptions::new()
                     .create(true)
                     .truncate(false)
                     .read(true)
                     .write(true)
-                    .open(&journal_path)
-                    .map_err(io)?,
+                    .open(&sent_path)
+                    .map_err(io_error(&sent_path))?,
                 end: 0,
             }),
+            _lock: lock,
         };
-        // Mails accepted by the server after the last flush of the record: sent, not to be
-        // sent again. A torn last line (the process died inside the write) is skipped: its
-        // mail was not marked, so at worst it goes out twice.
-        // Read as bytes: a torn line may end inside a character, and is skipped like any other
-        // line that does not parse.
-        let lines = std::fs::read(&journal_path).map_err(io)?;
+        for op in &ops {
+            store.apply_to_sled(op)?;
+        }
+        if tail > 0 {
+            crate::io::log::line(&format!(
+                "store: {tail} writes of the last cycle that sled had not made durable are replayed from record.journal"
+            ));
+        }
+        if replayed.torn > 0 {
+            crate::io::log::line(&format!(
+                "store: record.journal ended in a write cut short ({} bytes), dropped",
+                replayed.torn
+            ));
+        }
+        let rewrite =
+            !had_journal || unjournaled > 0 || repair.any() || store.journal()?.wants_rewrite();
+        drop(replayed);
+        drop(bytes);
+        store.replay_sent_journal()?;
+        if repair.any() {
+            crate::io::log::line(&format!(
+                "store: repaired at open: {}",
+                serde_json::to_string(&repair)?
+            ));
+            // Told to the judge by the next cycle, once (kept until then: a kill before it
+            // does not lose the telling).
+            let mut told: Vec<StoreRepair> = store.get_meta(REPAIR_PENDING)?.unwrap_or_default();
+            told.push(repair);
+            store.set_meta(REPAIR_PENDING, &told)?;
+        }
+        if rewrite {
+            if unjournaled > 0 && had_journal {
+                crate::io::log::line(&format!(
+                    "store: {unjournaled} entries sled holds were not in record.journal; kept, and the journal rewritten to hold them"
+                ));
+            }
+            store.rewrite_journal()?;
+        } else {
+            store.flush_blocking()?;
+        }
+        Ok(store)
+    }
+
+    /// Mails accepted by the server after the last flush of the record: sent, not to be sent
+    /// again. Merged into the record (through the record's journal), then emptied.
+    fn replay_sent_journal(&self) -> Result<(), StoreError> {
+        // A torn last line (the process died inside the write) is skipped: its mail was not
+        // marked, so at worst it goes out twice. Read as bytes: a torn line may end inside a
+        // character, and is skipped like any other line that does not parse.
+        let mut j = self.sent_journal()?;
+        let mut lines = Vec::new();
+        std::io::Read::read_to_end(&mut j.file, &mut lines)
+            .map_err(|e| StoreError(format!("sent.journal: {e}")))?;
+        drop(j);
         let mut replayed = 0;
         for line in lines.split(|b| *b == b'\n') {
             // `?…`: reserved, and the server's acceptance never recorded (at worst the mail
@@ -159,64 +484,184 @@ impl Store {
                 _ => line,
             };
             if let Ok((key, at)) = serde_json::from_slice::<(String, Time)>(line) {
-                if !store.sent.contains_key(&key)? {
-                    store.sent.insert(key.as_str(), serde_json::to_vec(&at)?)?;
-                    store.outbox.remove(key.as_str())?;
+                if !self.sent.contains_key(&key)? {
+                    self.write(vec![
+                        put("sent", key.as_bytes(), serde_json::to_vec(&at)?),
+                        remove("outbox", key.as_bytes()),
+                    ])?;
                     replayed += 1;
                 }
             }
         }
         if !lines.is_empty() {
-            store.db.flush()?;
-            store
-                .journal
-                .lock()
-                .map_err(|_| StoreError("sent journal lock poisoned".into()))?
+            self.flush_blocking()?;
+            self.sent_journal()?
                 .file
                 .set_len(0)
-                .map_err(io)?;
+                .map_err(|e| StoreError(format!("sent.journal: {e}")))?;
             if replayed > 0 {
                 crate::io::log::line(&format!(
                     "store: {replayed} mails the server had accepted before the last stop are marked sent"
                 ));
             }
         }
-        Ok(store)
+        Ok(())
+    }
+
+    fn journal(&self) -> Result<std::sync::MutexGuard<'_, journal::Journal>, StoreError> {
+        self.journal
+            .lock()
+            .map_err(|_| StoreError("record journal lock poisoned".into()))
+    }
+
+    fn sent_journal(&self) -> Result<std::sync::MutexGuard<'_, SentJournal>, StoreError> {
+        self.sent_journal
+            .lock()
+            .map_err(|_| StoreError("sent journal lock poisoned".into()))
+    }
+
+    fn tree(&self, name: &str) -> &sled::Tree {
+        match name {
+            "posts" => &self.posts,
+            "cursors" => &self.cursors,
+            "events" => &self.events,
+            "outbox" => &self.outbox,
+            "sent" => &self.sent,
+            "meta" => &self.meta,
+            "ledger" => &self.ledger,
+            other => unreachable!("no tree {other}"),
+        }
+    }
+
+    fn apply_to_sled(&self, op: &journal::Op) -> Result<(), StoreError> {
+        let tree = self.tree(op.tree);
+        match &op.value {
+            Some(v) => tree.insert(&op.key, v.as_slice())?,
+            None => tree.remove(&op.key)?,
+        };
+        Ok(())
+    }
+
+    /// Write `ops`: their lines to the journal (one write), then to sled. The journal's lock is
+    /// held throughout, so the journal and sled take every write in the same order.
+    fn write(&self, ops: Vec<journal::Op>) -> Result<(), StoreError> {
+        let mut j = self.journal()?;
+        self.write_locked(&mut j, &ops)
+    }
+
+    fn write_locked(
+        &self,
+        j: &mut journal::Journal,
+        ops: &[journal::Op],
+    ) -> Result<(), StoreError> {
+        j.append(ops)
+            .map_err(|e| StoreError(format!("record.journal: {e}")))?;
+        for op in ops {
+            self.apply_to_sled(op)?;
+        }
+        Ok(())
+    }
+
+    /// Write `value` under `key` unless the key is there, or `guard` (another tree's) is;
+    /// whether it was written.
+    fn write_new(
+        &self,
+        tree: &'static str,
+        key: &[u8],
+        value: Vec<u8>,
+        guard: Option<&sled::Tree>,
+    ) -> Result<bool, StoreError> {
+        let mut j = self.journal()?;
+        if self.tree(tree).contains_key(key)?
+            || guard.is_some_and(|g| g.contains_key(key).unwrap_or(false))
+        {
+            return Ok(false);
+        }
+        self.write_locked(&mut j, &[put(tree, key, value)])?;
+        Ok(true)
+    }
+
+    /// Replace the journal with the record as it stands (made durable in sled first).
+    fn rewrite_journal(&self) -> Result<(), StoreError> {
+        let mut j = self.journal()?;
+        self.db.flush()?;
+        let all: Vec<journal::Op> = read_all(&self.db)?
+            .into_iter()
+            .filter_map(|(t, k, v)| Some(put(tree_name(&t)?, &k, v)))
+            .collect();
+        j.rewrite(&all)
+            .map_err(|e| StoreError(format!("record.journal: {e}")))
+    }
+
+    /// The repairs made at open that the judge has not been told of yet.
+    pub fn repairs_to_tell(&self) -> Result<Vec<StoreRepair>, StoreError> {
+        Ok(self.get_meta(REPAIR_PENDING)?.unwrap_or_default())
+    }
+
+    /// Queue one mail per repair not yet told (`mail` words it) and mark them told, in one
+    /// write: a kill leaves them all queued and told, or none. Keys `store-recovered/N`,
+    /// numbered on from the last; how many were queued.
+    pub fn tell_repairs(&self, mail: impl Fn(&StoreRepair) -> Mail) -> Result<usize, StoreError> {
+        const COUNT: &str = "store-recovered/count";
+        let mut j = self.journal()?;
+        let pending: Vec<StoreRepair> = self.get_meta(REPAIR_PENDING)?.unwrap_or_default();
+        if pending.is_empty() {
+            return Ok(0);
+        }
+        let told: u64 = self.get_meta(COUNT)?.unwrap_or(0);
+        let mut ops = Vec::new();
+        for (i, r) in pending.iter().enumerate() {
+            let key = format!("store-recovered/{}", told + 1 + i as u64);
+            ops.push(put("outbox", key.as_bytes(), serde_json::to_vec(&mail(r))?));
+        }
+        let total = told + pending.len() as u64;
+        ops.push(put("meta", COUNT.as_bytes(), serde_json::to_vec(&total)?));
+        ops.push(remove("meta", REPAIR_PENDING.as_bytes()));
+        self.write_locked(&mut j, &ops)?;
+        Ok(pending.len())
     }
 
     /// Every entry of every tree but the meta entries named in `skip`, in key order: two stores
     /// compare equal when they hold the same record (the crash-safety test).
     pub fn dump(&self, skip: &[&str]) -> Result<Vec<DumpEntry>, StoreError> {
-        let mut out = Vec::new();
-        for (name, tree) in [
-            ("posts", &self.posts),
-            ("cursors", &self.cursors),
-            ("events", &self.events),
-            ("outbox", &self.outbox),
-            ("sent", &self.sent),
-            ("meta", &self.meta),
-            ("ledger", &self.ledger),
-        ] {
-            for kv in tree.iter() {
-                let (k, v) = kv?;
-                if name == "meta" && skip.iter().any(|s| k.as_ref() == s.as_bytes()) {
-                    continue;
-                }
-                out.push((name.to_string(), k.to_vec(), v.to_vec()));
-            }
-        }
-        Ok(out)
+        Ok(read_all(&self.db)?
+            .into_iter()
+            .filter(|(t, k, _)| !(t == "meta" && skip.iter().any(|s| k.as_slice() == s.as_bytes())))
+            .collect())
     }
 
     /// Make everything written so far durable, from synchronous code.
     pub fn flush_blocking(&self) -> Result<(), StoreError> {
+        let upto = self.sync_journal()?;
         self.db.flush()?;
-        Ok(())
+        self.flushed(upto)
     }
 
-    /// Make everything written so far durable.
+    /// Make everything written so far durable: the journal's lines first, then sled.
     pub async fn flush(&self) -> Result<(), StoreError> {
+        let upto = self.sync_journal()?;
         self.db.flush_async().await?;
+        self.flushed(upto)
+    }
+
+    fn sync_journal(&self) -> Result<u64, StoreError> {
+        self.journal()?
+            .sync()
+            .map_err(|e| StoreError(format!("record.journal: {e}")))
+    }
+
+    /// sled has made durable every write before `upto`: say so in the journal, and rewrite the
+    /// journal when it has grown well past the record.
+    fn flushed(&self, upto: u64) -> Result<(), StoreError> {
+        let rewrite = {
+            let mut j = self.journal()?;
+            j.mark_flushed(upto)
+                .map_err(|e| StoreError(format!("record.journal: {e}")))?;
+            j.wants_rewrite()
+        };
+        if rewrite {
+            self.rewrite_journal()?;
+        }
         Ok(())
     }
 
@@ -230,6 +675,7 @@ impl Store {
         full: bool,
     ) -> Result<Vec<Change>, StoreError> {
         let mut changes = Vec::new();
+        let mut ops = Vec::new();
         let mut present = std::collections::BTreeSet::new();
         for p in posts {
             present.insert(p.pid);
@@ -270,7 +716,7 @@ impl Store {
                 None => rec.versions.push(Version { seen_at, post: now }),
             }
             rec.gone_at = None;
-            self.posts.insert(key, serde_json::to_vec(&rec)?)?;
+            ops.push(put("posts", &key, serde_json::to_vec(&rec)?));
         }
         if full {
             for item in self.posts.scan_prefix(tid.to_be_bytes()) {
@@ -286,10 +732,11 @@ impl Store {
                             last_seen: None,
                         });
                     }
-                    self.posts.insert(k, serde_json::to_vec(&rec)?)?;
+                    ops.push(put("posts", &k, serde_json::to_vec(&rec)?));
                 }
             }
         }
+        self.write(ops)?;
         Ok(changes)
     }
 
@@ -362,9 +809,11 @@ impl Store {
     }
 
     pub fn set_cursor(&self, tid: u64, c: &Cursor) -> Result<(), StoreError> {
-        self.cursors
-            .insert(tid.to_be_bytes(), serde_json::to_vec(c)?)?;
-        Ok(())
+        self.write(vec![put(
+            "cursors",
+            &tid.to_be_bytes(),
+            serde_json::to_vec(c)?,
+        )])
     }
 
     pub fn event_done(&self, key: &str) -> Result<bool, StoreError> {
@@ -381,8 +830,11 @@ impl Store {
     }
 
     pub fn mark_event(&self, key: &str, at: Time) -> Result<(), StoreError> {
-        self.events.insert(key, serde_json::to_vec(&at)?)?;
-        Ok(())
+        self.write(vec![put(
+            "events",
+            key.as_bytes(),
+            serde_json::to_vec(&at)?,
+        )])
     }
 
     /// Queue a mail under an idempotent key; false if that key was queued or sent before.
@@ -395,20 +847,20 @@ impl Store {
 
     /// Mark the mail `key` as told by another one (a digest): it is not queued on its own.
     pub fn cover(&self, key: &str) -> Result<(), StoreError> {
-        self.meta.insert(format!("covered/{key}"), b"1".to_vec())?;
-        Ok(())
+        self.write(vec![put(
+            "meta",
+            format!("covered/{key}").as_bytes(),
+            b"1".to_vec(),
+        )])
     }
 
     pub fn enqueue(&self, key: &str, mail: &Mail) -> Result<bool, StoreError> {
-        if self.sent.contains_key(key)? {
-            return Ok(false);
-        }
-        let r = self.outbox.compare_and_swap(
-            key,
-            None as Option<&[u8]>,
-            Some(serde_json::to_vec(mail)?),
-        )?;
-        Ok(r.is_ok())
+        self.write_new(
+            "outbox",
+            key.as_bytes(),
+            serde_json::to_vec(mail)?,
+            Some(&self.sent),
+        )
     }
 
     /// Queued mails, oldest first.
@@ -430,9 +882,10 @@ impl Store {
         let mut line = serde_json::to_string(&(key, at))?;
         line.push('\n');
         self.journal_write(line.as_bytes())?;
-        self.sent.insert(key, serde_json::to_vec(&at)?)?;
-        self.outbox.remove(key)?;
-        Ok(())
+        self.write(vec![
+            put("sent", key.as_bytes(), serde_json::to_vec(&at)?),
+            remove("outbox", key.as_bytes()),
+        ])
     }
 
     /// Before a mail goes to the server: a line in the journal that `confirm_sent` completes
@@ -454,26 +907,21 @@ impl Store {
     /// disk already holds), then the record.
     pub fn confirm_sent(&self, r: Reserved) -> Result<(), StoreError> {
         use std::os::unix::fs::FileExt;
-        self.journal
-            .lock()
-            .map_err(|_| StoreError("sent journal lock poisoned".into()))?
+        self.sent_journal()?
             .file
             .write_all_at(b"!", r.offset)
             .map_err(|e| StoreError(format!("sent.journal: {e}")))?;
-        self.sent
-            .insert(r.key.as_str(), serde_json::to_vec(&r.at)?)?;
-        self.outbox.remove(r.key.as_str())?;
-        Ok(())
+        self.write(vec![
+            put("sent", r.key.as_bytes(), serde_json::to_vec(&r.at)?),
+            remove("outbox", r.key.as_bytes()),
+        ])
     }
 
     /// Write a whole line at the journal's end; where it starts. A line the disk took only in
     /// part is overwritten by the next.
     fn journal_write(&self, line: &[u8]) -> Result<u64, StoreError> {
         use std::os::unix::fs::FileExt;
-        let mut j = self
-            .journal
-            .lock()
-            .map_err(|_| StoreError("sent journal lock poisoned".into()))?;
+        let mut j = self.sent_journal()?;
         let at = j.end;
         j.file
             .write_all_at(line, at)
@@ -508,8 +956,11 @@ impl Store {
     }
 
     pub fn set_meta<T: Serialize>(&self, key: &str, value: &T) -> Result<(), StoreError> {
-        self.meta.insert(key, serde_json::to_vec(value)?)?;
-        Ok(())
+        self.write(vec![put(
+            "meta",
+            key.as_bytes(),
+            serde_json::to_vec(value)?,
+        )])
     }
 
     /// Add a ledger entry under its id; false if that id exists (automatic entries are
@@ -520,12 +971,7 @@ impl Store {
         entry: &crate::domain::rules::ledger::Entry,
     ) -> Result<bool, StoreError> {
         let key = format!("{game}/{}", entry.id);
-        let r = self.ledger.compare_and_swap(
-            key,
-            None as Option<&[u8]>,
-            Some(serde_json::to_vec(entry)?),
-        )?;
-        Ok(r.is_ok())
+        self.write_new("ledger", key.as_bytes(), serde_json::to_vec(entry)?, None)
     }
 
     /// Write a ledger entry under its id, over what is there (a recount's withdrawal or
@@ -535,9 +981,11 @@ impl Store {
         game: &str,
         entry: &crate::domain::rules::ledger::Entry,
     ) -> Result<(), StoreError> {
-        self.ledger
-            .insert(format!("{game}/{}", entry.id), serde_json::to_vec(entry)?)?;
-        Ok(())
+        self.write(vec![put(
+            "ledger",
+            format!("{game}/{}", entry.id).as_bytes(),
+            serde_json::to_vec(entry)?,
+        )])
     }
 
     /// A game's ledger entries, in the order they were added.
@@ -557,18 +1005,24 @@ impl Store {
     /// Strike an entry out (it stays, marked); false if there is no such id.
     pub fn ledger_remove(&self, game: &str, id: &str) -> Result<bool, StoreError> {
         let key = format!("{game}/{id}");
+        let mut j = self.journal()?;
         let Some(v) = self.ledger.get(&key)? else {
             return Ok(false);
         };
         let mut e: crate::domain::rules::ledger::Entry = serde_json::from_slice(&v)?;
         e.removed = true;
-        self.ledger.insert(key, serde_json::to_vec(&e)?)?;
+        self.write_locked(
+            &mut j,
+            &[put("ledger", key.as_bytes(), serde_json::to_vec(&e)?)],
+        )?;
         Ok(true)
     }
 
     pub fn remove_meta(&self, key: &str) -> Result<(), StoreError> {
-        self.meta.remove(key)?;
-        Ok(())
+        if !self.meta.contains_key(key)? {
+            return Ok(()); // nothing to journal
+        }
+        self.write(vec![remove("meta", key.as_bytes())])
     }
 }
 
@@ -588,7 +1042,8 @@ mod tests {
         for _ in 0..100 {
             match Store::open(dir) {
                 Ok(s) => return Ok(s),
-                Err(e) if e.0.contains("could not acquire lock") => {
+                Err(e) if e.0.contains("could not acquire lock") || e.0.contains("正被另一个") =>
+                {
                     last = Some(e);
                     std::thread::sleep(std::time::Duration::from_millis(50));
                 }
@@ -701,5 +1156,198 @@ mod tests {
             ["lurk/版杀一室/2"],
             "the whole line counts, the torn one not"
         );
+    }
+
+    /// A store with one of each kind of entry, flushed; its dump.
+    fn filled(dir: &Path) -> Vec<DumpEntry> {
+        let store = Store::open(dir).unwrap();
+        let post = Post::text_only(
+            98,
+            3,
+            "5#".into(),
+            "李逵".into(),
+            Some(at()),
+            "投票对象：宋江".into(),
+        );
+        store.record(3, &[post], at(), true).unwrap();
+        store.set_cursor(3, &Cursor::default()).unwrap();
+        store.mark_event("close/g/2", at()).unwrap();
+        store.set_meta("rulings/g/2", &vec!["作废"]).unwrap();
+        let mail = Mail::text("主题".into(), "正文".into(), at());
+        assert!(store.enqueue("close/g/2", &mail).unwrap());
+        assert!(store.enqueue("lurk/g/2", &mail).unwrap());
+        store.mark_sent("close/g/2", at()).unwrap();
+        store.flush_blocking().unwrap();
+        store.dump(&[]).unwrap()
+    }
+
+    /// The store's dump without the repair notes.
+    fn record_of(store: &Store) -> Vec<DumpEntry> {
+        store.dump(&[REPAIR_PENDING]).unwrap()
+    }
+
+    fn raw_sled(dir: &Path) -> sled::Db {
+        for _ in 0..100 {
+            if let Ok(db) = sled::open(dir.join("db")) {
+                return db;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("sled would not open");
+    }
+
+    #[test]
+    fn a_store_sled_cannot_read_is_rebuilt_from_the_journal_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = filled(dir.path());
+        // A snapshot file that fails its checksum (not one being generated: sled reads it).
+        std::fs::write(dir.path().join("db/snap.FFFFFFFFFFFFFFF0"), [0u8; 40]).unwrap();
+        let store = reopen(dir.path()).expect("starts");
+        assert_eq!(record_of(&store), before);
+        let told = store.repairs_to_tell().unwrap();
+        assert_eq!(told.len(), 1);
+        assert!(told[0].rebuilt.is_some(), "{told:?}");
+        assert_eq!(told[0].set_aside, ["set-aside/1/db"]);
+        assert_eq!(
+            told[0].restored,
+            [
+                ("cursors", 1),
+                ("events", 1),
+                ("meta", 1),
+                ("outbox", 1),
+                ("posts", 1),
+                ("sent", 1)
+            ]
+            .map(|(t, n)| (t.to_string(), n))
+            .into()
+        );
+        assert!(dir
+            .path()
+            .join("set-aside/1/db/snap.FFFFFFFFFFFFFFF0")
+            .exists());
+        // Told once.
+        let mail = Mail::text("记录已恢复".into(), String::new(), at());
+        assert_eq!(store.tell_repairs(|_| mail.clone()).unwrap(), 1);
+        assert_eq!(store.tell_repairs(|_| mail.clone()).unwrap(), 0);
+        assert!(store.mail_known("store-recovered/1").unwrap());
+    }
+
+    #[test]
+    fn an_unfinished_snapshot_is_set_aside_before_sled_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = filled(dir.path());
+        std::fs::write(dir.path().join("db/snap.FFFFFFFFFFFFFFF0.generating"), b"").unwrap();
+        let store = reopen(dir.path()).expect("starts");
+        assert_eq!(record_of(&store), before);
+        let told = store.repairs_to_tell().unwrap();
+        assert_eq!(
+            told[0].rebuilt, None,
+            "sled opens once it is out of the way"
+        );
+        assert_eq!(
+            told[0].set_aside,
+            ["set-aside/1/snap.FFFFFFFFFFFFFFF0.generating"]
+        );
+    }
+
+    #[test]
+    fn a_whole_snapshot_not_yet_renamed_is_set_aside_without_a_word_to_the_judge() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = filled(dir.path());
+        let mut snap = b"a snapshot body".to_vec();
+        snap.extend((snap.len() as u64).to_le_bytes());
+        snap.extend(crc32fast::hash(b"a snapshot body").to_le_bytes());
+        assert!(whole_snapshot(&snap));
+        assert!(!whole_snapshot(&snap[..snap.len() - 1]));
+        std::fs::write(
+            dir.path().join("db/snap.FFFFFFFFFFFFFFF0.generating"),
+            &snap,
+        )
+        .unwrap();
+        let store = reopen(dir.path()).unwrap();
+        assert_eq!(record_of(&store), before);
+        assert_eq!(store.repairs_to_tell().unwrap(), []);
+        assert!(dir
+            .path()
+            .join("set-aside/1/snap.FFFFFFFFFFFFFFF0.generating")
+            .exists());
+    }
+
+    #[test]
+    fn what_sled_lost_after_saying_it_was_on_disk_is_written_back_and_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = filled(dir.path());
+        {
+            let db = raw_sled(dir.path());
+            db.open_tree("meta").unwrap().remove("rulings/g/2").unwrap();
+            db.open_tree("sent").unwrap().remove("close/g/2").unwrap();
+            db.flush().unwrap();
+        }
+        let store = reopen(dir.path()).unwrap();
+        assert_eq!(record_of(&store), before);
+        let told = store.repairs_to_tell().unwrap();
+        assert_eq!(
+            told[0].restored,
+            [("meta", 1), ("sent", 1)]
+                .map(|(t, n)| (t.to_string(), n))
+                .into()
+        );
+    }
+
+    #[test]
+    fn a_cycles_unfinished_tail_is_replayed_without_a_word_to_the_judge() {
+        let dir = tempfile::tempdir().unwrap();
+        filled(dir.path());
+        let after = {
+            let store = reopen(dir.path()).unwrap();
+            // Written, never flushed: the process dies before sled made it durable.
+            store.set_meta("leader/g/2", &("李逵", 3)).unwrap();
+            store.mark_event("lock/g/2", at()).unwrap();
+            store.dump(&[]).unwrap()
+        };
+        {
+            let db = raw_sled(dir.path());
+            db.open_tree("meta").unwrap().remove("leader/g/2").unwrap();
+            db.open_tree("events").unwrap().remove("lock/g/2").unwrap();
+            db.flush().unwrap();
+        }
+        let store = reopen(dir.path()).unwrap();
+        assert_eq!(record_of(&store), after, "the journal's writes count");
+        assert_eq!(store.repairs_to_tell().unwrap(), []);
+    }
+
+    #[test]
+    fn a_store_from_before_the_journal_gets_one_at_its_first_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let before = filled(dir.path());
+        std::fs::remove_file(dir.path().join("record.journal")).unwrap();
+        drop(reopen(dir.path()).unwrap());
+        std::fs::write(dir.path().join("db/snap.FFFFFFFFFFFFFFF0"), [0u8; 40]).unwrap();
+        let store = reopen(dir.path()).unwrap();
+        assert_eq!(record_of(&store), before);
+        assert!(!store.repairs_to_tell().unwrap()[0].no_journal);
+    }
+
+    #[test]
+    fn the_journal_is_rewritten_once_it_has_grown_well_past_the_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let big = "票".repeat(100_000);
+        for i in 0..20 {
+            store.set_meta("last_cycle", &(i, &big)).unwrap();
+            store.flush_blocking().unwrap();
+        }
+        // 6 MB written; rewritten to the 300 KB record once past 4 MiB beyond twice the record.
+        let len = std::fs::metadata(dir.path().join("record.journal"))
+            .unwrap()
+            .len();
+        assert!(len < 3_000_000, "{len} bytes after 6 MB of writes");
+        drop(store);
+        let store = reopen(dir.path()).unwrap();
+        assert_eq!(
+            store.get_meta::<(i32, String)>("last_cycle").unwrap(),
+            Some((19, big))
+        );
+        assert_eq!(store.repairs_to_tell().unwrap(), []);
     }
 }

@@ -1013,3 +1013,76 @@ pub fn identity_question(g: &GameConfig, like: &[(String, KnownGame)]) -> String
     );
     s
 }
+
+/// What a kind of record entry (a store tree) is, for the judge.
+fn record_kind(tree: &str) -> &'static str {
+    match tree {
+        "posts" => "帖子（各版本及首见时间、删帖）",
+        "cursors" => "读帖进度",
+        "events" => "已完成的事件（锁票、截止等）",
+        "outbox" => "待发邮件",
+        "sent" => "已发邮件记录",
+        "meta" => "其他记录（投票机与私信的读数、裁定、改期等）",
+        "ledger" => "账本条目",
+        _ => "其他",
+    }
+}
+
+/// The store had to be repaired when the daemon started (issue 29, item 9): what happened to
+/// sled's files, what was rebuilt from bansha's own journal, what may be missing.
+pub fn store_repaired(r: &crate::domain::record::StoreRepair, state_dir: &str, now: Time) -> Mail {
+    let mut body = Vec::new();
+    let subject = if let Some(why) = &r.rebuilt {
+        body.push(format!(
+            "bansha 启动时发现记录库（sled）的文件无法读取（{why}），多半是上次进程被强行终止时正在写入。"
+        ));
+        "记录已恢复：记录库损坏，已从日志重建"
+    } else if !r.restored.is_empty() {
+        body.push(
+            "bansha 启动时发现记录库（sled）丢失了它已确认写入的内容，已按 bansha 自己的日志补回。"
+                .to_string(),
+        );
+        "记录已恢复：记录库丢失的内容已从日志补回"
+    } else {
+        body.push(
+            "bansha 启动时发现记录库（sled）上次被中断时留下了没写完的文件，会使记录库无法打开。"
+                .to_string(),
+        );
+        "记录已恢复：已移开记录库中断时留下的文件"
+    };
+    if !r.set_aside.is_empty() {
+        body.push(format!(
+            "这些文件已移到记录目录（{state_dir}）下，没有删除：{}。",
+            r.set_aside.join("、")
+        ));
+    }
+    if r.no_journal {
+        body.push(
+            "没有可用的日志（这份记录由旧版 bansha 写成，当时还没有日志），记录只能重新开始：帖子从论坛重新读取，首见时间以重读为准；\
+             已发出的邮件可能再发一次；投票机与私信的读数、裁定、账本中 bansha 自动写入的条目需要核对。"
+                .to_string(),
+        );
+    } else if !r.restored.is_empty() {
+        let what: Vec<String> = r
+            .restored
+            .iter()
+            .map(|(tree, n)| format!("{} {n} 条", record_kind(tree)))
+            .collect();
+        body.push(format!(
+            "已按日志（record.journal）恢复：{}。已发出的邮件不会重发，已确认的记录没有丢失。",
+            what.join("；")
+        ));
+    } else if r.rebuilt.is_some() {
+        body.push("日志中没有记录（新的记录目录），记录从空开始。".to_string());
+    } else {
+        body.push("记录本身完好，没有丢失任何内容。".to_string());
+    }
+    if r.damaged_lines > 0 {
+        body.push(format!(
+            "日志中有 {} 行校验失败（磁盘损坏？），已跳过：相关内容以论坛重读为准，请核对。",
+            r.damaged_lines
+        ));
+    }
+    body.push(format!("（{} 记录，无需操作。）", fmt(now)));
+    Mail::text(subject.to_string(), body.join("\n\n") + "\n", now)
+}

@@ -762,18 +762,49 @@ pub(crate) fn cli(config: &Path, args: &[&str]) -> (Option<i32>, String, String)
     )
 }
 
-/// `bansha run --once --now NOW`, SIGKILLed after `delay`.
+/// The `delay` of `once_killed` that kills the run the moment sled has begun writing a
+/// snapshot (`db/snap.*.generating` appears; sled writes one at every open that finds its log
+/// advanced), when it does within 3 s.
+pub(crate) const AT_SNAPSHOT: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// `bansha run --once --now NOW`, SIGKILLed after `delay` (or `AT_SNAPSHOT`). A run that ended before the kill
+/// must have ended well: it panics with the run's log when the run failed (a start that
+/// cannot open the record, a cycle with errors).
 pub(crate) fn once_killed(config: &Path, now: &str, delay: std::time::Duration) {
+    let log = tempfile::NamedTempFile::new().unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
         .args(["run", "--once", "--now", now, "--config"])
         .arg(config)
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(log.reopen().unwrap())
         .spawn()
         .unwrap();
-    std::thread::sleep(delay);
+    if delay == AT_SNAPSHOT {
+        // The soak's moment: sled writing the snapshot it writes at every open.
+        let db = config.parent().unwrap().join("state/db");
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_secs(3)
+            && child.try_wait().unwrap().is_none()
+            && !std::fs::read_dir(&db).is_ok_and(|d| {
+                d.filter_map(|e| e.ok())
+                    .any(|e| e.file_name().to_string_lossy().ends_with(".generating"))
+            })
+        {
+            std::thread::yield_now();
+        }
+    } else {
+        std::thread::sleep(delay);
+    }
+    let ended = child.try_wait().unwrap();
     let _ = child.kill(); // SIGKILL
     let _ = child.wait();
+    if let Some(status) = ended {
+        assert!(
+            status.success(),
+            "a run at {now} ended by itself before its kill at {delay:?}, failing ({status}):\n{}",
+            std::fs::read_to_string(log.path()).unwrap_or_default()
+        );
+    }
 }
 
 pub(crate) fn subjects(mailbox: &Mailbox) -> Vec<(String, String)> {
