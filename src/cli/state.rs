@@ -234,8 +234,11 @@ pub fn confirm(
     )? {
         return Ok(code);
     }
-    let at =
-        crate::io::clock::Clock::now(&crate::io::clock::SystemClock(game.utc_offset)).to_rfc3339();
+    // What the vote decided happened at the close of its round (the run-off's for round 2),
+    // whenever the judge confirms it: stamped earlier (a clock before the close) it would put
+    // the player out of his own round; later (a confirmation a day late), he would vote on the
+    // next day (`state::apply_to_days` counts an event for the days closing after it).
+    let at = close.to_rfc3339();
     for c in crate::domain::rules::state::confirm(&game, &before, &tally.outcome.players, pardon) {
         match c {
             crate::domain::rules::state::Confirmed::Eliminated(p) => {
