@@ -484,7 +484,11 @@ fn confirm_a_day_late_still_puts_the_player_out_of_the_next_day() {
     };
     // Day 2 is tallied as it was: 李逵 votes and is voted out in it.
     let t2 = tally("2");
-    assert_eq!(t2["outcome"]["players"], serde_json::json!(["李逵"]), "{t2}");
+    assert_eq!(
+        t2["outcome"]["players"],
+        serde_json::json!(["李逵"]),
+        "{t2}"
+    );
     // Day 3: one living player fewer.
     let t3 = tally("3");
     assert_eq!(
@@ -537,7 +541,11 @@ fn confirm_before_the_runoffs_close_keeps_the_player_in_his_own_runoff() {
         serde_json::from_slice(&out.get_output().stdout).unwrap()
     };
     let before = tally();
-    assert_eq!(before["outcome"]["players"], serde_json::json!(["李逵"]), "{before}");
+    assert_eq!(
+        before["outcome"]["players"],
+        serde_json::json!(["李逵"]),
+        "{before}"
+    );
     bansha()
         .args(["confirm", "--day", "2", "--round", "2", "--config"])
         .arg(&game)
