@@ -1,5 +1,6 @@
 //! The client of the running daemon: `bansha status`, `bansha tally --live`, `bansha ledger`
-//! ask its HTTP answers (the store is the daemon's: sled locks it).
+//! ask its HTTP answers (the store is the daemon's: sled locks it). With no daemon running,
+//! `bansha ledger` reads and writes the record itself, for the daemon to read when it starts.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -27,6 +28,38 @@ pub(crate) fn ask_daemon_with(
             return Ok(Err(2));
         }
     };
+    match ask(&settings, path, body)? {
+        Asked::Answer(body) => Ok(Ok(body)),
+        Asked::Refused(_, body) => {
+            writeln!(err, "错误：{}", body.trim())?;
+            Ok(Err(1))
+        }
+        Asked::NotRunning => {
+            writeln!(
+                err,
+                "错误：守护进程没有在 {} 运行（先 bansha run，或检查 [status] listen）",
+                settings.status.listen
+            )?;
+            Ok(Err(1))
+        }
+    }
+}
+
+/// What the daemon answered.
+enum Asked {
+    Answer(String),
+    /// An answer saying no: its status and text.
+    Refused(u16, String),
+    /// No daemon answered at the configured address.
+    NotRunning,
+}
+
+/// Ask the daemon of `settings` at `path` (a POST of `body` when given).
+fn ask(
+    settings: &crate::domain::settings::Settings,
+    path: &str,
+    body: Option<serde_json::Value>,
+) -> anyhow::Result<Asked> {
     let url = format!("http://{}{path}", settings.status.listen);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -51,21 +84,11 @@ pub(crate) fn ask_daemon_with(
         let status = r.status();
         Ok::<_, reqwest::Error>((status, r.text().await?))
     });
-    match answer {
-        Ok((s, body)) if s.is_success() => Ok(Ok(body)),
-        Ok((_, body)) => {
-            writeln!(err, "错误：{}", body.trim())?;
-            Ok(Err(1))
-        }
-        Err(_) => {
-            writeln!(
-                err,
-                "错误：守护进程没有在 {} 运行（先 bansha run，或检查 [status] listen）",
-                settings.status.listen
-            )?;
-            Ok(Err(1))
-        }
-    }
+    Ok(match answer {
+        Ok((s, body)) if s.is_success() => Asked::Answer(body),
+        Ok((s, body)) => Asked::Refused(s.as_u16(), body),
+        Err(_) => Asked::NotRunning,
+    })
 }
 
 /// `bansha tally --live`: the running daemon's tally.
@@ -179,12 +202,56 @@ pub fn ledger(
         "game": game, "action": action, "player": add, "kind": kind,
         "reason": reason, "day": day, "id": remove,
     });
-    match ask_daemon_with(config, "/ledger", Some(body), err)? {
-        Ok(text) => {
+    let settings = match crate::io::files::load_settings(config) {
+        Ok(s) => s,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    let (status, text) = match ask(&settings, "/ledger", Some(body.clone()))? {
+        Asked::Answer(text) => (200, text),
+        Asked::Refused(status, text) => (status, text),
+        // No daemon running: the record it reads is written here (sled lets one process hold
+        // it; a daemon that holds it but does not answer is said to).
+        Asked::NotRunning => {
+            let store = match crate::io::store::Store::open(&settings.state_dir) {
+                Ok(s) => s,
+                Err(e) => {
+                    writeln!(
+                        err,
+                        "错误：守护进程没有在 {} 应答，记录目录 {} 也打不开（是否有别的 bansha 正在使用它？）：{e}",
+                        settings.status.listen,
+                        settings.state_dir.display()
+                    )?;
+                    return Ok(1);
+                }
+            };
+            let q: crate::daemon::http::LedgerRequest = serde_json::from_value(body)?;
+            let offset = settings.games.first().map_or(
+                chrono::FixedOffset::east_opt(8 * 3600).expect("valid"),
+                |g| g.utc_offset,
+            );
+            let now = crate::io::clock::Clock::now(&crate::io::clock::SystemClock(offset));
+            let (status, text) =
+                crate::daemon::http::ledger_request(&store, &settings.games, &q, now);
+            (status.as_u16(), text)
+        }
+    };
+    match status {
+        200..=299 => {
             out.write_all(text.as_bytes())?;
             Ok(0)
         }
-        Err(code) => Ok(code),
+        // What the judge asked for cannot be (a name, a kind, a missing day): as a usage error.
+        400 => {
+            writeln!(err, "错误：{}", text.trim())?;
+            Ok(2)
+        }
+        _ => {
+            writeln!(err, "错误：{}", text.trim())?;
+            Ok(1)
+        }
     }
 }
 

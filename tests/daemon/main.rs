@@ -23,5 +23,6 @@ mod dashboard;
 mod day;
 mod disk;
 mod faults;
+mod judge_records;
 mod judge_state;
 mod secrets;
