@@ -562,3 +562,23 @@ fn confirm_before_the_runoffs_close_keeps_the_player_in_his_own_runoff() {
         "stamped at the run-off's close (24 hours after round 1's, chuhan 000 L105)"
     );
 }
+
+/// Issue 29 item 6: a day whose close is not after its opening (no `opens_at`: the previous
+/// day's close) — a typo of the month — is a configuration error `check-config` reports, not a
+/// warning: the daemon would hold that day and decide nothing.
+#[test]
+fn check_config_reports_a_close_before_the_days_opening() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("g.toml");
+    let text = std::fs::read_to_string(example()).unwrap()
+        + "\n[[days]]\nday = 3\nvote_thread = 5\ncloses_at = \"2026-10-30 21:00:00\"\n";
+    std::fs::write(&game, text).unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&game)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "配置错误：第 3 天的截止时间 2026-10-30 21:00 不晚于这一天的开始 2026-11-29 21:00（第 2 天的截止时间）",
+        ));
+}
