@@ -250,10 +250,7 @@ pub fn confirm(
     )? {
         return Ok(code);
     }
-    // What the vote decided happened at the close of its round (the run-off's for round 2),
-    // whenever the judge confirms it: stamped earlier (a clock before the close) it would put
-    // the player out of his own round; later (a confirmation a day late), he would vote on the
-    // next day (`state::apply_to_days` counts an event for the days closing after it).
+    // Stamped at its round's close (`apply_to_days`: out for the days closing after it).
     let at = close.to_rfc3339();
     for c in crate::domain::rules::state::confirm(&game, &before, &tally.outcome.players, pardon) {
         match c {

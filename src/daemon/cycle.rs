@@ -514,7 +514,6 @@ impl Daemon {
         } else {
             self.read_thread(tid, lock_due || close_due, now).await?
         };
-        // A close that cannot be one (a typo of the date): the day is held, nothing decided.
         if let Some(why) = self.misplaced(g, d)? {
             return self.hold_misplaced(g, d, &why, now, report);
         }
@@ -647,7 +646,8 @@ impl Daemon {
         Ok(rules::window::misplaced_close(g, d, first))
     }
 
-    /// A day held for a close that cannot be one: the judge is mailed once for that close,
+    /// A day held for a close that cannot be one (a typo of the date), from `watch_day` right
+    /// after the vote thread's read: the judge is mailed once for that close,
     /// and each cycle's report (the status, the dashboard) says it; no final, 潜水, ledger
     /// entry or void ballot mail is made from it.
     fn hold_misplaced(

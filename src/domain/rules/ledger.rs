@@ -184,7 +184,7 @@ pub fn verdicts(
             let mut v = st.consequence.clone();
             if !days.is_empty() {
                 if !v.is_empty() {
-                    v.push_str("；");
+                    v.push('；');
                 }
                 v.push_str(&format!("潜水记录：{}", days.join("、")));
             }
@@ -384,7 +384,7 @@ mod tests {
         };
         let w = recount(
             &[auto("auto-lurk-d2-甲", "甲")],
-            &[more.clone()],
+            std::slice::from_ref(&more),
             "auto-lurk-d2-",
         );
         assert_eq!(w, [more], "{w:?}");
