@@ -443,3 +443,142 @@ fn a_sample_ballot_is_tried_against_the_config() {
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("法官 既是法官又在玩家名单里"), "{err}");
 }
+
+/// The time `confirm` stamps on an elimination in the state file.
+fn stamped(state: &std::path::Path) -> Vec<String> {
+    let s: Value = serde_json::from_str(&std::fs::read_to_string(state).unwrap()).unwrap();
+    s["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["at"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Issue 29 item 7: `confirm` stamps an elimination at the close of the round it comes from,
+/// not at the machine's clock. Confirmed a day late (the clock after day 3's close), the player
+/// voted out on day 2 is still out on day 3.
+#[test]
+fn confirm_a_day_late_still_puts_the_player_out_of_the_next_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("g.toml");
+    // Day 3 closed before the machine's clock reads now: the judge confirms day 2 late.
+    let text = std::fs::read_to_string(example()).unwrap()
+        + "\n[[days]]\nday = 3\nvote_thread = 3\ncloses_at = \"2026-11-30 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n";
+    std::fs::write(&game, text).unwrap();
+    bansha()
+        .args(["confirm", "--day", "2", "--config"])
+        .arg(&game)
+        .args(vote_pages())
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("李逵 投票出局，已记录"));
+    let tally = |day: &str| -> Value {
+        let out = bansha()
+            .args(["tally", "--day", day, "--json", "--config"])
+            .arg(&game)
+            .args(vote_pages())
+            .assert()
+            .success();
+        serde_json::from_slice(&out.get_output().stdout).unwrap()
+    };
+    // Day 2 is tallied as it was: 李逵 votes and is voted out in it.
+    let t2 = tally("2");
+    assert_eq!(
+        t2["outcome"]["players"],
+        serde_json::json!(["李逵"]),
+        "{t2}"
+    );
+    // Day 3: one living player fewer.
+    let t3 = tally("3");
+    assert_eq!(
+        t3["living"].as_u64().unwrap() + 1,
+        t2["living"].as_u64().unwrap(),
+        "李逵 is out on day 3: {t3}"
+    );
+    assert_eq!(
+        stamped(&dir.path().join("g.state.json")),
+        ["2026-11-29T21:00:00+08:00"],
+        "stamped at day 2's close"
+    );
+}
+
+/// Issue 29 item 7: a run-off confirmed before its close by the machine's clock (here the whole
+/// game lies ahead of the clock: the captured pages moved to 2099) is stamped at the run-off's
+/// close, so a re-tally of the run-off still has its own result (the eliminated player was alive
+/// in it).
+#[test]
+fn confirm_before_the_runoffs_close_keeps_the_player_in_his_own_runoff() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages: Vec<PathBuf> = vote_pages()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let moved = std::fs::read(p).unwrap();
+            let moved = String::from_utf8_lossy(&moved).replace("2026-", "2099-");
+            let to = dir.path().join(format!("p{}.html", i + 1));
+            std::fs::write(&to, moved).unwrap();
+            to
+        })
+        .collect();
+    let game = dir.path().join("g.toml");
+    let text = std::fs::read_to_string(example())
+        .unwrap()
+        .replace("ruleset = \"m103\"", "ruleset = \"chuhan\"")
+        .replace(
+            "closes_at = \"2026-11-29 21:00:00\"",
+            "closes_at = \"2099-11-28 16:00:00\"",
+        )
+        + "\n[rules.schedule]\npaused_weekdays = []\n";
+    std::fs::write(&game, text).unwrap();
+    let tally = || -> Value {
+        let out = bansha()
+            .args(["tally", "--day", "2", "--round", "2", "--json", "--config"])
+            .arg(&game)
+            .args(&pages)
+            .assert()
+            .success();
+        serde_json::from_slice(&out.get_output().stdout).unwrap()
+    };
+    let before = tally();
+    assert_eq!(
+        before["outcome"]["players"],
+        serde_json::json!(["李逵"]),
+        "{before}"
+    );
+    bansha()
+        .args(["confirm", "--day", "2", "--round", "2", "--config"])
+        .arg(&game)
+        .args(&pages)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("李逵 投票出局，已记录"));
+    let after = tally();
+    assert_eq!(after["outcome"], before["outcome"], "{after}");
+    assert_eq!(after["living"], before["living"], "{after}");
+    assert_eq!(
+        stamped(&dir.path().join("g.state.json")),
+        ["2099-11-29T16:00:00+08:00"],
+        "stamped at the run-off's close (24 hours after round 1's, chuhan 000 L105)"
+    );
+}
+
+/// Issue 29 item 6: a day whose close is not after its opening (no `opens_at`: the previous
+/// day's close) — a typo of the month — is a configuration error `check-config` reports, not a
+/// warning: the daemon would hold that day and decide nothing.
+#[test]
+fn check_config_reports_a_close_before_the_days_opening() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("g.toml");
+    let text = std::fs::read_to_string(example()).unwrap()
+        + "\n[[days]]\nday = 3\nvote_thread = 5\ncloses_at = \"2026-10-30 21:00:00\"\n";
+    std::fs::write(&game, text).unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&game)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "配置错误：第 3 天的截止时间 2026-10-30 21:00 不晚于这一天的开始 2026-11-29 21:00（第 2 天的截止时间）",
+        ));
+}

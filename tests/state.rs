@@ -821,3 +821,70 @@ fn cite_seed(file: &str, line: usize, text: &str) {
         "{file}:{line}"
     );
 }
+
+/// Issue 29 item 8: `change fact` refuses a fact no rule of the game reads (the name the qipan
+/// preset used to give, 连续未杀人夜数: 003 L49 counts nights without a kill in all, and the
+/// preset's conditions read 未杀人夜数), listing in Chinese the facts that are read; nothing is
+/// recorded. The judge may keep a fact of their own with `--free`.
+#[test]
+fn a_fact_no_rule_reads_is_refused_unless_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = write_game(
+        dir.path(),
+        "qipan",
+        &[
+            ("甲", "主杀", "杀手"),
+            ("乙", "平民", "好人"),
+            ("丙", "平民", "好人"),
+        ],
+    );
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["change", "--config"])
+        .arg(&g)
+        .args(["fact", "连续未杀人夜数", "1"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        err.contains("没有哪条规则读“连续未杀人夜数”")
+            && err.contains("本局规则读的事实：未杀人夜数"),
+        "{err}"
+    );
+    assert!(err.contains("--free"), "{err}");
+    assert!(
+        !dir.path().join("qipan.state.json").exists(),
+        "nothing recorded"
+    );
+    // A fact the conditions read is taken as before.
+    let out = change(&g, &["fact", "未杀人夜数", "1"]);
+    assert_eq!(
+        alerts(&out),
+        ["【提醒】杀手已有一个夜晚杀不到人，再有一夜即负"]
+    );
+    // The judge's own note, said to be theirs.
+    let out = change(&g, &["fact", "连续未杀人夜数", "1", "--free"]);
+    assert!(out.contains("已记录"), "{out}");
+    // jiaohui: the facts its protections and pardons set and read are listed too.
+    let j = write_game(
+        dir.path(),
+        "jiaohui",
+        &[("甲", "僧侣", "僧侣"), ("乙", "异教徒", "异教徒")],
+    );
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["change", "--config"])
+        .arg(&j)
+        .args(["fact", "特赦用过", "1"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    for read in [
+        "特赦已用",
+        "背德的徽章已损坏",
+        "黑暗领主权力已用完",
+        "已找到全部存活僧侣",
+    ] {
+        assert!(err.contains(read), "{read}: {err}");
+    }
+}

@@ -13,12 +13,20 @@ pub fn check_config(
     if is_daemon(path) {
         return match crate::io::files::load_settings(path) {
             Ok(s) => {
+                let mut errors = 0;
                 for g in &s.games {
                     let now =
                         crate::io::clock::Clock::now(&crate::io::clock::SystemClock(g.utc_offset));
                     for w in g.warnings().into_iter().chain(g.time_warnings(now)) {
                         writeln!(err, "警告：{}：{w}", g.name)?;
                     }
+                    for e in g.close_errors() {
+                        writeln!(err, "配置错误：{}：{e}", g.name)?;
+                        errors += 1;
+                    }
+                }
+                if errors > 0 {
+                    return Ok(1);
                 }
                 let games: Vec<String> = s.games.iter().map(|g| g.name.clone()).collect();
                 writeln!(
@@ -46,6 +54,13 @@ pub fn check_config(
             let now = crate::io::clock::Clock::now(&crate::io::clock::SystemClock(g.utc_offset));
             for w in g.warnings().into_iter().chain(g.time_warnings(now)) {
                 writeln!(err, "警告：{w}")?;
+            }
+            let errors = g.close_errors();
+            for e in &errors {
+                writeln!(err, "配置错误：{e}")?;
+            }
+            if !errors.is_empty() {
+                return Ok(1);
             }
             let days: Vec<String> = g.days.iter().map(|d| format!("第{}天", d.day)).collect();
             writeln!(
@@ -137,11 +152,25 @@ pub fn online(
         }
         for (what, tid) in tids {
             match forum.thread_page(tid, 1).await {
-                Ok(p) => writeln!(
-                    out,
-                    "✓ {what} 的投票帖 tid {tid} 可以读取：第 1 页 {} 帖",
-                    p.posts.len()
-                )?,
+                Ok(p) => {
+                    writeln!(
+                        out,
+                        "✓ {what} 的投票帖 tid {tid} 可以读取：第 1 页 {} 帖",
+                        p.posts.len()
+                    )?;
+                    // A close before the thread's first post: the daemon would hold the day.
+                    let first = p.posts.iter().find_map(|x| x.posted_at);
+                    for g in &settings.games {
+                        for d in g.days.iter().filter(|d| d.vote_thread == Some(tid)) {
+                            if let Some(why) =
+                                crate::domain::rules::window::misplaced_close(g, d, first)
+                            {
+                                failed += 1;
+                                writeln!(err, "✗ {}：{why}", g.name)?;
+                            }
+                        }
+                    }
+                }
                 Err(e) => {
                     failed += 1;
                     writeln!(err, "✗ {what} 的投票帖 tid {tid} 读不出来：{e}")?;

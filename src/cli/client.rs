@@ -1,5 +1,6 @@
 //! The client of the running daemon: `bansha status`, `bansha tally --live`, `bansha ledger`
-//! ask its HTTP answers (the store is the daemon's: sled locks it).
+//! ask its HTTP answers (the store is the daemon's: sled locks it). With no daemon running,
+//! `bansha ledger` reads and writes the record itself, for the daemon to read when it starts.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -29,20 +30,51 @@ pub(crate) fn ask_daemon_with(
             return Ok(Err(2));
         }
     };
-    let listen = &settings.status.listen;
-    let status = match request(&settings, "/status", None)? {
-        Ok(status) => status,
-        Err(Failure::Refused(text)) => {
+    match ask(&settings, path, body, err)? {
+        Asked::Answer(text) => Ok(Ok(text)),
+        Asked::Refused(_, text) => {
             writeln!(err, "错误：{}", text.trim())?;
-            return Ok(Err(1));
+            Ok(Err(1))
         }
-        Err(Failure::Unreachable) => {
+        Asked::NotRunning => {
             writeln!(
                 err,
-                "错误：守护进程没有在 {listen} 运行（先 bansha run，或检查 [status] listen）"
+                "错误：守护进程没有在 {} 运行（先 bansha run，或检查 [status] listen）",
+                settings.status.listen
             )?;
-            return Ok(Err(1));
+            Ok(Err(1))
         }
+        Asked::Failed(code) => Ok(Err(code)),
+    }
+}
+
+/// What this config's daemon answered.
+enum Asked {
+    Answer(String),
+    /// An answer saying no: its status and text.
+    Refused(u16, String),
+    /// No daemon answered at the configured address.
+    NotRunning,
+    /// Not asked, or no answer to use: the exit code, the error written.
+    Failed(i32),
+}
+
+/// Ask the daemon of `settings` at `path` (a POST of `body` when given), once its `/status`
+/// says it is this config's daemon.
+fn ask(
+    settings: &crate::domain::settings::Settings,
+    path: &str,
+    body: Option<serde_json::Value>,
+    err: &mut dyn Write,
+) -> anyhow::Result<Asked> {
+    let listen = &settings.status.listen;
+    let status = match request(settings, "/status", None)? {
+        Ok(status) => status,
+        Err(Failure::Refused(_, text)) => {
+            writeln!(err, "错误：{}", text.trim())?;
+            return Ok(Asked::Failed(1));
+        }
+        Err(Failure::Unreachable) => return Ok(Asked::NotRunning),
     };
     let parsed: Option<crate::daemon::http::Status> = serde_json::from_str(&status).ok();
     let Some(parsed) = parsed else {
@@ -50,37 +82,34 @@ pub(crate) fn ask_daemon_with(
             err,
             "错误：在 {listen} 回答的不是 bansha 守护进程（检查 [status] listen）"
         )?;
-        return Ok(Err(1));
+        return Ok(Asked::Failed(1));
     };
-    let mine = crate::daemon::http::Identity::of(&settings);
+    let mine = crate::daemon::http::Identity::of(settings);
     match check_identity(&mine, parsed.identity.as_ref(), listen) {
         Identity::Foreign(why) => {
             writeln!(err, "错误：{why}")?;
-            return Ok(Err(1));
+            return Ok(Asked::Failed(1));
         }
         Identity::Changed(note) => writeln!(err, "注意：{note}")?,
         Identity::Mine => {}
     }
     if path == "/status" && body.is_none() {
-        return Ok(Ok(status));
+        return Ok(Asked::Answer(status));
     }
-    match request(&settings, path, body)? {
-        Ok(text) => Ok(Ok(text)),
-        Err(Failure::Refused(text)) => {
-            writeln!(err, "错误：{}", text.trim())?;
-            Ok(Err(1))
-        }
+    Ok(match request(settings, path, body)? {
+        Ok(text) => Asked::Answer(text),
+        Err(Failure::Refused(code, text)) => Asked::Refused(code, text),
         Err(Failure::Unreachable) => {
             writeln!(err, "错误：守护进程在 {listen} 没有回答（可能刚刚停止）")?;
-            Ok(Err(1))
+            Asked::Failed(1)
         }
-    }
+    })
 }
 
 /// Why the daemon gave no answer.
 enum Failure {
-    /// It answered with an error: its text.
-    Refused(String),
+    /// It answered with an error: its status and text.
+    Refused(u16, String),
     /// Nothing answered.
     Unreachable,
 }
@@ -117,7 +146,7 @@ fn request(
     });
     Ok(match answer {
         Ok((s, body)) if s.is_success() => Ok(body),
-        Ok((_, body)) => Err(Failure::Refused(body)),
+        Ok((s, body)) => Err(Failure::Refused(s.as_u16(), body)),
         Err(_) => Err(Failure::Unreachable),
     })
 }
@@ -285,12 +314,57 @@ pub fn ledger(
         "game": game, "action": action, "player": add, "kind": kind,
         "reason": reason, "day": day, "id": remove,
     });
-    match ask_daemon_with(config, "/ledger", Some(body), err)? {
-        Ok(text) => {
+    let settings = match crate::io::files::load_settings(config) {
+        Ok(s) => s,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    let (status, text) = match ask(&settings, "/ledger", Some(body.clone()), err)? {
+        Asked::Answer(text) => (200, text),
+        Asked::Refused(status, text) => (status, text),
+        Asked::Failed(code) => return Ok(code),
+        // No daemon running: the record it reads is written here (sled lets one process hold
+        // it; a daemon that holds it but does not answer is said to).
+        Asked::NotRunning => {
+            let store = match crate::io::store::Store::open(&settings.state_dir) {
+                Ok(s) => s,
+                Err(e) => {
+                    writeln!(
+                        err,
+                        "错误：守护进程没有在 {} 应答，记录目录 {} 也打不开（是否有别的 bansha 正在使用它？）：{e}",
+                        settings.status.listen,
+                        settings.state_dir.display()
+                    )?;
+                    return Ok(1);
+                }
+            };
+            let q: crate::daemon::http::LedgerRequest = serde_json::from_value(body)?;
+            let offset = settings.games.first().map_or(
+                chrono::FixedOffset::east_opt(8 * 3600).expect("valid"),
+                |g| g.utc_offset,
+            );
+            let now = crate::io::clock::Clock::now(&crate::io::clock::SystemClock(offset));
+            let (status, text) =
+                crate::daemon::http::ledger_request(&store, &settings.games, &q, now);
+            (status.as_u16(), text)
+        }
+    };
+    match status {
+        200..=299 => {
             out.write_all(text.as_bytes())?;
             Ok(0)
         }
-        Err(code) => Ok(code),
+        // What the judge asked for cannot be (a name, a kind, a missing day): as a usage error.
+        400 => {
+            writeln!(err, "错误：{}", text.trim())?;
+            Ok(2)
+        }
+        _ => {
+            writeln!(err, "错误：{}", text.trim())?;
+            Ok(1)
+        }
     }
 }
 

@@ -220,7 +220,7 @@ fn print(
         writeln!(out)?;
         return Ok(0);
     }
-    out.write_all(crate::present::bbcode::lurk(game, &report).as_bytes())?;
+    out.write_all(crate::present::bbcode::lurk(game, &report, &[]).as_bytes())?;
     Ok(0)
 }
 

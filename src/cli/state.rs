@@ -43,7 +43,7 @@ pub fn change(
     config: &Path,
     state_file: Option<&Path>,
     change: Option<Change>,
-    at: Option<&str>,
+    (at, free): (Option<&str>, bool),
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
@@ -77,6 +77,22 @@ pub fn change(
                         err,
                         "错误：本局没有“{faction}”阵营（有：{}）",
                         known.into_iter().collect::<Vec<_>>().join("、")
+                    )?;
+                    return Ok(2);
+                }
+            }
+            if let (Change::Fact { key, .. }, false) = (&c, free) {
+                let read = crate::domain::rules::state::facts_read(&game);
+                if !read.contains(key) {
+                    writeln!(
+                        err,
+                        "错误：没有哪条规则读“{key}”，记下它不会改变任何判断。本局规则读的事实：{}。\
+                         若是写错了名字，请改用上面的名字；若确实是法官自己要记的事实，加上 --free",
+                        if read.is_empty() {
+                            "（无）".to_string()
+                        } else {
+                            read.into_iter().collect::<Vec<_>>().join("、")
+                        }
                     )?;
                     return Ok(2);
                 }
@@ -245,8 +261,8 @@ pub fn confirm(
     )? {
         return Ok(code);
     }
-    let at =
-        crate::io::clock::Clock::now(&crate::io::clock::SystemClock(game.utc_offset)).to_rfc3339();
+    // Stamped at its round's close (`apply_to_days`: out for the days closing after it).
+    let at = close.to_rfc3339();
     for c in crate::domain::rules::state::confirm(&game, &before, &tally.outcome.players, pardon) {
         match c {
             crate::domain::rules::state::Confirmed::Eliminated(p) => {
@@ -363,6 +379,7 @@ pub struct ChangeCommand {
 impl ChangeCommand {
     pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
         use crate::domain::rules::state::Change as C;
+        let free = matches!(self.what, ChangeCmd::Fact { free: true, .. });
         let what = match self.what {
             ChangeCmd::Eliminate { player, cause, day } => {
                 Some(C::Eliminate { player, cause, day })
@@ -378,7 +395,7 @@ impl ChangeCommand {
                 role,
                 faction,
             }),
-            ChangeCmd::Fact { key, value } => Some(C::Fact { key, value }),
+            ChangeCmd::Fact { key, value, .. } => Some(C::Fact { key, value }),
             ChangeCmd::Mark { player, mark } => Some(C::Mark { player, mark }),
             ChangeCmd::Surrender { faction } => Some(C::Surrender { faction }),
             ChangeCmd::Undo => None,
@@ -387,7 +404,7 @@ impl ChangeCommand {
             &self.config,
             self.state.as_deref(),
             what,
-            self.at.as_deref(),
+            (self.at.as_deref(), free),
             out,
             err,
         )
@@ -463,8 +480,14 @@ pub enum ChangeCmd {
         #[arg(long)]
         faction: Option<String>,
     },
-    /// 法官记录的事实（如 未杀人夜数 1）
-    Fact { key: String, value: f64 },
+    /// 法官记录的事实（如 未杀人夜数 1）；只接受本局规则读的事实
+    Fact {
+        key: String,
+        value: f64,
+        /// 法官自己要记的事实：没有规则读它也记下
+        #[arg(long)]
+        free: bool,
+    },
     /// 给玩家加上规则用到的标记（如 情侣：一人出局，另一人随之出局）
     Mark { player: String, mark: String },
     /// 某阵营投降：该阵营判负（不公示）

@@ -505,6 +505,11 @@ impl Daemon {
             report.errors.push(e.to_string());
         }
         for g in &self.settings.games {
+            if let Err(e) = self.ledger_after_close(g, now, &mut report) {
+                report.errors.push(format!("{}: {e:#}", g.name));
+            }
+        }
+        for g in &self.settings.games {
             if let Err(e) = self.watch_state(g, now, &mut report) {
                 report.errors.push(format!("{}: {e:#}", g.name));
             }
@@ -558,7 +563,11 @@ impl Daemon {
         // L72 "如未用投票机，所投票视为废票，不算自杀").
         // A ballot source that could not be read this cycle: its record may miss ballots.
         let mut stale = false;
-        match self.read_thread(tid, lock_due || close_due, now).await? {
+        let thread = self.read_thread(tid, lock_due || close_due, now).await?;
+        if let Some(why) = self.misplaced(g, d)? {
+            return self.hold_misplaced(g, d, &why, now, report);
+        }
+        match thread {
             Ok(changes) => {
                 for c in &changes {
                     match c {
@@ -676,6 +685,37 @@ impl Daemon {
             self.store.remove_meta(&candidates)?;
             self.store.remove_meta(&places)?;
         }
+        Ok(())
+    }
+
+    /// Why day `d`'s close cannot be one, if it cannot (`window::misplaced_close`, with the
+    /// vote thread's first post as recorded).
+    fn misplaced(&self, g: &GameConfig, d: &DayConfig) -> anyhow::Result<Option<String>> {
+        let first = match d.vote_thread {
+            Some(tid) => self.store.first_posted_at(tid)?,
+            None => None,
+        };
+        Ok(rules::window::misplaced_close(g, d, first))
+    }
+
+    /// A day held for a close that cannot be one (a typo of the date), from `watch_day` right
+    /// after the vote thread's read: the judge is mailed once for that close,
+    /// and each cycle's report (the status, the dashboard) says it; no final, 潜水, ledger
+    /// entry or void ballot mail is made from it.
+    fn hold_misplaced(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        why: &str,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        report.errors.push(format!(
+            "{}：{why}（这一天暂不统计，改正配置后重新启动）",
+            g.name
+        ));
+        let key = format!("misplaced/{}/{}/{}", g.id, d.day, d.closes_at.timestamp());
+        self.queue(&key, report, || mails::close_misplaced(g, d, why, now))?;
         Ok(())
     }
 
@@ -1451,27 +1491,9 @@ impl Daemon {
                 {
                     continue;
                 }
-                // A state file that cannot be read is told of by the day's own pass.
-                let Ok(mut g) = crate::io::state_file::with_state(g.clone()) else {
+                let Some((g, d, tally)) = self.closed_day(g, d.day, now)? else {
                     continue;
                 };
-                let elected: Option<String> = self.store.get_meta(&format!("sheriff/{}", g.id))?;
-                let Some(d) = g.day(d.day).cloned() else {
-                    continue;
-                };
-                let (d, _) = decide::carry_sheriff(&d, elected.as_deref());
-                if let Some(x) = g.days.iter_mut().find(|x| x.day == d.day) {
-                    x.sheriff = d.sheriff.clone();
-                }
-                let (posts, poll) = self.recorded_ballots(&g, &d, now)?;
-                let rulings = self.rulings(&g)?;
-                let inputs = rules::Inputs {
-                    posts: &posts,
-                    casts: &poll.casts,
-                    poll_gaps: &poll.gaps,
-                    rulings: &rulings,
-                };
-                let tally = rules::tally_of(&g, d.day, 1, now, &inputs)?;
                 let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
                 let lurk = if lurk_on {
                     self.lurk_report(&g, &d, &tally, d.closes_at, now)?
@@ -1494,6 +1516,38 @@ impl Daemon {
             }
         }
         Ok(())
+    }
+
+    /// A closed day as its final was made, from the record: the game with the judge's state
+    /// and the sheriff carried on, the day, and round 1's tally. None when the state file
+    /// cannot be read (the day's own pass tells the judge) or the day is not configured.
+    fn closed_day(
+        &self,
+        g: &GameConfig,
+        day: u32,
+        now: Time,
+    ) -> anyhow::Result<Option<(GameConfig, DayConfig, Tally)>> {
+        let Ok(mut g) = crate::io::state_file::with_state(g.clone()) else {
+            return Ok(None);
+        };
+        let elected: Option<String> = self.store.get_meta(&format!("sheriff/{}", g.id))?;
+        let Some(d) = g.day(day).cloned() else {
+            return Ok(None);
+        };
+        let (d, _) = decide::carry_sheriff(&d, elected.as_deref());
+        if let Some(x) = g.days.iter_mut().find(|x| x.day == d.day) {
+            x.sheriff = d.sheriff.clone();
+        }
+        let (posts, poll) = self.recorded_ballots(&g, &d, now)?;
+        let rulings = self.rulings(&g)?;
+        let inputs = rules::Inputs {
+            posts: &posts,
+            casts: &poll.casts,
+            poll_gaps: &poll.gaps,
+            rulings: &rulings,
+        };
+        let tally = rules::tally_of(&g, d.day, 1, now, &inputs)?;
+        Ok(Some((g, d, tally)))
     }
 
     /// A closed day's ballots as the record holds them: the vote thread's posts as they stood
@@ -1553,6 +1607,14 @@ impl Daemon {
             &g.roster.players,
             &g.rules.discipline,
         );
+        // What the judge is told now: a later recording that changes it is mailed again
+        // (`ledger_after_close`).
+        self.store.set_meta(
+            &format!("verdicts/{}", g.id),
+            &crate::domain::rules::ledger::verdicts(&entries, &standings),
+        )?;
+        self.store
+            .set_meta(&format!("night_moves/{}/{}", g.id, d.day), &night_moves(d))?;
         let key = self.key(g, d, "lurk");
         let flags = self.day_flags(g, d, d.closes_at, now)?;
         let mut mail = mails::lurk(g, d, &lurk, &entries, &standings, now);
@@ -1585,6 +1647,10 @@ impl Daemon {
             &g2.roster.players,
             &g2.rules.discipline,
         );
+        self.store.set_meta(
+            &format!("verdicts/{game_id}"),
+            &crate::domain::rules::ledger::verdicts(&ledger, &standings),
+        )?;
         let key = self.key(g2, d, "lurk");
         self.queue(&key, report, || {
             mails::runoff_duty(g2, d, &entries, &ledger, &standings, now)
@@ -1592,11 +1658,116 @@ impl Daemon {
         Ok(())
     }
 
+    /// Duties missed recorded after a day's end-of-day mail (qipan 003 L110–L114: the night
+    /// move falls after the close; L136; m103 002 L316): a day whose `missed_night_moves`
+    /// changed since its 潜水 was counted is counted again (its automatic entries updated).
+    /// Then, whatever was recorded (those, or entries the judge added or struck out with
+    /// `bansha ledger`, the service running or not), a change in what the ledger decides
+    /// (`ledger::verdicts`) is mailed as a corrected ledger, with the 潜水 lines of the days
+    /// it touches as they now read.
+    fn ledger_after_close(
+        &self,
+        g: &GameConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
+        for d in g.days.iter().filter(|d| d.vote_thread.is_some() && lurk_on) {
+            let key = format!("night_moves/{}/{}", g.id, d.day);
+            let counted: Option<Vec<String>> = self.store.get_meta(&key)?;
+            if counted.is_none_or(|c| c == night_moves(d))
+                || !self.store.event_done(&self.key(g, d, "close"))?
+            {
+                continue;
+            }
+            let Some((gs, ds, tally)) = self.closed_day(g, d.day, now)? else {
+                continue;
+            };
+            let Some(lurk) = self.lurk_report(&gs, &ds, &tally, ds.closes_at, now)? else {
+                continue;
+            };
+            let fresh = crate::domain::rules::ledger::lurk_entries(g, d.day, &lurk, now);
+            self.recount(&g.id, &fresh, &format!("auto-lurk-d{}-", d.day))?;
+            self.store.set_meta(&key, &night_moves(d))?;
+            crate::io::log::line(&format!(
+                "{} day {}: night moves recorded after the close; 潜水 counted again",
+                g.name, d.day
+            ));
+        }
+        let entries = self.store.ledger(&g.id)?;
+        let standings = crate::domain::rules::ledger::standings(
+            &entries,
+            &g.roster.players,
+            &g.rules.discipline,
+        );
+        let now_said = crate::domain::rules::ledger::verdicts(&entries, &standings);
+        let key = format!("verdicts/{}", g.id);
+        let said: Option<std::collections::BTreeMap<String, String>> = self.store.get_meta(&key)?;
+        let Some(said) = said else {
+            // Nothing told yet: the first end-of-day mail tells it.
+            return Ok(());
+        };
+        if said == now_said {
+            return Ok(());
+        }
+        let changed: Vec<(String, String, String)> = now_said
+            .keys()
+            .chain(said.keys())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .filter(|p| said.get(*p) != now_said.get(*p))
+            .map(|p| {
+                let get = |m: &std::collections::BTreeMap<String, String>| {
+                    m.get(p).cloned().unwrap_or_default()
+                };
+                (p.clone(), get(&said), get(&now_said))
+            })
+            .collect();
+        // The closed days the changed players' entries are on, with their 潜水 as it now reads.
+        let mut days: Vec<u32> = entries
+            .iter()
+            .filter(|e| changed.iter().any(|(p, _, _)| *p == e.player))
+            .filter_map(|e| e.day)
+            .collect();
+        days.sort_unstable();
+        days.dedup();
+        let mut lurks = Vec::new();
+        for day in days {
+            let Some(d) = g.day(day) else { continue };
+            if !self.store.event_done(&self.key(g, d, "close"))? {
+                continue;
+            }
+            if let Some((gs, ds, tally)) = self.closed_day(g, day, now)? {
+                if let Some(l) = self.lurk_report(&gs, &ds, &tally, ds.closes_at, now)? {
+                    lurks.push(l);
+                }
+            }
+        }
+        let n: u32 = self
+            .store
+            .get_meta(&format!("verdicts_mailed/{}", g.id))?
+            .unwrap_or(0)
+            + 1;
+        let mail = mails::ledger_corrected(g, &changed, &lurks, &entries, &standings, now);
+        if self.store.enqueue(&format!("ledger/{}/{n}", g.id), &mail)? {
+            report.mails_queued += 1;
+        }
+        self.store
+            .set_meta(&format!("verdicts_mailed/{}", g.id), &n)?;
+        self.store.set_meta(&key, &now_said)?;
+        Ok(())
+    }
+
     /// The rules' reminders due now (m103's night deadlines), each mailed once.
     fn remind(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<()> {
         for g in &self.settings.games {
             for d in &g.days {
-                for (key, i, at) in decide::reminders_due(g, d, now) {
+                let due = decide::reminders_due(g, d, now);
+                // A held day's close is no deadline (`hold_misplaced`).
+                if due.is_empty() || self.misplaced(g, d)?.is_some() {
+                    continue;
+                }
+                for (key, i, at) in due {
                     let r = &g.rules.reminder[i];
                     let mut text = r.text.clone();
                     if !r.verdict_kinds.is_empty() && !self.store.mail_known(&key)? {
@@ -2223,4 +2394,11 @@ impl Daemon {
         }
         Ok(())
     }
+}
+
+/// A day's `missed_night_moves` as counted (sorted): what a later change is told from.
+fn night_moves(d: &DayConfig) -> Vec<String> {
+    let mut v = d.missed_night_moves.clone();
+    v.sort();
+    v
 }

@@ -82,7 +82,19 @@ async fn ledger(
     Json(q): Json<LedgerRequest>,
 ) -> (StatusCode, String) {
     let d = &s.daemon;
-    let Some(game) = game_named(d, q.game.as_deref()) else {
+    ledger_request(&d.store, &d.settings.games, &q, s.clock.now())
+}
+
+/// A `bansha ledger` request carried out on `store` at `now`: the ledger as it then stands
+/// (with the ids `--remove` takes), or the status and the judge's error. The running daemon
+/// answers with it; with no daemon running the CLI calls it on the record itself.
+pub fn ledger_request(
+    store: &crate::io::store::Store,
+    games: &[crate::domain::config::GameConfig],
+    q: &LedgerRequest,
+    now: chrono::DateTime<chrono::FixedOffset>,
+) -> (StatusCode, String) {
+    let Some(game) = game_in(games, q.game.as_deref()) else {
         return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
     };
     let bad = |m: &str| (StatusCode::BAD_REQUEST, format!("{m}\n"));
@@ -96,7 +108,14 @@ async fn ledger(
             if !crate::domain::rules::ledger::KINDS.contains(&kind.as_str()) {
                 return bad("--kind 只能是 warning、blue_card、yellow_card、red_card、lurk");
             }
-            let now = s.clock.now();
+            // Where missed duties are counted per day (qipan 003 L136), a warning is one missed
+            // duty of its day: without the day it could not count.
+            if kind == "warning"
+                && q.day.is_none()
+                && game.rules.discipline.duties_to_replace.is_some()
+            {
+                return bad("本局按天计算没有完成的环节（一天两个环节没有完成即换人），记警告请用 --day 写明是第几天");
+            }
             let entry = crate::domain::rules::ledger::Entry {
                 id: format!("j{}", now.timestamp_millis()),
                 player,
@@ -109,10 +128,9 @@ async fn ledger(
                 duties: 0,
                 withdrawn: false,
             };
-            if let Err(e) = d
-                .store
+            if let Err(e) = store
                 .ledger_add(&game.id, &entry)
-                .and(d.store.flush_blocking())
+                .and(store.flush_blocking())
             {
                 return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n"));
             }
@@ -121,10 +139,9 @@ async fn ledger(
             let Some(id) = &q.id else {
                 return bad("--remove 需要记录编号");
             };
-            match d
-                .store
+            match store
                 .ledger_remove(&game.id, id)
-                .and_then(|found| d.store.flush_blocking().map(|_| found))
+                .and_then(|found| store.flush_blocking().map(|_| found))
             {
                 Ok(true) => {}
                 Ok(false) => return (StatusCode::NOT_FOUND, format!("没有编号为 {id} 的记录\n")),
@@ -133,7 +150,7 @@ async fn ledger(
         }
         other => return bad(&format!("未知的操作 {other}")),
     }
-    match d.store.ledger(&game.id) {
+    match store.ledger(&game.id) {
         Ok(entries) => {
             let st = crate::domain::rules::ledger::standings(
                 &entries,
@@ -154,9 +171,17 @@ fn game_named<'a>(
     d: &'a crate::daemon::Daemon,
     name: Option<&str>,
 ) -> Option<&'a crate::domain::config::GameConfig> {
+    game_in(&d.settings.games, name)
+}
+
+/// The game of `games` named `name`, or the first.
+fn game_in<'a>(
+    games: &'a [crate::domain::config::GameConfig],
+    name: Option<&str>,
+) -> Option<&'a crate::domain::config::GameConfig> {
     match name {
-        Some(name) => d.settings.games.iter().find(|g| g.name == name),
-        None => d.settings.games.first(),
+        Some(name) => games.iter().find(|g| g.name == name),
+        None => games.first(),
     }
 }
 

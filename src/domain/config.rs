@@ -856,20 +856,19 @@ impl GameConfig {
                 d.closes_at.format("%Y-%m-%d %H:%M")
             ));
         }
-        let mut by_day: Vec<&DayConfig> = self.days.iter().collect();
-        by_day.sort_by_key(|d| d.day);
-        for w in by_day.windows(2) {
-            if w[1].closes_at <= w[0].closes_at {
-                out.push(format!(
-                    "第 {} 天的截止时间（{}）不晚于第 {} 天的（{}）：是不是写错了日期？",
-                    w[1].day,
-                    w[1].closes_at.format("%Y-%m-%d %H:%M"),
-                    w[0].day,
-                    w[0].closes_at.format("%Y-%m-%d %H:%M")
-                ));
-            }
-        }
         out
+    }
+
+    /// Days whose close cannot be one because it is not after the day's opening (the
+    /// previous day's close where `opens_at` is not set): configuration errors, each in
+    /// Chinese. The daemon holds such a day and decides nothing at it
+    /// (`rules::window::misplaced_close`, which also knows the vote thread's first post).
+    pub fn close_errors(&self) -> Vec<String> {
+        self.days
+            .iter()
+            .filter_map(|d| crate::domain::rules::window::misplaced_close(self, d, None))
+            .map(|why| format!("{why}（守护进程不会为这一天出任何结果，直到改正）"))
+            .collect()
     }
 
     pub fn warnings(&self) -> Vec<String> {

@@ -758,6 +758,19 @@ impl Store {
         Ok(out)
     }
 
+    /// When the thread's first post (its lowest pid recorded with a time: the opening post)
+    /// was posted, if the record has it.
+    pub fn first_posted_at(&self, tid: u64) -> Result<Option<Time>, StoreError> {
+        for item in self.posts.scan_prefix(tid.to_be_bytes()) {
+            let (_, v) = item?;
+            let rec: PostRecord = serde_json::from_slice(&v)?;
+            if let Some(t) = rec.versions.first().and_then(|v| v.post.posted_at) {
+                return Ok(Some(t));
+            }
+        }
+        Ok(None)
+    }
+
     /// The thread as it stood at `t`: for each post, the last version seen at or before `t`;
     /// a post first seen after `t` in its first version (so a late ballot is judged late, and an
     /// edit after `t` is not applied). Posts gone before `t` are left out.

@@ -350,9 +350,15 @@ pub fn elevator(report: &crate::domain::rules::lurk::LurkReport, tid: u64) -> St
 }
 
 /// The 潜水 report as the judge reads it (BBCode, Chinese).
+///
+/// `standings`: the ledger as it stands (empty offline). Where the rules count the duties
+/// missed per day (qipan 003 L136), a lurker whose day reaches the limit — in the ledger, or in
+/// this report's own reasons — is named 潜水 and replaced, not warned: the line says what the
+/// ledger below it says.
 pub fn lurk(
     game: &crate::domain::config::GameConfig,
     report: &crate::domain::rules::lurk::LurkReport,
+    standings: &[crate::domain::rules::ledger::Standing],
 ) -> String {
     let mut s = format!("[b]【{}】第{}天 发言统计[/b]\n", game.name, report.day);
     s += &format!(
@@ -388,24 +394,50 @@ pub fn lurk(
         }
         s += "\n";
     }
-    let lurkers: Vec<String> = report
+    let limit = game.rules.discipline.duties_to_replace;
+    let replaced = |p: &crate::domain::rules::lurk::PlayerCount| -> Option<u32> {
+        let booked = standings
+            .iter()
+            .filter(|st| st.player == p.player)
+            .flat_map(|st| st.replaced_days.iter())
+            .find(|(day, _)| *day == report.day)
+            .map(|(_, n)| *n);
+        let own = p.reasons.len() as u32;
+        booked.or(limit.filter(|l| own >= *l).map(|_| own))
+    };
+    let mut lurkers: Vec<String> = Vec::new();
+    let mut out_lurkers: Vec<String> = Vec::new();
+    for p in report
         .players
         .iter()
         .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Lurk)
-        .map(|p| format!("{}（{}）", p.player, p.reasons.join("；")))
-        .collect();
+    {
+        let named = format!("{}（{}）", p.player, p.reasons.join("；"));
+        match replaced(p) {
+            Some(n) => out_lurkers.push(format!(
+                "{named}按潜水论处，换人（第 {} 天 {n} 个环节没有完成）",
+                report.day
+            )),
+            None => lurkers.push(named),
+        }
+    }
     let unknown: Vec<String> = report
         .players
         .iter()
         .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Unknown)
         .map(|p| format!("{}（{}）", p.player, p.reasons.join("；")))
         .collect();
+    let mut said = Vec::new();
+    if !lurkers.is_empty() {
+        said.push(format!("{}，各{}", lurkers.join("、"), report.penalty));
+    }
+    said.extend(out_lurkers);
     s += &format!(
         "\n[b]潜水[/b]：{}\n",
-        if lurkers.is_empty() {
+        if said.is_empty() {
             "无".to_string()
         } else {
-            format!("{}，各{}", lurkers.join("、"), report.penalty)
+            said.join("；")
         }
     );
     for x in &report.extra_threads {

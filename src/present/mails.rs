@@ -388,10 +388,68 @@ pub fn lurk(
         ),
         format!(
             "{}\n{}{}",
-            crate::present::bbcode::lurk(g, lurk),
+            crate::present::bbcode::lurk(g, lurk, standings),
             crate::present::bbcode::ledger(entries, standings),
             ledger_ids(entries)
         ),
+        now,
+    )
+}
+
+/// A day whose close cannot be one (`rules::window::misplaced_close`): held, nothing decided,
+/// until the judge corrects the config.
+pub fn close_misplaced(g: &GameConfig, d: &DayConfig, why: &str, now: Time) -> Mail {
+    Mail::text(
+        subject(g, d.day, "配置错误：截止时间不对，这一天暂不统计"),
+        format!(
+            "{why}\n\n在改正配置中第 {} 天的 closes_at（或 opens_at）并重新启动 bansha 之前，bansha 照常读帖、记录，\
+             但这一天不出最终计票、不判潜水、不记违规、不发无效票通知。\n配置文件：{}\n",
+            d.day,
+            g.path.display()
+        ),
+        now,
+    )
+}
+
+/// What the ledger decides changed after the judge was told it (a duty missed recorded after
+/// the close, an entry added or struck out by hand): each change (`changed`: player, what was
+/// said, what now holds, as `ledger::verdicts` words them), the 潜水 of the days it touches as
+/// it now reads (to paste in place of the earlier one), and the ledger.
+pub fn ledger_corrected(
+    g: &GameConfig,
+    changed: &[(String, String, String)],
+    lurks: &[LurkReport],
+    entries: &[Entry],
+    standings: &[Standing],
+    now: Time,
+) -> Mail {
+    let names: Vec<&str> = changed.iter().map(|(p, _, _)| p.as_str()).collect();
+    let day = lurks
+        .first()
+        .map(|l| l.day)
+        .or_else(|| entries.iter().filter_map(|e| e.day).max())
+        .unwrap_or(1);
+    let or_none = |s: &str| {
+        if s.is_empty() {
+            "无".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    let mut body = String::from("记录改变了违规记录的判断（更正，以此为准）：\n");
+    for (p, before, after) in changed {
+        body += &format!("  {p}：{}（之前：{}）\n", or_none(after), or_none(before));
+    }
+    body += "\n";
+    for l in lurks {
+        body += &crate::present::bbcode::lurk(g, l, standings);
+        body += "\n";
+    }
+    body += &crate::present::bbcode::ledger(entries, standings);
+    body += &ledger_ids(entries);
+    Mail::text(
+        subject(g, day, &format!("违规记录更正：{}", names.join("、"))),
+        body,
         now,
     )
 }

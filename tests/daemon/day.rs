@@ -340,7 +340,11 @@ async fn the_service_answers_status_and_live_tally_and_stops_on_sigterm() {
     assert!(!ledger.contains("李逵：黄牌 1"), "{ledger}");
     let (code, _, err) =
         tokio::task::block_in_place(|| ask(&["ledger", "--add", "路人甲", "--kind", "warning"]));
-    assert_eq!(code, Some(1));
+    assert_eq!(
+        code,
+        Some(2),
+        "a name not on the roster is the judge's input to fix"
+    );
     assert!(err.contains("本局玩家"), "{err}");
 
     // A second copy on the same record is told, in Chinese, that the first has it.

@@ -24,6 +24,7 @@ mod day;
 mod disk;
 mod faults;
 mod identity;
+mod judge_records;
 mod judge_state;
 mod refresh;
 mod secrets;

@@ -41,6 +41,14 @@ pub fn recount(existing: &[Entry], fresh: &[Entry], prefix: &str) -> Vec<Entry> 
         match existing.iter().find(|e| e.id == f.id) {
             None => out.push(f.clone()),
             Some(e) if e.removed && e.withdrawn => out.push(f.clone()),
+            // Counted again with more (or fewer) duties or other reasons: a night move the
+            // judge recorded after the close (qipan 003 L136).
+            Some(e)
+                if !e.removed
+                    && (e.duties != f.duties || e.reason != f.reason || e.kind != f.kind) =>
+            {
+                out.push(f.clone())
+            }
             Some(_) => {}
         }
     }
@@ -76,6 +84,17 @@ pub struct Standing {
     pub lurk: u32,
     /// What the rules say follows, in Chinese (empty when nothing).
     pub consequence: String,
+    /// The days whose missed duties reach `duties_to_replace` (qipan: 潜水 and replacement),
+    /// with how many were missed.
+    pub replaced_days: Vec<(u32, u32)>,
+}
+
+/// Whether an entry records duties missed on its day (`duties_to_replace`): the automatic
+/// ones (潜水 verdicts, round 2's vote), and the judge's warnings for a day — in a game that
+/// counts duties a warning is what one missed duty costs (qipan 003 L136 "如果1个环节没有完成，
+/// 警告"), such as a night move recorded by hand after the close.
+fn records_duties(e: &Entry) -> bool {
+    e.day.is_some() && (e.source == "auto" || e.kind == "warning")
 }
 
 /// Sum the live entries per player. Cards promote: 3 blue → 1 yellow, 3 yellow → 1 red.
@@ -111,9 +130,10 @@ pub fn standings(
                 consequence.push(format!("已累计 {warnings} 次警告：按规则替换"));
             }
         }
+        let mut replaced_days = Vec::new();
         if let Some(limit) = rules.duties_to_replace {
             let mut per_day: std::collections::BTreeMap<u32, u32> = Default::default();
-            for e in live.iter().filter(|e| e.source == "auto") {
+            for e in live.iter().filter(|e| records_duties(e)) {
                 if let Some(day) = e.day {
                     *per_day.entry(day).or_default() += e.duties.max(1);
                 }
@@ -122,6 +142,7 @@ pub fn standings(
                 consequence.push(format!(
                     "第 {day} 天 {n} 个环节没有完成：按潜水论处，按规则换人"
                 ));
+                replaced_days.push((day, n));
             }
         }
         if !entries.iter().any(|e| &e.player == p) {
@@ -135,9 +156,41 @@ pub fn standings(
             red,
             lurk,
             consequence: consequence.join("；"),
+            replaced_days,
         });
     }
     out
+}
+
+/// What the ledger decides of each player with entries, as the judge was told it: what follows
+/// (`Standing::consequence`) and the days a 潜水 verdict of the daemon's stands. A recording
+/// that changes it (a night move listed after the close, an entry added or struck out by hand)
+/// is mailed to the judge as a corrected ledger.
+pub fn verdicts(
+    entries: &[Entry],
+    standings: &[Standing],
+) -> std::collections::BTreeMap<String, String> {
+    standings
+        .iter()
+        .map(|st| {
+            let mut days: Vec<u32> = entries
+                .iter()
+                .filter(|e| e.player == st.player && e.source == "auto" && !e.removed)
+                .filter_map(|e| e.day)
+                .collect();
+            days.sort_unstable();
+            days.dedup();
+            let days: Vec<String> = days.iter().map(|d| format!("第 {d} 天")).collect();
+            let mut v = st.consequence.clone();
+            if !days.is_empty() {
+                if !v.is_empty() {
+                    v.push('；');
+                }
+                v.push_str(&format!("潜水记录：{}", days.join("、")));
+            }
+            (st.player.clone(), v)
+        })
+        .collect()
 }
 
 /// The automatic ledger entries of a day's 潜水 verdicts: one per lurker, of the kind the rules
@@ -266,15 +319,32 @@ mod tests {
         // One duty on day 2 and one on day 3: two warnings, no 潜水.
         let s = standings(&[auto("a", 2, 1), auto("b", 3, 1)], &players, &rules);
         assert_eq!((s[0].warnings, s[0].consequence.as_str()), (2, ""), "{s:?}");
-        // The judge's own entries and struck-out ones do not count as duties.
+        // Struck-out entries, and the judge's entries with no day or not a warning, do not
+        // count as duties.
         let mut struck = auto("b", 2, 1);
         struck.removed = true;
+        let undated = Entry {
+            day: None,
+            ..e("c", "甲", "warning")
+        };
         let s = standings(
-            &[auto("a", 2, 1), struck, e("c", "甲", "warning")],
+            &[auto("a", 2, 1), struck, undated, e("d", "甲", "blue_card")],
             &players,
             &rules,
         );
         assert_eq!(s[0].consequence, "", "{s:?}");
+        // A warning the judge adds for the day (a night move missed, recorded by hand after the
+        // close) is a second duty of that day (issue 29 item 5).
+        let s = standings(
+            &[auto("a", 2, 1), e("c", "甲", "warning")],
+            &players,
+            &rules,
+        );
+        assert!(
+            s[0].consequence.contains("第 2 天 2 个环节没有完成"),
+            "{s:?}"
+        );
+        assert_eq!(s[0].replaced_days, [(2, 2)], "{s:?}");
     }
 
     /// A count made again: new entries added, lost ones withdrawn, found-again ones back, the
@@ -306,6 +376,18 @@ mod tests {
             w.iter().any(|x| x.id == "auto-lurk-d2-丙" && x.withdrawn),
             "{w:?}"
         );
+        // Counted again with one more duty (a night move recorded after the close): updated.
+        let more = Entry {
+            duties: 2,
+            reason: "潜水：没有投票；没有移动".into(),
+            ..auto("auto-lurk-d2-甲", "甲")
+        };
+        let w = recount(
+            &[auto("auto-lurk-d2-甲", "甲")],
+            std::slice::from_ref(&more),
+            "auto-lurk-d2-",
+        );
+        assert_eq!(w, [more], "{w:?}");
         // The judge struck 甲's entry: a recount finding it again leaves it struck.
         let mut judged = auto("auto-lurk-d2-甲", "甲");
         judged.removed = true;

@@ -478,6 +478,50 @@ fn killed_this_round(
     }
 }
 
+/// The facts the game's rules read: those the win and warn conditions and the protections'
+/// `unless` name (`fact("…")`), and those the protections and pardons set when used. A fact
+/// outside this set changes nothing bansha decides (`bansha change fact` refuses it).
+pub fn facts_read(config: &GameConfig) -> std::collections::BTreeSet<String> {
+    fn walk(
+        node: &evalexpr::Node<DefaultNumericTypes>,
+        into: &mut std::collections::BTreeSet<String>,
+    ) {
+        if matches!(node.operator(), evalexpr::Operator::FunctionIdentifier { identifier } if identifier == "fact")
+        {
+            let mut stack: Vec<&evalexpr::Node<DefaultNumericTypes>> =
+                node.children().iter().collect();
+            while let Some(n) = stack.pop() {
+                if let evalexpr::Operator::Const {
+                    value: Value::String(key),
+                } = n.operator()
+                {
+                    into.insert(key.clone());
+                }
+                stack.extend(n.children());
+            }
+        }
+        for c in node.children() {
+            walk(c, into);
+        }
+    }
+    let rules = &config.rules;
+    let mut out = std::collections::BTreeSet::new();
+    let expressions = rules
+        .win
+        .iter()
+        .chain(&rules.warn)
+        .map(|w| w.when.as_str())
+        .chain(rules.protect.iter().filter_map(|p| p.unless.as_deref()));
+    for e in expressions {
+        if let Ok(tree) = evalexpr::build_operator_tree::<DefaultNumericTypes>(e) {
+            walk(&tree, &mut out);
+        }
+    }
+    out.extend(rules.protect.iter().filter_map(|p| p.once_fact.clone()));
+    out.extend(rules.pardon.iter().map(|p| p.used_fact.clone()));
+    out
+}
+
 /// Check that every expression parses and evaluates on the starting roster (for check-config).
 pub fn validate(config: &GameConfig) -> Result<(), String> {
     let snap = GameState::default().snapshot(config);

@@ -35,3 +35,86 @@ pub fn pm_window_start(config: &GameConfig, d: &DayConfig) -> Time {
     window_start(config, d)
         .unwrap_or(d.closes_at - chrono::Duration::hours(PM_WINDOW_FALLBACK_HOURS))
 }
+
+/// Why day `d`'s close cannot be the close of its ballots, in Chinese (None: it can): it falls
+/// at or before the day opens (its `opens_at`, else the previous day's close), or before the
+/// vote thread's first post (`first_post`, when the record has it) — the thread did not exist
+/// yet. A configuration error (a typo of the date): nothing is decided at such a close.
+pub fn misplaced_close(
+    config: &GameConfig,
+    d: &DayConfig,
+    first_post: Option<Time>,
+) -> Option<String> {
+    let at = |t: Time| t.format("%Y-%m-%d %H:%M").to_string();
+    if let Some(open) = window_start(config, d).filter(|o| *o >= d.closes_at) {
+        let from = match d.opens_at {
+            Some(_) => "它的 opens_at".to_string(),
+            None => match config
+                .days
+                .iter()
+                .filter(|p| p.day < d.day && p.closes_at == open)
+                .map(|p| p.day)
+                .max()
+            {
+                Some(p) => format!("第 {p} 天的截止时间"),
+                None => "开始时间".to_string(),
+            },
+        };
+        return Some(format!(
+            "第 {} 天的截止时间 {} 不晚于这一天的开始 {}（{from}）：是不是写错了日期？",
+            d.day,
+            at(d.closes_at),
+            at(open)
+        ));
+    }
+    let first = first_post.filter(|f| *f > d.closes_at)?;
+    Some(format!(
+        "第 {} 天的截止时间 {} 早于投票帖（tid {}）的第一帖（{}）：那时投票帖还不存在，是不是写错了日期？",
+        d.day,
+        at(d.closes_at),
+        d.vote_thread.unwrap_or_default(),
+        at(first)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(days: &str) -> GameConfig {
+        crate::domain::game::load_str(
+            &format!(
+                "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\"]\n{days}"
+            ),
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap()
+    }
+
+    fn t(s: &str) -> Time {
+        crate::domain::time::parse_local_time(s, FixedOffset::east_opt(8 * 3600).unwrap()).unwrap()
+    }
+
+    /// Issue 29 item 6: a close before the day opens (the previous day's close) or before the
+    /// vote thread's first post is misplaced; one after both is not.
+    #[test]
+    fn a_close_before_the_opening_or_the_first_post_is_misplaced() {
+        let g = game(
+            "[[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00\"\n\
+             [[days]]\nday = 3\nvote_thread = 5\ncloses_at = \"2026-10-30 21:00\"\n",
+        );
+        let (d2, d3) = (g.day(2).unwrap(), g.day(3).unwrap());
+        let why = misplaced_close(&g, d3, None).unwrap();
+        assert!(
+            why.contains("第 3 天的截止时间 2026-10-30 21:00 不晚于这一天的开始 2026-11-29 21:00（第 2 天的截止时间）"),
+            "{why}"
+        );
+        assert_eq!(misplaced_close(&g, d2, None), None);
+        assert_eq!(misplaced_close(&g, d2, Some(t("2026-11-27 21:03"))), None);
+        let why = misplaced_close(&g, d2, Some(t("2026-11-29 21:00:01"))).unwrap();
+        assert!(
+            why.contains("早于投票帖（tid 3）的第一帖（2026-11-29 21:00）"),
+            "{why}"
+        );
+    }
+}
