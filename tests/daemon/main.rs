@@ -24,4 +24,5 @@ mod day;
 mod disk;
 mod faults;
 mod judge_state;
+mod lurk;
 mod secrets;
