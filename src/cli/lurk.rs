@@ -207,13 +207,7 @@ fn print(
             let now = read.newest.unwrap_or(d.closes_at).max(d.closes_at);
             crate::domain::rules::tally(game, args.day, 1, now, &vote_posts)
                 .ok()
-                .map(|t| {
-                    t.ballots
-                        .iter()
-                        .filter(|b| b.counted)
-                        .map(|b| b.voter.clone())
-                        .collect()
-                })
+                .map(|t| t.voted())
         }
         _ => None,
     };

@@ -1087,12 +1087,7 @@ impl Daemon {
             }
         }
         outages.extend(self.earlier_unread(g, d)?.into_iter().map(|(_, span)| span));
-        let voters: std::collections::BTreeSet<String> = tally
-            .ballots
-            .iter()
-            .filter(|b| b.counted)
-            .map(|b| b.voter.clone())
-            .collect();
+        let voters = tally.voted();
         Ok(crate::domain::rules::lurk::lurk(
             g,
             d.day,

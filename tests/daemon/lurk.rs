@@ -273,3 +273,67 @@ async fn three_days(watched: bool) {
         "day 3 counts days 1 and 2 from the record, not by asking again"
     );
 }
+
+/// Issue 29 item 14. 花千树's only ballot (pid 113, 32#) is posted at 20:59:58 while the daemon
+/// sleeps (its last look was at 20:00) and edited at 21:05; the daemon wakes at 21:10. The ballot
+/// is rightly void: its text at the close cannot be known (the record has only the edited one).
+/// But she voted: m103's "任一讨论日未投票" (002 L314 (2); L249 "没有投票（或弃票）的玩家将记作
+/// 一张黄牌") is not hers. The final does not list her as not voting, the 潜水 mail does not
+/// mark her "未投票" nor card her for it. Before, both did: a yellow card for a vote she cast.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ballot_unknowable_for_an_edit_after_the_close_is_not_a_missed_vote() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    forum.lock().unwrap().at = unix("2026-11-29 20:00:00");
+    let r = cycle_at(&config, "2026-11-29 20:00:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    {
+        let mut f = forum.lock().unwrap();
+        f.edits.insert(
+            113,
+            vec![(
+                unix("2026-11-29 21:05:00"),
+                "<i class=\"pstatus\"> 本帖最后由 花千树 于 2026-11-29 21:05 编辑 </i><br />\n<br />\n\
+                 投票对象：蝈蝈<br />\n投票理由：改了"
+                    .into(),
+            )],
+        );
+        f.at = unix("2026-11-29 21:10:00");
+    }
+    let r = cycle_at(&config, "2026-11-29 21:10:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let finals = final_texts(&mailbox);
+    let fin = finals.first().expect("the final");
+    assert!(fin.contains("截止后编辑过"), "the ballot is void: {fin}");
+    let non_voters = fin
+        .split("[b]未投票[/b]：")
+        .nth(1)
+        .and_then(|x| x.lines().next())
+        .unwrap_or_else(|| panic!("{fin}"));
+    assert!(!non_voters.contains("花千树"), "she voted: {non_voters}");
+    assert!(
+        fin.contains("[b]投票内容无法确认[/b]：花千树"),
+        "what she voted cannot be known: {fin}"
+    );
+    let (_, lurk) = mails_about(&mailbox, "发言统计")
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("{:?}", subject_lines(&mailbox)));
+    let line = lurk
+        .lines()
+        .find(|l| l.starts_with("花千树 "))
+        .unwrap_or_else(|| panic!("{lurk}"));
+    assert!(!line.contains("未投票"), "{line}");
+    let verdict = lurk
+        .split("[b]潜水[/b]：")
+        .nth(1)
+        .and_then(|x| x.lines().next())
+        .unwrap_or_else(|| panic!("{lurk}"));
+    assert!(!verdict.contains("花千树（"), "{verdict}");
+    assert!(
+        !lurk.contains("auto-lurk-d2-花千树"),
+        "no card in the ledger: {lurk}"
+    );
+}
