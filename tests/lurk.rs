@@ -465,3 +465,45 @@ fn qipan_duties_are_the_vote_and_the_night_move() {
     );
     assert_eq!(r["penalty"], "警告一次");
 }
+
+/// m103 002 L314 "连续三个讨论日均不足十帖" offline: a run of days is judged from every day of it.
+/// Given day 3's pages alone (days 1 and 2 in threads 6 and 7, not given), `bansha lurk` says
+/// which days' threads are missing and gives no verdict on the run: a player under ten on day 3
+/// may be under ten on all three, or not. Before, the missing days counted as zero posts and
+/// every player under ten on day 3 was carded for "连续 3 个讨论日每天都少于 10 帖".
+#[test]
+fn m103_a_run_of_days_missing_a_day_is_not_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    let days = "[[days]]\nday = 1\ndiscussion_threads = [6]\ncloses_at = \"2026-11-26 21:00:00\"\n\
+                [[days]]\nday = 2\ndiscussion_threads = [7]\ncloses_at = \"2026-11-27 21:00:00\"\n\
+                [[days]]\nday = 3\nvote_thread = 3\ndiscussion_threads = [4]\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n";
+    let cfg = game(dir.path(), "m103", days);
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["lurk", "--json", "--day", "3", "--config"])
+        .arg(&cfg)
+        .args([discussion(), vote()].concat())
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    for day in [
+        "第 1 天要计数的帖子（tid 6）",
+        "第 2 天要计数的帖子（tid 7）",
+    ] {
+        assert!(err.contains(day), "{err}");
+    }
+    let r: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    // 超人 has 5 posts on day 3 (fewer than ten, not fewer than five): only the run could card him.
+    let chaoren = player(&r, "超人");
+    assert_eq!(chaoren["verdict"], "unknown", "{chaoren}");
+    assert!(
+        chaoren["reasons"]
+            .to_string()
+            .contains("第 1 天、第 2 天的帖子没有读全"),
+        "{chaoren}"
+    );
+    // 李逵's 4 posts on day 3 alone are under five: that verdict stands.
+    let likui = player(&r, "李逵");
+    assert_eq!(likui["verdict"], "lurk", "{likui}");
+    assert!(!likui["reasons"].to_string().contains("连续"), "{likui}");
+}

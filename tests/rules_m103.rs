@@ -77,6 +77,36 @@ fn m103() {
             },
         },
         Case {
+            // Issue 29 item 14: "弃权 3 票" above "总票数：3.5" did not add up for a reader.
+            name: "the sheriff abstaining: the abstentions count by weight, and say so",
+            seed: (SEED, 153, "计算投票数量时警长投出的票计为1.5票"),
+            ruleset: "m103",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nsheriff = \"超人\"\n",
+            pages: Pages::Derived(vec![
+                p(201, "大灰狼", "2026-11-29 10:00:00", "投票对象：弃权\n投票理由：没信息"),
+                p(202, "超人", "2026-11-29 10:01:00", "投票对象：弃权\n投票理由：再看看"),
+                p(203, "小飞", "2026-11-29 10:02:00", "投票对象：弃权\n投票理由：同上"),
+            ]),
+            day: 2,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                assert_eq!(g.json["total_votes"], 3.5);
+                assert!(
+                    g.text.contains("弃权 3.5 票（3 人，警长的一票计 1.5 票）"),
+                    "{}",
+                    g.text
+                );
+                assert!(g.text.contains("超人（板凳，计 1.5 票）"), "{}", g.text);
+                assert!(!g.text.contains("弃权 3 票"), "{}", g.text);
+                assert!(
+                    g.text.contains("总票数：3.5（警长的一票计 1.5 票）"),
+                    "{}",
+                    g.text
+                );
+            },
+        },
+        Case {
             name: "a change must quote the original ballot post",
             seed: (SEED, 249, "改票时必须引用原投票帖"),
             ruleset: "m103",

@@ -103,7 +103,8 @@ pub fn fetch(
         writeln!(err, "错误：配置中没有第 {} 天", args.day)?;
         return Ok(2);
     };
-    let mut threads = crate::domain::rules::lurk::threads_of(game, d);
+    // Every day the count spans (m103's run of days), each from its own threads.
+    let mut threads = crate::domain::rules::lurk::spanned_threads(game, d);
     if game.rules.lurk.must_vote {
         threads.extend(d.vote_thread);
     }
@@ -169,12 +170,32 @@ fn print(
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
     // Pages missing from a counted thread: the day cannot be judged for those who fall short.
-    let (from, to) = crate::domain::rules::lurk::window(game, d);
-    let outages: Vec<_> = if read.short {
-        vec![(from.unwrap_or(to - chrono::Duration::days(1)), to)]
+    let mut outages: Vec<_> = if read.short {
+        vec![crate::domain::rules::lurk::span(game, d)]
     } else {
         Vec::new()
     };
+    // An earlier day of a run of days (m103) whose threads were not given: its rule cannot be
+    // judged.
+    for x in crate::domain::rules::lurk::spanned_days(game, d)
+        .into_iter()
+        .skip(1)
+    {
+        let missing: Vec<String> = crate::domain::rules::lurk::threads_of(game, x)
+            .into_iter()
+            .filter(|t| !read.posts.iter().any(|p| p.tid == *t))
+            .map(|t| format!("tid {t}"))
+            .collect();
+        if !missing.is_empty() {
+            writeln!(
+                err,
+                "警告：第 {} 天要计数的帖子（{}）没有给出页面；连续多天的潜水规则对这一天无法判断，请一并给出",
+                x.day,
+                missing.join("、")
+            )?;
+            outages.push(crate::domain::rules::lurk::span(game, x));
+        }
+    }
     let voters: Option<BTreeSet<String>> = match d.vote_thread {
         Some(tid) if game.rules.lurk.must_vote && read.posts.iter().any(|p| p.tid == tid) => {
             let vote_posts: Vec<_> = read
@@ -186,13 +207,7 @@ fn print(
             let now = read.newest.unwrap_or(d.closes_at).max(d.closes_at);
             crate::domain::rules::tally(game, args.day, 1, now, &vote_posts)
                 .ok()
-                .map(|t| {
-                    t.ballots
-                        .iter()
-                        .filter(|b| b.counted)
-                        .map(|b| b.voter.clone())
-                        .collect()
-                })
+                .map(|t| t.voted())
         }
         _ => None,
     };

@@ -720,7 +720,8 @@ impl Daemon {
     }
 
     /// Read the threads counted for 潜水 other than the vote thread (read in full at the
-    /// close), with the board's list of threads players opened themselves where they count.
+    /// close), with the board's list of threads players opened themselves where they count,
+    /// and an earlier day's thread of a run of days the record lacks (`earlier_unread`).
     /// Returns whether every counted thread was read.
     async fn read_lurk_threads(
         &self,
@@ -754,12 +755,17 @@ impl Daemon {
             lurk_threads.sort_unstable();
             lurk_threads.dedup();
         }
+        // The earlier days of a run of days (m103) come from the record; a thread of theirs
+        // it lacks is read in full, once.
+        let earlier = self.earlier_unread(g, d)?;
         {
-            for t in lurk_threads
+            let lurk_threads = lurk_threads
                 .into_iter()
                 .filter(|t| Some(*t) != d.vote_thread)
-            {
-                match self.read_thread(t, close_due, now).await? {
+                .map(|t| (t, close_due))
+                .chain(earlier.into_iter().map(|(t, _)| (t, true)));
+            for (t, full) in lurk_threads {
+                match self.read_thread(t, full, now).await? {
                     Ok(changes) => {
                         report.new_posts += changes
                             .iter()
@@ -1132,7 +1138,37 @@ impl Daemon {
             .collect())
     }
 
-    /// The day's 潜水 counts and verdicts, mailed once at the close.
+    /// The threads of the earlier days a day's 潜水 spans (m103's run of days, 002 L314) that
+    /// the record has not read in full since that day's close (the daemon did not watch it, or
+    /// a read failed): read once, then counted from the record like the rest.
+    /// Each with its day's span (the hours its count may miss).
+    fn earlier_unread(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+    ) -> anyhow::Result<Vec<(u64, (Time, Time))>> {
+        let current = crate::domain::rules::lurk::threads_of(g, d);
+        let mut seen: Vec<u64> = Vec::new();
+        let mut out = Vec::new();
+        // Latest day first: a thread counted on several days needs a read after the last.
+        for x in crate::domain::rules::lurk::spanned_days(g, d)
+            .into_iter()
+            .skip(1)
+        {
+            for t in crate::domain::rules::lurk::threads_of(g, x) {
+                if current.contains(&t) || seen.contains(&t) {
+                    continue;
+                }
+                seen.push(t);
+                let scanned = self.store.cursor(t)?.last_full_scan;
+                if scanned.is_none_or(|s| s < x.closes_at) {
+                    out.push((t, crate::domain::rules::lurk::span(g, x)));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// The day's 潜水 counts from the record as it stood at `as_of`.
     fn lurk_report(
         &self,
@@ -1148,7 +1184,8 @@ impl Daemon {
         } else {
             Vec::new()
         };
-        for t in crate::domain::rules::lurk::threads_of(g, d)
+        // Every day the count spans (m103's run of days), the earlier ones from the record.
+        for t in crate::domain::rules::lurk::spanned_threads(g, d)
             .into_iter()
             .chain(own)
         {
@@ -1159,19 +1196,16 @@ impl Daemon {
             .store
             .get_meta(&format!("board/{}", g.id))?
             .unwrap_or_default();
-        // Counted threads unreadable right now: their counts may be short.
+        // Counted threads unreadable right now: their counts may be short. An earlier day of a
+        // run whose thread the record lacks in full: that day's count may be short.
         let mut outages: Vec<(Time, Time)> = Vec::new();
         for t in crate::domain::rules::lurk::threads_of(g, d) {
             if let Some(since) = self.store.get_meta::<Time>(&format!("failing_since/{t}"))? {
                 outages.push((since, now));
             }
         }
-        let voters: std::collections::BTreeSet<String> = tally
-            .ballots
-            .iter()
-            .filter(|b| b.counted)
-            .map(|b| b.voter.clone())
-            .collect();
+        outages.extend(self.earlier_unread(g, d)?.into_iter().map(|(_, span)| span));
+        let voters = tally.voted();
         Ok(crate::domain::rules::lurk::lurk(
             g,
             d.day,

@@ -674,9 +674,26 @@ const DELETION_REPEATS: u32 = 3;
 
 /// Whether `next` is the redirect Discuz answers a thread read with after one of the thread's
 /// posts was deleted (forum_viewthread.php, `$isdel_post`): to the thread's plain desktop URL
-/// (`forum.php?mod=viewthread&tid=T`, no page), from a read of that thread — the mobile API's
-/// `module=viewthread` or a desktop page.
+/// (`forum.php?mod=viewthread&tid=T`: its first page in the default view), from a read of that
+/// thread — the mobile API's `module=viewthread` or a desktop page. It is told by what makes it
+/// that page, not by its exact text: Discuz's `dheader()` appends `mobile=IN_MOBILE` to every
+/// `Location` it sends under IN_MOBILE (the API's is `&mobile=1`, a touch session's `&mobile=2`),
+/// `$_G['siteurl']` may make it absolute, and a fragment is not the server's. A parameter that
+/// picks another page, post, author or order (findpost's `page=N#pidP`, a reply's `pid=…`)
+/// makes it another redirect, which is followed.
 pub fn is_deletion_redirect(original: &reqwest::Url, next: &reqwest::Url) -> bool {
+    /// What chooses what a `viewthread` shows, other than the thread.
+    const VIEW: [&str; 9] = [
+        "page",
+        "pid",
+        "viewpid",
+        "authorid",
+        "ordertype",
+        "goto",
+        "from",
+        "stand",
+        "checkrush",
+    ];
     let q = |u: &reqwest::Url, k: &str| {
         u.query_pairs()
             .find(|(key, _)| key == k)
@@ -689,8 +706,7 @@ pub fn is_deletion_redirect(original: &reqwest::Url, next: &reqwest::Url) -> boo
         && q(next, "mod").as_deref() == Some("viewthread")
         && q(next, "tid").is_some()
         && q(next, "tid") == q(original, "tid")
-        && q(next, "page").is_none()
-        && next.query_pairs().count() == 2
+        && !next.query_pairs().any(|(k, _)| VIEW.contains(&k.as_ref()))
 }
 
 /// The most one answer may unpack to. A Discuz page is tens of KB (a 500-post API page under
@@ -737,6 +753,28 @@ mod redirect_tests {
         let plain = url("http://f/forum.php?mod=viewthread&tid=3");
         assert!(is_deletion_redirect(&api, &plain));
         assert!(is_deletion_redirect(&desktop, &plain));
+        // Issue 29: the forms Discuz sends it in — `dheader()` appends `mobile=IN_MOBILE` (the
+        // API's `&mobile=1`), an absolute one names the site, a fragment is the browser's.
+        for form in [
+            "http://f/forum.php?mod=viewthread&tid=3&mobile=1",
+            "http://f/forum.php?mod=viewthread&tid=3&mobile=2",
+            "http://f/forum.php?mobile=1&tid=3&mod=viewthread",
+            "https://www.example.org/bbs/forum.php?mod=viewthread&tid=3&mobile=1",
+            "http://f/forum.php?mod=viewthread&tid=3&mobile=1#lastpost",
+        ] {
+            assert!(is_deletion_redirect(&api, &url(form)), "{form}");
+            assert!(is_deletion_redirect(&desktop, &url(form)), "{form}");
+        }
+        // With `mobile=1` added, a redirect to another page, post or author is still followed.
+        for other in [
+            "http://f/forum.php?mod=viewthread&tid=3&page=2&mobile=1",
+            "http://f/forum.php?mod=viewthread&tid=3&pid=9&page=1&extra=&mobile=1#pid9",
+            "http://f/forum.php?mod=viewthread&tid=3&authorid=5&mobile=1",
+            "http://f/forum.php?mod=viewthread&tid=4&mobile=1",
+            "http://f/forum.php?mod=redirect&tid=3&goto=lastpost&mobile=1",
+        ] {
+            assert!(!is_deletion_redirect(&api, &url(other)), "{other}");
+        }
         // Another thread, a page, a findpost or login redirect, a non-thread request: followed.
         assert!(!is_deletion_redirect(
             &api,

@@ -1,7 +1,7 @@
 //! What the judge pastes into the thread: Discuz BBCode, Chinese. Player text (names, targets,
 //! reasons) is made unable to open or close a tag; public output never carries roles.
 
-use crate::domain::config::{GameConfig, OutcomeRule};
+use crate::domain::config::{GameConfig, NonVoter, OutcomeRule};
 use crate::domain::rules::channels::PollGap;
 use crate::domain::rules::tally::AdjustmentKind;
 use crate::domain::rules::{self, BallotKind, OutcomeKind, Tally};
@@ -31,7 +31,7 @@ fn floor(f: &str) -> String {
 /// The tally as the judge posts it: Discuz BBCode, Chinese. Never roles or factions.
 pub fn tally(game: &GameConfig, tally: &Tally) -> String {
     let mut s = header(game, tally);
-    s += &counts(tally);
+    s += &counts(game, tally);
     s += &poll_gaps(tally);
     if tally.publish_voters {
         s += &changes_and_void(tally);
@@ -88,7 +88,7 @@ fn header(game: &GameConfig, tally: &Tally) -> String {
 }
 
 /// Each target's votes (with the voters where the rules publish them), abstentions, the total.
-fn counts(tally: &Tally) -> String {
+fn counts(game: &GameConfig, tally: &Tally) -> String {
     let mut s = String::new();
     s += "\n[b]得票[/b]\n";
     if tally.counts.is_empty() {
@@ -111,35 +111,54 @@ fn counts(tally: &Tally) -> String {
             s += &format!("（另有半票 {}，仅平票时计）", votes(c.half_votes));
         }
         if tally.publish_voters && !c.voters.is_empty() {
-            let vs: Vec<String> = c
-                .voters
-                .iter()
-                .map(|v| {
-                    let w = if (v.weight - 1.0).abs() > 1e-9 && v.weight != 0.5 {
-                        format!("，计 {} 票", votes(v.weight))
-                    } else {
-                        String::new()
-                    };
-                    format!("{}（{}{w}）", bb(&v.voter), floor(&v.floor))
-                })
-                .collect();
-            s += &format!("：{}", vs.join("、"));
+            s += &format!("：{}", voter_list(&c.voters));
         }
         s += "\n";
     }
     if !tally.abstentions.is_empty() {
-        s += &format!("弃权 {} 票", tally.abstentions.len());
+        // By weight, as they count in the total (m103 002 L153: the sheriff's is 1.5).
+        let n = tally.abstentions.len();
+        let w = tally.abstain_votes();
+        s += &format!("弃权 {} 票", votes(w));
+        let mut how = weights(&tally.abstentions);
+        if tally
+            .abstentions
+            .iter()
+            .any(|v| rules::tally::is_half(v.weight))
+        {
+            how.push("半票的弃权不计入总票数".into());
+        }
+        if (w - n as f64).abs() > 1e-9 || !how.is_empty() {
+            how.insert(0, format!("{n} 人"));
+            s += &format!("（{}）", how.join("，"));
+        }
         if tally.publish_voters {
-            let vs: Vec<String> = tally
-                .abstentions
-                .iter()
-                .map(|v| format!("{}（{}）", bb(&v.voter), floor(&v.floor)))
-                .collect();
-            s += &format!("：{}", vs.join("、"));
+            s += &format!("：{}", voter_list(&tally.abstentions));
         }
         s += "\n";
     }
-    s += &format!("总票数：{}\n", votes(tally.total_votes));
+    // How the total is made, where a reader could not add it up from the lines above.
+    let counted: Vec<rules::tally::VoterRef> = tally
+        .counts
+        .iter()
+        .flat_map(|c| c.voters.iter().cloned())
+        .chain(tally.abstentions.iter().cloned())
+        .collect();
+    let mut how = weights(&counted);
+    // jiaohui 001 L182: at the close each non-voter is one abstention in the total.
+    let as_abstain = if tally.closed && game.rules.vote.non_voter == NonVoter::Abstain {
+        tally.non_voters.len()
+    } else {
+        0
+    };
+    if as_abstain > 0 {
+        how.push(format!("含未投票按弃权计的 {as_abstain} 票"));
+    }
+    s += &format!("总票数：{}", votes(tally.total_votes));
+    if !how.is_empty() {
+        s += &format!("（{}）", how.join("；"));
+    }
+    s += "\n";
     s
 }
 
@@ -188,6 +207,33 @@ pub fn poll_gap(g: &PollGap) -> String {
             g.votes
         ),
     }
+}
+
+/// Voters as the tally lists them: name, floor, and a weight other than one.
+fn voter_list(voters: &[rules::tally::VoterRef]) -> String {
+    let vs: Vec<String> = voters
+        .iter()
+        .map(|v| {
+            let w = if (v.weight - 1.0).abs() > 1e-9 && !rules::tally::is_half(v.weight) {
+                format!("，计 {} 票", votes(v.weight))
+            } else {
+                String::new()
+            };
+            format!("{}（{}{w}）", bb(&v.voter), floor(&v.floor))
+        })
+        .collect();
+    vs.join("、")
+}
+
+/// A weight other than one among `voters`, in words: the sheriff's (m103 002 L153 "警长投出的
+/// 票计为1.5票"; the only weight above one, `Engine::weight`).
+fn weights(voters: &[rules::tally::VoterRef]) -> Vec<String> {
+    voters
+        .iter()
+        .find(|v| (v.weight - 1.0).abs() > 1e-9 && !rules::tally::is_half(v.weight))
+        .map(|v| format!("警长的一票计 {} 票", votes(v.weight)))
+        .into_iter()
+        .collect()
 }
 
 /// The changes, the void ballots with their reasons, and the posts not counted.
@@ -285,6 +331,14 @@ fn non_voters(tally: &Tally) -> String {
             .map(|n| format!("{}（{}）", bb(&n.player), bb(&n.consequence)))
             .collect();
         s += &format!("{}\n", vs.join("、"));
+    }
+    // They voted; what they wrote at the close cannot be known (their ballot is void).
+    if !tally.undetermined.is_empty() {
+        let vs: Vec<String> = tally.undetermined.iter().map(|p| bb(p)).collect();
+        s += &format!(
+            "[b]投票内容无法确认[/b]：{}（截止后编辑过，票作废，不算未投票）\n",
+            vs.join("、")
+        );
     }
     s
 }

@@ -170,8 +170,14 @@ pub fn tally_html(d: &DayConfig, tally: &Tally, base: &str) -> String {
             .abstentions
             .iter()
             .map(|v| {
+                // By weight, as in the total (m103 002 L153: the sheriff's is 1.5).
+                let w = if (v.weight - 1.0).abs() > 1e-9 {
+                    format!("，计 {} 票", fmt_votes(v.weight))
+                } else {
+                    String::new()
+                };
                 format!(
-                    "{}（{}）",
+                    "{}（{}{w}）",
                     esc(&v.voter),
                     links.floor(&v.floor, v.pid, Source::Post)
                 )
@@ -179,7 +185,7 @@ pub fn tally_html(d: &DayConfig, tally: &Tally, base: &str) -> String {
             .collect();
         h += &format!(
             "<tr><td style=\"{TD}\">弃权</td><td style=\"{TD};text-align:right\">{}</td><td style=\"{TD}\">{}</td></tr>\n",
-            tally.abstentions.len(),
+            fmt_votes(tally.abstain_votes()),
             vs.join("、")
         );
     }
@@ -213,6 +219,29 @@ pub fn tally_html(d: &DayConfig, tally: &Tally, base: &str) -> String {
         }
         h += "</table>\n";
     }
+    h += &non_voters(tally);
+    // What the BBCode lists as 不计的帖子: posts read but not ballots of a player, each with why.
+    if !tally.ignored.is_empty() {
+        h += &format!(
+            "<h3 style=\"margin:10px 0 4px 0\">不计的帖子（{}）</h3>\n<ul class=\"ignored\" style=\"margin:4px 0\">\n",
+            tally.ignored.len()
+        );
+        for i in &tally.ignored {
+            h += &format!(
+                "<li>{} {}：{}</li>\n",
+                links.floor(&i.floor, Some(i.pid), Source::Post),
+                esc(&i.author),
+                esc(&i.reason)
+            );
+        }
+        h += "</ul>\n";
+    }
+    h
+}
+
+/// Who did not vote and what it costs them; who voted but whose vote cannot be known.
+fn non_voters(tally: &Tally) -> String {
+    let mut h = String::new();
     h += &format!(
         "<h3 style=\"margin:10px 0 4px 0\">未投票（{}）</h3>\n",
         tally.non_voters.len()
@@ -231,21 +260,12 @@ pub fn tally_html(d: &DayConfig, tally: &Tally, base: &str) -> String {
         }
         h += "</ul>\n";
     }
-    // What the BBCode lists as 不计的帖子: posts read but not ballots of a player, each with why.
-    if !tally.ignored.is_empty() {
+    if !tally.undetermined.is_empty() {
+        let vs: Vec<String> = tally.undetermined.iter().map(|p| esc(p)).collect();
         h += &format!(
-            "<h3 style=\"margin:10px 0 4px 0\">不计的帖子（{}）</h3>\n<ul class=\"ignored\" style=\"margin:4px 0\">\n",
-            tally.ignored.len()
+            "<p style=\"margin:4px 0\">投票内容无法确认：{}（截止后编辑过，票作废，不算未投票）</p>\n",
+            vs.join("、")
         );
-        for i in &tally.ignored {
-            h += &format!(
-                "<li>{} {}：{}</li>\n",
-                links.floor(&i.floor, Some(i.pid), Source::Post),
-                esc(&i.author),
-                esc(&i.reason)
-            );
-        }
-        h += "</ul>\n";
     }
     h
 }

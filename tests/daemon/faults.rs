@@ -609,6 +609,63 @@ async fn a_redirect_after_a_deletion_is_asked_again() {
     assert!(r["new_posts"].as_u64().unwrap() > 20, "{r}");
 }
 
+/// Issue 29 item 11: the deletion redirect in the forms Discuz sends it. The mobile API's carries
+/// `&mobile=1` (Discuz's `dheader()` appends `mobile=IN_MOBILE` to every `Location` under
+/// IN_MOBILE), a touch session's `&mobile=2`, and `$_G['siteurl']` may make it absolute. Each is
+/// the thread's first page again, from a read of that thread: asked again, not followed. At the
+/// close it comes on the vote thread's first request and the final and the 潜水 mail go out in
+/// that same cycle. Before, bansha followed the `&mobile=1` form to the phone page (captured),
+/// failed the read, and the final and 潜水 came one cycle late.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_deletion_redirect_in_each_form_is_asked_again_at_the_close() {
+    for form in [
+        "forum.php?mod=viewthread&tid={tid}&mobile=1",
+        "forum.php?mod=viewthread&tid={tid}&mobile=2",
+        "{base}/forum.php?mod=viewthread&tid={tid}&mobile=1",
+        "{base}/forum.php?mod=viewthread&tid={tid}",
+    ] {
+        let (mailbox, smtp_port) = smtp();
+        let (server, forum) = forum_server().await;
+        // What following the redirect finds: Discuz's phone template (captured), not a thread
+        // (a relative one resolves under api/mobile/, where there is nothing at all).
+        Mock::given(method("GET"))
+            .and(path("/forum.php"))
+            .and(query_param("mod", "viewthread"))
+            .respond_with(
+                ResponseTemplate::new(200).set_body_raw(
+                    std::fs::read(common::fixtures().join(
+                        "discuz-gbk/desktop/variants/viewthread_tid1_phone_ua_touch_guest.html",
+                    ))
+                    .unwrap(),
+                    "text/html; charset=utf-8",
+                ),
+            )
+            .with_priority(1)
+            .mount(&server)
+            .await;
+        let dir = tempfile::tempdir().unwrap();
+        let config = setup(dir.path(), &server.uri(), smtp_port);
+        forum.lock().unwrap().at = 1795953600; // 20:00
+        let r = cycle_at(&config, "2026-11-29 20:00:00").await;
+        assert_eq!(r["errors"], serde_json::json!([]), "{form}: {r}");
+        {
+            let mut f = forum.lock().unwrap();
+            f.at = 1795957205; // 21:00:05
+            f.faults = vec![Fault::DeletionRedirectAs(form)];
+        }
+        let r = cycle_at(&config, "2026-11-29 21:00:05").await;
+        assert_eq!(r["errors"], serde_json::json!([]), "{form}: {r}");
+        assert_eq!(r["fetch_failures"], 0, "{form}: {r}");
+        let subjects = subject_lines(&mailbox);
+        for what in ["最终计票", "发言统计"] {
+            assert!(
+                subjects.iter().any(|s| s.contains(what)),
+                "{form}: {what} in the close's own cycle: {subjects:?}"
+            );
+        }
+    }
+}
+
 /// 潜水 holds like the final tally when a counted thread cannot be read at the close (issue 18,
 /// break 0). 冷雪 has exactly the 5 discussion posts m103 asks for; one of them (pid 96) is
 /// deleted before the close, and the discussion thread answers 502 at the close. The final

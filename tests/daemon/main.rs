@@ -26,5 +26,6 @@ mod faults;
 mod identity;
 mod judge_records;
 mod judge_state;
+mod lurk;
 mod refresh;
 mod secrets;

@@ -170,6 +170,10 @@ pub(crate) enum Fault {
     /// Discuz's answer to the first `viewthread` after a post of the thread was deleted
     /// (forum_viewthread.php, `$isdel_post`): a redirect to the thread's plain desktop URL.
     DeletionRedirect,
+    /// The same redirect in another of its forms: the `Location` with `{tid}` and `{base}`
+    /// (this server's scheme, host and port) filled in — the API's carries `&mobile=1`, as
+    /// Discuz's `dheader()` appends under IN_MOBILE; an absolute one names the site.
+    DeletionRedirectAs(&'static str),
     /// No fault: the page as it stands (to place a fault later in a read).
     Ok,
     /// A 200 with an empty post list.
@@ -443,6 +447,22 @@ impl ThreadResponder {
                     "Location",
                     format!("forum.php?mod=viewthread&tid={tid}").as_str(),
                 )
+            }
+            Some(Fault::DeletionRedirectAs(form)) => {
+                let tid = req
+                    .url
+                    .query_pairs()
+                    .find(|(k, _)| k == "tid")
+                    .map(|(_, v)| v.into_owned())
+                    .unwrap_or_default();
+                let base = format!(
+                    "{}://{}:{}",
+                    req.url.scheme(),
+                    req.url.host_str().unwrap_or_default(),
+                    req.url.port().unwrap_or(80)
+                );
+                let to = form.replace("{tid}", &tid).replace("{base}", &base);
+                ResponseTemplate::new(302).insert_header("Location", to.as_str())
             }
             Some(Fault::RedirectLoop) => {
                 let to = format!("{}?{}", req.url.path(), req.url.query().unwrap_or_default());

@@ -90,6 +90,13 @@ pub fn window(config: &GameConfig, day: &DayConfig) -> (Option<Time>, Time) {
     (prev.or(day.opens_at), day.closes_at)
 }
 
+/// A day's window with a start, for an outage that covers it: a first day with no opening
+/// starts a day before its close.
+pub fn span(config: &GameConfig, day: &DayConfig) -> (Time, Time) {
+    let (from, to) = window(config, day);
+    (from.unwrap_or(to - chrono::Duration::days(1)), to)
+}
+
 /// Why a post does not count, under the game's exclusions.
 /// `patterns`: the rules' `exclude_patterns`, compiled once per report (the config check has
 /// already refused any that do not compile).
@@ -248,8 +255,10 @@ fn counts(
     (per, ignored)
 }
 
-/// The 潜水 report of `day`. `outages`: hours the forum could not be read. `voters`: who has a
-/// standing ballot at the close (for games where not voting counts), when known.
+/// The 潜水 report of `day`. `posts`: those of the threads of every day the report spans
+/// (`spanned_threads`; a day of a run read short counts short). `outages`: hours the forum
+/// could not be read. `voters`: who has a standing ballot at the close (for games where not
+/// voting counts), when known.
 pub fn lurk(
     config: &GameConfig,
     day: u32,
@@ -273,10 +282,32 @@ pub fn lurk(
         .iter()
         .find(|(a, b)| *b > from.unwrap_or(*a) && *a <= to);
     let earlier = earlier_days(config, d, posts);
+    // The earlier days of a run (m103) not read in full: the run's rule cannot be judged.
+    let unread: Vec<String> = spanned_days(config, d)
+        .into_iter()
+        .skip(1)
+        .rev()
+        .filter(|x| {
+            let (f, t) = span(config, x);
+            outages.iter().any(|(a, b)| *b > f && *a <= t)
+        })
+        .map(|x| format!("第 {} 天", x.day))
+        .collect();
 
     let mut players = Vec::new();
     for (player, (counted, excluded)) in per {
-        let mut reasons = reasons_of(config, &player, counted, average, &earlier);
+        let mut reasons = reasons_of(config, counted, average);
+        let mut unsure = None;
+        match run_reason(config, &player, counted, &earlier) {
+            Some(r) if unread.is_empty() => reasons.push(r),
+            Some(r) => {
+                unsure = Some(format!(
+                    "可能{r}，但{}的帖子没有读全，无法判断",
+                    unread.join("、")
+                ))
+            }
+            None => {}
+        }
         let voted = voters.map(|v| v.contains(&player));
         if rules.must_vote && voted == Some(false) {
             reasons.push("本讨论日没有投票".into());
@@ -286,6 +317,7 @@ pub fn lurk(
         let accelerated = rules.only_before_acceleration && d.accelerated_by(d.closes_at);
         if accelerated {
             reasons.clear();
+            unsure = None;
         }
         if rules.night_move_duty && d.missed_night_moves.contains(&player) {
             reasons.push("没有在规定时间内行使夜间行动（法官记录）".into());
@@ -304,6 +336,10 @@ pub fn lurk(
             continue;
         }
         let verdict = match (reasons.is_empty(), outage) {
+            (true, _) if unsure.is_some() => {
+                reasons.extend(unsure);
+                Verdict::Unknown
+            }
             (true, _) => Verdict::Ok,
             (false, Some((a, b))) => {
                 reasons.push(format!(
@@ -381,33 +417,50 @@ fn opened_threads(
     (own_threads, extra_threads)
 }
 
-/// m103's window: the counts of the previous configured days (as many as the window needs).
-fn earlier_days(config: &GameConfig, d: &DayConfig, posts: &[Post]) -> Vec<PerPlayer> {
-    let rules = &config.rules.lurk;
-    let mut earlier: Vec<PerPlayer> = Vec::new();
-    if let Some(n) = rules.window_days {
+/// The days a day's 潜水 spans, the day itself first: where the rules judge a run of days
+/// (m103 002 L314 "连续三个讨论日均不足十帖"), the configured days before it that the run reaches,
+/// latest first. Each day of the run is counted from its own threads (`spanned_threads`), in the
+/// daemon and offline alike.
+pub fn spanned_days<'a>(config: &'a GameConfig, d: &'a DayConfig) -> Vec<&'a DayConfig> {
+    let mut out = vec![d];
+    if let Some(n) = config.rules.lurk.window_days {
         let mut prior: Vec<&DayConfig> = config
             .days
             .iter()
             .filter(|x| x.closes_at < d.closes_at)
             .collect();
         prior.sort_by_key(|x| std::cmp::Reverse(x.closes_at));
-        for x in prior.into_iter().take(n.saturating_sub(1) as usize) {
-            earlier.push(counts(config, x, posts, &[]).0);
-        }
+        out.extend(prior.into_iter().take(n.saturating_sub(1) as usize));
     }
-    earlier
+    out
 }
 
-/// Why a player's count falls short: under the minimum (and the share of the average, where
-/// set), or under the window's minimum on every day of it.
-fn reasons_of(
-    config: &GameConfig,
-    player: &str,
-    counted: u32,
-    average: f64,
-    earlier: &[PerPlayer],
-) -> Vec<String> {
+/// The threads a day's 潜水 is counted from: the counted threads (`threads_of`) of every day it
+/// spans (`spanned_days`), each once, the day's own first.
+pub fn spanned_threads(config: &GameConfig, d: &DayConfig) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::new();
+    for x in spanned_days(config, d) {
+        for t in threads_of(config, x) {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// The counts of the earlier days a run of days reaches (m103), latest first.
+fn earlier_days(config: &GameConfig, d: &DayConfig, posts: &[Post]) -> Vec<PerPlayer> {
+    spanned_days(config, d)
+        .into_iter()
+        .skip(1)
+        .map(|x| counts(config, x, posts, &[]).0)
+        .collect()
+}
+
+/// Why a player's count on the day falls short: under the minimum (and the share of the
+/// average, where set).
+fn reasons_of(config: &GameConfig, counted: u32, average: f64) -> Vec<String> {
     let rules = &config.rules.lurk;
     let mut reasons = Vec::new();
     if rules.min_posts > 0 && counted < rules.min_posts {
@@ -422,17 +475,27 @@ fn reasons_of(
             None => reasons.push(format!("发言 {counted} 帖，少于 {} 帖", rules.min_posts)),
         }
     }
-    if let (Some(n), Some(m)) = (rules.window_days, rules.window_min_posts) {
-        if earlier.len() + 1 == n as usize
-            && counted < m
-            && earlier
-                .iter()
-                .all(|e| e.get(player).is_some_and(|(c, _)| *c < m))
-        {
-            reasons.push(format!("连续 {n} 个讨论日每天都少于 {m} 帖"));
-        }
-    }
     reasons
+}
+
+/// Under the run's minimum on every day of it (m103 002 L314 "连续三个讨论日均不足十帖"), from
+/// the day's count and the earlier days' (`earlier_days`).
+fn run_reason(
+    config: &GameConfig,
+    player: &str,
+    counted: u32,
+    earlier: &[PerPlayer],
+) -> Option<String> {
+    let rules = &config.rules.lurk;
+    let (Some(n), Some(m)) = (rules.window_days, rules.window_min_posts) else {
+        return None;
+    };
+    (earlier.len() + 1 == n as usize
+        && counted < m
+        && earlier
+            .iter()
+            .all(|e| e.get(player).is_some_and(|(c, _)| *c < m)))
+    .then(|| format!("连续 {n} 个讨论日每天都少于 {m} 帖"))
 }
 
 /// The penalty and the 潜水 standard in words, for the report.

@@ -246,6 +246,11 @@ pub struct Tally {
     pub ballots: Vec<Ballot>,
     pub ignored: Vec<Ignored>,
     pub non_voters: Vec<NonVoterEntry>,
+    /// Living players with no ballot standing who did vote, but whose ballot's text at the close
+    /// cannot be known (posted in time, first read after an edit at or after the close): void,
+    /// and not non-voters (issue 29).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub undetermined: Vec<String>,
     pub outcome: Outcome,
     /// Whether the public tally may show who voted for whom.
     pub publish_voters: bool,
@@ -314,6 +319,44 @@ fn fmt_time(t: Time) -> String {
 }
 
 /// A vote count as the judge writes it: "4", "2.5".
+impl Tally {
+    /// What the abstentions add to the votes cast: each by its voter's weight (the sheriff's,
+    /// m103 002 L153 "计算投票数量时警长投出的票计为1.5票"), a half voter's nothing (a half vote
+    /// counts for ties only).
+    pub fn abstain_votes(&self) -> f64 {
+        self.abstentions
+            .iter()
+            .filter(|v| !is_half(v.weight))
+            .map(|v| v.weight)
+            .sum()
+    }
+
+    /// Who voted: a counted ballot, or one whose text at the close cannot be known
+    /// (`undetermined`). Everything that asks whether a player voted (the non-voters, 潜水's vote
+    /// duty) asks this.
+    pub fn voted(&self) -> std::collections::BTreeSet<String> {
+        self.ballots
+            .iter()
+            .filter(|b| b.counted)
+            .map(|b| b.voter.clone())
+            .chain(self.undetermined.iter().cloned())
+            .collect()
+    }
+}
+
+/// A half voter's weight (`Engine::weight`): their vote counts for ties only.
+pub fn is_half(weight: f64) -> bool {
+    (weight - 0.5).abs() < 1e-9
+}
+
+/// The verdict on a ballot posted in time and edited at or after the close `e`.
+fn edited_void(e: Time) -> String {
+    format!(
+        "无效：截止后编辑过（{}），截止前的内容无法确认",
+        e.format("%m-%d %H:%M")
+    )
+}
+
 pub fn fmt_votes(v: f64) -> String {
     if (v - v.round()).abs() < 1e-9 {
         format!("{}", v.round() as i64)
@@ -524,6 +567,7 @@ pub fn tally_of(
         proxied: std::collections::BTreeSet::new(),
         thread_voters: Default::default(),
         unnamed_votes: poll_gaps.iter().any(|g| g.unnamed() > 0),
+        undetermined: Default::default(),
         rulings: crate::domain::rules::rulings::in_force(rulings, day)
             .into_iter()
             .map(|r| (r.pid, r))
@@ -619,6 +663,9 @@ struct Engine<'a> {
     /// Players who voted in the thread where the poll is the ballot (bansha42 L72: void, and
     /// not a suicide).
     thread_voters: std::collections::BTreeSet<String>,
+    /// Players whose ballot was posted in time but whose text at the close cannot be known
+    /// (edited at or after the close, the version before it never read): they voted.
+    undetermined: std::collections::BTreeSet<String>,
     /// The judge's rulings in force for the day, by pid.
     rulings: BTreeMap<u64, crate::domain::rules::rulings::Ruling>,
 }
@@ -1201,6 +1248,11 @@ impl Engine<'_> {
         // What the voter can still do, as of when this was posted (not for a ballot void for
         // its time: after the close nothing can be done).
         let timed = void.is_some() && void == self.void_by_time(&o);
+        // Void only because its text at the close cannot be known: it was cast in time, so its
+        // voter voted (not a non-voter, no 潜水 for it).
+        if timed && void == self.edited_after_close(&o).map(edited_void) {
+            self.undetermined.insert(o.voter.clone());
+        }
         let void = match void {
             Some(v) if !timed && o.source != Source::Judge => Some(format!(
                 "{v}{}",
@@ -1339,14 +1391,15 @@ impl Engine<'_> {
             }
             Side::Before => {}
         }
+        self.edited_after_close(o).map(edited_void)
+    }
+
+    /// When a ballot was edited, if at or after the close: its text at the close cannot be
+    /// known (void for it only when posted in time: `void_by_time`).
+    fn edited_after_close(&self, o: &Origin) -> Option<Time> {
         let (e, _) = o.edit.as_ref()?;
         // The notice is to the minute: 21:00 may be 21:00:59.
-        (side(*e, TimePrecision::Minute, self.closes_at) != Side::Before).then(|| {
-            format!(
-                "无效：截止后编辑过（{}），截止前的内容无法确认",
-                e.format("%m-%d %H:%M")
-            )
-        })
+        (side(*e, TimePrecision::Minute, self.closes_at) != Side::Before).then_some(*e)
     }
 
     /// Void for whom it names: unreadable or ambiguous, not a run-off candidate, oneself where
@@ -1543,6 +1596,16 @@ impl Engine<'_> {
             ballots: self.ballots,
             ignored: self.ignored,
             non_voters,
+            undetermined: self
+                .roster
+                .alive()
+                .into_iter()
+                .filter(|p| {
+                    !self.standing.contains_key(p.as_str())
+                        && self.undetermined.contains(p.as_str())
+                })
+                .cloned()
+                .collect(),
             outcome,
             publish_voters,
             living: living as usize,
@@ -1598,7 +1661,7 @@ impl Engine<'_> {
         let rules = &self.config.rules;
         let mut out = Vec::new();
         for p in self.roster.alive() {
-            if !self.standing.contains_key(p.as_str()) {
+            if !self.standing.contains_key(p.as_str()) && !self.undetermined.contains(p.as_str()) {
                 // One vote each and a vote of theirs seen in the poll: not one of the unnamed.
                 let seen_in_poll = self.votes_per_player == 1
                     && self
