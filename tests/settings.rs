@@ -249,8 +249,8 @@ fn two_games_with_one_id_are_refused_and_a_missing_id_is_warned_about() {
         .stderr(predicate::str::contains("id = \"另一局\""));
 }
 
-/// A deadline already past, or days whose deadlines run backwards, are warned about by
-/// check-config (issue 18, break 5): the daemon would tally such a day at once.
+/// A deadline already past is warned about by check-config (issue 18, break 5), and days whose
+/// deadlines run backwards are an error (issue 29 item 6): the daemon would tally such a day at once.
 #[test]
 fn past_and_backwards_deadlines_are_warned_about() {
     let dir = tempfile::tempdir().unwrap();
@@ -279,14 +279,16 @@ fn past_and_backwards_deadlines_are_warned_about() {
     let backwards = format!(
         "{future}\n[[days]]\nday = 3\nvote_thread = 7\ncloses_at = \"2099-11-28 21:00:00\"\n"
     );
+    // Since issue 29 item 6 a close at or before the day's opening (here day 2's close) is a
+    // configuration error, not a warning: the daemon holds such a day and decides nothing.
     std::fs::write(&p, backwards).unwrap();
     bansha()
         .arg("check-config")
         .arg(&p)
         .assert()
-        .success()
+        .code(1)
         .stderr(predicate::str::contains(
-            "第 3 天的截止时间（2099-11-28 21:00）不晚于第 2 天的",
+            "配置错误：第 3 天的截止时间 2099-11-28 21:00 不晚于这一天的开始 2099-11-29 21:00（第 2 天的截止时间）",
         ));
 }
 
