@@ -186,6 +186,20 @@ impl Daemon {
         best
     }
 
+    /// The game as played, the one source every pass that decides or shows a day reads: the
+    /// judge's recorded state applied (who is out on each day, `DayConfig::dead`: every earlier
+    /// day's and the recorded eliminations), and the sheriff day 1 elected carried onto the
+    /// days that name none while alive (m103 L152–153). An unreadable state file is an error:
+    /// nothing is decided without it.
+    pub(crate) fn as_played(&self, g: &GameConfig) -> anyhow::Result<GameConfig> {
+        let mut g = crate::io::state_file::with_state(g.clone())?;
+        let elected: Option<String> = self.store.get_meta(&format!("sheriff/{}", g.id))?;
+        for d in g.days.iter_mut() {
+            d.sheriff = decide::carry_sheriff(d, elected.as_deref()).0.sheriff;
+        }
+        Ok(g)
+    }
+
     /// The day with the sheriff day 1 elected (m103 L152–153), unless the judge named one; the
     /// judge is told once when that sheriff is out and nobody succeeds yet (L154–156).
     fn with_sheriff(
@@ -379,7 +393,7 @@ impl Daemon {
         let mut days: Vec<(GameConfig, DayConfig, bool)> = Vec::new();
         let mut state_failed: BTreeSet<String> = BTreeSet::new();
         for (g, d) in self.active_days(now) {
-            match crate::io::state_file::with_state(g.clone()) {
+            match self.as_played(g) {
                 Ok(mut g) => {
                     let d = g.day(d.day).cloned().unwrap_or_else(|| d.clone());
                     // The tally reads the day from the game: both get the sheriff.
@@ -419,8 +433,11 @@ impl Daemon {
         }
         // Round 2 of each day whose round 1 closed in a tie for a run-off.
         for (g, d) in self.runoffs(now, Some(&mut report)) {
-            let Ok(g) = crate::io::state_file::with_state(g.clone()) else {
+            let Ok(g) = self.as_played(&g) else {
                 continue; // the round-1 pass above has told the judge
+            };
+            let Some(d) = g.day(d.day).cloned() else {
+                continue;
             };
             let (g2, d2) = match self.runoff_of(&g, &d) {
                 Ok(Some(r)) => decide::round_two(&g, &d, &r),
@@ -438,7 +455,14 @@ impl Daemon {
         // or deleted after the deadline is shown to the judge (the tally keeps the text as of
         // the close).
         for (g, d) in self.rechecks(now) {
-            if let Err(e) = self.recheck(g, d, now, &mut report).await {
+            // The living as the close counted them: nothing is decided without the state.
+            let Ok(g) = self.as_played(g) else {
+                continue;
+            };
+            let Some(d) = g.day(d.day).cloned() else {
+                continue;
+            };
+            if let Err(e) = self.recheck(&g, &d, now, &mut report).await {
                 report.errors.push(format!("{}: {e:#}", g.name));
             }
         }
@@ -1370,17 +1394,12 @@ impl Daemon {
                     continue;
                 }
                 // A state file that cannot be read is told of by the day's own pass.
-                let Ok(mut g) = crate::io::state_file::with_state(g.clone()) else {
+                let Ok(g) = self.as_played(g) else {
                     continue;
                 };
-                let elected: Option<String> = self.store.get_meta(&format!("sheriff/{}", g.id))?;
                 let Some(d) = g.day(d.day).cloned() else {
                     continue;
                 };
-                let (d, _) = decide::carry_sheriff(&d, elected.as_deref());
-                if let Some(x) = g.days.iter_mut().find(|x| x.day == d.day) {
-                    x.sheriff = d.sheriff.clone();
-                }
                 let (posts, casts) = self.recorded_ballots(&g, &d, now)?;
                 let rulings = self.rulings(&g)?;
                 let tally = rules::tally_ruled(&g, d.day, 1, now, &posts, &casts, &rulings)?;

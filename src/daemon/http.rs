@@ -306,7 +306,7 @@ async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (S
     let Some(game) = game_named(d, q.game.as_deref()) else {
         return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
     };
-    let game = match crate::io::state_file::with_state(game.clone()) {
+    let game = match d.as_played(game) {
         Ok(g) => g,
         Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}\n")),
     };

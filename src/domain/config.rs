@@ -228,7 +228,9 @@ pub struct DayConfig {
     pub missed_night_moves: Vec<String>,
     pub opens_at: Option<DateTime<FixedOffset>>,
     pub closes_at: DateTime<FixedOffset>,
-    /// Players out before this day's vote.
+    /// Players out before this day's vote: the day's own `dead` with every earlier day's (as
+    /// loaded, `carry_dead`), and, where the state file is read, the judge's recorded
+    /// eliminations (`rules::state::apply_to_days`). Every consumer reads who is out here.
     pub dead: Vec<String>,
     /// The sheriff (m103): their vote weighs `rules.vote.sheriff_weight`.
     pub sheriff: Option<String>,
@@ -1020,6 +1022,7 @@ pub(crate) fn parse_str_from(
         }
         days.push(read_day(i, d, &g, &rules, &game.roster, utc_offset)?);
     }
+    carry_dead(&mut days, &g)?;
 
     let id_given = game.id.is_some();
     let id = game.id.unwrap_or_else(|| game.name.clone());
@@ -1297,6 +1300,49 @@ fn check_roster(roster: &RosterConfig, g: &GameText) -> Result<(), ConfigError> 
                 &["roster", "roles", name],
                 format!("{name} 不在玩家名单中"),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Who is out on each day, as a fact of the game: a player out before an earlier day is out
+/// on every later one, whether or not the judge lists him again (each day's `dead` becomes its
+/// own with every earlier day's, in day order). The judge's recorded eliminations are added on
+/// top where the state file is read (`rules::state::apply_to_days`). A sheriff, curse or
+/// blessing named on a day for a player already out is refused, as on the day that lists him.
+fn carry_dead(days: &mut [DayConfig], g: &GameText) -> Result<(), ConfigError> {
+    let mut order: Vec<usize> = (0..days.len()).collect();
+    order.sort_by_key(|&i| days[i].day);
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for i in order {
+        let d = &mut days[i];
+        for (p, _) in &out {
+            if !d.dead.contains(p) {
+                d.dead.push(p.clone());
+            }
+        }
+        for p in &d.dead {
+            if !out.iter().any(|(x, _)| x == p) {
+                out.push((p.clone(), d.day));
+            }
+        }
+        for (k, v) in [
+            ("sheriff", &d.sheriff),
+            ("curse", &d.curse),
+            ("bless", &d.bless),
+        ] {
+            let Some((n, since)) = v
+                .as_ref()
+                .and_then(|n| out.iter().find(|(x, since)| x == n && *since < d.day))
+            else {
+                continue;
+            };
+            return Err(ConfigError {
+                file: g.file.to_string(),
+                line: locate_in_block(g.text, "days", i, k),
+                key: format!("days[{i}].{k}"),
+                message: format!("{n} 在第 {since} 天已出局（第 {since} 天的 dead）"),
+            });
         }
     }
     Ok(())
@@ -1712,6 +1758,29 @@ mod tests {
             g.grammar(1);
             g.grammar(2);
         }
+    }
+
+    /// Issue 29: who is out is a fact of the game. Days listed out of order still carry in day
+    /// order; a sheriff named for a player out on an earlier day is refused where it is written.
+    #[test]
+    fn players_out_on_a_day_stay_out_on_every_later_day() {
+        let text = "ruleset = \"m103\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\"]\n\
+                    [[days]]\nday = 4\ncloses_at = \"2026-12-01 21:00\"\n\
+                    [[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00\"\ndead = [\"甲\"]\n\
+                    [[days]]\nday = 3\ncloses_at = \"2026-11-30 21:00\"\ndead = [\"乙\"]\n";
+        let g = parse_str(text, Path::new("t.toml")).unwrap();
+        let dead = |n: u32| g.day(n).unwrap().dead.clone();
+        assert_eq!(dead(2), ["甲"]);
+        assert_eq!(dead(3), ["乙", "甲"]);
+        assert_eq!(dead(4), ["甲", "乙"]);
+        let bad = text.replace(
+            "day = 4\ncloses_at = \"2026-12-01 21:00\"\n",
+            "day = 4\ncloses_at = \"2026-12-01 21:00\"\nsheriff = \"乙\"\n",
+        );
+        let e = parse_str(&bad, Path::new("t.toml")).unwrap_err();
+        assert_eq!(e.key, "days[0].sheriff");
+        assert!(e.message.contains("乙 在第 3 天已出局"), "{e}");
+        assert_eq!(e.line, Some(8), "{e}");
     }
 
     #[test]

@@ -24,4 +24,5 @@ mod day;
 mod disk;
 mod faults;
 mod judge_state;
+mod live_game;
 mod secrets;

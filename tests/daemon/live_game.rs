@@ -1,0 +1,236 @@
+//! What a live three-round jiaohui game on a real Discuz X3.5 found (issue 29): who is out is a
+//! fact of the game, carried from day to day and read the same way by every path; a run-off's
+//! posts belong to round 2 and the day's 潜水 waits for it; round 2 is watched like round 1.
+//! Driven through the daemon on the replayed vote and discussion threads, with ballots in
+//! jiaohui's own form (001 L175) added in the captured post form.
+
+use crate::support::*;
+
+/// Unix time of a forum time text (+08:00).
+pub(crate) fn unix(t: &str) -> i64 {
+    chrono::DateTime::parse_from_str(&format!("{t} +0800"), "%Y-%m-%d %H:%M:%S %z")
+        .unwrap()
+        .timestamp()
+}
+
+/// Posts added to the vote thread: (pid, author, forum time, text).
+pub(crate) fn add_votes(forum: &Arc<Mutex<Forum>>, posts: &[(u64, &str, &str, &str)]) {
+    let mut f = forum.lock().unwrap();
+    let template = f.posts[1].clone();
+    for (pid, author, at, text) in posts {
+        let p = post_like(&template, *pid, author, unix(at), text);
+        f.posts.push(p);
+    }
+}
+
+/// Posts added to the discussion thread (tid 4): `n` posts by `author` from `at`, a minute apart.
+pub(crate) fn add_discussion(
+    forum: &Arc<Mutex<Forum>>,
+    first_pid: u64,
+    author: &str,
+    at: &str,
+    n: u64,
+) {
+    let mut f = forum.lock().unwrap();
+    let template = f.discussion[1].clone();
+    for i in 0..n {
+        let p = post_like(
+            &template,
+            first_pid + i,
+            author,
+            unix(at) + i as i64 * 60,
+            &format!("第{}条讨论：我觉得李逵发言有问题", i + 1),
+        );
+        f.discussion.push(p);
+    }
+}
+
+/// A jiaohui ballot in the seed's own form (001 L175–176).
+pub(crate) fn jiaohui_ballot(voter: &str, day: &str, n: &str, target: &str) -> String {
+    format!("{voter} 第{day}天 第{n}次 投票的对象是 {target} 原因是 发言可疑")
+}
+
+/// `bansha change` on the game config, as the judge records a change.
+pub(crate) fn change(game: &Path, args: &[&str]) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["change", "--config"])
+        .arg(game)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// A mail's text above its judge-only flags.
+fn public_part(body: &str) -> &str {
+    body.split("—— 仅法官可见（不要贴到论坛）：需要注意的帖子")
+        .next()
+        .unwrap()
+}
+
+/// The final's BBCode line that starts with `label`.
+fn line_of<'a>(text: &'a str, label: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no line {label}: {text}"))
+}
+
+/// Issue 29 (live game): 龙舌 and 青鸾花, out before day 2 (`dead` of day 2), were alive again
+/// on day 3, whose config does not list them again: day 3's final said "存活玩家：16 人", put
+/// the total and jiaohui's 25% threshold (001 L172) on it, counted them as abstaining
+/// non-voters (L182) and the 潜水 mail warned them (L208). Who is out on a day is every earlier
+/// day's `dead`, the day's own, and the eliminations the judge recorded (花千树, killed the
+/// night before day 3). Here 3 of 11 living vote 李逵: 3 ≥ 25% × 11, so he goes out; on the
+/// wrong base (13) he did not, and 龙舌's ballot counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_out_before_an_earlier_day_stay_out_on_later_days() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    std::fs::write(
+        &game,
+        format!(
+            "ruleset = \"jiaohui\"\nname = \"教会局\"\nid = \"jh\"\n{}\n\
+             [[days]]\nday = 2\nvote_thread = 3\ndiscussion_threads = [4]\n\
+             opens_at = \"2026-11-29 21:30:00\"\ncloses_at = \"2026-11-29 22:00:00\"\n\
+             dead = [\"龙舌\", \"青鸾花\"]\n\n\
+             [[days]]\nday = 3\nvote_thread = 3\ndiscussion_threads = [4]\n\
+             opens_at = \"2026-11-30 21:30:00\"\ncloses_at = \"2026-11-30 22:00:00\"\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
+    let r = cycle_at(&config, "2026-11-29 22:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+
+    // The night: 花千树 is killed (the judge records it); day 3's posts.
+    change(
+        &game,
+        &[
+            "--at",
+            "2026-11-30 08:00",
+            "eliminate",
+            "花千树",
+            "--cause",
+            "夜杀",
+        ],
+    );
+    add_discussion(&forum, 3001, "大灰狼", "2026-11-30 20:00:00", 20);
+    add_votes(
+        &forum,
+        &[
+            (
+                3101,
+                "大灰狼",
+                "2026-11-30 21:35:00",
+                &jiaohui_ballot("大灰狼", "三", "一", "李逵"),
+            ),
+            (
+                3102,
+                "不见",
+                "2026-11-30 21:36:00",
+                &jiaohui_ballot("不见", "三", "一", "李逵"),
+            ),
+            (
+                3103,
+                "冷雪",
+                "2026-11-30 21:37:00",
+                &jiaohui_ballot("冷雪", "三", "一", "李逵"),
+            ),
+            (
+                3104,
+                "蝈蝈",
+                "2026-11-30 21:38:00",
+                &jiaohui_ballot("蝈蝈", "三", "一", "小飞"),
+            ),
+            (
+                3105,
+                "龙舌",
+                "2026-11-30 21:39:00",
+                &jiaohui_ballot("龙舌", "三", "一", "小飞"),
+            ),
+        ],
+    );
+    forum.lock().unwrap().at = unix("2026-11-30 22:00:05");
+    let r = cycle_at(&config, "2026-11-30 22:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+
+    let day3 = final_texts(&mailbox)
+        .into_iter()
+        .find(|t| t.contains("第3天"))
+        .expect("day 3's final");
+    assert!(day3.contains("存活玩家：11 人"), "{day3}");
+    let rule = line_of(&day3, "[b]规则[/b]");
+    assert!(rule.contains("11 × 25%"), "{rule}");
+    let absent = line_of(&day3, "[b]未投票[/b]");
+    for out in ["龙舌", "青鸾花", "花千树"] {
+        assert!(!absent.contains(out), "{out} is out: {absent}");
+    }
+    assert!(day3.contains("龙舌 已出局，投票不计"), "{day3}");
+    assert!(day3.contains("李逵 以 3 票"), "{day3}");
+    let lurk = mails_about(&mailbox, "第3天 发言统计");
+    assert_eq!(lurk.len(), 1, "{:?}", subject_lines(&mailbox));
+    // The counts and the ledger (the judge-only flags below may name a dead player posting).
+    let counts = public_part(&lurk[0].1);
+    for out in ["龙舌", "青鸾花", "花千树"] {
+        assert!(!lurk[0].0.contains(out), "{out} is out: {}", lurk[0].0);
+        assert!(!counts.contains(out), "{out} is out: {}", lurk[0].1);
+    }
+    assert!(counts.contains("大灰狼 20 帖"), "{}", lurk[0].1);
+    assert!(
+        lurk[0].0.contains("潜水") && lurk[0].0.contains("李逵"),
+        "{}",
+        lurk[0].0
+    );
+}
+
+/// Issue 29 item 12: a 潜水 mail held at the close (the discussion thread unreadable) and sent
+/// by the after-close look counted the players the judge's state file puts out as living: the
+/// look used the game config without the state. 冷雪, killed the night before (recorded with
+/// `bansha change`), was named 潜水 with her 4 posts and given a card. Every path that names
+/// the living reads them from the same place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_after_close_look_counts_the_living_as_the_close_does() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    change(
+        &game,
+        &[
+            "--at",
+            "2026-11-29 08:00",
+            "eliminate",
+            "冷雪",
+            "--cause",
+            "夜杀",
+        ],
+    );
+    forum.lock().unwrap().at = 1795953600; // 20:00
+    let r = cycle_at(&config, "2026-11-29 20:00:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = 1795957205; // 21:00:05
+        f.deleted.insert(96); // one of 冷雪's five discussion posts
+        f.discussion_down = true;
+    }
+    cycle_at(&config, "2026-11-29 21:00:05").await;
+    assert!(
+        mails_about(&mailbox, "发言统计").is_empty(),
+        "held for the unreadable thread: {:?}",
+        subject_lines(&mailbox)
+    );
+    forum.lock().unwrap().discussion_down = false;
+    forum.lock().unwrap().at = 1795958400; // 21:20
+    let r = cycle_at(&config, "2026-11-29 21:20:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let lurk = mails_about(&mailbox, "发言统计");
+    assert_eq!(lurk.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(!lurk[0].0.contains("冷雪"), "{}", lurk[0].0);
+    assert!(!public_part(&lurk[0].1).contains("冷雪"), "{}", lurk[0].1);
+}
