@@ -397,8 +397,10 @@ fn round_two_offline_takes_the_rules_deadline_and_confirm_takes_the_round() {
         .args(vote_pages())
         .assert()
         .success()
+        // 2, not 3: 大灰狼's 10# "第二天 第一次 投票的对象是 李逵" names round 1 (format one's
+        // 第X次), so it is round 1's (late) ballot, not round 2's (issue 29).
         .stdout(predicate::str::contains(
-            "第2天投票结果：李逵 以 3 票最高，出局",
+            "第2天投票结果：李逵 以 2 票最高，出局",
         ));
     let state = std::fs::read_to_string(dir.path().join("g.state.json")).unwrap();
     assert!(state.contains("李逵"), "{state}");

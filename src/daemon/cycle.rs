@@ -150,6 +150,7 @@ impl Daemon {
         if report.fetch_failures > failures {
             return Ok(());
         }
+        let round = decide::runoff_follows(g, d, &tally).then_some(1);
         let late = tally
             .ballots
             .iter()
@@ -157,10 +158,14 @@ impl Daemon {
         for b in late {
             if let Some(pid) = b.pid {
                 let key = format!("void/{}/{}/{pid}", g.id, d.day);
-                self.queue(&key, report, || self.void_mail(g, d, b, pid, now))?;
+                self.queue(&key, report, || self.void_mail(g, d, b, pid, round, now))?;
             }
         }
-        if lurk_on && !self.store.mail_known(&self.key(g, d, "lurk"))? {
+        // The day's 潜水 waits for its run-off (mailed at round 2's close).
+        if lurk_on
+            && !decide::runoff_follows(g, d, &tally)
+            && !self.store.mail_known(&self.key(g, d, "lurk"))?
+        {
             self.lurk_mail(g, d, &tally, now, report)?;
         }
         self.store.mark_event(&self.key(g, d, "recheck"), now)?;
@@ -557,10 +562,9 @@ impl Daemon {
         }
 
         // The other threads counted for 潜水 (the vote thread is fetched above), and the threads
-        // players opened themselves on the board (chuhan).
-        // Round 2 reads its vote thread only: the day's 潜水, required posts and acceleration
-        // are round 1's.
-        let lurk_on = round == 1 && (g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote);
+        // players opened themselves on the board (chuhan): in round 2 too, whose debate is part
+        // of the day (001 L208). Required posts and acceleration are round 1's.
+        let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
         let lurk_read = !lurk_on || self.read_lurk_threads(g, d, close_due, now, report).await?;
         if round == 1 {
             // Threads of required posts (报道, 杀帖): check each new or edited post once.
@@ -582,8 +586,8 @@ impl Daemon {
         let failures = report.fetch_failures;
         let tally = self.tally_day(g, d, round, now, report).await?;
         stale |= report.fetch_failures > failures;
-        let lurk = if lurk_on {
-            self.lurk_report(g, d, &tally, now.min(d.closes_at), now)?
+        let lurk = if lurk_on && round == 1 {
+            self.lurk_report(g, d, &tally, now.min(d.last_close()), now)?
         } else {
             None
         };
@@ -613,8 +617,10 @@ impl Daemon {
                 record: &record,
                 stale,
                 interim_every_hours: self.settings.poll.interim_every_hours,
-                // Round 2's duty: every living player votes (chuhan L118, qipan L136).
-                lurk: lurk_on || (round == 2 && g.rules.lurk.must_vote),
+                // The day's 潜水 comes after its last round (a run-off is part of the day, 001
+                // L208), with round 2's duty where every living player votes (chuhan L118,
+                // qipan L136).
+                lurk: lurk_on && (round == 2 || !decide::runoff_follows(g, d, &tally)),
                 lurk_stale: !lurk_read,
             },
             now,
@@ -789,11 +795,14 @@ impl Daemon {
             }
         }
         let digest = fresh.len() >= decide::VOID_DIGEST_MIN;
+        // On a day with a run-off every mail about a ballot names its round.
+        let round =
+            (tally.round == 2 || decide::runoff_follows(g, d, tally)).then_some(tally.round);
         if digest {
             let base = &self.settings.forum.base_url;
             let ballots: Vec<&rules::Ballot> = fresh.iter().map(|(_, b)| *b).collect();
             let key = format!("voids/{}/{}/{}", g.id, d.day, now.timestamp());
-            let mail = mails::void_digest(g, d, &ballots, base, d.vote_thread, now);
+            let mail = mails::void_digest(g, d, &ballots, base, d.vote_thread, round, now);
             if self.store.enqueue(&key, &mail)? {
                 report.mails_queued += 1;
             }
@@ -807,7 +816,7 @@ impl Daemon {
                     let Some(b) = tally.ballots.iter().find(|b| b.pid == Some(*pid)) else {
                         continue;
                     };
-                    self.queue(key, report, || self.void_mail(g, d, b, *pid, now))?;
+                    self.queue(key, report, || self.void_mail(g, d, b, *pid, round, now))?;
                 }
                 Effect::Mail { key, kind } => {
                     self.queue(key, report, || {
@@ -838,7 +847,13 @@ impl Daemon {
                 Effect::Leader { key, seq, leader } => {
                     self.store.set_meta(key, &(*seq, leader.clone()))?
                 }
-                Effect::Lurk if tally.round == 2 => self.runoff_duty(g, d, tally, now, report)?,
+                Effect::Lurk if tally.round == 2 => {
+                    // The day's first (its round-1 duty, L136's first 环节), then round 2's.
+                    self.day_lurk_after_runoff(g, d, now, report)?;
+                    if g.rules.lurk.must_vote {
+                        self.runoff_duty(g, d, tally, now, report)?;
+                    }
+                }
                 Effect::Lurk => self.lurk_mail(g, d, tally, now, report)?,
             }
         }
@@ -1471,7 +1486,7 @@ impl Daemon {
         now: Time,
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
-        let Some(lurk) = self.lurk_report(g, d, tally, d.closes_at, now)? else {
+        let Some(lurk) = self.lurk_report(g, d, tally, d.last_close(), now)? else {
             return Ok(());
         };
         // Automatic ledger entries, one per lurker and day (a count made again withdraws
@@ -1485,13 +1500,36 @@ impl Daemon {
             &g.rules.discipline,
         );
         let key = self.key(g, d, "lurk");
-        let flags = self.day_flags(g, d, d.closes_at, now)?;
+        let flags = self.day_flags(g, d, d.last_close(), now)?;
         let mut mail = mails::lurk(g, d, &lurk, &entries, &standings, now);
         mail.body += &mails::flags(&flags, &self.settings.forum.base_url);
         if self.store.enqueue(&key, &mail)? {
             report.mails_queued += 1;
         }
         Ok(())
+    }
+
+    /// Round 2 of a day closed: the day's 潜水, held from round 1's close, over the whole day
+    /// (to round 2's close), under round 1's game and keys, with round 1's voters (the day's
+    /// duty to vote, L118; round 2's own is `runoff_duty`).
+    fn day_lurk_after_runoff(
+        &self,
+        g2: &GameConfig,
+        d: &DayConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let mut g = g2.clone();
+        g.id = decide::round_one_id(&g2.id).to_string();
+        let Some(d) = g.day(d.day).cloned() else {
+            return Ok(());
+        };
+        if self.store.mail_known(&self.key(&g, &d, "lurk"))? {
+            return Ok(());
+        }
+        let (posts, casts) = self.recorded_ballots(&g, &d, now)?;
+        let round_one = rules::tally_ruled(&g, d.day, 1, now, &posts, &casts, &self.rulings(&g)?)?;
+        self.lurk_mail(&g, &d, &round_one, now, report)
     }
 
     /// A closed round 2 where every living player must vote: a ledger entry for each who did
@@ -1620,13 +1658,14 @@ impl Daemon {
         d: &DayConfig,
         b: &rules::Ballot,
         pid: u64,
+        round: Option<u32>,
         now: Time,
     ) -> Mail {
         let tid = match b.source {
             rules::tally::Source::Post => d.vote_thread.unwrap_or(0),
             _ => 0,
         };
-        self.linked(mails::void_ballot(g, d, b, pid, now), tid, pid)
+        self.linked(mails::void_ballot(g, d, b, pid, round, now), tid, pid)
     }
 
     /// Write a day's automatic ledger entries as counted now (`ledger::recount`).

@@ -190,6 +190,9 @@ pub struct CheckedThread {
 #[serde(deny_unknown_fields)]
 struct RunoffFile {
     closes_at: String,
+    /// When the judge opened round 2 (else: the judge's first post in the vote thread after
+    /// round 1's close, else round 1's close).
+    opens_at: Option<String>,
     candidates: Vec<String>,
     /// Round 2 votes in its own thread (bansha42's overtime poll).
     vote_thread: Option<u64>,
@@ -263,6 +266,15 @@ impl DayConfig {
         self.vote_thread.is_some() && now < self.watch_from()
     }
 
+    /// When the day's last round closes: its run-off's close when one is set (the run-off is
+    /// part of the day's 环节, 001 L208), else its own.
+    pub fn last_close(&self) -> DateTime<FixedOffset> {
+        match &self.runoff {
+            Some(r) if !self.no_runoff => r.closes_at,
+            _ => self.closes_at,
+        }
+    }
+
     /// Whether the game was accelerated by `t` (all day, or from the confirmed moment).
     pub fn accelerated_by(&self, t: DateTime<FixedOffset>) -> bool {
         self.accelerated || self.accelerated_at.is_some_and(|a| a <= t)
@@ -272,6 +284,9 @@ impl DayConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Runoff {
     pub closes_at: DateTime<FixedOffset>,
+    /// When the judge opened round 2 (`rules::tally::round_two_opens` says when it opened
+    /// without one).
+    pub opens_at: Option<DateTime<FixedOffset>>,
     pub candidates: Vec<String>,
     /// Round 2's own vote thread (bansha42's overtime poll); the day's when absent.
     pub vote_thread: Option<u64>,
@@ -1425,6 +1440,17 @@ fn read_day(
             if closes <= closes_at {
                 return Err(err("runoff", "第二轮截止时间必须晚于第一轮".into()));
             }
+            let opens = r
+                .opens_at
+                .as_deref()
+                .map(|o| time("runoff", o))
+                .transpose()?;
+            if opens.is_some_and(|o| o < closes_at || o >= closes) {
+                return Err(err(
+                    "runoff",
+                    "第二轮开始时间（opens_at）须在第一轮截止之后、第二轮截止之前".into(),
+                ));
+            }
             for c in &r.candidates {
                 check("runoff", c)?;
             }
@@ -1441,6 +1467,7 @@ fn read_day(
             }
             Some(Runoff {
                 closes_at: closes,
+                opens_at: opens,
                 candidates: r.candidates,
                 vote_thread: r.vote_thread,
                 eliminate: r.eliminate,

@@ -135,9 +135,31 @@ pub fn tally(
 }
 
 /// A void or late ballot (sent once).
-pub fn void_ballot(g: &GameConfig, d: &DayConfig, b: &Ballot, pid: u64, now: Time) -> Mail {
+/// Which round of a two-round day a mail about a ballot is about ("第一轮 "), nothing on a day
+/// of one round.
+fn round_words(round: Option<u32>) -> &'static str {
+    match round {
+        Some(2) => "第二轮 ",
+        Some(_) => "第一轮 ",
+        None => "",
+    }
+}
+
+/// A void ballot; `round` names the round on a day with a run-off.
+pub fn void_ballot(
+    g: &GameConfig,
+    d: &DayConfig,
+    b: &Ballot,
+    pid: u64,
+    round: Option<u32>,
+    now: Time,
+) -> Mail {
     Mail::text(
-        subject(g, d.day, &format!("无效票：{} {}", b.floor, b.voter)),
+        subject(
+            g,
+            d.day,
+            &format!("{}无效票：{} {}", round_words(round), b.floor, b.voter),
+        ),
         format!(
             "{} {}（pid {pid}，{}）：{}\n写的对象：{}\n\n（此邮件只发一次。）",
             b.floor,
@@ -158,6 +180,7 @@ pub fn void_digest(
     ballots: &[&Ballot],
     base: &str,
     tid: Option<u64>,
+    round: Option<u32>,
     now: Time,
 ) -> Mail {
     let mut body = format!(
@@ -184,7 +207,8 @@ pub fn void_digest(
             g,
             d.day,
             &format!(
-                "无效票 {} 张（汇总，{} 读取）",
+                "{}无效票 {} 张（汇总，{} 读取）",
+                round_words(round),
                 ballots.len(),
                 now.format("%m-%d %H:%M")
             ),

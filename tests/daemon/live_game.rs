@@ -13,12 +13,13 @@ pub(crate) fn unix(t: &str) -> i64 {
         .timestamp()
 }
 
-/// Posts added to the vote thread: (pid, author, forum time, text).
+/// Posts added to the vote thread: (pid, author, forum time, text), each on the next floor.
 pub(crate) fn add_votes(forum: &Arc<Mutex<Forum>>, posts: &[(u64, &str, &str, &str)]) {
     let mut f = forum.lock().unwrap();
     let template = f.posts[1].clone();
     for (pid, author, at, text) in posts {
-        let p = post_like(&template, *pid, author, unix(at), text);
+        let mut p = post_like(&template, *pid, author, unix(at), text);
+        p["number"] = Value::String((f.posts.len() + 1).to_string());
         f.posts.push(p);
     }
 }
@@ -233,4 +234,202 @@ async fn the_after_close_look_counts_the_living_as_the_close_does() {
     assert_eq!(lurk.len(), 1, "{:?}", subject_lines(&mailbox));
     assert!(!lurk[0].0.contains("冷雪"), "{}", lurk[0].0);
     assert!(!public_part(&lurk[0].1).contains("冷雪"), "{}", lurk[0].1);
+}
+
+/// jiaohui's day 2 as the live game played it (001 L172–173): round 1 ties at 25% and goes to
+/// a run-off in the same vote thread, which the judge announces after the close.
+fn runoff_day(dir: &Path) -> PathBuf {
+    let game = dir.join("games/banshayishi-12.toml");
+    std::fs::write(
+        &game,
+        format!(
+            "ruleset = \"jiaohui\"\nname = \"教会局\"\nid = \"jh\"\n{}\n\
+             [[days]]\nday = 2\nvote_thread = 3\ndiscussion_threads = [4]\n\
+             opens_at = \"2026-11-29 21:30:00\"\ncloses_at = \"2026-11-29 22:00:00\"\n\
+             dead = [\"龙舌\", \"青鸾花\"]\n\
+             runoff = {{ closes_at = \"2026-11-29 23:00:00\", candidates = [\"李逵\", \"小飞\"] }}\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    game
+}
+
+/// Issue 29 (live game), a run-off in the vote thread of round 1:
+/// - the day's 潜水 ended at round 1's close, so the run-off debate's posts counted for no day
+///   (001 L208 counts "一个游戏环节的发贴数量"; the run-off is part of the day): the 潜水 verdict
+///   comes after the day's last round, over the whole day;
+/// - a ballot naming its round (L175 "第几次": 李逵's "第二天 第一次", 30 s after round 1's close)
+///   belongs to that round: a late round-1 ballot, not his round-2 ballot (his real one was
+///   then called a repeat);
+/// - round 1's after-close look mailed every round-2 ballot so far as a round-1 ballot "截止后投
+///   票": a post of round 2 is not a late ballot of round 1, and every mail about a ballot says
+///   which round it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runoff_is_part_of_the_day_and_its_ballots_are_round_twos() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    runoff_day(dir.path());
+    let b = |v: &str, n: &str, t: &str| jiaohui_ballot(v, "二", n, t);
+    // Round 1: 3 and 3 of 12 living (non-voters abstain, L182): a tie at 25%.
+    add_votes(
+        &forum,
+        &[
+            (
+                3201,
+                "大灰狼",
+                "2026-11-29 21:35:00",
+                &b("大灰狼", "一", "李逵"),
+            ),
+            (
+                3202,
+                "花千树",
+                "2026-11-29 21:36:00",
+                &b("花千树", "一", "李逵"),
+            ),
+            (
+                3203,
+                "不见",
+                "2026-11-29 21:37:00",
+                &b("不见", "一", "李逵"),
+            ),
+            (
+                3204,
+                "冷雪",
+                "2026-11-29 21:38:00",
+                &b("冷雪", "一", "小飞"),
+            ),
+            (
+                3205,
+                "蝈蝈",
+                "2026-11-29 21:39:00",
+                &b("蝈蝈", "一", "小飞"),
+            ),
+            (
+                3206,
+                "超人",
+                "2026-11-29 21:40:00",
+                &b("超人", "一", "小飞"),
+            ),
+        ],
+    );
+    add_discussion(&forum, 3301, "小飞", "2026-11-29 21:31:00", 5);
+    forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
+    let r = cycle_at(&config, "2026-11-29 22:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert!(
+        mails_about(&mailbox, "发言统计").is_empty(),
+        "the day's 潜水 waits for its run-off: {:?}",
+        subject_lines(&mailbox)
+    );
+
+    // 李逵's late round-1 ballot (38# in the live game), the judge's announcement, round 2's
+    // ballots, and the run-off debate in the discussion thread.
+    add_votes(
+        &forum,
+        &[
+            (
+                3211,
+                "李逵",
+                "2026-11-29 22:00:30",
+                &b("李逵", "一", "小飞"),
+            ),
+            (
+                3212,
+                "版杀一室法官",
+                "2026-11-29 22:02:00",
+                "第一轮李逵、小飞平票，进入第二轮高票辩论投票，23:00 截止",
+            ),
+            (
+                3213,
+                "李逵",
+                "2026-11-29 22:05:00",
+                &b("李逵", "二", "小飞"),
+            ),
+            (
+                3214,
+                "大灰狼",
+                "2026-11-29 22:06:00",
+                &b("大灰狼", "二", "小飞"),
+            ),
+            (
+                3215,
+                "冷雪",
+                "2026-11-29 22:07:00",
+                &b("冷雪", "二", "李逵"),
+            ),
+            (
+                3216,
+                "蝈蝈",
+                "2026-11-29 22:08:00",
+                &b("蝈蝈", "二", "冷雪"),
+            ),
+            (
+                3217,
+                "花千树",
+                "2026-11-29 22:09:00",
+                &b("花千树", "二", "小飞"),
+            ),
+        ],
+    );
+    add_discussion(&forum, 3311, "大灰狼", "2026-11-29 22:10:00", 3);
+    forum.lock().unwrap().at = unix("2026-11-29 22:15:00");
+    let before = subject_lines(&mailbox).len();
+    let r = cycle_at(&config, "2026-11-29 22:15:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let voids: Vec<String> = subject_lines(&mailbox)[before..]
+        .iter()
+        .filter(|s| s.contains("无效票"))
+        .cloned()
+        .collect();
+    // Floors: the captured 37 posts, then ours from 38#.
+    assert!(
+        voids.iter().any(|s| s.contains("第一轮 无效票：44# 李逵")),
+        "the late round-1 ballot, as round 1's: {voids:?}"
+    );
+    assert!(
+        voids.iter().any(|s| s.contains("第二轮 无效票：49# 蝈蝈")),
+        "round 2's own void ballot, as round 2's: {voids:?}"
+    );
+    assert_eq!(
+        voids.len(),
+        2,
+        "no round-2 ballot is a late round-1 ballot: {voids:?}"
+    );
+    let late = mails_about(&mailbox, "44# 李逵");
+    assert!(
+        late[0].1.contains("截止（11-29 22:00:00）后投票"),
+        "{}",
+        late[0].1
+    );
+    assert!(
+        mails_about(&mailbox, "发言统计").is_empty(),
+        "still waiting for the run-off: {:?}",
+        subject_lines(&mailbox)
+    );
+
+    forum.lock().unwrap().at = unix("2026-11-29 23:00:05");
+    let r = cycle_at(&config, "2026-11-29 23:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let r2 = final_texts(&mailbox)
+        .into_iter()
+        .find(|t| t.contains("第2天 第二轮（高票辩论）投票统计"))
+        .expect("round 2's final");
+    assert!(r2.contains("小飞 以 3 票最高，出局"), "{r2}");
+    assert!(
+        r2.contains("李逵（46#）"),
+        "his round-2 ballot counts: {r2}"
+    );
+    assert!(!r2.contains("重复"), "{r2}");
+    let lurk = mails_about(&mailbox, "第2天 发言统计");
+    assert_eq!(lurk.len(), 1, "{:?}", subject_lines(&mailbox));
+    let counts = public_part(&lurk[0].1);
+    assert!(counts.contains("至 2026-11-29 23:00:00"), "{counts}");
+    assert!(
+        counts.contains("大灰狼 3 帖"),
+        "the run-off debate counts: {counts}"
+    );
+    assert!(counts.contains("小飞 5 帖"), "{counts}");
 }
