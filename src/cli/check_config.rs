@@ -16,7 +16,7 @@ pub fn check_config(
                 for g in &s.games {
                     let now =
                         crate::io::clock::Clock::now(&crate::io::clock::SystemClock(g.utc_offset));
-                    for w in g.warnings().into_iter().chain(g.time_warnings(now)) {
+                    for w in g.warnings().into_iter().chain(g.time_warnings(now, &[])) {
                         writeln!(err, "警告：{}：{w}", g.name)?;
                     }
                 }
@@ -44,7 +44,7 @@ pub fn check_config(
     match crate::io::files::load_game(path) {
         Ok(g) => {
             let now = crate::io::clock::Clock::now(&crate::io::clock::SystemClock(g.utc_offset));
-            for w in g.warnings().into_iter().chain(g.time_warnings(now)) {
+            for w in g.warnings().into_iter().chain(g.time_warnings(now, &[])) {
                 writeln!(err, "警告：{w}")?;
             }
             let days: Vec<String> = g.days.iter().map(|d| format!("第{}天", d.day)).collect();

@@ -29,7 +29,8 @@ pub struct Daemon {
     /// Cycles never overlap.
     lock: tokio::sync::Mutex<()>,
     /// What the last cycle computed for each watched day, for the dashboard.
-    views: std::sync::Mutex<std::collections::BTreeMap<(String, u32), DayView>>,
+    /// By game, day and round (a run-off's view does not replace its day's round 1).
+    views: std::sync::Mutex<std::collections::BTreeMap<(String, u32, u32), DayView>>,
     /// Compare the machine's clock with the forum's before each cycle (the system clock; a
     /// time the judge gives with `--now` is taken as given).
     pub check_clock: std::sync::atomic::AtomicBool,
@@ -175,7 +176,12 @@ impl Daemon {
     /// The next moment something is due: a lock-window start or a close.
     pub fn next_deadline(&self, now: Time) -> Option<(Time, String)> {
         let mut best: Option<(Time, String)> = None;
-        for (g, d) in self.active_days(now) {
+        let runoffs = self.watched_runoffs(now);
+        let days = self
+            .active_days(now)
+            .into_iter()
+            .chain(runoffs.iter().map(|(g, d)| (g, d)));
+        for (g, d) in days {
             let lock = lock_from(g, d);
             for (t, what) in [
                 (lock, mails::Deadline::Lock),
@@ -309,15 +315,24 @@ impl Daemon {
         out
     }
 
-    /// The lock-window starts and closes of the run-offs being watched (for the scheduler).
-    pub fn runoff_phases(&self, now: Time) -> Vec<(Option<Time>, Time)> {
+    /// The rounds 2 being watched at `now`, as they run (`decide::round_two`): the game under
+    /// its round-2 id and the day as round 2's phases run. Watched as round 1's days are: by
+    /// the scheduler, `status`, the next deadline.
+    pub fn watched_runoffs(&self, now: Time) -> Vec<(GameConfig, DayConfig)> {
         self.runoffs(now, None)
             .into_iter()
             .filter_map(|(g, d)| {
                 let r = self.runoff_of(&g, &d).ok().flatten()?;
-                let (g2, d2) = decide::round_two(&g, &d, &r);
-                Some((lock_from(&g2, &d2), d2.closes_at))
+                Some(decide::round_two(&g, &d, &r))
             })
+            .collect()
+    }
+
+    /// The lock-window starts and closes of the run-offs being watched (for the scheduler).
+    pub fn runoff_phases(&self, now: Time) -> Vec<(Option<Time>, Time)> {
+        self.watched_runoffs(now)
+            .iter()
+            .map(|(g2, d2)| (lock_from(g2, d2), d2.closes_at))
             .collect()
     }
 
@@ -598,7 +613,7 @@ impl Daemon {
         };
         if let Ok(mut views) = self.views.lock() {
             views.insert(
-                (g.name.clone(), d.day),
+                (g.name.clone(), d.day, round),
                 DayView {
                     game: g.clone(),
                     day: d.clone(),
@@ -1402,7 +1417,7 @@ impl Daemon {
     fn keep_closed_views(&self, now: Time) -> anyhow::Result<()> {
         for g in &self.settings.games {
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
-                let key = (g.name.clone(), d.day);
+                let key = (g.name.clone(), d.day, 1);
                 if self.views.lock().map_or(true, |v| v.contains_key(&key))
                     || !self.store.event_done(&self.key(g, d, "close"))?
                 {
@@ -1420,11 +1435,11 @@ impl Daemon {
                 let tally = rules::tally_ruled(&g, d.day, 1, now, &posts, &casts, &rulings)?;
                 let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
                 let lurk = if lurk_on {
-                    self.lurk_report(&g, &d, &tally, d.closes_at, now)?
+                    self.lurk_report(&g, &d, &tally, d.last_close(), now)?
                 } else {
                     None
                 };
-                let flags = self.day_flags(&g, &d, d.closes_at, now)?;
+                let flags = self.day_flags(&g, &d, d.last_close(), now)?;
                 if let Ok(mut views) = self.views.lock() {
                     views.insert(
                         key,

@@ -864,13 +864,19 @@ impl GameConfig {
     /// What a judge should check about the days' times at `now`: a deadline already past (the
     /// daemon would tally it at once, from whatever it can read), and days whose deadlines run
     /// backwards.
-    pub fn time_warnings(&self, now: DateTime<FixedOffset>) -> Vec<String> {
+    /// `running`: days the record says are still running (a round 2 the rules set after the
+    /// close); a day runs to its last round's close.
+    pub fn time_warnings(&self, now: DateTime<FixedOffset>, running: &[u32]) -> Vec<String> {
         let mut out = Vec::new();
-        for d in self.days.iter().filter(|d| d.closes_at <= now) {
+        for d in self
+            .days
+            .iter()
+            .filter(|d| d.last_close() <= now && !running.contains(&d.day))
+        {
             out.push(format!(
                 "第 {} 天的截止时间 {} 已经过去：这一天已结束可以不管；如果还在进行，请改 closes_at，否则守护进程一启动就会按这个时间出最终计票",
                 d.day,
-                d.closes_at.format("%Y-%m-%d %H:%M")
+                d.last_close().format("%Y-%m-%d %H:%M")
             ));
         }
         let mut by_day: Vec<&DayConfig> = self.days.iter().collect();

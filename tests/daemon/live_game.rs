@@ -433,3 +433,141 @@ async fn a_runoff_is_part_of_the_day_and_its_ballots_are_round_twos() {
     );
     assert!(counts.contains("小飞 5 帖"), "{counts}");
 }
+
+/// Issue 29 (live game): round 2 was watched less than round 1 — no one-shot job at its close
+/// (its final came a minute late), `bansha status` said "监视：无" through it, after it the
+/// dashboard had lost round 1's final and 潜水 table, and a restart during it warned that the
+/// day's deadline had passed. The service is started during round 2 (a restart), on a clock
+/// running from 22:59:40: round 2 shows as watched, its final comes from the job at its close,
+/// and the dashboard keeps both rounds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn round_two_is_watched_as_round_one_is() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    runoff_day(dir.path());
+    let b = |v: &str, n: &str, t: &str| jiaohui_ballot(v, "二", n, t);
+    add_votes(
+        &forum,
+        &[
+            (
+                3201,
+                "大灰狼",
+                "2026-11-29 21:35:00",
+                &b("大灰狼", "一", "李逵"),
+            ),
+            (
+                3202,
+                "花千树",
+                "2026-11-29 21:36:00",
+                &b("花千树", "一", "李逵"),
+            ),
+            (
+                3203,
+                "不见",
+                "2026-11-29 21:37:00",
+                &b("不见", "一", "李逵"),
+            ),
+            (
+                3204,
+                "冷雪",
+                "2026-11-29 21:38:00",
+                &b("冷雪", "一", "小飞"),
+            ),
+            (
+                3205,
+                "蝈蝈",
+                "2026-11-29 21:39:00",
+                &b("蝈蝈", "一", "小飞"),
+            ),
+            (
+                3206,
+                "超人",
+                "2026-11-29 21:40:00",
+                &b("超人", "一", "小飞"),
+            ),
+        ],
+    );
+    add_discussion(&forum, 3301, "小飞", "2026-11-29 21:31:00", 5);
+    forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
+    let r = cycle_at(&config, "2026-11-29 22:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    add_votes(
+        &forum,
+        &[
+            (
+                3213,
+                "李逵",
+                "2026-11-29 22:05:00",
+                &b("李逵", "二", "小飞"),
+            ),
+            (
+                3214,
+                "大灰狼",
+                "2026-11-29 22:06:00",
+                &b("大灰狼", "二", "小飞"),
+            ),
+        ],
+    );
+    forum.lock().unwrap().at = unix("2026-11-29 23:00:00");
+
+    let port = pin_status_port(&config);
+    let stderr = dir.path().join("stderr.txt");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+        .args(["run", "--now", "2026-11-29 22:59:40", "--config"])
+        .arg(&config)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&stderr).unwrap())
+        .spawn()
+        .unwrap();
+    let mut child = Running(child);
+    let started = std::time::Instant::now();
+    let mut status = String::new();
+    for _ in 0..150 {
+        let (code, out, _) = tokio::task::block_in_place(|| cli(&config, &["status"]));
+        if code == Some(0) && out.contains("上一轮") {
+            status = out;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(
+        status.contains("教会局 第2天 第二轮 投票帖 tid 3"),
+        "{status}"
+    );
+    let warned = std::fs::read_to_string(&stderr).unwrap();
+    assert!(!warned.contains("第 2 天的截止时间"), "{warned}");
+    // The final at round 2's close (23:00:00, 20 s after the start) from its own job, 5 s after
+    // it: not at the next minute's tick.
+    let mut final_at = None;
+    while started.elapsed() < std::time::Duration::from_secs(60) {
+        if final_texts(&mailbox)
+            .iter()
+            .any(|t| t.contains("第2天 第二轮（高票辩论）投票统计"))
+        {
+            final_at = Some(started.elapsed());
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let final_at = final_at.expect("round 2's final");
+    assert!(
+        final_at < std::time::Duration::from_secs(38),
+        "round 2's final came {final_at:?} after a start 20 s before its close"
+    );
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(
+        page.contains("id=\"day-2\""),
+        "round 1 is still shown: {page}"
+    );
+    assert!(page.contains("id=\"day-2-r2\""), "{page}");
+    assert!(
+        page.contains("发言统计（潜水）"),
+        "round 1's 潜水 table: {page}"
+    );
+    assert!(page.contains("bbcode-day-2-r2"), "{page}");
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(server);
+}
