@@ -445,3 +445,39 @@ fn a_sample_ballot_is_tried_against_the_config() {
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("法官 既是法官又在玩家名单里"), "{err}");
 }
+
+/// Issue 29 (live game): `check-config --try` tried the ballot an hour before the close, which
+/// for a day open half an hour fell before its opening ("早于本轮开始"). It tries inside the
+/// open window (before the lock), or at the time `--at` gives.
+#[test]
+fn a_sample_ballot_is_tried_inside_the_days_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("game.toml");
+    std::fs::write(
+        &game,
+        format!(
+            "ruleset = \"jiaohui\"\nname = \"t\"\n{}[[days]]\nday = 2\nvote_thread = 3\n\
+             opens_at = \"2026-11-29 21:30:00\"\ncloses_at = \"2026-11-29 22:00:00\"\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    let ballot = "大灰狼 第二天 第一次 投票的对象是 李逵 原因是 可疑";
+    let out = bansha()
+        .args(["check-config", "--try", ballot, "--as", "大灰狼"])
+        .arg(&game)
+        .assert()
+        .success();
+    let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(out.contains("结果：有效的投票，投给 李逵"), "{out}");
+    assert!(out.contains("2026-11-29 21:"), "{out}");
+    let out = bansha()
+        .args(["check-config", "--try", ballot, "--as", "大灰狼"])
+        .args(["--at", "2026-11-29 21:00"])
+        .arg(&game)
+        .assert()
+        .success();
+    let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(out.contains("早于本轮开始"), "{out}");
+    assert!(out.contains("（2026-11-29 21:00）"), "{out}");
+}
