@@ -1369,6 +1369,54 @@ fn carry_dead(days: &mut [DayConfig], g: &GameText) -> Result<(), ConfigError> {
     Ok(())
 }
 
+/// A day's `runoff = { … }`: its times after round 1's close (`opens_at` between the two
+/// closes), its candidates on the roster, an overtime's count below theirs.
+fn read_runoff(
+    r: RunoffFile,
+    closes_at: DateTime<FixedOffset>,
+    utc_offset: FixedOffset,
+    err: &dyn Fn(&str, String) -> ConfigError,
+    check: &dyn Fn(&str, &str) -> Result<(), ConfigError>,
+) -> Result<Runoff, ConfigError> {
+    let time = |k: &str, s: &str| parse_local_time(s, utc_offset).map_err(|m| err(k, m));
+    let closes = time("closes_at", &r.closes_at)?;
+    if closes <= closes_at {
+        return Err(err("runoff", "第二轮截止时间必须晚于第一轮".into()));
+    }
+    let opens = r
+        .opens_at
+        .as_deref()
+        .map(|o| time("runoff", o))
+        .transpose()?;
+    if opens.is_some_and(|o| o < closes_at || o >= closes) {
+        return Err(err(
+            "runoff",
+            "第二轮开始时间（opens_at）须在第一轮截止之后、第二轮截止之前".into(),
+        ));
+    }
+    for c in &r.candidates {
+        check("runoff", c)?;
+    }
+    if r.candidates.len() < 2 {
+        return Err(err("runoff", "第二轮至少需要两名候选人".into()));
+    }
+    if r.eliminate
+        .is_some_and(|x| x == 0 || x as usize >= r.candidates.len())
+    {
+        return Err(err(
+            "runoff",
+            "加时出局人数（eliminate）须至少 1 人、少于候选人数".into(),
+        ));
+    }
+    Ok(Runoff {
+        closes_at: closes,
+        opens_at: opens,
+        candidates: r.candidates,
+        vote_thread: r.vote_thread,
+        eliminate: r.eliminate,
+    })
+}
+
 /// One `[[days]]` block (the `i`th): times in the forum's offset, names on the roster.
 fn read_day(
     i: usize,
@@ -1441,44 +1489,7 @@ fn read_day(
     }
     let runoff = match d.runoff {
         None => None,
-        Some(r) => {
-            let closes = time("closes_at", &r.closes_at)?;
-            if closes <= closes_at {
-                return Err(err("runoff", "第二轮截止时间必须晚于第一轮".into()));
-            }
-            let opens = r
-                .opens_at
-                .as_deref()
-                .map(|o| time("runoff", o))
-                .transpose()?;
-            if opens.is_some_and(|o| o < closes_at || o >= closes) {
-                return Err(err(
-                    "runoff",
-                    "第二轮开始时间（opens_at）须在第一轮截止之后、第二轮截止之前".into(),
-                ));
-            }
-            for c in &r.candidates {
-                check("runoff", c)?;
-            }
-            if r.candidates.len() < 2 {
-                return Err(err("runoff", "第二轮至少需要两名候选人".into()));
-            }
-            if r.eliminate
-                .is_some_and(|x| x == 0 || x as usize >= r.candidates.len())
-            {
-                return Err(err(
-                    "runoff",
-                    "加时出局人数（eliminate）须至少 1 人、少于候选人数".into(),
-                ));
-            }
-            Some(Runoff {
-                closes_at: closes,
-                opens_at: opens,
-                candidates: r.candidates,
-                vote_thread: r.vote_thread,
-                eliminate: r.eliminate,
-            })
-        }
+        Some(r) => Some(read_runoff(r, closes_at, utc_offset, &err, &check)?),
     };
     let mut proxies = Vec::new();
     for p in d.proxies {
