@@ -486,6 +486,9 @@ impl Daemon {
                 report.errors.push(format!("{}: {e:#}", g.name));
             }
         }
+        if let Err(e) = self.held_runoff_lurk(now, &mut report).await {
+            report.errors.push(e.to_string());
+        }
         if let Err(e) = self.keep_closed_views(now) {
             report.errors.push(e.to_string());
         }
@@ -1520,6 +1523,46 @@ impl Daemon {
         mail.body += &mails::flags(&flags, &self.settings.forum.base_url);
         if self.store.enqueue(&key, &mail)? {
             report.mails_queued += 1;
+        }
+        Ok(())
+    }
+
+    /// A day's 潜水 held at its round 2's close (a counted thread unreadable then): the counted
+    /// threads read again each cycle, within two days of that close, and the day's 潜水 (and
+    /// round 2's duty, where voting is one) mailed once they all read.
+    async fn held_runoff_lurk(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<()> {
+        for g in &self.settings.games {
+            if g.rules.lurk.min_posts == 0 && !g.rules.lurk.must_vote {
+                continue;
+            }
+            for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
+                let Some(r) = self.runoff_of(g, d)? else {
+                    continue;
+                };
+                let (g2, d2) = decide::round_two(g, d, &r);
+                let window = d2.closes_at..=d2.closes_at + chrono::Duration::days(2);
+                if !window.contains(&now)
+                    || !self.store.event_done(&self.key(&g2, &d2, "close"))?
+                    || self.store.mail_known(&self.key(g, d, "lurk"))?
+                {
+                    continue;
+                }
+                let Ok(played) = self.as_played(g) else {
+                    continue;
+                };
+                let Some(d) = played.day(d.day) else {
+                    continue;
+                };
+                let (g2, d2) = decide::round_two(&played, d, &r);
+                if !self.read_lurk_threads(&g2, &d2, true, now, report).await? {
+                    continue;
+                }
+                self.day_lurk_after_runoff(&g2, &d2, now, report)?;
+                if g.rules.lurk.must_vote {
+                    let tally = self.tally_day(&g2, &d2, 2, now, report).await?;
+                    self.runoff_duty(&g2, &d2, &tally, now, report)?;
+                }
+            }
         }
         Ok(())
     }

@@ -571,3 +571,55 @@ async fn round_two_is_watched_as_round_one_is() {
     let _ = child.wait();
     drop(server);
 }
+
+/// The day's 潜水, held to round 2's close, is held again when a counted thread cannot be read
+/// then (as at round 1's close, issue 18), and mailed once it reads: a run-off must not lose it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_days_lurk_held_at_round_twos_close_goes_out_once_the_thread_reads() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    runoff_day(dir.path());
+    let b = |v: &str, t: &str| jiaohui_ballot(v, "二", "一", t);
+    add_votes(
+        &forum,
+        &[
+            (3201, "大灰狼", "2026-11-29 21:35:00", &b("大灰狼", "李逵")),
+            (3202, "花千树", "2026-11-29 21:36:00", &b("花千树", "李逵")),
+            (3203, "不见", "2026-11-29 21:37:00", &b("不见", "李逵")),
+            (3204, "冷雪", "2026-11-29 21:38:00", &b("冷雪", "小飞")),
+            (3205, "蝈蝈", "2026-11-29 21:39:00", &b("蝈蝈", "小飞")),
+            (3206, "超人", "2026-11-29 21:40:00", &b("超人", "小飞")),
+        ],
+    );
+    add_discussion(&forum, 3301, "小飞", "2026-11-29 21:31:00", 5);
+    add_discussion(&forum, 3311, "大灰狼", "2026-11-29 22:10:00", 3);
+    forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
+    cycle_at(&config, "2026-11-29 22:00:05").await;
+    {
+        let mut f = forum.lock().unwrap();
+        f.at = unix("2026-11-29 23:00:05");
+        f.discussion_down = true;
+    }
+    cycle_at(&config, "2026-11-29 23:00:05").await;
+    assert!(
+        subject_lines(&mailbox)
+            .iter()
+            .any(|s| s.contains("第2天 第二轮投票统计") && s.contains("最终计票")),
+        "{:?}",
+        subject_lines(&mailbox)
+    );
+    assert!(mails_about(&mailbox, "发言统计").is_empty());
+    forum.lock().unwrap().discussion_down = false;
+    let r = cycle_at(&config, "2026-11-29 23:10:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    cycle_at(&config, "2026-11-29 23:20:00").await;
+    let lurk = mails_about(&mailbox, "第2天 发言统计");
+    assert_eq!(lurk.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(
+        public_part(&lurk[0].1).contains("大灰狼 3 帖"),
+        "{}",
+        lurk[0].1
+    );
+}
