@@ -397,8 +397,10 @@ fn round_two_offline_takes_the_rules_deadline_and_confirm_takes_the_round() {
         .args(vote_pages())
         .assert()
         .success()
+        // 2, not 3: 大灰狼's 10# "第二天 第一次 投票的对象是 李逵" names round 1 (format one's
+        // 第X次), so it is round 1's (late) ballot, not round 2's (issue 29).
         .stdout(predicate::str::contains(
-            "第2天投票结果：李逵 以 3 票最高，出局",
+            "第2天投票结果：李逵 以 2 票最高，出局",
         ));
     let state = std::fs::read_to_string(dir.path().join("g.state.json")).unwrap();
     assert!(state.contains("李逵"), "{state}");
@@ -581,4 +583,40 @@ fn check_config_reports_a_close_before_the_days_opening() {
         .stderr(predicate::str::contains(
             "配置错误：第 3 天的截止时间 2026-10-30 21:00 不晚于这一天的开始 2026-11-29 21:00（第 2 天的截止时间）",
         ));
+}
+
+/// Issue 29 (live game): `check-config --try` tried the ballot an hour before the close, which
+/// for a day open half an hour fell before its opening ("早于本轮开始"). It tries inside the
+/// open window (before the lock), or at the time `--at` gives.
+#[test]
+fn a_sample_ballot_is_tried_inside_the_days_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("game.toml");
+    std::fs::write(
+        &game,
+        format!(
+            "ruleset = \"jiaohui\"\nname = \"t\"\n{}[[days]]\nday = 2\nvote_thread = 3\n\
+             opens_at = \"2026-11-29 21:30:00\"\ncloses_at = \"2026-11-29 22:00:00\"\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    let ballot = "大灰狼 第二天 第一次 投票的对象是 李逵 原因是 可疑";
+    let out = bansha()
+        .args(["check-config", "--try", ballot, "--as", "大灰狼"])
+        .arg(&game)
+        .assert()
+        .success();
+    let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(out.contains("结果：有效的投票，投给 李逵"), "{out}");
+    assert!(out.contains("2026-11-29 21:"), "{out}");
+    let out = bansha()
+        .args(["check-config", "--try", ballot, "--as", "大灰狼"])
+        .args(["--at", "2026-11-29 21:00"])
+        .arg(&game)
+        .assert()
+        .success();
+    let out = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(out.contains("早于本轮开始"), "{out}");
+    assert!(out.contains("（2026-11-29 21:00）"), "{out}");
 }

@@ -416,5 +416,62 @@ fn chuhan() {
                 assert!(g.text.contains("以下为临时统计"), "{}", g.text);
             },
         },
+        // Issue 29 (live game): round 2 starts when the judge opens it. Between round 1's close
+        // and the judge's announcement, a ballot that names no round is a late round-1 ballot.
+        Case {
+            name: "round 2 opens at the judge's announcement; earlier ballots are round 1's",
+            seed: (SEED, 105, "游戏将进入第二轮高票辩论投票"),
+            ruleset: "chuhan",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nrunoff = { closes_at = \"2026-11-29 22:00:00\", candidates = [\"李逵\", \"大灰狼\"] }\n",
+            pages: Pages::Derived(vec![
+                p(301, "小飞", "2026-11-29 21:00:30", "投票对象：李逵\n投票理由：晚了一点"),
+                p(302, "版杀一室法官", "2026-11-29 21:10:00", "第一轮李逵、大灰狼平票，进入第二轮高票辩论投票"),
+                p(303, "冷雪", "2026-11-29 21:20:00", "投票对象：大灰狼\n投票理由：辩论不行"),
+            ]),
+            day: 2,
+            round: 2,
+            at: Some("2026-11-29 22:30"),
+            check: |g| {
+                assert_eq!(g.json["ballots"].as_array().unwrap().len(), 1, "{}", g.json["ballots"]);
+                assert!(g.is_valid(303));
+                assert_eq!(g.votes("李逵"), 0.0);
+            },
+        },
+        Case {
+            name: "round 1 with round 2 announced: a ballot before the announcement is late, after it round 2's",
+            seed: (SEED, 105, "游戏将进入第二轮高票辩论投票"),
+            ruleset: "chuhan",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nrunoff = { closes_at = \"2026-11-29 22:00:00\", candidates = [\"李逵\", \"大灰狼\"] }\n",
+            pages: Pages::Derived(vec![
+                p(301, "小飞", "2026-11-29 21:00:30", "投票对象：李逵\n投票理由：晚了一点"),
+                p(302, "版杀一室法官", "2026-11-29 21:10:00", "第一轮李逵、大灰狼平票，进入第二轮高票辩论投票"),
+                p(303, "冷雪", "2026-11-29 21:20:00", "投票对象：大灰狼\n投票理由：辩论不行"),
+            ]),
+            day: 2,
+            round: 1,
+            at: Some("2026-11-29 22:30"),
+            check: |g| {
+                g.void(301, "截止");
+                assert!(g.json["ballots"].as_array().unwrap().iter().all(|b| b["pid"] != 303));
+            },
+        },
+        Case {
+            name: "round 2 opens when the runoff block says, before any announcement",
+            seed: (SEED, 105, "游戏将进入第二轮高票辩论投票"),
+            ruleset: "chuhan",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nrunoff = { opens_at = \"2026-11-29 21:25:00\", closes_at = \"2026-11-29 22:00:00\", candidates = [\"李逵\", \"大灰狼\"] }\n",
+            pages: Pages::Derived(vec![
+                p(302, "版杀一室法官", "2026-11-29 21:10:00", "第一轮李逵、大灰狼平票，进入第二轮高票辩论投票"),
+                p(303, "冷雪", "2026-11-29 21:20:00", "投票对象：大灰狼\n投票理由：辩论不行"),
+                p(304, "小飞", "2026-11-29 21:30:00", "投票对象：李逵\n投票理由：辩论更差"),
+            ]),
+            day: 2,
+            round: 2,
+            at: Some("2026-11-29 22:30"),
+            check: |g| {
+                assert_eq!(g.json["ballots"].as_array().unwrap().len(), 1, "{}", g.json["ballots"]);
+                assert!(g.is_valid(304));
+            },
+        },
     ]);
 }

@@ -368,5 +368,48 @@ fn jiaohui() {
             at: Some(AFTER),
             check: |g| g.assert_outcome("none", &[]),
         },
+        // Issue 29 (live game): 李逵's "第二天 第一次" 30 s after round 1's close became his
+        // round-2 ballot, and his real one was called a repeat.
+        Case {
+            name: "round 2: a late ballot naming round 1 is round 1's, not round 2's",
+            seed: (SEED, 175, "自己版杀id 第几天 第几次"),
+            ruleset: "jiaohui",
+            config: DAY2_RUNOFF,
+            pages: Pages::Derived(vec![
+                p(301, "李逵", "2026-11-29 21:00:30", "李逵 第二天 第一次 投票的对象是 小飞 原因是 晚了"),
+                p(302, "李逵", "2026-11-29 21:05:00", "李逵 第二天 第二次 投票的对象是 小飞 原因是 辩论不行"),
+                p(303, "大灰狼", "2026-11-29 21:06:00", "大灰狼 第二天 第二次 投票的对象是 李逵 原因是 还是他"),
+            ]),
+            day: 2,
+            round: 2,
+            at: Some(AFTER),
+            check: |g| {
+                assert!(g.is_valid(302), "{}", g.json["ballots"]);
+                assert_eq!(g.json["ballots"][0]["kind"], "first", "{}", g.json["ballots"]);
+                assert!(g.json["ballots"].as_array().unwrap().iter().all(|b| b["pid"] != 301));
+                let ignored = g.json["ignored"].to_string();
+                assert!(ignored.contains("写明是第一次投票"), "{ignored}");
+                assert_eq!(g.votes("小飞"), 1.0);
+            },
+        },
+        Case {
+            name: "round 1: its late ballots are its own; round 2's ballots are not among them",
+            seed: (SEED, 173, "进入第二轮高票辩论投票"),
+            ruleset: "jiaohui",
+            config: DAY2_RUNOFF,
+            pages: Pages::Derived(vec![
+                p(301, "李逵", "2026-11-29 21:00:30", "李逵 第二天 第一次 投票的对象是 小飞 原因是 晚了"),
+                p(302, "李逵", "2026-11-29 21:05:00", "李逵 第二天 第二次 投票的对象是 小飞 原因是 辩论不行"),
+            ]),
+            day: 2,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                g.void(301, "截止");
+                assert!(g.json["ballots"].as_array().unwrap().iter().all(|b| b["pid"] != 302));
+                let ignored = g.json["ignored"].to_string();
+                assert!(ignored.contains("计入第二轮"), "{ignored}");
+            },
+        },
     ]);
 }

@@ -288,6 +288,10 @@ fn pattern(tokens: &[Token], loose_colon: bool) -> String {
             Token::Lit('\n') => re.push_str("\\s*"),
             Token::Lit(':') if loose_colon && before_target => re.push_str("[ \\t]*:?[ \\t]*"),
             Token::Lit(':') => re.push_str("[ \\t]*:[ \\t]*"),
+            // A ballot's round reads as 第一次 or 第一轮 (issue 29): "次" after `{n}` takes both.
+            Token::Lit('次') if i > 0 && matches!(tokens[i - 1], Token::Hole("n")) => {
+                re.push_str("[次轮]")
+            }
             Token::Lit(c) => re.push_str(&regex::escape(&c.to_string())),
             Token::Hole("target") if next_is_end => re.push_str("(?P<target>[^\\n]+?)[ \\t]*$"),
             Token::Hole("target") => re.push_str("(?P<target>[^\\n]+?)"),
@@ -672,6 +676,10 @@ mod tests {
             ("小飞", Some("大灰狼"), Some(2), Some(1))
         );
         assert_eq!(f.reason.as_deref(), Some("他分票"));
+        // The round may be written 第X轮 (issue 29).
+        let r = g.read("大灰狼 第二天 第二轮 投票的对象是 小飞 原因是 他分票");
+        assert_eq!(r.found.len(), 1);
+        assert_eq!(r.found[0].ordinal, Some(2));
 
         let r = g.read("大灰狼 第二天 第一次 投票的对象是 小飞 原因是 他分票；现在改为——投票的对象是 李逵 原因是 他太黑了。");
         let kinds: Vec<_> = r

@@ -17,7 +17,7 @@ pub fn check_config(
                 for g in &s.games {
                     let now =
                         crate::io::clock::Clock::now(&crate::io::clock::SystemClock(g.utc_offset));
-                    for w in g.warnings().into_iter().chain(g.time_warnings(now)) {
+                    for w in g.warnings().into_iter().chain(g.time_warnings(now, &[])) {
                         writeln!(err, "警告：{}：{w}", g.name)?;
                     }
                     for e in g.close_errors() {
@@ -52,7 +52,7 @@ pub fn check_config(
     match crate::io::files::load_game(path) {
         Ok(g) => {
             let now = crate::io::clock::Clock::now(&crate::io::clock::SystemClock(g.utc_offset));
-            for w in g.warnings().into_iter().chain(g.time_warnings(now)) {
+            for w in g.warnings().into_iter().chain(g.time_warnings(now, &[])) {
                 writeln!(err, "警告：{w}")?;
             }
             let errors = g.close_errors();
@@ -206,6 +206,9 @@ pub struct CheckConfigCommand {
     /// 与 --try 一起用：第几天（默认配置的最后一天）
     #[arg(long, requires = "try_ballot")]
     pub day: Option<u32>,
+    /// 与 --try 一起用：发帖时间（论坛时间，如 "2026-11-29 20:00"；默认这一天投票开放期间、截止前一小时，开放不到一小时则取开放期间的中点）
+    #[arg(long, value_name = "时间", requires = "try_ballot")]
+    pub at: Option<String>,
 }
 
 impl CheckConfigCommand {
@@ -218,8 +221,7 @@ impl CheckConfigCommand {
             return try_ballot(
                 &self.file,
                 text,
-                self.as_player.as_deref(),
-                self.day,
+                (self.as_player.as_deref(), self.day, self.at.as_deref()),
                 out,
                 err,
             );
@@ -239,16 +241,31 @@ impl CheckConfigCommand {
     }
 }
 
-/// `check-config --try TEXT`: the text as a post of a living player an hour before the day's
-/// close, through the same tally as the daemon's, and what it made of it.
+/// When `--try` posts its sample ballot by default: inside the day's open window (issue 29: an
+/// hour before the close fell before a day open half an hour) — an hour before the close, or
+/// the middle of a shorter window.
+fn try_time(
+    game: &crate::domain::config::GameConfig,
+    d: &crate::domain::config::DayConfig,
+) -> chrono::DateTime<chrono::FixedOffset> {
+    let hour_before = d.closes_at - chrono::Duration::hours(1);
+    match crate::domain::rules::window::window_start(game, d) {
+        Some(start) if start >= hour_before => start + (d.closes_at - start) / 2,
+        _ => hour_before,
+    }
+}
+
+/// `check-config --try TEXT`: the text as a post of a living player (`who`: the player, the day,
+/// the time, each defaulted) inside the day's open window, through the same tally as the
+/// daemon's, and what it made of it.
 fn try_ballot(
     path: &std::path::Path,
     text: &str,
-    as_player: Option<&str>,
-    day: Option<u32>,
+    who: (Option<&str>, Option<u32>, Option<&str>),
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
+    let (as_player, day, at) = who;
     if is_daemon(path) {
         writeln!(
             err,
@@ -294,7 +311,16 @@ fn try_ballot(
             }
         },
     };
-    let at = d.closes_at - chrono::Duration::hours(1);
+    let at = match at {
+        None => try_time(&game, d),
+        Some(t) => match crate::domain::time::parse_local_time(t, game.utc_offset) {
+            Ok(t) => t,
+            Err(m) => {
+                writeln!(err, "错误：--at：{m}")?;
+                return Ok(2);
+            }
+        },
+    };
     let post = bansha_parsers::Post::text_only(
         1,
         d.vote_thread.unwrap_or(0),
@@ -312,7 +338,7 @@ fn try_ballot(
     };
     writeln!(
         out,
-        "以 {voter} 的身份在第 {} 天截止前一小时（{}）发这段文字：",
+        "以 {voter} 的身份在第 {} 天（{}）发这段文字：",
         d.day,
         at.format("%Y-%m-%d %H:%M")
     )?;

@@ -37,16 +37,6 @@ pub fn run(
             }
         },
     };
-    if !once {
-        // A deadline already past is tallied at the first cycle: say so where the judge looks
-        // when starting the service.
-        let start = now.unwrap_or_else(|| clock.now());
-        for g in &settings.games {
-            for w in g.time_warnings(start) {
-                writeln!(err, "警告：{}：{w}", g.name)?;
-            }
-        }
-    }
     crate::io::memory::one_arena();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -66,6 +56,22 @@ pub fn run(
                 return Ok(1);
             }
         };
+        if !once {
+            // A deadline already past is tallied at the first cycle: say so where the judge
+            // looks when starting the service; not of a day whose round 2 is still running.
+            let start = now.unwrap_or_else(|| clock.now());
+            let runoffs = daemon.watched_runoffs(start);
+            for g in &daemon.settings.games {
+                let running: Vec<u32> = runoffs
+                    .iter()
+                    .filter(|(g2, _)| g2.name == g.name)
+                    .map(|(_, d2)| d2.day)
+                    .collect();
+                for w in g.time_warnings(start, &running) {
+                    writeln!(err, "警告：{}：{w}", g.name)?;
+                }
+            }
+        }
         if once {
             let report: CycleReport = daemon.cycle(now.unwrap_or_else(|| clock.now())).await;
             serde_json::to_writer(&mut *out, &report)?;

@@ -35,7 +35,8 @@ pub struct Daemon {
     /// Cycles never overlap.
     lock: tokio::sync::Mutex<()>,
     /// What the last cycle computed for each watched day, for the dashboard.
-    views: std::sync::Mutex<std::collections::BTreeMap<(String, u32), DayView>>,
+    /// By game, day and round (a run-off's view does not replace its day's round 1).
+    views: std::sync::Mutex<std::collections::BTreeMap<(String, u32, u32), DayView>>,
     /// Compare the machine's clock with the forum's before each cycle (the system clock; a
     /// time the judge gives with `--now` is taken as given).
     pub check_clock: std::sync::atomic::AtomicBool,
@@ -190,6 +191,7 @@ impl Daemon {
         if report.fetch_failures > failures {
             return Ok(());
         }
+        let round = decide::runoff_follows(g, d, &tally).then_some(1);
         let late = tally
             .ballots
             .iter()
@@ -197,10 +199,14 @@ impl Daemon {
         for b in late {
             if let Some(pid) = b.pid {
                 let key = format!("void/{}/{}/{pid}", g.id, d.day);
-                self.queue(&key, report, || self.void_mail(g, d, b, pid, now))?;
+                self.queue(&key, report, || self.void_mail(g, d, b, pid, round, now))?;
             }
         }
-        if lurk_on && !self.store.mail_known(&self.key(g, d, "lurk"))? {
+        // The day's 潜水 waits for its run-off (mailed at round 2's close).
+        if lurk_on
+            && !decide::runoff_follows(g, d, &tally)
+            && !self.store.mail_known(&self.key(g, d, "lurk"))?
+        {
             self.lurk_mail(g, d, &tally, now, report)?;
         }
         self.store.mark_event(&self.key(g, d, "recheck"), now)?;
@@ -210,7 +216,12 @@ impl Daemon {
     /// The next moment something is due: a lock-window start or a close.
     pub fn next_deadline(&self, now: Time) -> Option<(Time, String)> {
         let mut best: Option<(Time, String)> = None;
-        for (g, d) in self.active_days(now) {
+        let runoffs = self.watched_runoffs(now);
+        let days = self
+            .active_days(now)
+            .into_iter()
+            .chain(runoffs.iter().map(|(g, d)| (g, d)));
+        for (g, d) in days {
             let lock = lock_from(g, d);
             for (t, what) in [
                 (lock, mails::Deadline::Lock),
@@ -224,6 +235,20 @@ impl Daemon {
             }
         }
         best
+    }
+
+    /// The game as played, the one source every pass that decides or shows a day reads: the
+    /// judge's recorded state applied (who is out on each day, `DayConfig::dead`: every earlier
+    /// day's and the recorded eliminations), and the sheriff day 1 elected carried onto the
+    /// days that name none while alive (m103 L152–153). An unreadable state file is an error:
+    /// nothing is decided without it.
+    pub(crate) fn as_played(&self, g: &GameConfig) -> anyhow::Result<GameConfig> {
+        let mut g = crate::io::state_file::with_state(g.clone())?;
+        let elected: Option<String> = self.store.get_meta(&format!("sheriff/{}", g.id))?;
+        for d in g.days.iter_mut() {
+            d.sheriff = decide::carry_sheriff(d, elected.as_deref()).0.sheriff;
+        }
+        Ok(g)
     }
 
     /// The day with the sheriff day 1 elected (m103 L152–153), unless the judge named one; the
@@ -330,15 +355,24 @@ impl Daemon {
         out
     }
 
-    /// The lock-window starts and closes of the run-offs being watched (for the scheduler).
-    pub fn runoff_phases(&self, now: Time) -> Vec<(Option<Time>, Time)> {
+    /// The rounds 2 being watched at `now`, as they run (`decide::round_two`): the game under
+    /// its round-2 id and the day as round 2's phases run. Watched as round 1's days are: by
+    /// the scheduler, `status`, the next deadline.
+    pub fn watched_runoffs(&self, now: Time) -> Vec<(GameConfig, DayConfig)> {
         self.runoffs(now, None)
             .into_iter()
             .filter_map(|(g, d)| {
                 let r = self.runoff_of(&g, &d).ok().flatten()?;
-                let (g2, d2) = decide::round_two(&g, &d, &r);
-                Some((lock_from(&g2, &d2), d2.closes_at))
+                Some(decide::round_two(&g, &d, &r))
             })
+            .collect()
+    }
+
+    /// The lock-window starts and closes of the run-offs being watched (for the scheduler).
+    pub fn runoff_phases(&self, now: Time) -> Vec<(Option<Time>, Time)> {
+        self.watched_runoffs(now)
+            .iter()
+            .map(|(g2, d2)| (lock_from(g2, d2), d2.closes_at))
             .collect()
     }
 
@@ -432,7 +466,7 @@ impl Daemon {
         let mut days: Vec<(GameConfig, DayConfig, bool)> = Vec::new();
         let mut state_failed: BTreeSet<String> = BTreeSet::new();
         for (g, d) in self.active_days(now) {
-            match crate::io::state_file::with_state(g.clone()) {
+            match self.as_played(g) {
                 Ok(mut g) => {
                     let d = g.day(d.day).cloned().unwrap_or_else(|| d.clone());
                     // The tally reads the day from the game: both get the sheriff.
@@ -472,8 +506,11 @@ impl Daemon {
         }
         // Round 2 of each day whose round 1 closed in a tie for a run-off.
         for (g, d) in self.runoffs(now, Some(&mut report)) {
-            let Ok(g) = crate::io::state_file::with_state(g.clone()) else {
+            let Ok(g) = self.as_played(&g) else {
                 continue; // the round-1 pass above has told the judge
+            };
+            let Some(d) = g.day(d.day).cloned() else {
+                continue;
             };
             let (g2, d2) = match self.runoff_of(&g, &d) {
                 Ok(Some(r)) => decide::round_two(&g, &d, &r),
@@ -491,9 +528,19 @@ impl Daemon {
         // or deleted after the deadline is shown to the judge (the tally keeps the text as of
         // the close).
         for (g, d) in self.rechecks(now) {
-            if let Err(e) = self.recheck(g, d, now, &mut report).await {
+            // The living as the close counted them: nothing is decided without the state.
+            let Ok(g) = self.as_played(g) else {
+                continue;
+            };
+            let Some(d) = g.day(d.day).cloned() else {
+                continue;
+            };
+            if let Err(e) = self.recheck(&g, &d, now, &mut report).await {
                 report.errors.push(format!("{}: {e:#}", g.name));
             }
+        }
+        if let Err(e) = self.held_runoff_lurk(now, &mut report).await {
+            report.errors.push(e.to_string());
         }
         if let Err(e) = self.keep_closed_views(now) {
             report.errors.push(e.to_string());
@@ -591,10 +638,9 @@ impl Daemon {
         }
 
         // The other threads counted for 潜水 (the vote thread is fetched above), and the threads
-        // players opened themselves on the board (chuhan).
-        // Round 2 reads its vote thread only: the day's 潜水, required posts and acceleration
-        // are round 1's.
-        let lurk_on = round == 1 && (g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote);
+        // players opened themselves on the board (chuhan): in round 2 too, whose debate is part
+        // of the day (001 L208). Required posts and acceleration are round 1's.
+        let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
         let lurk_read = !lurk_on || self.read_lurk_threads(g, d, close_due, now, report).await?;
         if round == 1 {
             // Threads of required posts (报道, 杀帖): check each new or edited post once.
@@ -616,8 +662,8 @@ impl Daemon {
         let failures = report.fetch_failures;
         let tally = self.tally_day(g, d, round, now, report).await?;
         stale |= report.fetch_failures > failures;
-        let lurk = if lurk_on {
-            self.lurk_report(g, d, &tally, now.min(d.closes_at), now)?
+        let lurk = if lurk_on && round == 1 {
+            self.lurk_report(g, d, &tally, now.min(d.last_close()), now)?
         } else {
             None
         };
@@ -628,7 +674,7 @@ impl Daemon {
         };
         if let Ok(mut views) = self.views.lock() {
             views.insert(
-                (g.name.clone(), d.day),
+                (g.name.clone(), d.day, round),
                 DayView {
                     game: g.clone(),
                     day: d.clone(),
@@ -647,8 +693,10 @@ impl Daemon {
                 record: &record,
                 stale,
                 interim_every_hours: self.settings.poll.interim_every_hours,
-                // Round 2's duty: every living player votes (chuhan L118, qipan L136).
-                lurk: lurk_on || (round == 2 && g.rules.lurk.must_vote),
+                // The day's 潜水 comes after its last round (a run-off is part of the day, 001
+                // L208), with round 2's duty where every living player votes (chuhan L118,
+                // qipan L136).
+                lurk: lurk_on && (round == 2 || !decide::runoff_follows(g, d, &tally)),
                 lurk_stale: !lurk_read,
             },
             now,
@@ -871,11 +919,14 @@ impl Daemon {
             }
         }
         let digest = fresh.len() >= decide::VOID_DIGEST_MIN;
+        // On a day with a run-off every mail about a ballot names its round.
+        let round =
+            (tally.round == 2 || decide::runoff_follows(g, d, tally)).then_some(tally.round);
         if digest {
             let base = &self.settings.forum.base_url;
             let ballots: Vec<&rules::Ballot> = fresh.iter().map(|(_, b)| *b).collect();
             let key = format!("voids/{}/{}/{}", g.id, d.day, now.timestamp());
-            let mail = mails::void_digest(g, d, &ballots, base, d.vote_thread, now);
+            let mail = mails::void_digest(g, d, &ballots, base, d.vote_thread, round, now);
             if self.store.enqueue(&key, &mail)? {
                 report.mails_queued += 1;
             }
@@ -889,7 +940,7 @@ impl Daemon {
                     let Some(b) = tally.ballots.iter().find(|b| b.pid == Some(*pid)) else {
                         continue;
                     };
-                    self.queue(key, report, || self.void_mail(g, d, b, *pid, now))?;
+                    self.queue(key, report, || self.void_mail(g, d, b, *pid, round, now))?;
                 }
                 Effect::Mail { key, kind } => {
                     self.queue(key, report, || {
@@ -920,7 +971,13 @@ impl Daemon {
                 Effect::Leader { key, seq, leader } => {
                     self.store.set_meta(key, &(*seq, leader.clone()))?
                 }
-                Effect::Lurk if tally.round == 2 => self.runoff_duty(g, d, tally, now, report)?,
+                Effect::Lurk if tally.round == 2 => {
+                    // The day's first (its round-1 duty, L136's first 环节), then round 2's.
+                    self.day_lurk_after_runoff(g, d, now, report)?;
+                    if g.rules.lurk.must_vote {
+                        self.runoff_duty(g, d, tally, now, report)?;
+                    }
+                }
                 Effect::Lurk => self.lurk_mail(g, d, tally, now, report)?,
             }
         }
@@ -1519,7 +1576,7 @@ impl Daemon {
     fn keep_closed_views(&self, now: Time) -> anyhow::Result<()> {
         for g in &self.settings.games {
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
-                let key = (g.name.clone(), d.day);
+                let key = (g.name.clone(), d.day, 1);
                 if self.views.lock().map_or(true, |v| v.contains_key(&key))
                     || !self.store.event_done(&self.key(g, d, "close"))?
                 {
@@ -1530,11 +1587,11 @@ impl Daemon {
                 };
                 let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
                 let lurk = if lurk_on {
-                    self.lurk_report(&g, &d, &tally, d.closes_at, now)?
+                    self.lurk_report(&g, &d, &tally, d.last_close(), now)?
                 } else {
                     None
                 };
-                let flags = self.day_flags(&g, &d, d.closes_at, now)?;
+                let flags = self.day_flags(&g, &d, d.last_close(), now)?;
                 if let Ok(mut views) = self.views.lock() {
                     views.insert(
                         key,
@@ -1561,27 +1618,28 @@ impl Daemon {
         day: u32,
         now: Time,
     ) -> anyhow::Result<Option<(GameConfig, DayConfig, Tally)>> {
-        let Ok(mut g) = crate::io::state_file::with_state(g.clone()) else {
+        let Ok(g) = self.as_played(g) else {
             return Ok(None);
         };
-        let elected: Option<String> = self.store.get_meta(&format!("sheriff/{}", g.id))?;
         let Some(d) = g.day(day).cloned() else {
             return Ok(None);
         };
-        let (d, _) = decide::carry_sheriff(&d, elected.as_deref());
-        if let Some(x) = g.days.iter_mut().find(|x| x.day == d.day) {
-            x.sheriff = d.sheriff.clone();
-        }
-        let (posts, poll) = self.recorded_ballots(&g, &d, now)?;
-        let rulings = self.rulings(&g)?;
+        let tally = self.recorded_tally(&g, &d, now)?;
+        Ok(Some((g, d, tally)))
+    }
+
+    /// Round 1 of a closed day tallied from the record (`recorded_ballots`) with the judge's
+    /// rulings.
+    fn recorded_tally(&self, g: &GameConfig, d: &DayConfig, now: Time) -> anyhow::Result<Tally> {
+        let (posts, poll) = self.recorded_ballots(g, d, now)?;
+        let rulings = self.rulings(g)?;
         let inputs = rules::Inputs {
             posts: &posts,
             casts: &poll.casts,
             poll_gaps: &poll.gaps,
             rulings: &rulings,
         };
-        let tally = rules::tally_of(&g, d.day, 1, now, &inputs)?;
-        Ok(Some((g, d, tally)))
+        Ok(rules::tally_of(g, d.day, 1, now, &inputs)?)
     }
 
     /// A closed day's ballots as the record holds them: the vote thread's posts as they stood
@@ -1628,7 +1686,7 @@ impl Daemon {
         now: Time,
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
-        let Some(lurk) = self.lurk_report(g, d, tally, d.closes_at, now)? else {
+        let Some(lurk) = self.lurk_report(g, d, tally, d.last_close(), now)? else {
             return Ok(());
         };
         // Automatic ledger entries, one per lurker and day (a count made again withdraws
@@ -1650,13 +1708,75 @@ impl Daemon {
         self.store
             .set_meta(&format!("night_moves/{}/{}", g.id, d.day), &night_moves(d))?;
         let key = self.key(g, d, "lurk");
-        let flags = self.day_flags(g, d, d.closes_at, now)?;
+        let flags = self.day_flags(g, d, d.last_close(), now)?;
         let mut mail = mails::lurk(g, d, &lurk, &entries, &standings, now);
         mail.body += &mails::flags(&flags, &self.settings.forum.base_url);
         if self.store.enqueue(&key, &mail)? {
             report.mails_queued += 1;
         }
         Ok(())
+    }
+
+    /// A day's 潜水 held at its round 2's close (a counted thread unreadable then): the counted
+    /// threads read again each cycle, within two days of that close, and the day's 潜水 (and
+    /// round 2's duty, where voting is one) mailed once they all read.
+    async fn held_runoff_lurk(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<()> {
+        for g in &self.settings.games {
+            if g.rules.lurk.min_posts == 0 && !g.rules.lurk.must_vote {
+                continue;
+            }
+            for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
+                let Some(r) = self.runoff_of(g, d)? else {
+                    continue;
+                };
+                let (g2, d2) = decide::round_two(g, d, &r);
+                let window = d2.closes_at..=d2.closes_at + chrono::Duration::days(2);
+                if !window.contains(&now)
+                    || !self.store.event_done(&self.key(&g2, &d2, "close"))?
+                    || self.store.mail_known(&self.key(g, d, "lurk"))?
+                {
+                    continue;
+                }
+                let Ok(played) = self.as_played(g) else {
+                    continue;
+                };
+                let Some(d) = played.day(d.day) else {
+                    continue;
+                };
+                let (g2, d2) = decide::round_two(&played, d, &r);
+                if !self.read_lurk_threads(&g2, &d2, true, now, report).await? {
+                    continue;
+                }
+                self.day_lurk_after_runoff(&g2, &d2, now, report)?;
+                if g.rules.lurk.must_vote {
+                    let tally = self.tally_day(&g2, &d2, 2, now, report).await?;
+                    self.runoff_duty(&g2, &d2, &tally, now, report)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Round 2 of a day closed: the day's 潜水, held from round 1's close, over the whole day
+    /// (to round 2's close), under round 1's game and keys, with round 1's voters (the day's
+    /// duty to vote, L118; round 2's own is `runoff_duty`).
+    fn day_lurk_after_runoff(
+        &self,
+        g2: &GameConfig,
+        d: &DayConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let mut g = g2.clone();
+        g.id = decide::round_one_id(&g2.id).to_string();
+        let Some(d) = g.day(d.day).cloned() else {
+            return Ok(());
+        };
+        if self.store.mail_known(&self.key(&g, &d, "lurk"))? {
+            return Ok(());
+        }
+        let round_one = self.recorded_tally(&g, &d, now)?;
+        self.lurk_mail(&g, &d, &round_one, now, report)
     }
 
     /// A closed round 2 where every living player must vote: a ledger entry for each who did
@@ -1894,13 +2014,14 @@ impl Daemon {
         d: &DayConfig,
         b: &rules::Ballot,
         pid: u64,
+        round: Option<u32>,
         now: Time,
     ) -> Mail {
         let tid = match b.source {
             rules::tally::Source::Post => d.vote_thread.unwrap_or(0),
             _ => 0,
         };
-        self.linked(mails::void_ballot(g, d, b, pid, now), tid, pid)
+        self.linked(mails::void_ballot(g, d, b, pid, round, now), tid, pid)
     }
 
     /// Write a day's automatic ledger entries as counted now (`ledger::recount`).

@@ -368,12 +368,28 @@ pub fn runoff_plan(
     match g.rules.runoff.as_ref().and_then(|r| r.hours) {
         Some(h) => RunoffPlan::Run(crate::domain::config::Runoff {
             closes_at: game_time_after(d.closes_at, h, &g.rules.schedule.paused_weekdays),
+            opens_at: None,
             candidates: candidates.to_vec(),
             vote_thread: None,
             eliminate: None,
         }),
         None => RunoffPlan::NeedsTime(candidates.to_vec()),
     }
+}
+
+/// Whether a round 2 follows round 1 of day `d` as `tally` (round 1's) leaves it: the judge's
+/// `runoff` block, or a tie the rules send to round 2 (one whose time or poll the judge has
+/// still to give counts too). The day's 潜水 then waits for the day's last round.
+pub fn runoff_follows(g: &GameConfig, d: &DayConfig, tally: &Tally) -> bool {
+    let tied = matches!(
+        tally.outcome.kind,
+        crate::domain::rules::OutcomeKind::Runoff | crate::domain::rules::OutcomeKind::Overtime
+    )
+    .then(|| tally.outcome.players.clone());
+    !matches!(
+        runoff_plan(g, d, tied.as_deref(), tally.outcome.places),
+        RunoffPlan::None
+    )
 }
 
 /// Round 2 of a day as the cycle runs it: the game under its own id (every key of round 2 is
@@ -1022,6 +1038,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let moved = crate::domain::config::Runoff {
+            opens_at: None,
             closes_at: d.closes_at + Duration::hours(2),
             candidates: tied.to_vec(),
             vote_thread: None,
@@ -1065,6 +1082,7 @@ mod tests {
             }
         );
         let r = crate::domain::config::Runoff {
+            opens_at: None,
             closes_at: d.closes_at + Duration::minutes(15),
             candidates: tied.to_vec(),
             vote_thread: Some(6),

@@ -302,6 +302,15 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
                     day.vote_thread.unwrap_or(0)
                 )
             })
+            .chain(d.watched_runoffs(now).iter().map(|(g, day)| {
+                format!(
+                    "{} 第{}天 第二轮 投票帖 tid {}（{} 截止）",
+                    g.name,
+                    day.day,
+                    day.vote_thread.unwrap_or(0),
+                    day.closes_at.format("%Y-%m-%d %H:%M")
+                )
+            }))
             .collect(),
         upcoming: d
             .settings
@@ -359,7 +368,7 @@ async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (S
     let Some(game) = game_named(d, q.game.as_deref()) else {
         return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
     };
-    let game = match crate::io::state_file::with_state(game.clone()) {
+    let game = match d.as_played(game) {
         Ok(g) => g,
         Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}\n")),
     };
@@ -385,10 +394,11 @@ async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (S
         }
     }
     // The tally the last cycle computed (poll and PM ballots included), when it watched the day.
+    // The day's latest round (views come by game, day, round).
     if let Some(v) = d
         .views()
         .into_iter()
-        .find(|v| v.game.name == game.name && v.day.day == q.day)
+        .rfind(|v| v.game.name == game.name && v.day.day == q.day)
     {
         return (StatusCode::OK, bbcode(&v.game, &v.tally));
     }
@@ -545,7 +555,7 @@ async fn timeline_svg(
     let views = s.daemon.views();
     let view = views
         .iter()
-        .find(|v| v.day.day == q.day && q.game.as_ref().is_none_or(|g| &v.game.name == g));
+        .rfind(|v| v.day.day == q.day && q.game.as_ref().is_none_or(|g| &v.game.name == g));
     match view {
         Some(v) => (
             [(

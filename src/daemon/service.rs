@@ -90,7 +90,19 @@ pub fn phase_jobs(games: &[crate::domain::config::GameConfig], now: Time) -> Vec
             g.days
                 .iter()
                 .filter(|d| d.vote_thread.is_some())
-                .flat_map(move |d| [crate::daemon::decide::lock_from(g, d), Some(d.closes_at)])
+                .flat_map(move |d| {
+                    // A run-off the judge wrote down has its phases too.
+                    let r2 = d.runoff.as_ref().filter(|_| !d.no_runoff).map(|r| {
+                        let (g2, d2) = crate::daemon::decide::round_two(g, d, r);
+                        (crate::daemon::decide::lock_from(&g2, &d2), d2.closes_at)
+                    });
+                    [
+                        crate::daemon::decide::lock_from(g, d),
+                        Some(d.closes_at),
+                        r2.and_then(|x| x.0),
+                        r2.map(|x| x.1),
+                    ]
+                })
                 .chain(g.days.iter().flat_map(move |d| {
                     crate::daemon::decide::reminder_times(g, d)
                         .into_iter()
@@ -100,6 +112,26 @@ pub fn phase_jobs(games: &[crate::domain::config::GameConfig], now: Time) -> Vec
         .flatten()
         .map(|t| t + Duration::seconds(5))
         .filter(|t| *t > now)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The one-shot jobs still to add at `now` for phases found since the service started (a
+/// run-off's lock and close, known once round 1 has closed in a tie): a few seconds after each
+/// future phase time not scheduled yet.
+pub fn new_phase_jobs(
+    phases: &[(Option<Time>, Time)],
+    scheduled: &std::collections::BTreeSet<Time>,
+    now: Time,
+) -> Vec<Time> {
+    let mut out: Vec<Time> = phases
+        .iter()
+        .flat_map(|(lock, close)| [*lock, Some(*close)])
+        .flatten()
+        .map(|t| t + Duration::seconds(5))
+        .filter(|t| *t > now && !scheduled.contains(t))
         .collect();
     out.sort();
     out.dedup();
@@ -131,6 +163,9 @@ pub struct Service {
     pub failing: std::sync::atomic::AtomicU32,
     /// Told when the store cannot write: the service stops (systemd starts it again).
     stop: tokio::sync::Notify,
+    /// The scheduler, once running, and the moments its one-shot jobs fire.
+    sched: std::sync::OnceLock<JobScheduler>,
+    scheduled: std::sync::Mutex<std::collections::BTreeSet<Time>>,
 }
 
 impl Service {
@@ -141,6 +176,47 @@ impl Service {
             last: Mutex::new(None),
             failing: Default::default(),
             stop: tokio::sync::Notify::new(),
+            sched: Default::default(),
+            scheduled: Default::default(),
+        }
+    }
+
+    /// Add a one-shot job (a forced tick) at each of `at`, remembered as scheduled.
+    async fn schedule(self: &Arc<Self>, at: Vec<Time>) -> anyhow::Result<()> {
+        let Some(sched) = self.sched.get() else {
+            return Ok(());
+        };
+        let now = self.clock.now();
+        for t in at {
+            let wait = (t - now).to_std().unwrap_or_default();
+            let s = self.clone();
+            sched
+                .add(Job::new_one_shot_at_instant_async(
+                    std::time::Instant::now() + wait,
+                    move |_, _| {
+                        let s = s.clone();
+                        Box::pin(async move { s.tick(true).await })
+                    },
+                )?)
+                .await?;
+            if let Ok(mut known) = self.scheduled.lock() {
+                known.insert(t);
+            }
+        }
+        Ok(())
+    }
+
+    /// One-shot jobs for the phases found since the start (a run-off's lock and close): round 2
+    /// runs on time as round 1 does, not at the next tick.
+    async fn schedule_new_phases(self: &Arc<Self>) {
+        let now = self.clock.now() + self.daemon.clock_offset();
+        let phases = self.daemon.runoff_phases(now);
+        let due = match self.scheduled.lock() {
+            Ok(known) => new_phase_jobs(&phases, &known, now),
+            Err(_) => return,
+        };
+        if let Err(e) = self.schedule(due).await {
+            crate::io::log::line(&format!("scheduler: {e}"));
         }
     }
 
@@ -252,28 +328,23 @@ pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
     sched
         .add(Job::new_repeated_async(tick_every, move |_, _| {
             let s = s.clone();
-            Box::pin(async move { s.tick(false).await })
+            Box::pin(async move {
+                s.tick(false).await;
+                s.schedule_new_phases().await;
+            })
         })?)
         .await?;
+    let _ = service.sched.set(sched.clone());
     // One-shot jobs at each future lock start and close (plus a few seconds for the forum's
-    // clock), so a phase never waits for the next tick.
+    // clock), so a phase never waits for the next tick; a run-off found later gets its own.
     let now = service.clock.now();
-    for at in phase_jobs(&service.daemon.settings.games, now) {
-        let wait = (at - now).to_std().unwrap_or_default();
-        let s = service.clone();
-        sched
-            .add(Job::new_one_shot_at_instant_async(
-                std::time::Instant::now() + wait,
-                move |_, _| {
-                    let s = s.clone();
-                    Box::pin(async move { s.tick(true).await })
-                },
-            )?)
-            .await?;
-    }
+    service
+        .schedule(phase_jobs(&service.daemon.settings.games, now))
+        .await?;
     sched.start().await?;
     // Catch up at once: anything due while the daemon was down.
     service.tick(true).await;
+    service.schedule_new_phases().await;
     systemd::ready();
 
     // The watchdog ping goes out only while cycles keep completing.
@@ -382,6 +453,41 @@ mod tests {
             ]
         );
         assert_eq!(phase_jobs(&[g], at("2026-11-30T20:30:00+08:00")).len(), 2);
+    }
+
+    /// Issue 29 (live game): a run-off found after the service started got no one-shot jobs
+    /// (its lock mail 61 s late, its final 59.6 s late). Its phases are scheduled once each,
+    /// when found; a written `runoff` is scheduled from the start.
+    #[test]
+    fn a_runoff_gets_its_own_phase_jobs() {
+        let close = at("2026-11-29T22:00:00+08:00");
+        let lock = Some(at("2026-11-29T21:00:00+08:00"));
+        let now = at("2026-11-29T20:30:00+08:00");
+        let mut known = std::collections::BTreeSet::new();
+        let jobs = new_phase_jobs(&[(lock, close)], &known, now);
+        assert_eq!(
+            jobs,
+            [
+                at("2026-11-29T21:00:05+08:00"),
+                at("2026-11-29T22:00:05+08:00")
+            ]
+        );
+        known.extend(jobs);
+        assert!(new_phase_jobs(&[(lock, close)], &known, now).is_empty());
+        let past = close + Duration::seconds(5);
+        assert!(new_phase_jobs(&[(lock, close)], &Default::default(), past).is_empty());
+
+        let g = crate::domain::game::load_str(
+            &include_str!("../../config/examples/banshayishi-12.toml").replace(
+                "closes_at = \"2026-11-29 21:00:00\"\n",
+                "closes_at = \"2026-11-29 21:00:00\"\nrunoff = { closes_at = \"2026-11-29 23:00:00\", candidates = [\"李逵\", \"小飞\"] }\n",
+            ),
+            std::path::Path::new("game.toml"),
+        )
+        .unwrap();
+        let jobs = phase_jobs(std::slice::from_ref(&g), at("2026-11-29T12:00:00+08:00"));
+        assert!(jobs.contains(&at("2026-11-29T22:00:05+08:00")), "{jobs:?}");
+        assert!(jobs.contains(&at("2026-11-29T23:00:05+08:00")), "{jobs:?}");
     }
 
     #[test]

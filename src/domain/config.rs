@@ -190,6 +190,9 @@ pub struct CheckedThread {
 #[serde(deny_unknown_fields)]
 struct RunoffFile {
     closes_at: String,
+    /// When the judge opened round 2 (else: the judge's first post in the vote thread after
+    /// round 1's close, else round 1's close).
+    opens_at: Option<String>,
     candidates: Vec<String>,
     /// Round 2 votes in its own thread (bansha42's overtime poll).
     vote_thread: Option<u64>,
@@ -228,7 +231,9 @@ pub struct DayConfig {
     pub missed_night_moves: Vec<String>,
     pub opens_at: Option<DateTime<FixedOffset>>,
     pub closes_at: DateTime<FixedOffset>,
-    /// Players out before this day's vote.
+    /// Players out before this day's vote: the day's own `dead` with every earlier day's (as
+    /// loaded, `carry_dead`), and, where the state file is read, the judge's recorded
+    /// eliminations (`rules::state::apply_to_days`). Every consumer reads who is out here.
     pub dead: Vec<String>,
     /// The sheriff (m103): their vote weighs `rules.vote.sheriff_weight`.
     pub sheriff: Option<String>,
@@ -261,6 +266,15 @@ impl DayConfig {
         self.vote_thread.is_some() && now < self.watch_from()
     }
 
+    /// When the day's last round closes: its run-off's close when one is set (the run-off is
+    /// part of the day's 环节, 001 L208), else its own.
+    pub fn last_close(&self) -> DateTime<FixedOffset> {
+        match &self.runoff {
+            Some(r) if !self.no_runoff => r.closes_at,
+            _ => self.closes_at,
+        }
+    }
+
     /// Whether the game was accelerated by `t` (all day, or from the confirmed moment).
     pub fn accelerated_by(&self, t: DateTime<FixedOffset>) -> bool {
         self.accelerated || self.accelerated_at.is_some_and(|a| a <= t)
@@ -270,6 +284,9 @@ impl DayConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Runoff {
     pub closes_at: DateTime<FixedOffset>,
+    /// When the judge opened round 2 (`rules::tally::round_two_opens` says when it opened
+    /// without one).
+    pub opens_at: Option<DateTime<FixedOffset>>,
     pub candidates: Vec<String>,
     /// Round 2's own vote thread (bansha42's overtime poll); the day's when absent.
     pub vote_thread: Option<u64>,
@@ -847,13 +864,19 @@ impl GameConfig {
     /// What a judge should check about the days' times at `now`: a deadline already past (the
     /// daemon would tally it at once, from whatever it can read), and days whose deadlines run
     /// backwards.
-    pub fn time_warnings(&self, now: DateTime<FixedOffset>) -> Vec<String> {
+    /// `running`: days the record says are still running (a round 2 the rules set after the
+    /// close); a day runs to its last round's close.
+    pub fn time_warnings(&self, now: DateTime<FixedOffset>, running: &[u32]) -> Vec<String> {
         let mut out = Vec::new();
-        for d in self.days.iter().filter(|d| d.closes_at <= now) {
+        for d in self
+            .days
+            .iter()
+            .filter(|d| d.last_close() <= now && !running.contains(&d.day))
+        {
             out.push(format!(
                 "第 {} 天的截止时间 {} 已经过去：这一天已结束可以不管；如果还在进行，请改 closes_at，否则守护进程一启动就会按这个时间出最终计票",
                 d.day,
-                d.closes_at.format("%Y-%m-%d %H:%M")
+                d.last_close().format("%Y-%m-%d %H:%M")
             ));
         }
         out
@@ -1019,6 +1042,7 @@ pub(crate) fn parse_str_from(
         }
         days.push(read_day(i, d, &g, &rules, &game.roster, utc_offset)?);
     }
+    carry_dead(&mut days, &g)?;
 
     let id_given = game.id.is_some();
     let id = game.id.unwrap_or_else(|| game.name.clone());
@@ -1301,6 +1325,97 @@ fn check_roster(roster: &RosterConfig, g: &GameText) -> Result<(), ConfigError> 
     Ok(())
 }
 
+/// Who is out on each day, as a fact of the game: a player out before an earlier day is out
+/// on every later one, whether or not the judge lists him again (each day's `dead` becomes its
+/// own with every earlier day's, in day order). The judge's recorded eliminations are added on
+/// top where the state file is read (`rules::state::apply_to_days`). A sheriff, curse or
+/// blessing named on a day for a player already out is refused, as on the day that lists him.
+fn carry_dead(days: &mut [DayConfig], g: &GameText) -> Result<(), ConfigError> {
+    let mut order: Vec<usize> = (0..days.len()).collect();
+    order.sort_by_key(|&i| days[i].day);
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for i in order {
+        let d = &mut days[i];
+        for (p, _) in &out {
+            if !d.dead.contains(p) {
+                d.dead.push(p.clone());
+            }
+        }
+        for p in &d.dead {
+            if !out.iter().any(|(x, _)| x == p) {
+                out.push((p.clone(), d.day));
+            }
+        }
+        for (k, v) in [
+            ("sheriff", &d.sheriff),
+            ("curse", &d.curse),
+            ("bless", &d.bless),
+        ] {
+            let Some((n, since)) = v
+                .as_ref()
+                .and_then(|n| out.iter().find(|(x, since)| x == n && *since < d.day))
+            else {
+                continue;
+            };
+            return Err(ConfigError {
+                file: g.file.to_string(),
+                line: locate_in_block(g.text, "days", i, k),
+                key: format!("days[{i}].{k}"),
+                message: format!("{n} 在第 {since} 天已出局（第 {since} 天的 dead）"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A day's `runoff = { … }`: its times after round 1's close (`opens_at` between the two
+/// closes), its candidates on the roster, an overtime's count below theirs.
+fn read_runoff(
+    r: RunoffFile,
+    closes_at: DateTime<FixedOffset>,
+    utc_offset: FixedOffset,
+    err: &dyn Fn(&str, String) -> ConfigError,
+    check: &dyn Fn(&str, &str) -> Result<(), ConfigError>,
+) -> Result<Runoff, ConfigError> {
+    let time = |k: &str, s: &str| parse_local_time(s, utc_offset).map_err(|m| err(k, m));
+    let closes = time("closes_at", &r.closes_at)?;
+    if closes <= closes_at {
+        return Err(err("runoff", "第二轮截止时间必须晚于第一轮".into()));
+    }
+    let opens = r
+        .opens_at
+        .as_deref()
+        .map(|o| time("runoff", o))
+        .transpose()?;
+    if opens.is_some_and(|o| o < closes_at || o >= closes) {
+        return Err(err(
+            "runoff",
+            "第二轮开始时间（opens_at）须在第一轮截止之后、第二轮截止之前".into(),
+        ));
+    }
+    for c in &r.candidates {
+        check("runoff", c)?;
+    }
+    if r.candidates.len() < 2 {
+        return Err(err("runoff", "第二轮至少需要两名候选人".into()));
+    }
+    if r.eliminate
+        .is_some_and(|x| x == 0 || x as usize >= r.candidates.len())
+    {
+        return Err(err(
+            "runoff",
+            "加时出局人数（eliminate）须至少 1 人、少于候选人数".into(),
+        ));
+    }
+    Ok(Runoff {
+        closes_at: closes,
+        opens_at: opens,
+        candidates: r.candidates,
+        vote_thread: r.vote_thread,
+        eliminate: r.eliminate,
+    })
+}
+
 /// One `[[days]]` block (the `i`th): times in the forum's offset, names on the roster.
 fn read_day(
     i: usize,
@@ -1373,32 +1488,7 @@ fn read_day(
     }
     let runoff = match d.runoff {
         None => None,
-        Some(r) => {
-            let closes = time("closes_at", &r.closes_at)?;
-            if closes <= closes_at {
-                return Err(err("runoff", "第二轮截止时间必须晚于第一轮".into()));
-            }
-            for c in &r.candidates {
-                check("runoff", c)?;
-            }
-            if r.candidates.len() < 2 {
-                return Err(err("runoff", "第二轮至少需要两名候选人".into()));
-            }
-            if r.eliminate
-                .is_some_and(|x| x == 0 || x as usize >= r.candidates.len())
-            {
-                return Err(err(
-                    "runoff",
-                    "加时出局人数（eliminate）须至少 1 人、少于候选人数".into(),
-                ));
-            }
-            Some(Runoff {
-                closes_at: closes,
-                candidates: r.candidates,
-                vote_thread: r.vote_thread,
-                eliminate: r.eliminate,
-            })
-        }
+        Some(r) => Some(read_runoff(r, closes_at, utc_offset, &err, &check)?),
     };
     let mut proxies = Vec::new();
     for p in d.proxies {
@@ -1711,6 +1801,29 @@ mod tests {
             g.grammar(1);
             g.grammar(2);
         }
+    }
+
+    /// Issue 29: who is out is a fact of the game. Days listed out of order still carry in day
+    /// order; a sheriff named for a player out on an earlier day is refused where it is written.
+    #[test]
+    fn players_out_on_a_day_stay_out_on_every_later_day() {
+        let text = "ruleset = \"m103\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\"]\n\
+                    [[days]]\nday = 4\ncloses_at = \"2026-12-01 21:00\"\n\
+                    [[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00\"\ndead = [\"甲\"]\n\
+                    [[days]]\nday = 3\ncloses_at = \"2026-11-30 21:00\"\ndead = [\"乙\"]\n";
+        let g = parse_str(text, Path::new("t.toml")).unwrap();
+        let dead = |n: u32| g.day(n).unwrap().dead.clone();
+        assert_eq!(dead(2), ["甲"]);
+        assert_eq!(dead(3), ["乙", "甲"]);
+        assert_eq!(dead(4), ["甲", "乙"]);
+        let bad = text.replace(
+            "day = 4\ncloses_at = \"2026-12-01 21:00\"\n",
+            "day = 4\ncloses_at = \"2026-12-01 21:00\"\nsheriff = \"乙\"\n",
+        );
+        let e = parse_str(&bad, Path::new("t.toml")).unwrap_err();
+        assert_eq!(e.key, "days[0].sheriff");
+        assert!(e.message.contains("乙 在第 3 天已出局"), "{e}");
+        assert_eq!(e.line, Some(8), "{e}");
     }
 
     #[test]

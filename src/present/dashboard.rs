@@ -228,7 +228,13 @@ fn game_html(d: &Dashboard, g: &GameConfig) -> String {
     let newest = days.iter().map(|v| v.day.day).max();
     let posted = d.posted.get(&g.name).map(Vec::as_slice).unwrap_or(&[]);
     for v in days {
-        let folded = now >= v.day.closes_at && Some(v.day.day) != newest;
+        // Round 1 of a day whose round 2 is shown is folded under it.
+        let folded = now >= v.day.closes_at
+            && (Some(v.day.day) != newest
+                || (v.tally.round == 1
+                    && d.views.iter().any(|x| {
+                        x.game.name == g.name && x.day.day == v.day.day && x.tally.round == 2
+                    })));
         let post = Posting {
             as_user: d.post_as.as_deref(),
             done: posted,
@@ -348,12 +354,21 @@ struct Posting<'a> {
     base: &'a str,
 }
 
+/// A day view's element id: the day, and `-r2` for its round 2 (both rounds are shown).
+fn view_id(v: &DayView) -> String {
+    match v.tally.round {
+        2 => format!("{}-r2", v.day.day),
+        _ => v.day.day.to_string(),
+    }
+}
+
 fn day_html(v: &DayView, base: &str, now: Time, folded: bool, post: &Posting) -> String {
     let mut h = format!(
-        "<details class=\"day\" id=\"day-{}\"{}><summary><h3 style=\"display:inline\">第{}天 · {}</h3>{}</summary>\n",
-        v.day.day,
+        "<details class=\"day\" id=\"day-{}\"{}><summary><h3 style=\"display:inline\">第{}天{} · {}</h3>{}</summary>\n",
+        view_id(v),
         if folded { "" } else { " open" },
         v.day.day,
+        if v.tally.round == 2 { " 第二轮" } else { "" },
         phase(v, now),
         if folded {
             format!("　{}", esc(&v.tally.outcome.note))
@@ -464,7 +479,7 @@ fn ballots_html(v: &DayView, base: &str) -> String {
 /// script: the clipboard, nothing sent anywhere).
 fn bbcode_box(v: &DayView, post: &Posting) -> String {
     let code = crate::present::bbcode::tally(&v.game, &v.tally);
-    let id = format!("bbcode-day-{}", v.day.day);
+    let id = format!("bbcode-day-{}", view_id(v));
     let mut h = format!(
         "<h4>可直接粘贴到投票帖的 BBCode</h4>\n<textarea id=\"{id}\" class=\"bbcode\" readonly rows=\"8\" style=\"width:100%;font-family:monospace\">{}</textarea>\n<button type=\"button\" class=\"copy\" onclick=\"var t=document.getElementById('{id}');t.select();navigator.clipboard&&navigator.clipboard.writeText(t.value);this.textContent='已复制';\">复制 BBCode</button>\n",
         esc(&code)

@@ -190,9 +190,35 @@ fn held_for_poll(d: &DayConfig, tally: &Tally, base: &str) -> (String, String) {
 }
 
 /// A void or late ballot (sent once).
-pub fn void_ballot(g: &GameConfig, d: &DayConfig, b: &Ballot, pid: u64, now: Time) -> Mail {
+/// Which round of a two-round day a mail about a ballot is about ("第一轮 "), nothing on a day
+/// of one round.
+fn round_words(round: Option<u32>) -> &'static str {
+    match round {
+        Some(2) => "第二轮 ",
+        Some(_) => "第一轮 ",
+        None => "",
+    }
+}
+
+/// A void ballot; `round` names the round on a day with a run-off.
+pub fn void_ballot(
+    g: &GameConfig,
+    d: &DayConfig,
+    b: &Ballot,
+    pid: u64,
+    round: Option<u32>,
+    now: Time,
+) -> Mail {
     Mail::text(
-        subject(g, d.day, &format!("无效票：{}", ballot_name(b, Some(pid)))),
+        subject(
+            g,
+            d.day,
+            &format!(
+                "{}无效票：{}",
+                round_words(round),
+                ballot_name(b, Some(pid))
+            ),
+        ),
         format!(
             "{} {}（pid {pid}，{}）：{}\n写的对象：{}\n\n（此邮件只发一次。）",
             b.floor,
@@ -213,6 +239,7 @@ pub fn void_digest(
     ballots: &[&Ballot],
     base: &str,
     tid: Option<u64>,
+    round: Option<u32>,
     now: Time,
 ) -> Mail {
     let mut body = format!(
@@ -243,7 +270,8 @@ pub fn void_digest(
             g,
             d.day,
             &format!(
-                "无效票 {} 张（汇总，{} 读取）",
+                "{}无效票 {} 张（汇总，{} 读取）",
+                round_words(round),
                 ballots.len(),
                 now.format("%m-%d %H:%M")
             ),

@@ -1046,11 +1046,13 @@ pub(crate) async fn a_jiaohui_tie_at_a_quarter_goes_to_round_two() {
     );
     std::fs::write(&game, &text).unwrap();
     let base = 1795959000; // 21:30
+                           // Each ballot names its round (L175 "第几次"): 第一次 in round 1, 第二次 in round 2.
     let add = |forum: &Arc<Mutex<Forum>>, ballots: &[(u64, &str, i64, &str)]| {
         let mut f = forum.lock().unwrap();
         let template = f.posts[1].clone();
         for (pid, author, minutes, target) in ballots {
-            let text = format!("{author} 第二天 第一次 投票的对象是 {target} 原因是 发言可疑");
+            let n = if *minutes >= 30 { "二" } else { "一" };
+            let text = format!("{author} 第二天 第{n}次 投票的对象是 {target} 原因是 发言可疑");
             let p = post_like(&template, *pid, author, base + minutes * 60, &text);
             f.posts.push(p);
         }

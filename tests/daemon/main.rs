@@ -26,6 +26,7 @@ mod faults;
 mod identity;
 mod judge_records;
 mod judge_state;
+mod live_game;
 mod lurk;
 mod refresh;
 mod secrets;

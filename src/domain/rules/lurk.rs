@@ -79,15 +79,17 @@ pub struct LurkReport {
     pub rule: String,
 }
 
-/// The window of a day: after the previous configured day's close, up to its own close.
+/// The window of a day: after the previous configured day's last close, up to its own last
+/// close — a day's run-off is part of the day (001 L208 counts "一个游戏环节的发贴数量"; the
+/// run-off's debate is that 环节's, `DayConfig::last_close`).
 pub fn window(config: &GameConfig, day: &DayConfig) -> (Option<Time>, Time) {
     let prev = config
         .days
         .iter()
         .filter(|d| d.closes_at < day.closes_at)
-        .map(|d| d.closes_at)
+        .map(|d| d.last_close())
         .max();
-    (prev.or(day.opens_at), day.closes_at)
+    (prev.or(day.opens_at), day.last_close())
 }
 
 /// A day's window with a start, for an outage that covers it: a first day with no opening

@@ -412,6 +412,8 @@ struct Attempt {
     choices: Result<Vec<Choice>, String>,
     reason: Option<String>,
     restated: bool,
+    /// The round the ballot names (`{n}`: 第一次 = 1), when its format has one.
+    ordinal: Option<u32>,
 }
 
 /// Make the tally of `round` (1, or 2 for the run-off) of `day` as it stands at `now`.
@@ -517,8 +519,9 @@ pub fn tally_of(
         2 => Some(d.runoff.as_ref().ok_or(TallyError::NoRunoff(day))?),
         _ => None,
     };
+    let round_two_opens = round_two_opens(config, d, posts, now);
     let (opens_at, closes_at) = match runoff {
-        Some(r) => (Some(d.closes_at), r.closes_at),
+        Some(r) => (Some(round_two_opens), r.closes_at),
         // Private-message ballots have a window even with no `opens_at` (channels::pm_posts).
         None if config.rules.vote.source == crate::domain::config::BallotSource::Pm => (
             Some(crate::domain::rules::window::pm_window_start(config, d)),
@@ -556,6 +559,9 @@ pub fn tally_of(
         candidates: runoff.map(|r| r.candidates.clone()),
         opens_at,
         closes_at,
+        round_one_close: d.closes_at,
+        round_two_opens,
+        round_two_posts: Default::default(),
         lock_from,
         changes_allowed,
         votes_per_player,
@@ -603,10 +609,14 @@ pub fn tally_of(
     }
 
     let closed = now >= closes_at;
+    let round_two_posts = std::mem::take(&mut engine.round_two_posts);
     let mut t = engine.finish(now, closed);
     t.poll_gaps = poll_gaps.to_vec();
     if closed && !poll_gaps.is_empty() {
         t.outcome.note += &unsure_outcome(poll_gaps);
+    }
+    if round == 1 && round_two_runs(d, &t) {
+        round_two_aside(&mut t, &round_two_posts, round_two_opens);
     }
     if !casts.is_empty() {
         // The forum gives no time for a poll vote: say what the order rests on.
@@ -631,6 +641,74 @@ fn unsure_outcome(gaps: &[PollGap]) -> String {
     }
 }
 
+/// The words a judge's post announcing round 2 uses (第二轮, 高票辩论, PK, 加时), compared on
+/// width-folded, lower-cased text; a post after the close that names none (the captured "投票截
+/// 止。统计中…") announces nothing.
+const ROUND_TWO_WORDS: [&str; 5] = ["二轮", "2轮", "高票辩论", "pk", "加时"];
+
+/// When round 2 of day `d` opens (whether or not it runs): the judge's `runoff.opens_at`, else
+/// the judge's first post in the vote thread after round 1's close and before round 2's that
+/// announces it (`ROUND_TWO_WORDS`), else round 1's close. A post after round 1's close belongs
+/// to round 2 from then on, unless its ballot names its round (`round_of`).
+pub fn round_two_opens(config: &GameConfig, d: &DayConfig, posts: &[Post], now: Time) -> Time {
+    if let Some(o) = d.runoff.as_ref().and_then(|r| r.opens_at) {
+        return o;
+    }
+    let before_close = |t: &Time| d.runoff.as_ref().is_none_or(|r| *t < r.closes_at);
+    let roster = Roster::new(config, &d.dead);
+    let announces = |p: &Post| {
+        let text = bansha_parsers::ballot::normalize(&p.text).to_lowercase();
+        ROUND_TWO_WORDS.iter().any(|w| text.contains(w))
+    };
+    posts
+        .iter()
+        .filter(|p| roster.is_judge(&p.author) && announces(p))
+        .filter_map(|p| p.posted_at)
+        .filter(|t| *t > d.closes_at && *t <= now && before_close(t))
+        .min()
+        .unwrap_or(d.closes_at)
+}
+
+/// Which round of its day a post belongs to: up to round 1's close, round 1; after it, the
+/// round its ballot names (jiaohui's "第几次", 001 L175: 第一次 is round 1's, however late),
+/// else round 2 once round 2 has opened, round 1 (a late ballot) before.
+fn round_of(t: Time, ordinal: Option<u32>, round_one_close: Time, round_two_opens: Time) -> u32 {
+    if t <= round_one_close {
+        return 1;
+    }
+    match ordinal {
+        Some(n) => n.clamp(1, 2),
+        None if t > round_two_opens => 2,
+        None => 1,
+    }
+}
+
+/// Whether round 1 of `d`, as tallied in `t`, is followed by a round 2: the judge's `runoff`
+/// block, or a tie the rules send to one.
+fn round_two_runs(d: &DayConfig, t: &Tally) -> bool {
+    !d.no_runoff
+        && (d.runoff.is_some()
+            || matches!(t.outcome.kind, OutcomeKind::Runoff | OutcomeKind::Overtime))
+}
+
+/// Round 1's tally with the posts that belong to round 2 (`round_of`) taken out of its late
+/// ballots: each is accounted for among the ignored, as round 2's.
+fn round_two_aside(t: &mut Tally, pids: &std::collections::BTreeSet<u64>, opens: Time) {
+    let (theirs, ours): (Vec<Ballot>, Vec<Ballot>) = std::mem::take(&mut t.ballots)
+        .into_iter()
+        .partition(|b| b.pid.is_some_and(|p| pids.contains(&p)));
+    t.ballots = ours;
+    for b in theirs {
+        t.ignored.push(Ignored {
+            pid: b.pid.unwrap_or_default(),
+            floor: b.floor,
+            author: b.voter,
+            posted_at: b.posted_at,
+            reason: format!("第二轮（{} 开始）的投票，计入第二轮", fmt_time(opens)),
+        });
+    }
+}
+
 enum Item<'a> {
     Post(&'a Post),
     Proxy(&'a crate::domain::config::Proxy),
@@ -646,6 +724,11 @@ struct Engine<'a> {
     candidates: Option<Vec<String>>,
     opens_at: Option<Time>,
     closes_at: Time,
+    /// Round 1's close and round 2's opening (`round_two_opens`): which round a later post is.
+    round_one_close: Time,
+    round_two_opens: Time,
+    /// Round 1: the posts after its close that belong to round 2 (set aside if it runs).
+    round_two_posts: std::collections::BTreeSet<u64>,
     lock_from: Option<Time>,
     changes_allowed: u32,
     votes_per_player: usize,
@@ -772,6 +855,7 @@ impl Engine<'_> {
                 choices: Err(problem),
                 reason: None,
                 restated: false,
+                ordinal: None,
             });
         }
         let changes: Vec<_> = reading
@@ -858,6 +942,8 @@ impl Engine<'_> {
             },
             reason: last.reason.clone().filter(|r| !r.is_empty()),
             restated,
+            // A change line restates the ballot it changes, which names the round.
+            ordinal: reading.found.iter().rev().find_map(|f| f.ordinal),
         })
     }
 
@@ -918,6 +1004,7 @@ impl Engine<'_> {
             choices,
             reason: reason.clone(),
             restated: true,
+            ordinal: None,
         };
         let unreasoned = reason.is_none() && self.config.reason_required(self.round);
         Some(match (living.as_slice(), abstains) {
@@ -961,6 +1048,7 @@ impl Engine<'_> {
             choices,
             reason: Some(r.reason.clone()),
             restated: true,
+            ordinal: None,
         }
     }
 
@@ -1008,10 +1096,28 @@ impl Engine<'_> {
             self.ignore(p, format!("{voter} 已出局，投票不计"));
             return;
         }
-        // Round 2: posts up to round 1's close belong to round 1.
-        if self.candidates.is_some() && p.posted_at.zip(self.opens_at).is_some_and(|(t, o)| t <= o)
-        {
-            return;
+        // Which round the post is (a post with no readable time is judged by the time rules).
+        if let Some(t) = p.posted_at {
+            let of = round_of(
+                t,
+                attempt.ordinal,
+                self.round_one_close,
+                self.round_two_opens,
+            );
+            match (self.round, of) {
+                (2, 1) if t > self.round_one_close && attempt.ordinal == Some(1) => {
+                    self.ignore(
+                        p,
+                        "写明是第一次投票：第一轮（已截止）的票，不计入第二轮".into(),
+                    );
+                    return;
+                }
+                (2, 1) => return,
+                (1, 2) => {
+                    self.round_two_posts.insert(p.pid);
+                }
+                _ => {}
+            }
         }
         self.ballot_pids
             .entry(voter.clone())
@@ -1102,6 +1208,7 @@ impl Engine<'_> {
             choices,
             reason: None,
             restated: true,
+            ordinal: None,
         };
         self.decide(
             Origin::unquoted(voter, "投票机", c.at, Source::Poll),
@@ -1159,6 +1266,7 @@ impl Engine<'_> {
                 choices: Err(refused),
                 reason: x.note.clone(),
                 restated: true,
+                ordinal: None,
             };
             self.decide(
                 Origin::unquoted(voter, "法官代投", x.at, Source::Judge),
@@ -1174,6 +1282,7 @@ impl Engine<'_> {
             choices,
             reason: x.note.clone(),
             restated: true,
+            ordinal: None,
         };
         self.decide(
             Origin::unquoted(voter, "法官代投", x.at, Source::Judge),
