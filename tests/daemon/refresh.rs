@@ -28,7 +28,12 @@ async fn a_reason_being_typed_survives_the_dashboards_refresh() {
         b.open(&format!("http://127.0.0.1:{port}/"), ready);
         assert_eq!(b.eval("banshaRefreshSeconds()"), 60);
         // Nothing typed: the page reloads at its interval.
-        b.open(&format!("http://127.0.0.1:{port}/?refresh=2"), ready);
+        // The page already open has the ballots too: wait for the new address's page (read
+        // during the navigation, the interval was null under load).
+        b.open(
+            &format!("http://127.0.0.1:{port}/?refresh=2"),
+            &format!("location.search === '?refresh=2' && {ready}"),
+        );
         assert_eq!(b.eval("banshaRefreshSeconds()"), 2);
         b.eval("window.banshaMark = 1");
         b.wait("window.banshaMark === undefined", Duration::from_secs(15));
