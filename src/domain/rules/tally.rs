@@ -176,18 +176,26 @@ impl Count {
     }
 }
 
+/// The rule this round is counted with, in the figures the outcome uses: the outcome reads
+/// nothing else, and the public rule line (`present::bbcode`) is drawn from this alone, so the
+/// two cannot say different things (issue 29: round 2 printed round 1's threshold).
 #[derive(Debug, Clone, Serialize)]
 pub struct Threshold {
-    /// The rule of the game's `[outcome]` (serialised "share_of_cast", "share_of_living",
-    /// "plurality", "top_k").
+    /// The rule this round applies (serialised "share_of_cast", "share_of_living",
+    /// "plurality", "top_k"): the game's `[outcome]` rule in round 1; in round 2 the top goes
+    /// out with no threshold ("plurality"), or bansha42's overtime is top-K again.
     pub rule: OutcomeRule,
     pub percent: Option<f64>,
     /// The votes cast (share_of_cast) or living players (share_of_living).
     pub base: Option<f64>,
-    /// The votes needed to go out (inclusive).
+    /// The votes needed to go out (inclusive); None where the round has no threshold.
     pub needed: Option<f64>,
     /// How many go out (top_k).
     pub eliminate: Option<u32>,
+    /// How a tie at the top (at the cut, for top_k) is settled this round.
+    pub tie: TieRule,
+    /// The vote elects the sheriff instead of eliminating (m103 day 1).
+    pub sheriff: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -1583,11 +1591,25 @@ impl Engine<'_> {
         }
     }
 
-    /// The threshold of the game's outcome rule, from the votes cast and the living.
+    /// The rule this round is counted with, from the votes cast and the living: the one place
+    /// it is decided (the outcome and the rule line both read what this returns).
     fn threshold(&self, total: f64, living: f64) -> Threshold {
         let outcome = &self.config.rules.outcome;
+        let round_two = self.round == 2;
+        // m103 L152 "在游戏的第一天投票结束后，最先获得投票数最多的角色当选警长".
+        let sheriff =
+            self.day.day == 1 && !round_two && outcome.first_day == Some(FirstDay::Sheriff);
+        // Round 2 has no threshold, its top goes out: chuhan 000 L113 "第二轮的最高票得主被处决",
+        // jiaohui 001 L173 "此轮得票最高者死", qipan 003 L100 "第二次高票对决" (the 30% of its
+        // "也必须超过总票数30%" is the tie's in round 1). bansha42's overtime is top-K again.
+        let rule = match outcome.rule {
+            OutcomeRule::ShareOfCast | OutcomeRule::ShareOfLiving if round_two => {
+                OutcomeRule::Plurality
+            }
+            r => r,
+        };
         let p = outcome.percent.unwrap_or(0.0);
-        let (percent, base, needed, eliminate) = match outcome.rule {
+        let (percent, base, needed, eliminate) = match rule {
             OutcomeRule::Plurality => (None, None, None, None),
             OutcomeRule::ShareOfCast => (Some(p), Some(total), Some(total * p / 100.0), None),
             OutcomeRule::ShareOfLiving => (
@@ -1605,22 +1627,41 @@ impl Engine<'_> {
                         .runoff
                         .as_ref()
                         .and_then(|r| r.eliminate)
-                        .filter(|_| self.round == 2)
+                        .filter(|_| round_two)
                         .unwrap_or_else(|| self.config.eliminate(self.day.day)),
                 ),
             ),
         };
+        let tie = if rule == OutcomeRule::TopK {
+            // bansha42 L79 "平票不加时，后到先出。如果平票者所有票都同时到，则加时15分钟": the cut
+            // is settled by arrival in round 1 and in the overtime alike (config validation
+            // holds top_k to this tie rule).
+            TieRule::LastToReach
+        } else if sheriff {
+            TieRule::FirstToReach
+        } else if round_two {
+            // A round 2 never leads to a third: tied again, nobody goes out unless the run-off
+            // rules settle it by arrival.
+            match self.config.rules.runoff.as_ref().map(|r| r.tie) {
+                Some(t @ (TieRule::FirstToReach | TieRule::LastToReach)) => t,
+                _ => TieRule::None,
+            }
+        } else {
+            outcome.tie
+        };
         Threshold {
-            rule: outcome.rule,
+            rule,
             percent,
             base,
             needed,
             eliminate,
+            tie,
+            sheriff,
         }
     }
 
+    /// The outcome by `threshold` (the round's rule) and nothing else of the rules.
     fn outcome(&self, counts: &[Count], threshold: &Threshold) -> Outcome {
-        let rules = &self.config.rules;
         let none = |note: String| Outcome {
             decided: Vec::new(),
             places: None,
@@ -1631,9 +1672,7 @@ impl Engine<'_> {
         let Some(top) = counts.first().filter(|c| c.votes > 1e-9) else {
             return none("无人得票，无人出局".into());
         };
-        let sheriff_day = self.day.day == 1
-            && self.round == 1
-            && rules.outcome.first_day == Some(FirstDay::Sheriff);
+        let sheriff_day = threshold.sheriff;
         let out_kind = if sheriff_day {
             OutcomeKind::Sheriff
         } else {
@@ -1645,11 +1684,11 @@ impl Engine<'_> {
             "出局"
         };
 
-        if rules.outcome.rule == OutcomeRule::TopK {
+        if threshold.rule == OutcomeRule::TopK {
             return self.top_k(counts, threshold.eliminate.unwrap_or(1));
         }
-        // The run-off has no threshold: its top goes out (chuhan 3.3.2, jiaohui, qipan).
-        if let Some(needed) = threshold.needed.filter(|_| self.round == 1) {
+        // Only where the round has one (not round 2: `threshold`).
+        if let Some(needed) = threshold.needed {
             if top.votes + 1e-9 < needed {
                 return none(format!(
                     "最高票 {} 票，未达到门槛 {} 票，无人出局",
@@ -1683,13 +1722,7 @@ impl Engine<'_> {
             };
         }
         let names: Vec<String> = tied.iter().map(|c| c.target.clone()).collect();
-        let tie = if sheriff_day {
-            TieRule::FirstToReach
-        } else if self.round == 2 {
-            rules.runoff.as_ref().map_or(TieRule::None, |r| r.tie)
-        } else {
-            rules.outcome.tie
-        };
+        let tie = threshold.tie;
         let pick = |later: bool| {
             let mut by_time: Vec<&&Count> = tied.iter().collect();
             by_time.sort_by_key(|c| c.reached_at);
@@ -1703,7 +1736,7 @@ impl Engine<'_> {
             }
         };
         match tie {
-            TieRule::Runoff if self.round == 1 => Outcome {
+            TieRule::Runoff => Outcome {
                 decided: Vec::new(),
                 places: None,
                 kind: OutcomeKind::Runoff,
