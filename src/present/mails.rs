@@ -143,7 +143,7 @@ pub fn void_ballot(g: &GameConfig, d: &DayConfig, b: &Ballot, pid: u64, now: Tim
             b.floor,
             b.voter,
             b.posted_at.map(fmt).unwrap_or_default(),
-            b.reason,
+            b.reason_and_hint(),
             b.written
         ),
         now,
@@ -170,7 +170,7 @@ pub fn void_digest(
             b.floor,
             b.voter,
             b.posted_at.map(fmt).unwrap_or_default(),
-            b.reason,
+            b.reason_and_hint(),
             b.written
         );
         if let (Some(pid), Some(tid), crate::domain::rules::tally::Source::Post) =

@@ -110,6 +110,24 @@ pub struct Ballot {
     /// The judge's ruling on this ballot, with its reason ("按投 李逵 计：…"), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ruling: Option<String>,
+    /// For a void ballot, what its voter can still do at the tally's moment (open, in the lock,
+    /// with or without a ballot standing); None once the round is closed. For the judge only:
+    /// the public BBCode never carries it (`reason_and_hint` is what the judge reads).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Void for something its voter can mend (not for its time, not a judge's entry or ruling).
+    #[serde(skip)]
+    mendable: bool,
+}
+
+impl Ballot {
+    /// The verdict with what the voter can still do, as the judge reads it (mails, dashboard).
+    pub fn reason_and_hint(&self) -> String {
+        match &self.hint {
+            Some(h) => format!("{}；{h}", self.reason),
+            None => self.reason.clone(),
+        }
+    }
 }
 
 /// A post that is not counted and not a ballot of a player, listed so nothing is silently
@@ -1140,16 +1158,10 @@ impl Engine<'_> {
                     .then(|| self.void_as_change(&o, &attempt, used))
                     .flatten()
             });
-        // What the voter can still do, as of when this was posted (not for a ballot void for
-        // its time: after the close nothing can be done).
+        // What the voter can still do is said at the tally's moment (`hints`), not here: not
+        // for a ballot void for its time (nothing mends that), nor for the judge's own entry.
         let timed = void.is_some() && void == self.void_by_time(&o);
-        let void = match void {
-            Some(v) if !timed && o.source != Source::Judge => Some(format!(
-                "{v}{}",
-                self.retry_hint(&o, standing.is_some(), used)
-            )),
-            other => other,
-        };
+        let mendable = void.is_some() && !timed && o.source != Source::Judge;
         let mut note = if kind == BallotKind::Change {
             format!("改票（第 {} 次）", used + 1)
         } else {
@@ -1171,6 +1183,9 @@ impl Engine<'_> {
             },
         };
         self.record(o, &attempt, kind, void, reason, None);
+        if let Some(b) = self.ballots.last_mut() {
+            b.mendable = mendable;
+        }
     }
 
     /// A ballot's verdict into the list, and a valid one into its place.
@@ -1213,34 +1228,72 @@ impl Engine<'_> {
             counted: false,
             reason,
             ruling,
+            hint: None,
+            mendable: false,
         });
         if let (true, Ok(new)) = (valid, choices) {
             self.stand(o.voter, kind, new, index, o.posted_at);
         }
     }
 
-    /// What a voter whose ballot was void can still do, as of when it was posted: vote again
-    /// before the close (no valid ballot standing), change before the lock while changes are
-    /// left (one standing), or nothing.
-    fn retry_hint(&self, o: &Origin, standing: bool, used: u32) -> String {
-        let Some(t) = o.posted_at else {
-            return String::new();
+    /// What the voter of a void ballot can still do at `now`, for the judge; nothing at or
+    /// after the close. A first ballot until the close — the lock forbids changes only (chuhan
+    /// 000 L117 "投票时间结束前1小时内禁止改票", jiaohui 001 L180 "投票时间结束前1小时内不允许改票",
+    /// m103 002 L249 "白天结束前一个小时不得改票") — or, with a ballot standing, a change before
+    /// the lock while changes are left and the game is not accelerated.
+    fn hint_at(&self, voter: &str, source: Source, now: Time) -> Option<String> {
+        if now >= self.closes_at {
+            return None;
+        }
+        let close = fmt_time(self.closes_at);
+        let locked = self.lock_from.filter(|l| now >= *l);
+        let Some(s) = self.standing.get(voter) else {
+            // bansha42 L72: a ballot in the thread is void; the poll is where to vote.
+            if source == Source::Post
+                && self.config.rules.vote.source == crate::domain::config::BallotSource::Poll
+            {
+                return Some(format!("可在截止（{close}）前用投票机投票"));
+            }
+            return Some(match locked {
+                Some(l) => format!(
+                    "锁定时段（{} 起）只禁止改票：尚无有效投票，仍可在截止（{close}）前投票",
+                    l.format("%H:%M:%S")
+                ),
+                None => format!("可在截止（{close}）前重新投票"),
+            });
         };
-        if t >= self.closes_at {
-            return String::new();
-        }
-        if !standing {
-            return format!("；可在截止（{}）前重新投票", fmt_time(self.closes_at));
-        }
-        let allowed = self.changes_allowed > 0 && used < self.changes_allowed;
-        match self.lock_from {
-            _ if !allowed => "；原投票仍有效，已不能再改票".into(),
-            Some(lock) if t >= lock => "；原投票仍有效，已进入锁定时段，不能再改票".into(),
-            Some(lock) => format!("；原投票仍有效，如要改票须在 {} 前", fmt_time(lock)),
-            None => format!(
-                "；原投票仍有效，如要改票须在截止（{}）前",
-                fmt_time(self.closes_at)
-            ),
+        let current = format!("现有投票（{}）仍有效", self.ballots[s.ballot].floor);
+        Some(
+            if self.changes_allowed == 0 || s.changes >= self.changes_allowed {
+                format!("{current}，已不能再改票")
+            } else if self.day.accelerated_by(now) {
+                format!("{current}，进程已加速，不能再改票")
+            } else {
+                match (self.lock_from, locked) {
+                    (_, Some(l)) => format!(
+                        "{current}，已进入锁定时段（{} 起不得改票），不能再改票",
+                        l.format("%H:%M:%S")
+                    ),
+                    (Some(l), None) => format!("{current}，如要改票须在 {} 前", fmt_time(l)),
+                    (None, None) => format!("{current}，如要改票须在截止（{close}）前"),
+                }
+            },
+        )
+    }
+
+    /// Each mendable void ballot's hint at `now` (see `hint_at`).
+    fn hints(&mut self, now: Time) {
+        let hints: Vec<Option<String>> = self
+            .ballots
+            .iter()
+            .map(|b| {
+                b.mendable
+                    .then(|| self.hint_at(&b.voter, b.source, now))
+                    .flatten()
+            })
+            .collect();
+        for (b, h) in self.ballots.iter_mut().zip(hints) {
+            b.hint = h;
         }
     }
 
@@ -1433,6 +1486,7 @@ impl Engine<'_> {
     }
 
     fn finish(mut self, now: Time, closed: bool) -> Tally {
+        self.hints(now);
         let (mut counts, abstentions, mut total) = self.count_standing();
         let non_voters = self.non_voters(closed, &mut total);
         self.mark_reached(&mut counts);
