@@ -235,8 +235,11 @@ fn check_one(what: &str, t: &Tallied) {
     }
 }
 
+/// (voter, target) in time order.
+type Votes = Vec<(&'static str, &'static str)>;
+
 /// Round 1's scenarios: (name, votes, seconds between ballots).
-fn round_one() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, i64)> {
+fn round_one() -> Vec<(&'static str, Votes, i64)> {
     let p = ROSTER_PLAYERS;
     // 李逵 tops with 2 of 10: under any share threshold of the presets.
     let spread = vec![
@@ -267,10 +270,7 @@ fn round_one() -> Vec<(&'static str, Vec<(&'static str, &'static str)>, i64)> {
 
 /// Round 2's scenarios among `c`: a lone top on a small share of the votes cast (the others
 /// abstain where the preset has an abstain word), and a tie again.
-fn round_two(
-    c: &[String],
-    abstain: Option<&str>,
-) -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+fn round_two(c: &[String], abstain: Option<&str>) -> Vec<(&'static str, Votes)> {
     let p = ROSTER_PLAYERS;
     let c0 = leak(c[0].clone());
     let c1 = leak(c[1].clone());
