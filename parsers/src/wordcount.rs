@@ -167,9 +167,9 @@ pub struct Figures {
     /// Words in repeated sentences of the post's own text.
     pub repeated_words: usize,
     pub repeated_share: f64,
-    /// Words of the inline quotations (“…”, 「…」, 『…』, marks included) of the post's own text:
-    /// in `quoted_words` when `inline_as_quotes`, else in `own` (either way in `total`, which is
-    /// Word's count of the post whatever counts as a quote).
+    /// Words inside inline quotation marks (“…”, 「…」, 『…』) of the post's own text, the marks
+    /// not included: in `quoted_words` when `inline_as_quotes`, else in `own` (either way in
+    /// `total`, which is Word's count of the post whatever counts as a quote).
     pub inline_quoted_words: usize,
     /// Whether the inline quotations are counted as quotes (bansha42, 004 L58).
     pub inline_as_quotes: bool,
@@ -228,10 +228,10 @@ pub fn figures(own_text: &str, quotes: &[&str]) -> Figures {
 }
 
 /// Split text into what is outside and what is inside inline quotation marks (“…”, 「…」,
-/// 『…』), outermost pairs only; a mark left open is text. A quotation keeps its marks: they are
-/// words of the post (Word counts each), taken out with the quotation when the quotes are out,
-/// so a post's total is the same whether its quotations count as quotes or not. bansha42
-/// counts inline quotations as quotes (004 L58 "分散引用的累计计算").
+/// 『…』), outermost pairs only; a mark left open is text. The marks stay in the outside text:
+/// they are words of the post (Word counts each), not of the quotation, so a post's total is
+/// the same whether its quotations count as quotes or not. bansha42 counts inline quotations
+/// as quotes (004 L58 "分散引用的累计计算").
 pub fn split_inline_quotes(text: &str) -> (String, Vec<String>) {
     let mut own = String::new();
     let mut quotes = Vec::new();
@@ -248,8 +248,8 @@ pub fn split_inline_quotes(text: &str) -> (String, Vec<String>) {
         match open {
             None => {
                 if close_of(c).is_some() {
-                    own.push_str(&text[last..i]);
-                    open = Some((c, i));
+                    own.push_str(&text[last..i + c.len_utf8()]);
+                    open = Some((c, i + c.len_utf8()));
                     depth = 1;
                 }
             }
@@ -259,16 +259,16 @@ pub fn split_inline_quotes(text: &str) -> (String, Vec<String>) {
                 } else if Some(c) == close_of(o) {
                     depth -= 1;
                     if depth == 0 {
-                        quotes.push(text[start..i + c.len_utf8()].to_string());
+                        quotes.push(text[start..i].to_string());
                         open = None;
-                        last = i + c.len_utf8();
+                        last = i;
                     }
                 }
             }
         }
     }
     match open {
-        // Never closed: the mark and what follows are the post's own text.
+        // Never closed: what follows the mark (already in) is the post's own text.
         Some((_, start)) => own.push_str(&text[start..]),
         None => own.push_str(&text[last..]),
     }
@@ -364,13 +364,13 @@ mod tests {
     #[test]
     fn inline_quotations_outermost_nested_and_open() {
         let (own, q) = split_inline_quotes("他说“今夜「月」明”，又说『好』。");
-        // A quotation keeps its marks (words of the post, out with the quotation).
-        assert_eq!(own, "他说，又说。");
-        assert_eq!(q, ["“今夜「月」明”", "『好』"]);
+        // The marks are the post's own words; what they enclose is the quotation.
+        assert_eq!(own, "他说“”，又说『』。");
+        assert_eq!(q, ["今夜「月」明", "好"]);
         let (own, q) = split_inline_quotes("未完“的引号");
         assert_eq!((own.as_str(), q.len()), ("未完“的引号", 0));
         let (own, q) = split_inline_quotes("”「」");
-        assert_eq!((own.as_str(), q), ("”", vec!["「」".to_string()]));
+        assert_eq!((own.as_str(), q), ("”「」", vec![String::new()]));
     }
 
     #[test]

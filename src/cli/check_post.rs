@@ -160,7 +160,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
     let inline = match (f.inline_as_quotes, f.inline_quoted_words) {
         (true, _) => "，本局规则算作引用".to_string(),
         (false, 0) => String::new(),
-        (false, n) => format!("；行内引语（连引号）{n} 字，本局规则不算作引用"),
+        (false, n) => format!("；行内引号内 {n} 字，本局规则不算作引用"),
     };
     writeln!(
         out,

@@ -39,7 +39,7 @@ pub fn run(
         if !f.inline_as_quotes && f.inline_quoted_words > 0 {
             writeln!(
                 out,
-                "行内引语（“…” 「…」 『…』，连引号）{} 字，未算作引用（bansha42 等规则把它也算作引用：加 --inline-quotes，或用 check-post 按本局规则计）",
+                "行内引号（“…” 「…」 『…』）内 {} 字，未算作引用（bansha42 等规则把它也算作引用：加 --inline-quotes，或用 check-post 按本局规则计）",
                 f.inline_quoted_words
             )?;
         }
@@ -55,11 +55,11 @@ pub fn run(
 }
 
 /// What the quoted words are made of: the `[quote]` blocks, and the inline quotations where
-/// they count ("[quote] 块 24 字，行内引语（连引号）7 字"). `check-post` says the same.
+/// they count ("[quote] 块 24 字，行内引号内 5 字"). `check-post` says the same.
 pub fn quoted_parts(f: &Figures) -> String {
     if f.inline_as_quotes {
         format!(
-            "[quote] 块 {} 字，行内引语（连引号）{} 字",
+            "[quote] 块 {} 字，行内引号内 {} 字",
             f.quoted_words - f.inline_quoted_words,
             f.inline_quoted_words
         )
@@ -102,7 +102,7 @@ pub struct WordcountCommand {
     /// 输出 JSON
     #[arg(long)]
     pub json: bool,
-    /// 行内引语（“…” 「…」 『…』，连引号）也算引用（bansha42 的算法，与它的 check-post 一致）
+    /// 行内引号（“…” 「…」 『…』）内的文字也算引用（bansha42 的算法，与它的 check-post 一致）
     #[arg(long)]
     pub inline_quotes: bool,
 }
