@@ -338,3 +338,87 @@ fn an_unknown_kind_names_the_kinds_there_are() {
             "可用：kill、kill_iou、kill_rewrite、report、report_redo",
         ));
 }
+
+/// Issue 29 item 18: `wordcount` and `check-post` on the same text gave 95 and 93 words, 24 and
+/// 29 quoted, with no word of why. The post's 字数 is Word's, whatever the rules call a quote
+/// (the quotation marks are words of the post: check-post dropped them with the quotation);
+/// the quoted words differ only by the inline quotations bansha42 counts as quotes (004 L58
+/// "分散引用的累计计算"), and each command says what it counted.
+#[test]
+fn wordcount_and_check_post_agree_on_the_words_and_say_what_they_count_as_quoted() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    cite("004_bansha42.txt", 58, "分散引用的累计计算");
+    // 24 words in a [quote] block, 64 of the post's own, 5 inside “…” (and the two marks).
+    let text = format!(
+        "[quote]{}[/quote]{}“{}”",
+        words(24, 100),
+        words(64, 200),
+        words(5, 300)
+    );
+    let file = dir.join("post.txt");
+    std::fs::write(&file, &text).unwrap();
+    let run = |args: &[&str]| -> String {
+        let out = Command::cargo_bin("bansha")
+            .unwrap()
+            .args(args)
+            .arg(&file)
+            .assert()
+            .success();
+        String::from_utf8_lossy(&out.get_output().stdout).to_string()
+    };
+    let wc = run(&["wordcount"]);
+    let bansha42 = game(dir, "bansha42");
+    let chuhan = game(dir, "chuhan");
+    let b42 = bansha42.to_str().unwrap();
+    let cp = run(&[
+        "check-post",
+        "--kind",
+        "kill",
+        "--code-name",
+        "x",
+        "--config",
+        b42,
+    ]);
+    // The same 字数: Word's, 24 + 64 + 5 + 2 marks.
+    assert!(wc.contains("字数：95\n"), "{wc}");
+    assert!(cp.contains("总字数 95，"), "{cp}");
+    // wordcount counts [quote] blocks and says what it left out.
+    assert!(wc.contains("引用：24 字"), "{wc}");
+    assert!(
+        wc.contains("行内引号（“…” 「…」 『…』）内 5 字，未算作引用"),
+        "{wc}"
+    );
+    // check-post says what its rules count: here the inline quotation too.
+    assert!(
+        cp.contains("引用 29 字（30.5%：[quote] 块 24 字，行内引号内 5 字，本局规则算作引用）"),
+        "{cp}"
+    );
+    // Asked to count them as quotes, wordcount gives check-post's figures.
+    let wc_inline = run(&["wordcount", "--inline-quotes"]);
+    assert!(wc_inline.contains("字数：95\n"), "{wc_inline}");
+    assert!(wc_inline.contains("引用：29 字，占 30.5%"), "{wc_inline}");
+    // Under rules that count [quote] blocks only, check-post says so and agrees with wordcount.
+    let json = |args: &[&str]| -> Value { serde_json::from_str(&run(args)).unwrap() };
+    let c = json(&[
+        "check-post",
+        "--json",
+        "--kind",
+        "kill",
+        "--config",
+        chuhan.to_str().unwrap(),
+    ]);
+    let w = json(&["wordcount", "--json"]);
+    assert_eq!(c["figures"], w, "{c}\n{w}");
+    let cp_chuhan = run(&[
+        "check-post",
+        "--kind",
+        "kill",
+        "--config",
+        chuhan.to_str().unwrap(),
+    ]);
+    assert!(
+        cp_chuhan.contains("引用 24 字（25.3%：[quote] 块；行内引号内 5 字，本局规则不算作引用）"),
+        "{cp_chuhan}"
+    );
+}

@@ -12,6 +12,61 @@ const DAY2: &str =
 
 use common::post as p;
 
+/// Void ballots at each point of the day: no valid ballot yet (201, 19:00), a change without
+/// its quote a minute before the lock (203), a change in the lock (205, 20:10), a late one (206).
+fn hint_posts() -> Vec<DPost> {
+    vec![
+        p(
+            201,
+            "大灰狼",
+            "2026-11-29 19:00:00",
+            "投票对象：路人甲\n投票理由：x",
+        ),
+        p(
+            202,
+            "小飞",
+            "2026-11-29 10:00:00",
+            "投票对象：花千树\n投票理由：划水",
+        ),
+        p(
+            203,
+            "小飞",
+            "2026-11-29 19:59:00",
+            "改票对象：李逵\n改票理由：他太黑",
+        ),
+        p(
+            204,
+            "冷雪",
+            "2026-11-29 10:00:00",
+            "投票对象：花千树\n投票理由：划水",
+        ),
+        DPost {
+            pid: 205,
+            author: "冷雪",
+            at: "2026-11-29 20:10:00",
+            text: "改票对象：李逵\n改票理由：他太黑",
+            quotes: Some(204),
+        },
+        p(
+            206,
+            "蝈蝈",
+            "2026-11-29 21:10:00",
+            "投票对象：李逵\n投票理由：晚了",
+        ),
+    ]
+}
+
+/// The BBCode a judge pastes tells no player what they may still do.
+fn assert_no_hint_in_public(g: &common::Got) {
+    for word in ["重新投票", "改票须在", "不能再改票", "仍可"] {
+        assert!(
+            !g.text.contains(word),
+            "{word} in the public tally:\n{}",
+            g.text
+        );
+    }
+}
+
 #[test]
 fn m103() {
     run_cases(&[
@@ -253,33 +308,67 @@ fn m103() {
                 assert!(g.is_valid(203));
             },
         },
+        // Issue 29 item 4: what a voter whose ballot is void can still do is told the judge as
+        // of the tally's moment (open, in the lock, closed), never in the public BBCode.
         Case {
-            name: "a void ballot's hint says what is still possible when it was posted",
+            name: "a void ballot's hint, while open, says what is still possible now",
             seed: (SEED, 249, "白天结束前一个小时不得改票"),
             ruleset: "m103",
             config: DAY2,
-            pages: Pages::Derived(vec![
-                // No valid ballot yet: a first ballot is possible until the close.
-                p(201, "大灰狼", "2026-11-29 19:00:00", "投票对象：路人甲\n投票理由：x"),
-                p(202, "小飞", "2026-11-29 10:00:00", "投票对象：花千树\n投票理由：划水"),
-                // A change without its quote a minute before the lock: a change is possible
-                // only until the lock.
-                p(203, "小飞", "2026-11-29 19:59:00", "改票对象：李逵\n改票理由：他太黑"),
-                p(204, "冷雪", "2026-11-29 10:00:00", "投票对象：花千树\n投票理由：划水"),
-                // In the lock window: no change any more.
-                DPost { pid: 205, author: "冷雪", at: "2026-11-29 20:10:00", text: "改票对象：李逵\n改票理由：他太黑", quotes: Some(204) },
-                // After the close: nothing.
-                p(206, "蝈蝈", "2026-11-29 21:10:00", "投票对象：李逵\n投票理由：晚了"),
-            ]),
+            pages: Pages::Derived(hint_posts()),
+            day: 2,
+            round: 1,
+            at: Some("2026-11-29 19:59"),
+            check: |g| {
+                g.void(201, "不是本局玩家");
+                assert_eq!(g.hint(201), "可在截止（11-29 21:00:00）前重新投票");
+                assert_eq!(g.hint(203), "现有投票（板凳）仍有效，如要改票须在 11-29 20:00:00 前");
+                assert_no_hint_in_public(g);
+            },
+        },
+        Case {
+            name: "a void ballot's hint, in the lock window, says what the lock allows",
+            seed: (SEED, 249, "白天结束前一个小时不得改票"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Derived(hint_posts()),
+            day: 2,
+            round: 1,
+            at: Some("2026-11-29 20:30"),
+            check: |g| {
+                // The lock forbids changes only: a first valid ballot can still come.
+                assert_eq!(
+                    g.hint(201),
+                    "锁定时段（20:00:00 起）只禁止改票：尚无有效投票，仍可在截止（11-29 21:00:00）前投票"
+                );
+                // Written before the lock ("如要改票须在 20:00 前" then), read in it.
+                assert_eq!(
+                    g.hint(203),
+                    "现有投票（板凳）仍有效，已进入锁定时段（20:00:00 起不得改票），不能再改票"
+                );
+                assert_eq!(
+                    g.hint(205),
+                    "现有投票（5#）仍有效，已进入锁定时段（20:00:00 起不得改票），不能再改票"
+                );
+                assert_no_hint_in_public(g);
+            },
+        },
+        Case {
+            name: "after the close a void ballot carries no hint",
+            seed: (SEED, 249, "投票截止时间是当天白天结束"),
+            ruleset: "m103",
+            config: DAY2,
+            pages: Pages::Derived(hint_posts()),
             day: 2,
             round: 1,
             at: Some(AFTER),
             check: |g| {
-                g.void(201, "可在截止（11-29 21:00:00）前重新投票");
-                g.void(203, "原投票仍有效，如要改票须在 11-29 20:00:00 前");
-                g.void(205, "已进入锁定时段，不能再改票");
-                let (_, why) = g.verdict(206);
-                assert!(!why.contains("可在") && !why.contains("如要改票"), "{why}");
+                for pid in [201, 203, 205, 206] {
+                    assert_eq!(g.hint(pid), "", "pid {pid}");
+                    let (_, why) = g.verdict(pid);
+                    assert!(!why.contains("可在") && !why.contains("改票须"), "{why}");
+                }
+                assert_no_hint_in_public(g);
             },
         },
         Case {

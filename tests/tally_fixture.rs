@@ -459,11 +459,12 @@ fn the_plain_output_is_the_bbcode_tally_a_judge_posts() {
         "弃权 1 票：音乐虫子（8#）",
         "总票数：12",
         "10# 大灰狼：小飞 → 李逵",
-        "11# 雪罂子（投票：李奎）：对象不明确，可能是 李逵；可在截止（11-29 21:00:00）前重新投票",
+        // The final tells no player what they may still do (issue 29 item 4).
+        "11# 雪罂子（投票：李奎）：对象不明确，可能是 李逵",
         "24# 音乐虫子（改票：不见）：截止后编辑过（11-29 21:05），截止前的内容无法确认",
         "15# 龙舌：龙舌 已出局，投票不计",
         // Quoted as the player typed it: full-width comma and colon (issue 19).
-        "28# 大灰狼（改票：大灰狼 不对，投票对象：李逵）：格式错误，缺少理由（一票写了多个对象：大灰狼、李逵）；原投票仍有效，已不能再改票",
+        "28# 大灰狼（改票：大灰狼 不对，投票对象：李逵）：格式错误，缺少理由（一票写了多个对象：大灰狼、李逵）",
         "[b]未投票[/b]：无",
         "[b]结果[/b]：[color=red]李逵 以 4 票最高，出局[/color]",
     ] {
@@ -471,6 +472,9 @@ fn the_plain_output_is_the_bbcode_tally_a_judge_posts() {
             text.lines().any(|l| l == line),
             "missing line {line:?} in\n{text}"
         );
+    }
+    for word in ["重新投票", "改票须在", "不能再改票", "仍可"] {
+        assert!(!text.contains(word), "{word} in the final:\n{text}");
     }
     // Public output: no roles, no factions (the private board's role list is never read).
     for word in ["狼人", "预言家", "女巫", "猎人", "平民"] {

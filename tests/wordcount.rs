@@ -190,7 +190,9 @@ fn the_wordcount_command_reads_files_stdin_and_gbk() {
         .assert()
         .success()
         .stdout(predicates::str::contains("字数：24\n"))
-        .stdout(predicates::str::contains("引用：10 字，占 41.7%\n"))
+        .stdout(predicates::str::contains(
+            "引用：10 字，占 41.7%（[quote] 块）\n",
+        ))
         .stdout(predicates::str::contains("去掉引用后：14 字\n"));
     let (gbk, _, _) = encoding_rs::GBK.encode("东京2024奥运");
     let gbk_file = dir.path().join("gbk.txt");

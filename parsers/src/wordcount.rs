@@ -167,9 +167,36 @@ pub struct Figures {
     /// Words in repeated sentences of the post's own text.
     pub repeated_words: usize,
     pub repeated_share: f64,
+    /// Words inside inline quotation marks (“…”, 「…」, 『…』) of the post's own text, the marks
+    /// not included: in `quoted_words` when `inline_as_quotes`, else in `own` (either way in
+    /// `total`, which is Word's count of the post whatever counts as a quote).
+    pub inline_quoted_words: usize,
+    /// Whether the inline quotations are counted as quotes (bansha42, 004 L58).
+    pub inline_as_quotes: bool,
 }
 
-/// Figures for a post: its own text and its quotes (as the page parser separates them).
+/// Figures for a post whose quotes are its `[quote]` blocks (or the page's quote boxes) and,
+/// with `inline_as_quotes`, the inline quotations of its own text too (bansha42 004 L58
+/// "分散引用的累计计算"). The one place both `wordcount` and `check-post` get their figures: the
+/// total is the same either way, only what is called quoted differs, and `Figures` says so.
+pub fn post_figures(own_text: &str, quotes: &[&str], inline_as_quotes: bool) -> Figures {
+    if !inline_as_quotes {
+        return figures(own_text, quotes);
+    }
+    let (own, inline) = split_inline_quotes(own_text);
+    let all: Vec<&str> = quotes
+        .iter()
+        .copied()
+        .chain(inline.iter().map(String::as_str))
+        .collect();
+    let mut f = figures(&own, &all);
+    f.inline_quoted_words = inline.iter().map(|q| count(q).words).sum();
+    f.inline_as_quotes = true;
+    f
+}
+
+/// Figures for a post: its own text and its quotes (as the page parser separates them). Inline
+/// quotations stay in the own text (`inline_quoted_words` says how many words they hold).
 pub fn figures(own_text: &str, quotes: &[&str]) -> Figures {
     let own = count(own_text);
     let quoted_words: usize = quotes.iter().map(|q| count(q).words).sum();
@@ -191,11 +218,19 @@ pub fn figures(own_text: &str, quotes: &[&str]) -> Figures {
         own,
         repeated_words: repeated,
         repeated_share: share(repeated, own.words),
+        inline_quoted_words: split_inline_quotes(own_text)
+            .1
+            .iter()
+            .map(|q| count(q).words)
+            .sum(),
+        inline_as_quotes: false,
     }
 }
 
 /// Split text into what is outside and what is inside inline quotation marks (“…”, 「…」,
-/// 『…』), outermost pairs only; a mark left open is text. bansha42 counts inline quotations
+/// 『…』), outermost pairs only; a mark left open is text. The marks stay in the outside text:
+/// they are words of the post (Word counts each), not of the quotation, so a post's total is
+/// the same whether its quotations count as quotes or not. bansha42 counts inline quotations
 /// as quotes (004 L58 "分散引用的累计计算").
 pub fn split_inline_quotes(text: &str) -> (String, Vec<String>) {
     let mut own = String::new();
@@ -213,7 +248,7 @@ pub fn split_inline_quotes(text: &str) -> (String, Vec<String>) {
         match open {
             None => {
                 if close_of(c).is_some() {
-                    own.push_str(&text[last..i]);
+                    own.push_str(&text[last..i + c.len_utf8()]);
                     open = Some((c, i + c.len_utf8()));
                     depth = 1;
                 }
@@ -226,15 +261,15 @@ pub fn split_inline_quotes(text: &str) -> (String, Vec<String>) {
                     if depth == 0 {
                         quotes.push(text[start..i].to_string());
                         open = None;
-                        last = i + c.len_utf8();
+                        last = i;
                     }
                 }
             }
         }
     }
     match open {
-        // Never closed: the mark and what follows are the post's own text.
-        Some((o, start)) => own.push_str(&text[start - o.len_utf8()..]),
+        // Never closed: what follows the mark (already in) is the post's own text.
+        Some((_, start)) => own.push_str(&text[start..]),
         None => own.push_str(&text[last..]),
     }
     (own, quotes)
@@ -329,12 +364,13 @@ mod tests {
     #[test]
     fn inline_quotations_outermost_nested_and_open() {
         let (own, q) = split_inline_quotes("他说“今夜「月」明”，又说『好』。");
-        assert_eq!(own, "他说，又说。");
+        // The marks are the post's own words; what they enclose is the quotation.
+        assert_eq!(own, "他说“”，又说『』。");
         assert_eq!(q, ["今夜「月」明", "好"]);
         let (own, q) = split_inline_quotes("未完“的引号");
         assert_eq!((own.as_str(), q.len()), ("未完“的引号", 0));
         let (own, q) = split_inline_quotes("”「」");
-        assert_eq!((own.as_str(), q), ("”", vec![String::new()]));
+        assert_eq!((own.as_str(), q), ("”「」", vec![String::new()]));
     }
 
     #[test]

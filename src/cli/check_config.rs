@@ -197,7 +197,7 @@ pub struct CheckConfigCommand {
     /// 守护进程配置：再实际试一次论坛登录、读各局投票帖第 1 页、连上邮件服务器（不发帖、不发信）
     #[arg(long)]
     pub online: bool,
-    /// 试一条投票：按本局规则（格式、改票、理由、名单）判断这段文字算不算票、投给谁，例如 --try "投票对象：李逵"
+    /// 试一条投票：按本局规则（格式、改票、理由、名单）判断这段文字算不算票、投给谁，例如 --try "投票对象：李逵 投票理由：发言前后矛盾"（m103 的格式）
     #[arg(long = "try", value_name = "投票文字")]
     pub try_ballot: Option<String>,
     /// 与 --try 一起用：以这位玩家的身份发（默认名单上第一位存活的玩家）
@@ -351,7 +351,7 @@ fn try_ballot(
                 b.targets.join("、")
             )?;
         } else {
-            writeln!(out, "结果：{}", b.reason)?;
+            writeln!(out, "结果：{}", b.reason_and_hint())?;
         }
     } else if let Some(i) = tally.ignored.first() {
         writeln!(out, "结果：不算投票——{}", i.reason)?;

@@ -156,11 +156,18 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
         "{}：总字数 {}，去掉引用后 {} 字，字符数（不计空格）{}",
         v.label, f.total.words, f.own.words, f.total.chars_no_spaces
     )?;
+    // What counted as quoted, as `wordcount` says it: the same figures, the rules' choice.
+    let inline = match (f.inline_as_quotes, f.inline_quoted_words) {
+        (true, _) => "，本局规则算作引用".to_string(),
+        (false, 0) => String::new(),
+        (false, n) => format!("；行内引号内 {n} 字，本局规则不算作引用"),
+    };
     writeln!(
         out,
-        "引用 {} 字（{:.1}%），重复句子 {} 字（{:.1}%）",
+        "引用 {} 字（{:.1}%：{}{inline}），重复句子 {} 字（{:.1}%）",
         f.quoted_words,
         f.quoted_share * 100.0,
+        crate::cli::wordcount::quoted_parts(f),
         f.repeated_words,
         f.repeated_share * 100.0
     )?;

@@ -775,7 +775,7 @@ pub enum OutcomeRule {
     TopK,
 }
 
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum TieRule {
     /// A second round among the tied.
@@ -1205,6 +1205,14 @@ fn check_rules(rules: &Rules, g: &GameText, ruleset: &RulesetText) -> Result<(),
         return Err(at(
             &["rules", "outcome", "by_day"],
             "top_k 需要 by_day 表（每天几票、出局几人）".into(),
+        ));
+    }
+    // The top K's cut is settled by arrival, later first, with an overtime for arrivals at one
+    // moment (bansha42 L79): the only tie rule top_k applies, so the only one it may state.
+    if o.rule == OutcomeRule::TopK && o.tie != TieRule::LastToReach {
+        return Err(at(
+            &["rules", "outcome", "tie"],
+            "top_k 的平票只按“后到先出”处理（同时到则加时）：tie 须为 \"last_to_reach\"".into(),
         ));
     }
     if rules

@@ -38,7 +38,7 @@ pub fn tally(game: &GameConfig, tally: &Tally) -> String {
     }
     s += &rulings(tally);
     s += &non_voters(tally);
-    s += &rule(game, tally);
+    s += &rule(tally);
     let color = match tally.outcome.kind {
         OutcomeKind::Pending => "blue",
         _ => "red",
@@ -343,43 +343,55 @@ fn non_voters(tally: &Tally) -> String {
     s
 }
 
-/// The outcome rule and its tie rule, in words.
-fn rule(game: &GameConfig, tally: &Tally) -> String {
-    let mut s = String::new();
+/// The rule the round was counted with and its tie rule, in words: drawn from the tally's
+/// `threshold` alone, the values its outcome was decided by (a round 2 states no threshold
+/// because its outcome applied none).
+fn rule(tally: &Tally) -> String {
+    use crate::domain::config::TieRule;
     let th = &tally.threshold;
-    s += "[b]规则[/b]：";
-    // m103 L152 "在游戏的第一天投票结束后，最先获得投票数最多的角色当选警长": day 1 elects.
-    if tally.day == 1
-        && tally.round == 1
-        && game.rules.outcome.first_day == Some(crate::domain::config::FirstDay::Sheriff)
-    {
-        s += "第一天投票选警长：最先获得投票数最多者当选警长，无人出局\n";
-        return s;
-    }
+    let fig = |x: Option<f64>| votes(x.unwrap_or(0.0));
+    let (who, out) = if th.sheriff {
+        ("第一天投票选警长：", "当选警长")
+    } else if tally.round == 2 {
+        ("第二轮：", "出局")
+    } else {
+        ("", "出局")
+    };
+    let mut s = format!("[b]规则[/b]：{who}");
     s += &match th.rule {
         OutcomeRule::ShareOfCast => format!(
-            "最高票且不少于总票数的 {}%（{} × {}% = {} 票）",
-            votes(th.percent.unwrap_or(0.0)),
-            votes(th.base.unwrap_or(0.0)),
-            votes(th.percent.unwrap_or(0.0)),
-            votes(th.needed.unwrap_or(0.0))
+            "最高票且不少于总票数的 {}%（{} × {}% = {} 票）{out}",
+            fig(th.percent),
+            fig(th.base),
+            fig(th.percent),
+            fig(th.needed)
         ),
         OutcomeRule::ShareOfLiving => format!(
-            "最高票且不少于存活人数 {} 的 {}%（上取整 {} 票）",
-            votes(th.base.unwrap_or(0.0)),
-            votes(th.percent.unwrap_or(0.0)),
-            votes(th.needed.unwrap_or(0.0))
+            "最高票且不少于存活人数 {} 的 {}%（上取整 {} 票）{out}",
+            fig(th.base),
+            fig(th.percent),
+            fig(th.needed)
         ),
-        OutcomeRule::TopK => format!("票数前 {} 名出局", th.eliminate.unwrap_or(1)),
-        OutcomeRule::Plurality => "得票最多者出局".to_string(),
+        OutcomeRule::TopK => format!("票数前 {} 名{out}", th.eliminate.unwrap_or(1)),
+        OutcomeRule::Plurality if tally.round == 2 => format!("不设门槛，得票最多者{out}"),
+        OutcomeRule::Plurality => format!("得票最多者{out}"),
     };
-    s += match (tally.round, game.rules.outcome.tie, &game.rules.runoff) {
-        (2, _, Some(r)) if r.tie == crate::domain::config::TieRule::None => "；再度平票则无人出局",
-        (2, _, _) => "",
-        (_, crate::domain::config::TieRule::Runoff, _) => "；最高票并列则进入第二轮",
-        (_, crate::domain::config::TieRule::None, _) => "；平票无人出局",
-        (_, crate::domain::config::TieRule::FirstToReach, _) => "；平票时先达到该票数者出局",
-        (_, crate::domain::config::TieRule::LastToReach, _) => "；平票后到先出",
+    if th.sheriff {
+        s += "，无人出局";
+    }
+    s += &match (th.tie, th.rule) {
+        (TieRule::LastToReach, OutcomeRule::TopK) => {
+            "；平票后到先出，票都同时到则加时 15 分钟".to_string()
+        }
+        (TieRule::Runoff, _) => "；最高票并列则进入第二轮".to_string(),
+        (TieRule::None, _) if tally.round == 2 => "；再度平票则无人出局".to_string(),
+        (TieRule::None, _) => "；平票无人出局".to_string(),
+        (TieRule::FirstToReach, _) => {
+            format!("；平票时先达到该票数者{out}，同时达到则无法区分")
+        }
+        (TieRule::LastToReach, _) => {
+            format!("；平票时后达到该票数者{out}（后到先出），同时达到则无法区分")
+        }
     };
     s += "\n";
     s

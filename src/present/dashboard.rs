@@ -420,7 +420,10 @@ fn ballots_html(v: &DayView, base: &str) -> String {
         let verdict = if b.valid {
             esc(&b.reason)
         } else {
-            format!("<span style=\"color:#c62828\">{}</span>", esc(&b.reason))
+            format!(
+                "<span style=\"color:#c62828\">{}</span>",
+                esc(&b.reason_and_hint())
+            )
         };
         // Rulings are by post: a ballot of the inbox or the poll has none to rule on here.
         let buttons = match b.pid {

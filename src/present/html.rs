@@ -214,7 +214,7 @@ pub fn tally_html(d: &DayConfig, tally: &Tally, base: &str) -> String {
                 esc(&b.voter),
                 b.posted_at.map(fmt).unwrap_or_default(),
                 esc(&b.written),
-                esc(&b.reason)
+                esc(&b.reason_and_hint())
             );
         }
         h += "</table>\n";

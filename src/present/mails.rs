@@ -224,7 +224,7 @@ pub fn void_ballot(
             b.floor,
             b.voter,
             b.posted_at.map(fmt).unwrap_or_default(),
-            b.reason,
+            b.reason_and_hint(),
             b.written
         ),
         now,
@@ -256,7 +256,7 @@ pub fn void_digest(
             b.floor,
             b.voter,
             b.posted_at.map(fmt).unwrap_or_default(),
-            b.reason,
+            b.reason_and_hint(),
             b.written
         );
         if let (Some(pid), Some(tid), crate::domain::rules::tally::Source::Post) =

@@ -467,6 +467,17 @@ impl Got {
         )
     }
 
+    /// What the tally tells the judge the voter of post `pid` can still do ("" for nothing).
+    pub fn hint(&self, pid: u64) -> String {
+        let b = self.json["ballots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["pid"] == pid)
+            .unwrap_or_else(|| panic!("no ballot for pid {pid}: {}", self.json["ballots"]));
+        b["hint"].as_str().unwrap_or_default().to_string()
+    }
+
     pub fn is_valid(&self, pid: u64) -> bool {
         self.verdict(pid).0
     }

@@ -464,7 +464,7 @@ async fn required_posts_are_checked_and_failures_mailed_once() {
     let first = failing(&mailbox);
     // 42 posts by living players up to 12:00; 7 of them reach 301 words (pids 26, 29, 37, 48,
     // 57, 64, 73: 371, 364, 483, 875, 384, 311, 481 words), and 6 pass: 33# 冷雪 (pid 64)
-    // quotes “今天先观察，不急着投票” and “切割队友” inline, which leaves 292 words of her own
+    // quotes “今天先观察，不急着投票” and “切割队友” inline, which leaves 296 words of her own
     // (L47 "除去引用部分，必须够301字"; inline quotations are quotes, L58).
     assert_eq!(first.len(), 36, "{first:#?}");
     assert!(first
@@ -1396,12 +1396,13 @@ pub(crate) async fn check_post_fetch_checks_a_post_read_from_the_forum() {
         all.extend(args);
         tokio::task::block_in_place(|| cli(&config, &all))
     };
-    // 33# 冷雪 (pid 64): 311 words, 292 of her own once the inline quotes are out (L47, L58).
+    // 33# 冷雪 (pid 64): 311 words, 296 of her own once the 15 quoted inline are out (L47, L58;
+    // the four quotation marks are hers: issue 29 item 18, the total is Word's 311).
     let (code, out, err) = check(&["--pid", "64"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("已从论坛读取主题 tid 4："), "{err}");
     assert!(out.contains("冷雪（pid 64）"), "{out}");
-    assert!(out.contains("去掉引用后 292 字"), "{out}");
+    assert!(out.contains("总字数 311，去掉引用后 296 字"), "{out}");
     assert!(out.contains("结论：不合格"), "{out}");
     // pid 26: 371 words, passes.
     let (code, out, err) = check(&["--pid", "26", "--day", "1"]);
@@ -1415,7 +1416,7 @@ pub(crate) async fn check_post_fetch_checks_a_post_read_from_the_forum() {
     // --thread names the thread; a day the config lacks is named.
     let (code, out, err) = check(&["--pid", "64", "--thread", "4"]);
     assert_eq!(code, Some(0), "{err}");
-    assert!(out.contains("292 字"), "{out}");
+    assert!(out.contains("296 字"), "{out}");
     let (code, _, err) = check(&["--pid", "64", "--day", "9"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("--day：配置中没有第 9 天"), "{err}");
@@ -1505,4 +1506,104 @@ async fn a_full_scan_reads_large_pages_and_the_reads_after_it_go_on_from_the_rig
         "{}",
         finals[0].1
     );
+}
+
+/// Issue 29 item 4: what a voter whose ballot is void may still do is a judge's hint of the
+/// moment — open, in the lock (m103 L249 "白天结束前一个小时不得改票": the lock forbids changes,
+/// not a first ballot), or closed (nothing). The BBCode the judge pastes tells players none of
+/// it, in the lock mail as in the final; the judge's HTML and dashboard say what the lock
+/// allows, not what was possible when the ballot was posted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_voter_may_still_do_follows_the_phase_and_stays_out_of_the_bbcode() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let hints = [
+        "重新投票",
+        "改票须在",
+        "不能再改票",
+        "仍可",
+        "锁定时段只禁止",
+    ];
+    let public = |what: &str, text: &str| {
+        for h in hints {
+            assert!(!text.contains(h), "{what} tells players {h:?}:\n{text}");
+        }
+    };
+    let mail = |needle: &str| {
+        mailbox
+            .mails
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|m| summary(m).1.contains(needle))
+            .cloned()
+            .unwrap_or_else(|| panic!("no mail {needle:?}: {:#?}", subject_lines(&mailbox)))
+    };
+    let bbcode_of = |m: &str| {
+        let f = files(m)
+            .into_iter()
+            .find(|f| f.0.ends_with(".txt"))
+            .expect("the BBCode attachment");
+        String::from_utf8(f.2).unwrap()
+    };
+    cycles(
+        &config,
+        &forum,
+        &[
+            ("2026-11-29 12:00:00", 1795924800),
+            ("2026-11-29 20:01:00", 1795953660),
+        ],
+    )
+    .await;
+
+    // 20:01, in the lock: 26# 超人 (19:45, "如要改票须在 20:00 前" then) can no longer change;
+    // 11# 雪罂子 has no valid ballot yet (27# comes at 20:05) and may still cast one.
+    let lock = mail("进入截止前锁定时段");
+    public("the lock mail's BBCode", &bbcode_of(&lock));
+    public("the lock mail's text", &body(&lock));
+    let judge = html(&lock);
+    assert!(
+        !judge.contains("如要改票须在"),
+        "a hint of before the lock: {judge}"
+    );
+    assert!(
+        judge.contains(
+            "锁定时段（20:00:00 起）只禁止改票：尚无有效投票，仍可在截止（11-29 21:00:00）前投票"
+        ),
+        "11# 雪罂子: {judge}"
+    );
+    assert!(
+        judge.contains("现有投票（6#）仍有效，已进入锁定时段（20:00:00 起不得改票），不能再改票"),
+        "26# 超人: {judge}"
+    );
+
+    // 20:30, the dashboard in the lock: 雪罂子 has voted (27#) and can no longer change.
+    forum.lock().unwrap().at = 1795955400; // 20:30:00
+    let port = pin_status_port(&config);
+    let (mut child, _) = start_service(&config, Some("2026-11-29 20:30:00")).await;
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(page.contains("逐票明细与裁定"), "{page}");
+    assert!(!page.contains("如要改票须在"), "{page}");
+    assert!(!page.contains("重新投票"), "{page}");
+    assert!(
+        page.contains("现有投票（27#）仍有效，已进入锁定时段（20:00:00 起不得改票），不能再改票"),
+        "11# 雪罂子 at 20:30: {page}"
+    );
+    let bb = page
+        .split("<textarea id=\"bbcode-day-2\"")
+        .nth(1)
+        .and_then(|s| s.split("</textarea>").next())
+        .expect("the dashboard's BBCode");
+    public("the dashboard's BBCode", bb);
+
+    // 21:06, after the close: no hint anywhere, for the players or the judge.
+    cycles(&config, &forum, &[("2026-11-29 21:06:00", 1795957560)]).await;
+    let fin = mail("最终计票");
+    public("the final's BBCode", &bbcode_of(&fin));
+    public("the final's text", &body(&fin));
+    public("the final's HTML", &html(&fin));
 }

@@ -3,7 +3,7 @@
 
 use crate::domain::config::PostCheck;
 use bansha_parsers::ballot::normalize;
-use bansha_parsers::wordcount::{figures, Figures};
+use bansha_parsers::wordcount::{post_figures, Figures};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -38,7 +38,9 @@ pub fn check_post(
     (edited, poetry): (bool, bool),
     earlier: &[(String, String)],
 ) -> PostVerdict {
-    // Inline quotations are quotes too, where the rules say so.
+    // Inline quotations are quotes too, where the rules say so (the figures are
+    // `wordcount --inline-quotes`'s, the same function).
+    let f = post_figures(own_text, quotes, rule.inline_quotes);
     let (own_text, inline) = if rule.inline_quotes {
         bansha_parsers::wordcount::split_inline_quotes(own_text)
     } else {
@@ -50,7 +52,6 @@ pub fn check_post(
         .copied()
         .chain(inline.iter().map(String::as_str))
         .collect();
-    let f = figures(own_text, &all);
     let mut failures = Vec::new();
     if let Some(n) = rule.min_words {
         if f.total.words < n {

@@ -111,6 +111,24 @@ pub struct Ballot {
     /// The judge's ruling on this ballot, with its reason ("按投 李逵 计：…"), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ruling: Option<String>,
+    /// For a void ballot, what its voter can still do at the tally's moment (open, in the lock,
+    /// with or without a ballot standing); None once the round is closed. For the judge only:
+    /// the public BBCode never carries it (`reason_and_hint` is what the judge reads).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// Void for something its voter can mend (not for its time, not a judge's entry or ruling).
+    #[serde(skip)]
+    mendable: bool,
+}
+
+impl Ballot {
+    /// The verdict with what the voter can still do, as the judge reads it (mails, dashboard).
+    pub fn reason_and_hint(&self) -> String {
+        match &self.hint {
+            Some(h) => format!("{}；{h}", self.reason),
+            None => self.reason.clone(),
+        }
+    }
 }
 
 /// A post that is not counted and not a ballot of a player, listed so nothing is silently
@@ -177,18 +195,26 @@ impl Count {
     }
 }
 
+/// The rule this round is counted with, in the figures the outcome uses: the outcome reads
+/// nothing else, and the public rule line (`present::bbcode`) is drawn from this alone, so the
+/// two cannot say different things (issue 29: round 2 printed round 1's threshold).
 #[derive(Debug, Clone, Serialize)]
 pub struct Threshold {
-    /// The rule of the game's `[outcome]` (serialised "share_of_cast", "share_of_living",
-    /// "plurality", "top_k").
+    /// The rule this round applies (serialised "share_of_cast", "share_of_living",
+    /// "plurality", "top_k"): the game's `[outcome]` rule in round 1; in round 2 the top goes
+    /// out with no threshold ("plurality"), or bansha42's overtime is top-K again.
     pub rule: OutcomeRule,
     pub percent: Option<f64>,
     /// The votes cast (share_of_cast) or living players (share_of_living).
     pub base: Option<f64>,
-    /// The votes needed to go out (inclusive).
+    /// The votes needed to go out (inclusive); None where the round has no threshold.
     pub needed: Option<f64>,
     /// How many go out (top_k).
     pub eliminate: Option<u32>,
+    /// How a tie at the top (at the cut, for top_k) is settled this round.
+    pub tie: TieRule,
+    /// The vote elects the sheriff instead of eliminating (m103 day 1).
+    pub sheriff: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -1354,21 +1380,15 @@ impl Engine<'_> {
                     .then(|| self.void_as_change(&o, &attempt, used))
                     .flatten()
             });
-        // What the voter can still do, as of when this was posted (not for a ballot void for
-        // its time: after the close nothing can be done).
+        // What the voter can still do is said at the tally's moment (`hints`), not here: not
+        // for a ballot void for its time (nothing mends that), nor for the judge's own entry.
         let timed = void.is_some() && void == self.void_by_time(&o);
         // Void only because its text at the close cannot be known: it was cast in time, so its
         // voter voted (not a non-voter, no 潜水 for it).
         if timed && void == self.edited_after_close(&o).map(edited_void) {
             self.undetermined.insert(o.voter.clone());
         }
-        let void = match void {
-            Some(v) if !timed && o.source != Source::Judge => Some(format!(
-                "{v}{}",
-                self.retry_hint(&o, standing.is_some(), used)
-            )),
-            other => other,
-        };
+        let mendable = void.is_some() && !timed && o.source != Source::Judge;
         let mut note = if kind == BallotKind::Change {
             format!("改票（第 {} 次）", used + 1)
         } else {
@@ -1390,6 +1410,9 @@ impl Engine<'_> {
             },
         };
         self.record(o, &attempt, kind, void, reason, None);
+        if let Some(b) = self.ballots.last_mut() {
+            b.mendable = mendable;
+        }
     }
 
     /// A ballot's verdict into the list, and a valid one into its place.
@@ -1432,34 +1455,72 @@ impl Engine<'_> {
             counted: false,
             reason,
             ruling,
+            hint: None,
+            mendable: false,
         });
         if let (true, Ok(new)) = (valid, choices) {
             self.stand(o.voter, kind, new, index, o.posted_at);
         }
     }
 
-    /// What a voter whose ballot was void can still do, as of when it was posted: vote again
-    /// before the close (no valid ballot standing), change before the lock while changes are
-    /// left (one standing), or nothing.
-    fn retry_hint(&self, o: &Origin, standing: bool, used: u32) -> String {
-        let Some(t) = o.posted_at else {
-            return String::new();
+    /// What the voter of a void ballot can still do at `now`, for the judge; nothing at or
+    /// after the close. A first ballot until the close — the lock forbids changes only (chuhan
+    /// 000 L117 "投票时间结束前1小时内禁止改票", jiaohui 001 L180 "投票时间结束前1小时内不允许改票",
+    /// m103 002 L249 "白天结束前一个小时不得改票") — or, with a ballot standing, a change before
+    /// the lock while changes are left and the game is not accelerated.
+    fn hint_at(&self, voter: &str, source: Source, now: Time) -> Option<String> {
+        if now >= self.closes_at {
+            return None;
+        }
+        let close = fmt_time(self.closes_at);
+        let locked = self.lock_from.filter(|l| now >= *l);
+        let Some(s) = self.standing.get(voter) else {
+            // bansha42 L72: a ballot in the thread is void; the poll is where to vote.
+            if source == Source::Post
+                && self.config.rules.vote.source == crate::domain::config::BallotSource::Poll
+            {
+                return Some(format!("可在截止（{close}）前用投票机投票"));
+            }
+            return Some(match locked {
+                Some(l) => format!(
+                    "锁定时段（{} 起）只禁止改票：尚无有效投票，仍可在截止（{close}）前投票",
+                    l.format("%H:%M:%S")
+                ),
+                None => format!("可在截止（{close}）前重新投票"),
+            });
         };
-        if t >= self.closes_at {
-            return String::new();
-        }
-        if !standing {
-            return format!("；可在截止（{}）前重新投票", fmt_time(self.closes_at));
-        }
-        let allowed = self.changes_allowed > 0 && used < self.changes_allowed;
-        match self.lock_from {
-            _ if !allowed => "；原投票仍有效，已不能再改票".into(),
-            Some(lock) if t >= lock => "；原投票仍有效，已进入锁定时段，不能再改票".into(),
-            Some(lock) => format!("；原投票仍有效，如要改票须在 {} 前", fmt_time(lock)),
-            None => format!(
-                "；原投票仍有效，如要改票须在截止（{}）前",
-                fmt_time(self.closes_at)
-            ),
+        let current = format!("现有投票（{}）仍有效", self.ballots[s.ballot].floor);
+        Some(
+            if self.changes_allowed == 0 || s.changes >= self.changes_allowed {
+                format!("{current}，已不能再改票")
+            } else if self.day.accelerated_by(now) {
+                format!("{current}，进程已加速，不能再改票")
+            } else {
+                match (self.lock_from, locked) {
+                    (_, Some(l)) => format!(
+                        "{current}，已进入锁定时段（{} 起不得改票），不能再改票",
+                        l.format("%H:%M:%S")
+                    ),
+                    (Some(l), None) => format!("{current}，如要改票须在 {} 前", fmt_time(l)),
+                    (None, None) => format!("{current}，如要改票须在截止（{close}）前"),
+                }
+            },
+        )
+    }
+
+    /// Each mendable void ballot's hint at `now` (see `hint_at`).
+    fn hints(&mut self, now: Time) {
+        let hints: Vec<Option<String>> = self
+            .ballots
+            .iter()
+            .map(|b| {
+                b.mendable
+                    .then(|| self.hint_at(&b.voter, b.source, now))
+                    .flatten()
+            })
+            .collect();
+        for (b, h) in self.ballots.iter_mut().zip(hints) {
+            b.hint = h;
         }
     }
 
@@ -1653,6 +1714,7 @@ impl Engine<'_> {
     }
 
     fn finish(mut self, now: Time, closed: bool) -> Tally {
+        self.hints(now);
         let (mut counts, abstentions, mut total) = self.count_standing();
         let non_voters = self.non_voters(closed, &mut total);
         self.mark_reached(&mut counts);
@@ -1838,11 +1900,25 @@ impl Engine<'_> {
         }
     }
 
-    /// The threshold of the game's outcome rule, from the votes cast and the living.
+    /// The rule this round is counted with, from the votes cast and the living: the one place
+    /// it is decided (the outcome and the rule line both read what this returns).
     fn threshold(&self, total: f64, living: f64) -> Threshold {
         let outcome = &self.config.rules.outcome;
+        let round_two = self.round == 2;
+        // m103 L152 "在游戏的第一天投票结束后，最先获得投票数最多的角色当选警长".
+        let sheriff =
+            self.day.day == 1 && !round_two && outcome.first_day == Some(FirstDay::Sheriff);
+        // Round 2 has no threshold, its top goes out: chuhan 000 L113 "第二轮的最高票得主被处决",
+        // jiaohui 001 L173 "此轮得票最高者死", qipan 003 L100 "第二次高票对决" (the 30% of its
+        // "也必须超过总票数30%" is the tie's in round 1). bansha42's overtime is top-K again.
+        let rule = match outcome.rule {
+            OutcomeRule::ShareOfCast | OutcomeRule::ShareOfLiving if round_two => {
+                OutcomeRule::Plurality
+            }
+            r => r,
+        };
         let p = outcome.percent.unwrap_or(0.0);
-        let (percent, base, needed, eliminate) = match outcome.rule {
+        let (percent, base, needed, eliminate) = match rule {
             OutcomeRule::Plurality => (None, None, None, None),
             OutcomeRule::ShareOfCast => (Some(p), Some(total), Some(total * p / 100.0), None),
             OutcomeRule::ShareOfLiving => (
@@ -1860,22 +1936,41 @@ impl Engine<'_> {
                         .runoff
                         .as_ref()
                         .and_then(|r| r.eliminate)
-                        .filter(|_| self.round == 2)
+                        .filter(|_| round_two)
                         .unwrap_or_else(|| self.config.eliminate(self.day.day)),
                 ),
             ),
         };
+        let tie = if rule == OutcomeRule::TopK {
+            // bansha42 L79 "平票不加时，后到先出。如果平票者所有票都同时到，则加时15分钟": the cut
+            // is settled by arrival in round 1 and in the overtime alike (config validation
+            // holds top_k to this tie rule).
+            TieRule::LastToReach
+        } else if sheriff {
+            TieRule::FirstToReach
+        } else if round_two {
+            // A round 2 never leads to a third: tied again, nobody goes out unless the run-off
+            // rules settle it by arrival.
+            match self.config.rules.runoff.as_ref().map(|r| r.tie) {
+                Some(t @ (TieRule::FirstToReach | TieRule::LastToReach)) => t,
+                _ => TieRule::None,
+            }
+        } else {
+            outcome.tie
+        };
         Threshold {
-            rule: outcome.rule,
+            rule,
             percent,
             base,
             needed,
             eliminate,
+            tie,
+            sheriff,
         }
     }
 
+    /// The outcome by `threshold` (the round's rule) and nothing else of the rules.
     fn outcome(&self, counts: &[Count], threshold: &Threshold) -> Outcome {
-        let rules = &self.config.rules;
         let none = |note: String| Outcome {
             decided: Vec::new(),
             places: None,
@@ -1886,9 +1981,7 @@ impl Engine<'_> {
         let Some(top) = counts.first().filter(|c| c.votes > 1e-9) else {
             return none("无人得票，无人出局".into());
         };
-        let sheriff_day = self.day.day == 1
-            && self.round == 1
-            && rules.outcome.first_day == Some(FirstDay::Sheriff);
+        let sheriff_day = threshold.sheriff;
         let out_kind = if sheriff_day {
             OutcomeKind::Sheriff
         } else {
@@ -1900,11 +1993,11 @@ impl Engine<'_> {
             "出局"
         };
 
-        if rules.outcome.rule == OutcomeRule::TopK {
+        if threshold.rule == OutcomeRule::TopK {
             return self.top_k(counts, threshold.eliminate.unwrap_or(1));
         }
-        // The run-off has no threshold: its top goes out (chuhan 3.3.2, jiaohui, qipan).
-        if let Some(needed) = threshold.needed.filter(|_| self.round == 1) {
+        // Only where the round has one (not round 2: `threshold`).
+        if let Some(needed) = threshold.needed {
             if top.votes + 1e-9 < needed {
                 return none(format!(
                     "最高票 {} 票，未达到门槛 {} 票，无人出局",
@@ -1938,13 +2031,7 @@ impl Engine<'_> {
             };
         }
         let names: Vec<String> = tied.iter().map(|c| c.target.clone()).collect();
-        let tie = if sheriff_day {
-            TieRule::FirstToReach
-        } else if self.round == 2 {
-            rules.runoff.as_ref().map_or(TieRule::None, |r| r.tie)
-        } else {
-            rules.outcome.tie
-        };
+        let tie = threshold.tie;
         let pick = |later: bool| {
             let mut by_time: Vec<&&Count> = tied.iter().collect();
             by_time.sort_by_key(|c| c.reached_at);
@@ -1958,7 +2045,7 @@ impl Engine<'_> {
             }
         };
         match tie {
-            TieRule::Runoff if self.round == 1 => Outcome {
+            TieRule::Runoff => Outcome {
                 decided: Vec::new(),
                 places: None,
                 kind: OutcomeKind::Runoff,
