@@ -20,7 +20,7 @@ pub fn check_config(
                     for w in g.warnings().into_iter().chain(g.time_warnings(now, &[])) {
                         writeln!(err, "警告：{}：{w}", g.name)?;
                     }
-                    for e in g.close_errors() {
+                    for e in crate::domain::rules::window::close_errors(g) {
                         writeln!(err, "配置错误：{}：{e}", g.name)?;
                         errors += 1;
                     }
@@ -55,7 +55,7 @@ pub fn check_config(
             for w in g.warnings().into_iter().chain(g.time_warnings(now, &[])) {
                 writeln!(err, "警告：{w}")?;
             }
-            let errors = g.close_errors();
+            let errors = crate::domain::rules::window::close_errors(&g);
             for e in &errors {
                 writeln!(err, "配置错误：{e}")?;
             }

@@ -262,8 +262,40 @@ pub fn confirm(
         return Ok(code);
     }
     // Stamped at its round's close (`apply_to_days`: out for the days closing after it).
+    let confirmed =
+        crate::domain::rules::state::confirm(&game, &before, &tally.outcome.players, pardon);
+    record_confirmed(&game, &before, &mut state, confirmed, day, close, out)?;
+    save_state(&path, &state)?;
+    let after = state.snapshot(&game);
+    let (win, warn) = conditions(&game, &after);
+    for c in win
+        .iter()
+        .filter(|c| c.holds && !win_before.iter().any(|b| b.name == c.name && b.holds))
+    {
+        writeln!(out, "【胜负条件成立】{}", c.name)?;
+    }
+    for c in warn
+        .iter()
+        .filter(|c| c.holds && !warn_before.iter().any(|b| b.name == c.name && b.holds))
+    {
+        writeln!(out, "【提醒】{}", c.name)?;
+    }
+    Ok(0)
+}
+
+/// What confirming a vote does, written into the state at `close` (the close of the round it
+/// comes from, never the machine's clock) and told to the judge.
+fn record_confirmed(
+    game: &crate::domain::config::GameConfig,
+    before: &crate::domain::rules::state::Snapshot,
+    state: &mut crate::domain::rules::state::GameState,
+    confirmed: Vec<crate::domain::rules::state::Confirmed>,
+    day: u32,
+    close: chrono::DateTime<chrono::FixedOffset>,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let at = close.to_rfc3339();
-    for c in crate::domain::rules::state::confirm(&game, &before, &tally.outcome.players, pardon) {
+    for c in confirmed {
         match c {
             crate::domain::rules::state::Confirmed::Eliminated(p) => {
                 state.push(
@@ -276,7 +308,7 @@ pub fn confirm(
                 );
                 writeln!(out, "{p} 投票出局，已记录")?;
                 let of = state.events.last().map_or(0, |e| e.id);
-                for (f, cause) in crate::domain::rules::state::followers(&game, &before, &p) {
+                for (f, cause) in crate::domain::rules::state::followers(game, before, &p) {
                     writeln!(out, "{f} 随之出局（{cause}）")?;
                     state.push_following(
                         Change::Eliminate {
@@ -322,22 +354,7 @@ pub fn confirm(
             }
         }
     }
-    save_state(&path, &state)?;
-    let after = state.snapshot(&game);
-    let (win, warn) = conditions(&game, &after);
-    for c in win
-        .iter()
-        .filter(|c| c.holds && !win_before.iter().any(|b| b.name == c.name && b.holds))
-    {
-        writeln!(out, "【胜负条件成立】{}", c.name)?;
-    }
-    for c in warn
-        .iter()
-        .filter(|c| c.holds && !warn_before.iter().any(|b| b.name == c.name && b.holds))
-    {
-        writeln!(out, "【提醒】{}", c.name)?;
-    }
-    Ok(0)
+    Ok(())
 }
 
 /// The arguments of `bansha state` (its help text is on `cli::Command`).

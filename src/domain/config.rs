@@ -882,18 +882,6 @@ impl GameConfig {
         out
     }
 
-    /// Days whose close cannot be one because it is not after the day's opening (the
-    /// previous day's close where `opens_at` is not set): configuration errors, each in
-    /// Chinese. The daemon holds such a day and decides nothing at it
-    /// (`rules::window::misplaced_close`, which also knows the vote thread's first post).
-    pub fn close_errors(&self) -> Vec<String> {
-        self.days
-            .iter()
-            .filter_map(|d| crate::domain::rules::window::misplaced_close(self, d, None))
-            .map(|why| format!("{why}（守护进程不会为这一天出任何结果，直到改正）"))
-            .collect()
-    }
-
     pub fn warnings(&self) -> Vec<String> {
         use chrono::Datelike;
         const NAMES: [&str; 7] = ["一", "二", "三", "四", "五", "六", "日"];

@@ -50,28 +50,7 @@ pub struct PollLog {
     pub gaps: Vec<PollGap>,
 }
 
-/// Where a poll's counts and its voter lists disagree (bansha42 L73 "以投票机数据为准", L77
-/// "数据以投票机统计的为准": the poll's own record says who voted, so a vote bansha cannot put a
-/// name to leaves that unknown). One option's count against the voters its list names, or the
-/// poll's count of voters against the distinct voters all its lists name.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PollGap {
-    /// The option's text; `None`: the poll's own count of voters ("共有 N 人参与投票").
-    pub option: Option<String>,
-    /// The option's `polloptionid`, where known (its voter list is `viewvote&polloptionid=`).
-    pub option_id: Option<u64>,
-    /// What the poll counts: the option's votes, or the voters of the whole poll.
-    pub votes: u32,
-    /// The voters the lists name; `None`: the option's list was not read.
-    pub named: Option<u32>,
-}
-
-impl PollGap {
-    /// Votes the poll counts whose voter bansha cannot name.
-    pub fn unnamed(&self) -> u32 {
-        self.votes.saturating_sub(self.named.unwrap_or(0))
-    }
-}
+pub use crate::domain::rules::tally::PollGap;
 
 /// Every disagreement between a poll's counts and its voter lists: an option with votes and no
 /// list, a list naming fewer or more voters than its count (read short, a vote between the count

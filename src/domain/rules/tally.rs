@@ -2,7 +2,6 @@
 //! ballots are counted, and the outcome follows the game's rules. Pure: posts, the config and
 //! an explicit `now` in; a [`Tally`] out.
 
-use super::channels::PollGap;
 use super::roster::{Resolved, Roster};
 use crate::domain::config::{DayConfig, FirstDay, GameConfig, NonVoter, OutcomeRule, TieRule};
 use bansha_parsers::ballot::{Grammar, Wording};
@@ -72,6 +71,29 @@ pub enum Source {
     Pm,
     /// A vote in the forum's poll (bansha42), timed by when bansha first saw it.
     Poll,
+}
+
+/// Where a poll's counts and its voter lists disagree (bansha42 L73 "以投票机数据为准", L77
+/// "数据以投票机统计的为准": the poll's own record says who voted, so a vote bansha cannot put a
+/// name to leaves that unknown). One option's count against the voters its list names, or the
+/// poll's count of voters against the distinct voters all its lists name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct PollGap {
+    /// The option's text; `None`: the poll's own count of voters ("共有 N 人参与投票").
+    pub option: Option<String>,
+    /// The option's `polloptionid`, where known (its voter list is `viewvote&polloptionid=`).
+    pub option_id: Option<u64>,
+    /// What the poll counts: the option's votes, or the voters of the whole poll.
+    pub votes: u32,
+    /// The voters the lists name; `None`: the option's list was not read.
+    pub named: Option<u32>,
+}
+
+impl PollGap {
+    /// Votes the poll counts whose voter bansha cannot name.
+    pub fn unnamed(&self) -> u32 {
+        self.votes.saturating_sub(self.named.unwrap_or(0))
+    }
 }
 
 /// A ballot that is no post: a poll vote, as bansha first saw it. The forum does not say when a

@@ -36,6 +36,18 @@ pub fn pm_window_start(config: &GameConfig, d: &DayConfig) -> Time {
         .unwrap_or(d.closes_at - chrono::Duration::hours(PM_WINDOW_FALLBACK_HOURS))
 }
 
+/// Days of `g` whose close cannot be one because it is not after the day's opening (the
+/// previous day's close where `opens_at` is not set): configuration errors, each in Chinese.
+/// The daemon holds such a day and decides nothing at it (`misplaced_close`, which also knows
+/// the vote thread's first post).
+pub fn close_errors(g: &GameConfig) -> Vec<String> {
+    g.days
+        .iter()
+        .filter_map(|d| misplaced_close(g, d, None))
+        .map(|why| format!("{why}（守护进程不会为这一天出任何结果，直到改正）"))
+        .collect()
+}
+
 /// Why day `d`'s close cannot be the close of its ballots, in Chinese (None: it can): it falls
 /// at or before the day opens (its `opens_at`, else the previous day's close), or before the
 /// vote thread's first post (`first_post`, when the record has it) — the thread did not exist
