@@ -173,6 +173,7 @@ impl Daemon {
                     .filter(|c| matches!(c, Change::Edited { .. }))
                     .count();
                 self.alert_changes(g, d, &changes, now, report)?;
+                self.settle(d, tid)?;
             }
             Err(e) => {
                 self.failed(g, tid, &e, now, report)?;
@@ -624,6 +625,7 @@ impl Daemon {
                     }
                 }
                 self.alert_changes(g, d, &changes, now, report)?;
+                self.settle(d, tid)?;
             }
             Err(e) => {
                 self.failed(g, tid, &e, now, report)?;
@@ -819,6 +821,7 @@ impl Daemon {
                             .iter()
                             .filter(|c| matches!(c, Change::New { .. }))
                             .count();
+                        self.settle(d, t)?;
                     }
                     Err(e) => {
                         self.failed(g, t, &e, now, report)?;
@@ -847,6 +850,7 @@ impl Daemon {
                         .filter(|c| matches!(c, Change::New { .. }))
                         .count();
                     self.check_posts(g, d, ct, &changes, now, report)?;
+                    self.store.settle(ct.tid)?;
                 }
                 Err(e) => self.failed(g, ct.tid, &e, now, report)?,
             }
@@ -2070,6 +2074,7 @@ impl Daemon {
                     .iter()
                     .filter(|c| matches!(c, Change::New { .. }))
                     .count();
+                self.settle(d, pt)?;
             }
             Err(e) => self.failed(g, pt, &e, now, report)?,
         }
@@ -2289,6 +2294,15 @@ impl Daemon {
     /// Read a thread into the record: from its last known page on, or from page 1 when `full`
     /// (and when it was never read in full). The cursor is saved, and a past failure of the
     /// thread cleared, only when the read succeeded; a failed read is the caller's to report.
+    /// The changes of thread `tid` have been acted on (`Store::settle`), unless the day checks
+    /// its posts: then the check, which reads the same changes, settles them.
+    fn settle(&self, d: &DayConfig, tid: u64) -> anyhow::Result<()> {
+        if !d.checked_threads.iter().any(|c| c.tid == tid) {
+            self.store.settle(tid)?;
+        }
+        Ok(())
+    }
+
     async fn read_thread(
         &self,
         tid: u64,
@@ -2297,11 +2311,14 @@ impl Daemon {
     ) -> anyhow::Result<Result<Vec<Change>, FetchError>> {
         let mut cursor = self.store.cursor(tid)?;
         let full = full || cursor.last_full_scan.is_none();
+        // Changes an earlier read recorded that its cycle never acted on (killed in between):
+        // handed out again before this read's, and kept until the caller `settle`s them.
+        let unsettled = self.store.pending(tid)?;
         match self.fetch_thread(tid, full, &mut cursor, now).await {
             Ok(changes) => {
                 self.recovered(tid)?;
                 self.store.set_cursor(tid, &cursor)?;
-                Ok(Ok(changes))
+                Ok(Ok(unsettled.into_iter().chain(changes).collect()))
             }
             Err(e) => Ok(Err(e)),
         }

@@ -147,8 +147,9 @@ pub struct PostRecord {
     pub gone_at: Option<Time>,
 }
 
-/// What a fetch changed in the record.
-#[derive(Debug, Clone, PartialEq)]
+/// What a fetch changed in the record. Kept in the record with the posts it comes from until
+/// the cycle has acted on it (`Store::settle`), so a kill between the two loses no mail.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Change {
     New {
         pid: u64,
