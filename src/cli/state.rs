@@ -3,7 +3,7 @@
 //! file beside the game config (`GAME.state.json`), written atomically. Judge-only output: it
 //! shows roles and factions.
 
-use crate::domain::rules::state::{conditions, Change};
+use crate::domain::rules::state::{conditions, Change, Condition};
 use crate::io::state_file::{load_state, save_state, state_path};
 use crate::present::judge::state as text;
 use std::io::Write;
@@ -160,20 +160,7 @@ pub fn change(
         },
     }
     save_state(&path, &state)?;
-    let after = state.snapshot(&game);
-    let (win, warn) = conditions(&game, &after);
-    for c in win
-        .iter()
-        .filter(|c| c.holds && !win_before.iter().any(|b| b.name == c.name && b.holds))
-    {
-        writeln!(out, "【胜负条件成立】{}", c.name)?;
-    }
-    for c in warn
-        .iter()
-        .filter(|c| c.holds && !warn_before.iter().any(|b| b.name == c.name && b.holds))
-    {
-        writeln!(out, "【提醒】{}", c.name)?;
-    }
+    tell_new_conditions(&game, &state, (&win_before, &warn_before), out)?;
     out.write_all(text(&game, &state).as_bytes())?;
     Ok(0)
 }
@@ -266,20 +253,7 @@ pub fn confirm(
         crate::domain::rules::state::confirm(&game, &before, &tally.outcome.players, pardon);
     record_confirmed(&game, &before, &mut state, confirmed, day, close, out)?;
     save_state(&path, &state)?;
-    let after = state.snapshot(&game);
-    let (win, warn) = conditions(&game, &after);
-    for c in win
-        .iter()
-        .filter(|c| c.holds && !win_before.iter().any(|b| b.name == c.name && b.holds))
-    {
-        writeln!(out, "【胜负条件成立】{}", c.name)?;
-    }
-    for c in warn
-        .iter()
-        .filter(|c| c.holds && !warn_before.iter().any(|b| b.name == c.name && b.holds))
-    {
-        writeln!(out, "【提醒】{}", c.name)?;
-    }
+    tell_new_conditions(&game, &state, (&win_before, &warn_before), out)?;
     Ok(0)
 }
 
@@ -353,6 +327,30 @@ fn record_confirmed(
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// The win conditions and reminders that hold in `state` and did not before the change.
+fn tell_new_conditions(
+    game: &crate::domain::config::GameConfig,
+    state: &crate::domain::rules::state::GameState,
+    (win_before, warn_before): (&[Condition], &[Condition]),
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let after = state.snapshot(game);
+    let (win, warn) = conditions(game, &after);
+    let new = |now: &[Condition], before: &[Condition]| -> Vec<String> {
+        now.iter()
+            .filter(|c| c.holds && !before.iter().any(|b| b.name == c.name && b.holds))
+            .map(|c| c.name.clone())
+            .collect()
+    };
+    for name in new(&win, win_before) {
+        writeln!(out, "【胜负条件成立】{name}")?;
+    }
+    for name in new(&warn, warn_before) {
+        writeln!(out, "【提醒】{name}")?;
     }
     Ok(())
 }
