@@ -236,46 +236,12 @@ async fn the_after_close_look_counts_the_living_as_the_close_does() {
     assert!(!public_part(&lurk[0].1).contains("冷雪"), "{}", lurk[0].1);
 }
 
-/// jiaohui's day 2 as the live game played it (001 L172–173): round 1 ties at 25% and goes to
-/// a run-off in the same vote thread, which the judge announces after the close.
-fn runoff_day(dir: &Path) -> PathBuf {
-    let game = dir.join("games/banshayishi-12.toml");
-    std::fs::write(
-        &game,
-        format!(
-            "ruleset = \"jiaohui\"\nname = \"教会局\"\nid = \"jh\"\n{}\n\
-             [[days]]\nday = 2\nvote_thread = 3\ndiscussion_threads = [4]\n\
-             opens_at = \"2026-11-29 21:30:00\"\ncloses_at = \"2026-11-29 22:00:00\"\n\
-             dead = [\"龙舌\", \"青鸾花\"]\n\
-             runoff = {{ closes_at = \"2026-11-29 23:00:00\", candidates = [\"李逵\", \"小飞\"] }}\n",
-            common::ROSTER
-        ),
-    )
-    .unwrap();
-    game
-}
-
-/// Issue 29 (live game), a run-off in the vote thread of round 1:
-/// - the day's 潜水 ended at round 1's close, so the run-off debate's posts counted for no day
-///   (001 L208 counts "一个游戏环节的发贴数量"; the run-off is part of the day): the 潜水 verdict
-///   comes after the day's last round, over the whole day;
-/// - a ballot naming its round (L175 "第几次": 李逵's "第二天 第一次", 30 s after round 1's close)
-///   belongs to that round: a late round-1 ballot, not his round-2 ballot (his real one was
-///   then called a repeat);
-/// - round 1's after-close look mailed every round-2 ballot so far as a round-1 ballot "截止后投
-///   票": a post of round 2 is not a late ballot of round 1, and every mail about a ballot says
-///   which round it is.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_runoff_is_part_of_the_day_and_its_ballots_are_round_twos() {
-    let (mailbox, smtp_port) = smtp();
-    let (server, forum) = forum_server().await;
-    let dir = tempfile::tempdir().unwrap();
-    let config = setup(dir.path(), &server.uri(), smtp_port);
-    runoff_day(dir.path());
+/// Round 1 of the run-off day: 3 and 3 of 12 living (non-voters abstain, 001 L182), a tie at
+/// 25%; and 小飞's five discussion posts before it.
+fn round_one_tie(forum: &Arc<Mutex<Forum>>) {
     let b = |v: &str, n: &str, t: &str| jiaohui_ballot(v, "二", n, t);
-    // Round 1: 3 and 3 of 12 living (non-voters abstain, L182): a tie at 25%.
     add_votes(
-        &forum,
+        forum,
         &[
             (
                 3201,
@@ -315,7 +281,47 @@ async fn a_runoff_is_part_of_the_day_and_its_ballots_are_round_twos() {
             ),
         ],
     );
-    add_discussion(&forum, 3301, "小飞", "2026-11-29 21:31:00", 5);
+    add_discussion(forum, 3301, "小飞", "2026-11-29 21:31:00", 5);
+}
+
+/// jiaohui's day 2 as the live game played it (001 L172–173): round 1 ties at 25% and goes to
+/// a run-off in the same vote thread, which the judge announces after the close.
+fn runoff_day(dir: &Path) -> PathBuf {
+    let game = dir.join("games/banshayishi-12.toml");
+    std::fs::write(
+        &game,
+        format!(
+            "ruleset = \"jiaohui\"\nname = \"教会局\"\nid = \"jh\"\n{}\n\
+             [[days]]\nday = 2\nvote_thread = 3\ndiscussion_threads = [4]\n\
+             opens_at = \"2026-11-29 21:30:00\"\ncloses_at = \"2026-11-29 22:00:00\"\n\
+             dead = [\"龙舌\", \"青鸾花\"]\n\
+             runoff = {{ closes_at = \"2026-11-29 23:00:00\", candidates = [\"李逵\", \"小飞\"] }}\n",
+            common::ROSTER
+        ),
+    )
+    .unwrap();
+    game
+}
+
+/// Issue 29 (live game), a run-off in the vote thread of round 1:
+/// - the day's 潜水 ended at round 1's close, so the run-off debate's posts counted for no day
+///   (001 L208 counts "一个游戏环节的发贴数量"; the run-off is part of the day): the 潜水 verdict
+///   comes after the day's last round, over the whole day;
+/// - a ballot naming its round (L175 "第几次": 李逵's "第二天 第一次", 30 s after round 1's close)
+///   belongs to that round: a late round-1 ballot, not his round-2 ballot (his real one was
+///   then called a repeat);
+/// - round 1's after-close look mailed every round-2 ballot so far as a round-1 ballot "截止后投
+///   票": a post of round 2 is not a late ballot of round 1, and every mail about a ballot says
+///   which round it is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runoff_is_part_of_the_day_and_its_ballots_are_round_twos() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    runoff_day(dir.path());
+    let b = |v: &str, n: &str, t: &str| jiaohui_ballot(v, "二", n, t);
+    round_one_tie(&forum);
     forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
     let r = cycle_at(&config, "2026-11-29 22:00:05").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
@@ -448,48 +454,7 @@ async fn round_two_is_watched_as_round_one_is() {
     let config = setup(dir.path(), &server.uri(), smtp_port);
     runoff_day(dir.path());
     let b = |v: &str, n: &str, t: &str| jiaohui_ballot(v, "二", n, t);
-    add_votes(
-        &forum,
-        &[
-            (
-                3201,
-                "大灰狼",
-                "2026-11-29 21:35:00",
-                &b("大灰狼", "一", "李逵"),
-            ),
-            (
-                3202,
-                "花千树",
-                "2026-11-29 21:36:00",
-                &b("花千树", "一", "李逵"),
-            ),
-            (
-                3203,
-                "不见",
-                "2026-11-29 21:37:00",
-                &b("不见", "一", "李逵"),
-            ),
-            (
-                3204,
-                "冷雪",
-                "2026-11-29 21:38:00",
-                &b("冷雪", "一", "小飞"),
-            ),
-            (
-                3205,
-                "蝈蝈",
-                "2026-11-29 21:39:00",
-                &b("蝈蝈", "一", "小飞"),
-            ),
-            (
-                3206,
-                "超人",
-                "2026-11-29 21:40:00",
-                &b("超人", "一", "小飞"),
-            ),
-        ],
-    );
-    add_discussion(&forum, 3301, "小飞", "2026-11-29 21:31:00", 5);
+    round_one_tie(&forum);
     forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
     let r = cycle_at(&config, "2026-11-29 22:00:05").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
