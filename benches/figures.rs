@@ -941,6 +941,7 @@ async fn idle() -> Value {
         .unwrap();
     let pid = child.id();
     // Wait for the first cycle (the catch-up at start), then watch.
+    bansha::io::tls::ensure_provider();
     let client = reqwest::Client::new();
     let mut caught_up = false;
     for _ in 0..1200 {

@@ -124,6 +124,7 @@ fn request(
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    crate::io::tls::ensure_provider();
     let answer = rt.block_on(async {
         let client = reqwest::Client::builder()
             .timeout(std::time::Duration::from_secs(10))

@@ -104,6 +104,7 @@ impl Forum {
                 }
             }
         }
+        crate::io::tls::ensure_provider();
         let client = reqwest::Client::builder()
             .cookie_provider(jar)
             .user_agent(settings.user_agent.clone())

@@ -15,3 +15,4 @@ pub mod smtp;
 pub mod state_file;
 pub mod store;
 pub mod systemd;
+pub mod tls;

@@ -199,6 +199,7 @@ pub(crate) async fn the_dashboard_off_loopback_needs_its_token() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    bansha::io::tls::ensure_provider();
     let client = reqwest::Client::new();
     let url = format!("http://127.0.0.1:{port}/");
     let mut answered = None;
