@@ -352,6 +352,21 @@ pub struct Rules {
     pub flags: FlagRules,
     #[serde(default)]
     pub acceleration: AccelerationRules,
+    /// The night: which resolver resolves it and the judge's readings of its open points.
+    #[serde(default)]
+    pub night: NightRules,
+}
+
+/// `[night]`: the night resolver (`domain::night`) of a rule post.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NightRules {
+    /// The resolver ("chuhan"); none: the judge resolves the night by hand.
+    pub resolver: Option<String>,
+    /// The judge's readings of points the rule post leaves open (`domain::night::Choice`).
+    pub readings: BTreeMap<String, String>,
+    /// The night's deadline, in minutes after the day's last close.
+    pub deadline_after_close_minutes: Option<u32>,
 }
 
 /// m103: players ask in the progress thread to speed the game up; more than half of the living

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod game;
 pub mod mail;
+pub mod night;
 pub mod record;
 pub mod reply;
 pub mod report;

@@ -1,0 +1,335 @@
+//! The night: one resolver per rule post. Pure: the game as it stood at dusk (the state's
+//! snapshot), the night's actions and the judge's readings in; a [`Resolution`] out. No clock,
+//! no IO; the daemon and the offline `bansha night` command feed it and show what it says.
+//!
+//! What the resolver decides is written to the state only when the judge confirms it, as the
+//! same [`Change`]s `bansha change` records (eliminations, facts), stamped at the night's time:
+//! `undo` and the win checks work unchanged. What carries from one night to the next (a power
+//! spent, a 祭祀 bank, a broken 徽章) is a fact in the state: `used:<player>:<power>` = 1 and
+//! named counters, so a restart or another machine reads the same night.
+//!
+//! Where a rule post can be read two ways (`../shared/NIGHT_AMBIGUITIES.md`), the resolver
+//! declares a [`Choice`]; the ruleset's `[night.readings]` (overridable in the game config)
+//! picks one, the default is the more literal reading, and the resolution lists each reading
+//! that decided something ([`Resolution::readings_used`]).
+
+pub mod actions;
+
+use crate::domain::rules::state::{Change, Seat};
+use chrono::{DateTime, FixedOffset};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One night action as the judge received it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Action {
+    /// Who acts: one player, or several for a joint power (jiaohui's 异教徒 kill).
+    pub by: Vec<String>,
+    /// The power in the rule post's own word: 杀人, 炮架子, 查证, 禁锢, 救治, 诅咒, 庇佑, 祈祷,
+    /// 抽将, 搜索, 祭祀, 堕落, 感召, 特赦, 圣光, 守卫, 指杀, 救药, 毒药, 查验, 移动 …
+    pub power: String,
+    /// The player acted on (or, for a move, the direction: 东/南/西/北 …).
+    pub target: Option<String>,
+    /// chuhan's 炮架子: the platform a 炮 fires over.
+    pub platform: Option<String>,
+    /// When it was sent (orders changes; decides lateness).
+    pub sent_at: Option<DateTime<FixedOffset>>,
+    /// Where it came from, in Chinese, for every line that names it: "actions.toml 第 3 条",
+    /// "短消息 pmid 812", "法官录入".
+    pub source: String,
+}
+
+/// What the resolver knows of the game at dusk.
+#[derive(Debug, Clone)]
+pub struct Night<'a> {
+    /// The night's number: night N follows day N.
+    pub number: u32,
+    /// Every seat with its role, faction, marks and whether it is alive at dusk.
+    pub seats: &'a [Seat],
+    /// The state's facts: what earlier nights left (`used:<player>:<power>`, counters).
+    pub facts: &'a BTreeMap<String, f64>,
+    /// The judge's readings of the open points, validated against the resolver's choices.
+    pub readings: &'a BTreeMap<String, String>,
+    /// Actions sent after this are late: listed, not resolved.
+    pub deadline: Option<DateTime<FixedOffset>>,
+}
+
+impl Night<'_> {
+    pub fn seat(&self, player: &str) -> Option<&Seat> {
+        self.seats.iter().find(|s| s.player == player)
+    }
+    pub fn alive(&self, player: &str) -> bool {
+        self.seat(player).is_some_and(|s| s.alive)
+    }
+    pub fn fact(&self, key: &str) -> f64 {
+        self.facts.get(key).copied().unwrap_or(0.0)
+    }
+    /// Whether `player` already spent `power` on an earlier night.
+    pub fn used(&self, player: &str, power: &str) -> bool {
+        self.fact(&used_key(player, power)) > 0.0
+    }
+    /// The reading the judge chose for `key`, or the choice's default.
+    pub fn reading(&self, choice: &Choice) -> &str {
+        self.readings
+            .get(choice.key)
+            .map(String::as_str)
+            .unwrap_or(choice.default)
+    }
+}
+
+/// The fact that records a power spent for good.
+pub fn used_key(player: &str, power: &str) -> String {
+    format!("used:{player}:{power}")
+}
+
+/// A player out at dawn.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Death {
+    pub player: String,
+    /// In Chinese: who killed, 兑子 with whom, 抽将 ….
+    pub cause: String,
+}
+
+/// A state in effect that night (chuhan 无敌 / 禁锢 / 必杀 / 兑子), after every exception.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StateLine {
+    pub player: String,
+    pub state: String,
+    /// Why, in Chinese ("被车禁锢", "别马腿：兑子失效").
+    pub why: String,
+}
+
+/// jiaohui's figures: the attack on and the defence of a player.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Figure {
+    pub player: String,
+    pub attack: i64,
+    pub defence: i64,
+    /// How each figure was made up, in Chinese.
+    pub detail: String,
+}
+
+/// What an acting player is told.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Feedback {
+    pub to: String,
+    pub text: String,
+}
+
+/// What carries into the next day's vote.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct NextDay {
+    /// Votes added to (+1, chuhan 诅咒) or taken from (−1, 庇佑) a player's count, round 1 only.
+    pub adjust: BTreeMap<String, i32>,
+    /// bansha42 L74: players killed by a post this round vote at half weight.
+    pub half_voters: Vec<String>,
+    /// Night duties missed (qipan, m103): go into the discipline ledger.
+    pub missed: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PowerUse {
+    pub player: String,
+    pub power: String,
+}
+
+/// An action not resolved, with the reason in Chinese.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Refused {
+    pub action: Action,
+    pub reason: String,
+}
+
+/// A reading of an open point that decided something this night.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReadingUsed {
+    /// NIGHT_AMBIGUITIES id ("A-C1").
+    pub id: String,
+    pub key: String,
+    pub reading: String,
+    /// What it decided, in Chinese.
+    pub decided: String,
+}
+
+/// A night resolved.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Resolution {
+    pub night: u32,
+    pub deaths: Vec<Death>,
+    pub states: Vec<StateLine>,
+    pub figures: Vec<Figure>,
+    pub feedback: Vec<Feedback>,
+    pub next_day: NextDay,
+    pub powers_used: Vec<PowerUse>,
+    /// Facts to set for later nights (banks, broken badges, powers spent for good).
+    pub facts: BTreeMap<String, f64>,
+    /// The dawn post as the seed allows it, BBCode ready to paste.
+    pub announce: String,
+    /// Win or loss conditions that hold on the state after the night (filled by the caller,
+    /// which runs the state's win checks on [`Resolution::changes`] applied).
+    pub win: Vec<String>,
+    pub readings_used: Vec<ReadingUsed>,
+    pub refused: Vec<Refused>,
+    /// Sent after the deadline: listed, not resolved.
+    pub late: Vec<Action>,
+    /// Things the judge must decide or do that the resolver cannot (a rewrite to ask for).
+    pub for_judge: Vec<String>,
+}
+
+impl Resolution {
+    /// The changes confirming this night writes to the state.
+    pub fn changes(&self) -> Vec<Change> {
+        let mut out: Vec<Change> = self
+            .deaths
+            .iter()
+            .map(|d| Change::Eliminate {
+                player: d.player.clone(),
+                cause: format!("第{}夜：{}", self.night, d.cause),
+                day: None,
+            })
+            .collect();
+        for (key, value) in &self.facts {
+            out.push(Change::Fact {
+                key: key.clone(),
+                value: *value,
+            });
+        }
+        out
+    }
+}
+
+/// A point the rule post leaves open, with its readings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Choice {
+    /// The key under `[night.readings]`.
+    pub key: &'static str,
+    /// NIGHT_AMBIGUITIES id ("A-C1").
+    pub id: &'static str,
+    /// The seed lines, quoted short.
+    pub lines: &'static str,
+    /// (reading, what it means in Chinese).
+    pub readings: &'static [(&'static str, &'static str)],
+    /// The more literal reading.
+    pub default: &'static str,
+}
+
+/// One rule post's night.
+pub trait Resolver {
+    /// The open points this rule post's night has.
+    fn choices(&self) -> &'static [Choice];
+    /// Resolve the night. Never panics; an action it cannot use is in `refused` with why.
+    fn resolve(&self, night: &Night, actions: &[Action]) -> Resolution;
+}
+
+/// The resolver for a ruleset's `night.resolver` name, if bansha has one.
+#[allow(clippy::match_single_binding)] // until the first resolver is added
+pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
+    match name {
+        _ => None,
+    }
+}
+
+/// Check the judge's readings against a resolver's choices: an unknown key or reading is an
+/// error in Chinese naming the key and what it may be.
+pub fn check_readings(
+    choices: &[Choice],
+    readings: &BTreeMap<String, String>,
+) -> Result<(), String> {
+    for (key, value) in readings {
+        let Some(c) = choices.iter().find(|c| c.key == key) else {
+            let known: Vec<&str> = choices.iter().map(|c| c.key).collect();
+            return Err(format!(
+                "night.readings.{key}：没有这个选项；可用的有：{}",
+                known.join("、")
+            ));
+        };
+        if !c.readings.iter().any(|(r, _)| r == value) {
+            let known: Vec<String> = c
+                .readings
+                .iter()
+                .map(|(r, what)| format!("\"{r}\"（{what}）"))
+                .collect();
+            return Err(format!(
+                "night.readings.{key} = \"{value}\"：不是这一条的读法；可选：{}",
+                known.join("、")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Keeps the last action of each (actor, power) sent by the deadline, and lists the late ones:
+/// the rule posts let a player change a night action until the deadline, the last one counting
+/// (chuhan 000 L96). Actions without a time keep their file order.
+pub fn last_of_each(
+    actions: &[Action],
+    deadline: Option<DateTime<FixedOffset>>,
+) -> (Vec<Action>, Vec<Action>) {
+    let mut late = Vec::new();
+    let mut kept: Vec<Action> = Vec::new();
+    let mut ordered: Vec<&Action> = actions.iter().collect();
+    // A stable sort: untimed actions stay where they were relative to each other.
+    ordered.sort_by_key(|a| a.sent_at);
+    for a in ordered {
+        if let (Some(t), Some(d)) = (a.sent_at, deadline) {
+            if t > d {
+                late.push(a.clone());
+                continue;
+            }
+        }
+        kept.retain(|k| !(k.by == a.by && k.power == a.power));
+        kept.push(a.clone());
+    }
+    (kept, late)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn act(by: &str, power: &str, target: &str, at: &str) -> Action {
+        Action {
+            by: vec![by.into()],
+            power: power.into(),
+            target: Some(target.into()),
+            platform: None,
+            sent_at: DateTime::parse_from_rfc3339(at).ok(),
+            source: format!("{by} {at}"),
+        }
+    }
+
+    #[test]
+    fn the_last_action_by_the_deadline_counts_and_later_ones_are_late() {
+        let deadline = DateTime::parse_from_rfc3339("2026-12-02T23:50:00+08:00").ok();
+        let acts = [
+            act("甲", "杀人", "乙", "2026-12-02T23:30:00+08:00"),
+            act("甲", "杀人", "丙", "2026-12-02T23:10:00+08:00"),
+            act("甲", "杀人", "丁", "2026-12-02T23:55:00+08:00"),
+        ];
+        let (kept, late) = last_of_each(&acts, deadline);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].target.as_deref(), Some("乙"));
+        assert_eq!(late[0].target.as_deref(), Some("丁"));
+    }
+
+    #[test]
+    fn readings_are_checked_against_the_choices() {
+        const C: &[Choice] = &[Choice {
+            key: "imprison_own_side",
+            id: "A-C1",
+            lines: "000 L29, L68, L70",
+            readings: &[("takes_effect", "生效"), ("no_effect", "无效")],
+            default: "takes_effect",
+        }];
+        let mut r = BTreeMap::new();
+        r.insert("imprison_own_side".to_string(), "no_effect".to_string());
+        assert!(check_readings(C, &r).is_ok());
+        r.insert("imprison_own_side".to_string(), "maybe".to_string());
+        assert!(check_readings(C, &r).unwrap_err().contains("takes_effect"));
+        let mut r = BTreeMap::new();
+        r.insert("nope".to_string(), "x".to_string());
+        assert!(check_readings(C, &r)
+            .unwrap_err()
+            .contains("imprison_own_side"));
+    }
+}
