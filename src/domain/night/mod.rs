@@ -15,7 +15,8 @@
 
 pub mod actions;
 
-use crate::domain::rules::state::{Change, Seat};
+use crate::domain::config::GameConfig;
+use crate::domain::rules::state::{Change, GameState, Seat};
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -227,6 +228,55 @@ pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
     match name {
         _ => None,
     }
+}
+
+/// Resolve night `number` of a game: the state's snapshot at dusk (every recorded event; a
+/// caller resolving an old night passes the state as it stood then), the ruleset's resolver and
+/// readings, and the actions. The win checks of the ruleset are run on the state with the
+/// night's changes applied, and their names put in `win`. The one entry point of the offline
+/// command, the daemon and the tests.
+pub fn resolve_game(
+    game: &GameConfig,
+    state: &GameState,
+    number: u32,
+    actions: &[Action],
+    deadline: Option<DateTime<FixedOffset>>,
+) -> Result<Resolution, String> {
+    let night_rules = &game.rules.night;
+    let Some(name) = night_rules.resolver.as_deref() else {
+        return Err(format!(
+            "规则 {} 没有设夜晚结算（[night] resolver）：这个版杀的夜晚由法官自己结算",
+            game.rules.name
+        ));
+    };
+    let Some(r) = resolver(name) else {
+        return Err(format!(
+            "night.resolver = \"{name}\"：bansha 没有这个夜晚结算"
+        ));
+    };
+    check_readings(r.choices(), &night_rules.readings)?;
+    let snap = state.snapshot(game);
+    let night = Night {
+        number,
+        seats: &snap.seats,
+        facts: &snap.facts,
+        readings: &night_rules.readings,
+        deadline,
+    };
+    let mut res = r.resolve(&night, actions);
+    res.night = number;
+    let mut after = state.clone();
+    for c in res.changes() {
+        after.push(c, String::new());
+    }
+    let snap_after = after.snapshot(game);
+    let (win, _) = crate::domain::rules::state::conditions(game, &snap_after);
+    res.win = win
+        .into_iter()
+        .filter(|c| c.holds)
+        .map(|c| c.name)
+        .collect();
+    Ok(res)
 }
 
 /// Check the judge's readings against a resolver's choices: an unknown key or reading is an
