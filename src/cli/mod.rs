@@ -50,6 +50,8 @@ enum Command {
     Run(run::RunCommand),
     /// 查看正在运行的守护进程：监视哪些帖子、上一轮、下一个截止时间、待发邮件
     Status(client::StatusCommand),
+    /// 让正在运行的守护进程立即重新载入配置（改过的游戏配置、新的一天）；有错误的配置不会采用，原配置继续运行
+    Reload(client::ReloadCommand),
     /// 潜水统计：读取保存的讨论帖（及投票帖）页面，按本局规则统计每位玩家当天的有效发言数
     Lurk(lurk::LurkCommand),
     /// 检查报道、杀帖等必须的帖子：字数（Word 方式）、引用比例、重复、代号、编辑、原创
@@ -110,6 +112,7 @@ pub fn main() -> ExitCode {
         Command::Demo(c) => c.run(out, err),
         Command::Run(c) => c.run(out, err),
         Command::Status(c) => c.run(out, err),
+        Command::Reload(c) => c.run(out, err),
         Command::Lurk(c) => c.run(out, err),
         Command::CheckPost(c) => c.run(out, err),
         Command::Wordcount(c) => c.run(out, err),

@@ -6,6 +6,7 @@ pub mod cycle;
 pub mod decide;
 pub mod http;
 pub mod identity;
+pub mod reload;
 pub mod reply;
 pub mod service;
 

@@ -41,6 +41,9 @@ pub struct CycleReport {
     /// and the service stops for systemd to start it again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub store_failed: bool,
+    /// A changed config was taken at the start of this cycle.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reloaded: bool,
 }
 
 /// A mail the SMTP server refused for good (for one recipient, or for all).
@@ -75,6 +78,8 @@ pub enum Problem {
     /// The machine's clock is this many seconds behind the forum's (negative: ahead); bansha
     /// goes by the forum's.
     ClockOff { secs: i64 },
+    /// A changed config was not taken (the running one stays): why, with file, line and key.
+    ConfigRefused { error: String },
 }
 
 /// What the service's health is judged from.
@@ -88,6 +93,8 @@ pub struct HealthInput<'a> {
     /// When each queued mail was queued.
     pub waiting: &'a [Time],
     pub refused: usize,
+    /// Why the last changed config was not taken, while it stands.
+    pub config_error: Option<&'a str>,
 }
 
 /// The service's problems at `now`, in the order the judge should read them. Mails waiting are
@@ -118,6 +125,11 @@ pub fn health(h: &HealthInput, now: Time) -> Vec<Problem> {
     }
     if h.refused > 0 {
         out.push(Problem::Refused { count: h.refused });
+    }
+    if let Some(error) = h.config_error {
+        out.push(Problem::ConfigRefused {
+            error: error.to_string(),
+        });
     }
     if let Some((_, r)) = h.last {
         if let Some(secs) = r.clock_offset_secs {
@@ -150,6 +162,7 @@ mod tests {
             failing: &[],
             waiting: &[],
             refused: 0,
+            config_error: None,
         };
         assert!(health(&base, now).is_empty());
         let late = at("2026-11-29T20:16:00+08:00");

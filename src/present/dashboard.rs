@@ -602,5 +602,8 @@ pub fn problem_line(p: &crate::domain::report::Problem) -> String {
             if *secs < 0 { "快" } else { "慢" },
             secs.abs()
         ),
+        Problem::ConfigRefused { error } => {
+            format!("改过的配置没有采用（仍按原配置运行）：{error}")
+        }
     }
 }
