@@ -4,6 +4,7 @@
 //! the store, so a cycle that is repeated (after a crash, a restart, a catch-up) sends nothing
 //! twice.
 
+use crate::daemon::confirm::{final_key, Final};
 use crate::daemon::decide::{self, lock_from};
 use crate::domain::config::{BallotSource, DayConfig, GameConfig};
 use crate::domain::mail::Mail;
@@ -35,7 +36,7 @@ pub struct Daemon {
     pub forum: Forum,
     mailer: Mailer,
     /// Cycles never overlap.
-    lock: tokio::sync::Mutex<()>,
+    pub(crate) lock: tokio::sync::Mutex<()>,
     /// What the last cycle computed for each watched day, for the dashboard.
     /// By game, day and round (a run-off's view does not replace its day's round 1).
     views: std::sync::Mutex<std::collections::BTreeMap<(String, u32, u32), DayView>>,
@@ -734,6 +735,16 @@ impl Daemon {
         self.carry_out(g, d, &tally, &effects, now, report)?;
         // A final held for the poll's lists holds what follows from the final too.
         let stale = stale || (close_due && decide::held_for_poll(&tally));
+        if close_due && !stale {
+            // What the judge confirms the day from (`confirm_day`), at the round's close.
+            self.store.set_meta(
+                &final_key(g, d.day, round),
+                &Final {
+                    outcome: tally.outcome.clone(),
+                    close: d.closes_at,
+                },
+            )?;
+        }
         if round == 1 && close_due && !stale {
             self.roll_call(g, d, now, report)?;
         }

@@ -355,6 +355,35 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
     })
 }
 
+#[derive(Deserialize)]
+struct ConfirmBody {
+    game: Option<String>,
+    day: u32,
+    #[serde(default)]
+    pardon: Vec<String>,
+    #[serde(default)]
+    no_pardon: bool,
+}
+
+/// `POST /confirm` (the dashboard's "确认第 N 天结果", `bansha confirm --day N` without pages):
+/// the day's result written into the game state from the final the record holds.
+async fn confirm(
+    State(s): State<Arc<Service>>,
+    Json(b): Json<ConfirmBody>,
+) -> (StatusCode, String) {
+    use crate::daemon::confirm::Refusal;
+    match s
+        .daemon
+        .confirm_day(b.game.as_deref(), b.day, &b.pardon, b.no_pardon)
+        .await
+    {
+        Ok(lines) => (StatusCode::OK, lines.join("\n") + "\n"),
+        Err(Refusal::Unknown(m)) => (StatusCode::NOT_FOUND, m + "\n"),
+        Err(Refusal::NotNow(m)) => (StatusCode::CONFLICT, m + "\n"),
+        Err(Refusal::Ask(lines)) => (StatusCode::PRECONDITION_REQUIRED, lines.join("\n") + "\n"),
+    }
+}
+
 /// `POST /reload` (`bansha reload`): look at the config files now, take a changed one (or say
 /// why not), and answer the status after that cycle.
 async fn reload(State(s): State<Arc<Service>>) -> Json<Status> {
@@ -452,6 +481,7 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         .route("/timeline.svg", get(timeline_svg))
         .route("/status", get(status))
         .route("/reload", axum::routing::post(reload))
+        .route("/confirm", axum::routing::post(confirm))
         .route("/tally", get(tally))
         .route("/ledger", axum::routing::post(ledger))
         .route("/rulings", axum::routing::post(rulings))
@@ -624,6 +654,7 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
         views,
         forum_base: &d.settings().forum.base_url,
         states,
+        to_confirm: d.to_confirm(),
         rulings: d
             .settings()
             .games

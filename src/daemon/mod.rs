@@ -2,6 +2,7 @@
 //! send, with the decisions pure in `decide`), the scheduler that calls it (`service`), and the
 //! HTTP answers for the dashboard and the CLI (`http`).
 
+pub mod confirm;
 pub mod cycle;
 pub mod decide;
 pub mod http;

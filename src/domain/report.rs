@@ -46,6 +46,18 @@ pub struct CycleReport {
     pub reloaded: bool,
 }
 
+/// A day whose final waits for the judge's confirmation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToConfirm {
+    pub game: String,
+    pub day: u32,
+    pub round: u32,
+    /// The result as the final said it.
+    pub note: String,
+    /// The questions to ask before confirming (jiaohui's 特赦 / 圣光).
+    pub questions: Vec<String>,
+}
+
 /// A mail the SMTP server refused for good (for one recipient, or for all).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Refused {

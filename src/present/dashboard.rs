@@ -40,6 +40,8 @@ pub struct Dashboard<'a> {
     pub post_as: Option<String>,
     /// The tallies posted from the dashboard, by game name.
     pub posted: BTreeMap<String, Vec<crate::domain::reply::PostedTally>>,
+    /// Days whose final waits for the judge's confirmation.
+    pub to_confirm: Vec<crate::domain::report::ToConfirm>,
 }
 
 /// A watched day's timeline as SVG (the dashboard shows it inline and at `/timeline.svg`).
@@ -125,6 +127,8 @@ pub fn page(d: &Dashboard) -> String {
     }
     h += "</section>\n";
 
+    h += &waiting_html(&d.to_confirm);
+
     // Pending alerts: mails not yet accepted by the server, and required posts that failed.
     h += "<section id=\"alerts\"><h2>待处理提醒</h2>\n";
     let outbox = &d.outbox;
@@ -162,6 +166,65 @@ pub fn page(d: &Dashboard) -> String {
         "<title>",
         &format!("<noscript><meta http-equiv=\"refresh\" content=\"{REFRESH_SECONDS}\"></noscript><title>"),
     )
+}
+
+/// What waits for the judge: each day to confirm, with the rule post's questions first (jiaohui's
+/// 特赦 / 圣光) and one button per answer.
+fn waiting_html(to_confirm: &[crate::domain::report::ToConfirm]) -> String {
+    let mut h = String::from("<section id=\"waiting\"><h2>等法官处理</h2>\n");
+    if to_confirm.is_empty() {
+        return h + "<p>无。</p>\n</section>\n";
+    }
+    h += "<ul>\n";
+    for c in to_confirm {
+        let game = serde_json::to_string(&c.game).unwrap_or_default();
+        let call = |pardon: &str, no_pardon: bool| {
+            esc(&format!(
+                "banshaConfirm(this,{game},{},{},{no_pardon})",
+                c.day,
+                serde_json::to_string(&if pardon.is_empty() {
+                    vec![]
+                } else {
+                    vec![pardon]
+                })
+                .unwrap_or_default()
+            ))
+        };
+        h += &format!(
+            "<li class=\"confirm\">{} 第{}天{}：{}<br>\n",
+            esc(&c.game),
+            c.day,
+            if c.round == 2 { "第二轮" } else { "" },
+            esc(&c.note)
+        );
+        if c.questions.is_empty() {
+            h += &format!(
+                "<button onclick=\"{}\">确认第 {} 天结果</button>",
+                call("", false),
+                c.day
+            );
+        } else {
+            for q in &c.questions {
+                h += &format!("先征求意见：{}<br>\n", esc(q));
+            }
+            for q in &c.questions {
+                if let Some(name) = q.split('“').nth(1).and_then(|x| x.split('”').next()) {
+                    h += &format!(
+                        "<button onclick=\"{}\">用了“{}”，确认</button> ",
+                        call(name, false),
+                        esc(name)
+                    );
+                }
+            }
+            h += &format!(
+                "<button onclick=\"{}\">都没有用，确认第 {} 天结果</button>",
+                call("", true),
+                c.day
+            );
+        }
+        h += " <span class=\"msg\"></span></li>\n";
+    }
+    h + "</ul>\n</section>\n"
 }
 
 /// How often the dashboard reloads itself, in seconds (the page's `?refresh=N` sets another
@@ -313,6 +376,8 @@ fn rulings_html(g: &GameConfig, rulings: &[crate::domain::rules::rulings::Ruling
 const RULING_SCRIPT: &str = "<script>function banshaPost(path,body,done){var t=new URLSearchParams(location.search).get('token');\
 fetch(path+(t?'?token='+encodeURIComponent(t):''),{method:'POST',headers:{'content-type':'application/json','x-bansha':'judge'},body:JSON.stringify(body)})\
 .then(function(r){return r.text().then(function(x){done(r.ok,x);});});}\
+function banshaConfirm(b,game,day,pardon,noPardon){var msg=b.parentNode.querySelector('.msg');b.disabled=true;msg.textContent='正在确认…';\
+banshaPost('/confirm',{game:game,day:day,pardon:pardon,no_pardon:noPardon},function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;if(ok){setTimeout(function(){location.reload();},1500);}else{b.disabled=false;}});}\
 function banshaRuling(body){banshaPost('/rulings',body,function(ok,x){if(!ok){alert(x);}else{location.reload();}});}\
 function banshaBallot(b,game,day,pid,act,named){var row=b.parentNode,msg=row.querySelector('.msg'),why=row.querySelector('.why').value.trim(),to=row.querySelector('.to').value.trim();\
 if(!why){msg.textContent='请先写理由';return;}var body={game:game,action:'add',day:day,pid:pid,reason:why,void:act==='void',count_for:null};\

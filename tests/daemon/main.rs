@@ -18,6 +18,7 @@ mod support;
 mod ballot_sources;
 mod browser;
 mod clock;
+mod confirm_day;
 mod crash;
 mod dashboard;
 mod day;
