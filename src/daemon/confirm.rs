@@ -8,7 +8,7 @@
 use crate::daemon::decide::round_one_id;
 use crate::daemon::Daemon;
 use crate::domain::config::GameConfig;
-use crate::domain::report::ToConfirm;
+use crate::domain::report::{DayStage, DayStatus, ToConfirm};
 use crate::domain::rules::confirm::{check_pardons, new_conditions, record_confirmed, PardonIssue};
 use crate::domain::rules::state::{conditions, Change, GameState};
 use crate::domain::rules::{Outcome, OutcomeKind};
@@ -163,6 +163,45 @@ impl Daemon {
                     round,
                     note: fin.outcome.note.clone(),
                     questions,
+                });
+            }
+        }
+        out
+    }
+
+    /// Where each configured day of each game stands at `now` (the dashboard's 赛程).
+    pub fn day_statuses(&self, now: Time) -> Vec<DayStatus> {
+        let settings = self.settings();
+        let mut out = Vec::new();
+        for g in &settings.games {
+            let state = crate::io::state_file::load_state(&crate::io::state_file::state_path(
+                &g.path, None,
+            ))
+            .ok();
+            for d in &g.days {
+                let round1: Option<Final> =
+                    self.store.get_meta(&final_key(g, d.day, 1)).ok().flatten();
+                let (stage, result, confirmed) = match self.final_of(g, d.day) {
+                    Ok((_, f)) => {
+                        let confirmed = (f.outcome.kind == OutcomeKind::Eliminated)
+                            .then(|| state.as_ref().is_some_and(|s| recorded(s, d.day)));
+                        (DayStage::Closed, Some(f.outcome.note), confirmed)
+                    }
+                    Err(_) if round1.is_some() => {
+                        (DayStage::Runoff, round1.map(|f| f.outcome.note), None)
+                    }
+                    Err(_) if d.opens_later(now) => (DayStage::Upcoming, None, None),
+                    Err(_) if now < d.closes_at => (DayStage::Running, None, None),
+                    Err(_) => (DayStage::Closing, None, None),
+                };
+                out.push(DayStatus {
+                    game: g.name.clone(),
+                    day: d.day,
+                    vote_thread: d.vote_thread,
+                    closes_at: d.closes_at,
+                    stage,
+                    result,
+                    confirmed,
                 });
             }
         }

@@ -655,6 +655,24 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
         forum_base: &d.settings().forum.base_url,
         states,
         to_confirm: d.to_confirm(),
+        days: d.day_statuses(now),
+        ledgers: d
+            .settings()
+            .games
+            .iter()
+            .filter_map(|g| {
+                let entries = d.store.ledger(&g.id).ok()?;
+                let st = crate::domain::rules::ledger::standings(
+                    &entries,
+                    &g.roster.players,
+                    &g.rules.discipline,
+                );
+                Some((
+                    g.name.clone(),
+                    crate::present::bbcode::ledger(&entries, &st),
+                ))
+            })
+            .collect(),
         rulings: d
             .settings()
             .games

@@ -58,6 +58,47 @@ pub struct ToConfirm {
     pub questions: Vec<String>,
 }
 
+/// Where one configured day of a game stands (the dashboard's 赛程).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DayStatus {
+    pub game: String,
+    pub day: u32,
+    pub vote_thread: Option<u64>,
+    pub closes_at: Time,
+    pub stage: DayStage,
+    /// The final's result (round 2's when it ran), or round 1's tie while round 2 runs.
+    pub result: Option<String>,
+    /// For a result that puts someone out: whether the state records it yet.
+    pub confirmed: Option<bool>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DayStage {
+    /// Not watched yet.
+    Upcoming,
+    /// Watched, before its close.
+    Running,
+    /// Round 1 tied: the run-off runs.
+    Runoff,
+    /// Past its close, the final not sent yet (held, or the next cycle's).
+    Closing,
+    /// The final is sent.
+    Closed,
+}
+
+impl DayStage {
+    pub fn zh(self) -> &'static str {
+        match self {
+            DayStage::Upcoming => "未开始",
+            DayStage::Running => "进行中",
+            DayStage::Runoff => "第二轮进行中",
+            DayStage::Closing => "已截止，等最终统计",
+            DayStage::Closed => "已结束",
+        }
+    }
+}
+
 /// A mail the SMTP server refused for good (for one recipient, or for all).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Refused {

@@ -42,6 +42,10 @@ pub struct Dashboard<'a> {
     pub posted: BTreeMap<String, Vec<crate::domain::reply::PostedTally>>,
     /// Days whose final waits for the judge's confirmation.
     pub to_confirm: Vec<crate::domain::report::ToConfirm>,
+    /// Where each configured day stands.
+    pub days: Vec<crate::domain::report::DayStatus>,
+    /// The discipline ledger, by game name, as the judge reads it.
+    pub ledgers: BTreeMap<String, String>,
 }
 
 /// A watched day's timeline as SVG (the dashboard shows it inline and at `/timeline.svg`).
@@ -266,6 +270,7 @@ fn game_html(d: &Dashboard, g: &GameConfig) -> String {
             format!("：{}", esc(&g.rules.description))
         }
     );
+    h += &schedule_html(d, g);
     let days: Vec<_> = views.iter().filter(|v| v.game.name == g.name).collect();
     // This game's next lock start or close.
     let next = days
@@ -313,8 +318,45 @@ fn game_html(d: &Dashboard, g: &GameConfig) -> String {
             esc(&crate::present::judge::state(g, state))
         );
     }
+    if let Some(ledger) = d.ledgers.get(&g.name).filter(|l| !l.trim().is_empty()) {
+        h += &format!(
+            "<h3>违规记录</h3>\n<pre style=\"white-space:pre-wrap\">{}</pre>\n",
+            esc(ledger)
+        );
+    }
     h += "</section>\n";
     h
+}
+
+/// The game's days: each configured day with where it stands (its final and whether the
+/// state records it), so the judge sees the whole game, not the watched day alone.
+fn schedule_html(d: &Dashboard, g: &GameConfig) -> String {
+    let rows: Vec<&crate::domain::report::DayStatus> =
+        d.days.iter().filter(|s| s.game == g.name).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut h = String::from(
+        "<h3>赛程</h3>\n<table class=\"schedule\"><tr><th>天</th><th>投票帖</th><th>截止</th><th>状态</th><th>结果</th><th>确认</th></tr>\n",
+    );
+    for s in rows {
+        h += &format!(
+            "<tr><td>第{}天</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            s.day,
+            s.vote_thread
+                .map(|t| format!("tid {t}"))
+                .unwrap_or_else(|| "未设置".into()),
+            s.closes_at.format("%m-%d %H:%M"),
+            s.stage.zh(),
+            esc(s.result.as_deref().unwrap_or("")),
+            match s.confirmed {
+                Some(true) => "已确认",
+                Some(false) => "<b>待确认</b>",
+                None => "",
+            }
+        );
+    }
+    h + "</table>\n"
 }
 
 /// The judge's rulings on single ballots: the list, each with an undo button, and a form for a

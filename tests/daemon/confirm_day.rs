@@ -71,6 +71,10 @@ async fn a_day_is_confirmed_from_the_record_at_its_last_close() {
         assert!(eliminations(&game).is_empty());
         let page = tokio::task::block_in_place(|| http_get(port, "/"));
         assert!(!page.contains("确认第 2 天结果"), "nothing to confirm yet");
+        assert!(
+            page.contains("<td>第2天</td><td>tid 3</td><td>11-29 22:00</td><td>第二轮进行中</td>"),
+            "the schedule shows the run-off: {page}"
+        );
         child.kill().unwrap();
         child.wait().unwrap();
     }
@@ -96,6 +100,8 @@ async fn a_day_is_confirmed_from_the_record_at_its_last_close() {
     assert!(page.contains("等法官处理"), "{page}");
     assert!(page.contains("黑暗领主 是否对 小飞 使用“特赦”"), "{page}");
     assert!(page.contains("都没有用，确认第 2 天结果"), "{page}");
+    assert!(page.contains("<td>已结束</td>"), "{page}");
+    assert!(page.contains("<b>待确认</b>"), "{page}");
     // Not asked yet: nothing recorded.
     let (code, _, err) = tokio::task::block_in_place(|| confirm(&game, &config, &[]));
     assert_eq!(code, Some(1), "{err}");
@@ -118,6 +124,7 @@ async fn a_day_is_confirmed_from_the_record_at_its_last_close() {
     assert_eq!(eliminations(&game).len(), 1);
     let page = tokio::task::block_in_place(|| http_get(port, "/"));
     assert!(!page.contains("确认第 2 天结果"), "confirmed: {page}");
+    assert!(page.contains("<td>已确认</td>"), "{page}");
     child.kill().unwrap();
     child.wait().unwrap();
 }
