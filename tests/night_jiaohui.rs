@@ -151,7 +151,11 @@ fn an_attack_equal_to_the_defence_kills() {
     let r = night(&game(&[]), &state(&[], &[]), &[team_kill("僧二")]);
     assert_eq!(figure(&r, "僧二"), (1, 1));
     assert_eq!(dead(&r), ["僧二"]);
-    assert!(r.deaths[0].cause.contains("攻击力 1 − 防御力 1"), "{}", r.deaths[0].cause);
+    assert!(
+        r.deaths[0].cause.contains("攻击力 1 − 防御力 1"),
+        "{}",
+        r.deaths[0].cause
+    );
     // Nobody attacked: attack 0, nobody dies of a 0 − 1.
     assert_eq!(figure(&r, "僧三"), (0, 1));
 }
@@ -159,7 +163,11 @@ fn an_attack_equal_to_the_defence_kills() {
 #[test]
 fn the_child_kills_alone_with_attack_one() {
     // 001 L56 "每轮单独提交杀人名单（攻击力：1）".
-    let r = night(&game(&[]), &state(&[], &[]), &[act(&["冷雪"], "杀人", "僧三")]);
+    let r = night(
+        &game(&[]),
+        &state(&[], &[]),
+        &[act(&["冷雪"], "杀人", "僧三")],
+    );
     assert_eq!(figure(&r, "僧三"), (1, 1));
     assert_eq!(dead(&r), ["僧三"]);
 }
@@ -192,7 +200,11 @@ fn the_example_of_l80_two_attacks_on_a_prayed_monk_kill() {
     assert_eq!(figure(&r, "蝈蝈"), (2, 2));
     assert_eq!(dead(&r), ["蝈蝈"]);
     // The example's own wording (L80 "有超过3名"): 4 prayers, more than 3, in every reading.
-    let r = night(&game(&[("prayer_threshold", "more_than")]), &state(&[], &[]), &acts);
+    let r = night(
+        &game(&[("prayer_threshold", "more_than")]),
+        &state(&[], &[]),
+        &acts,
+    );
     assert_eq!(figure(&r, "蝈蝈"), (2, 2));
 }
 
@@ -216,10 +228,10 @@ fn the_threshold_is_rounded_half_up() {
     // 001 L76 "（四舍五入）": 7 ÷ 3 = 2.33 → 2; 8 ÷ 3 = 2.67 → 3; 5 ÷ 2 = 2.5 → 3.
     let g = game(&[]);
     let cases: [(&[&str], usize, bool); 6] = [
-        (&["僧八", "僧九"], 2, true),          // 7 monks, threshold 2: at
-        (&["僧八", "僧九"], 1, false),         // one below
-        (&["僧九"], 2, false),                 // 8 monks, threshold 3: one below
-        (&["僧九"], 3, true),                  // at
+        (&["僧八", "僧九"], 2, true),  // 7 monks, threshold 2: at
+        (&["僧八", "僧九"], 1, false), // one below
+        (&["僧九"], 2, false),         // 8 monks, threshold 3: one below
+        (&["僧九"], 3, true),          // at
         (&["僧六", "僧七", "僧八", "僧九", "异三"], 2, false), // 5 ÷ 2 = 2.5 → 3
         (&["僧六", "僧七", "僧八", "僧九", "异三"], 3, true),
     ];
@@ -234,9 +246,14 @@ fn the_threshold_is_rounded_half_up() {
 #[test]
 fn a_threshold_rounded_to_zero_is_a_reading() {
     // 001 L76 "在提交的祈祷名单中，若某人获得了大于等于…": 1 monk ÷ 3 heretics = 0.33 → 0 (A-J9).
-    let out = ["僧二", "僧三", "僧四", "僧五", "僧六", "僧七", "僧八", "僧九"];
+    let out = [
+        "僧二", "僧三", "僧四", "僧五", "僧六", "僧七", "僧八", "僧九",
+    ];
     let s = state(&out, &[]);
-    let acts = [act(&["冷雪"], "杀人", "剑一"), act(&["冷雪"], "杀人", "诗人")];
+    let acts = [
+        act(&["冷雪"], "杀人", "剑一"),
+        act(&["冷雪"], "杀人", "诗人"),
+    ];
     // Default: in the list: unprayed 剑三 keeps defence 1; 蝈蝈's prayer gives 剑二 +1.
     let mut acts2 = acts.to_vec();
     acts2.push(act(&["蝈蝈"], "祈祷", "剑二"));
@@ -283,7 +300,11 @@ fn a_monk_praying_for_himself_is_a_reading() {
     let r = night(&game(&[]), &state(&[], &[]), &acts);
     assert!(dead(&r).is_empty(), "3 prayers with his own");
     assert_eq!(reading(&r, "monk_self_prayer"), Some("counts"));
-    let r = night(&game(&[("monk_self_prayer", "void")]), &state(&[], &[]), &acts);
+    let r = night(
+        &game(&[("monk_self_prayer", "void")]),
+        &state(&[], &[]),
+        &acts,
+    );
     assert_eq!(dead(&r), ["蝈蝈"]);
     assert!(refused_reason(&r, "蝈蝈 祈祷 蝈蝈").contains("A-J7"));
 }
@@ -315,7 +336,10 @@ fn armour_by_default_does_nothing_against_the_child_or_a_banked_attack() {
     assert_eq!(dead(&r), ["剑一"]);
     assert!(!r.facts.contains_key("used:剑一:祝福的铠甲"));
     // A banked attack of 2 is not "攻击力为1的一次攻击".
-    let s = state(&[], &[("恶魔的祭祀累计攻击力", 2.0), ("恶魔的祭祀轮数", 1.0)]);
+    let s = state(
+        &[],
+        &[("恶魔的祭祀累计攻击力", 2.0), ("恶魔的祭祀轮数", 1.0)],
+    );
     let mut acts = prayers("剑一", 3);
     acts.push(team_kill("剑一"));
     let r = night(&g, &s, &acts);
@@ -372,7 +396,10 @@ fn sacrifice_banks_the_living_heretics_and_kills_nobody() {
     assert_eq!(r.facts.get("恶魔的祭祀累计攻击力"), Some(&3.0));
     assert_eq!(r.facts.get("恶魔的祭祀轮数"), Some(&1.0));
     // L64 "可无限轮累加": a second 祭祀 with 2 heretics alive adds 2.
-    let s = state(&["异三"], &[("恶魔的祭祀累计攻击力", 3.0), ("恶魔的祭祀轮数", 1.0)]);
+    let s = state(
+        &["异三"],
+        &[("恶魔的祭祀累计攻击力", 3.0), ("恶魔的祭祀轮数", 1.0)],
+    );
     let r = night(&game(&[]), &s, &[act(&["异一", "异二"], "祭祀", "")]);
     assert_eq!(r.facts.get("恶魔的祭祀累计攻击力"), Some(&5.0));
     assert_eq!(r.facts.get("恶魔的祭祀轮数"), Some(&2.0));
@@ -383,7 +410,10 @@ fn the_banked_attack_at_and_around_the_defence() {
     // 001 L65 "第三轮时，异教徒再选择攻击某人，则攻击力记为3": the bank is the attack.
     let g = game(&[]);
     for (bank, dies) in [(1.0, false), (2.0, true), (3.0, true)] {
-        let s = state(&[], &[("恶魔的祭祀累计攻击力", bank), ("恶魔的祭祀轮数", 1.0)]);
+        let s = state(
+            &[],
+            &[("恶魔的祭祀累计攻击力", bank), ("恶魔的祭祀轮数", 1.0)],
+        );
         let mut acts = prayers("蝈蝈", 3);
         acts.push(team_kill("蝈蝈"));
         let r = night(&g, &s, &acts);
@@ -401,15 +431,28 @@ fn the_banked_attack_at_and_around_the_defence() {
 #[test]
 fn bank_readings_kept_and_recount() {
     // A-J2: "kept" leaves the bank; "recount" strikes with rounds × heretics alive now.
-    let s = state(&["异三"], &[("恶魔的祭祀累计攻击力", 6.0), ("恶魔的祭祀轮数", 2.0)]);
+    let s = state(
+        &["异三"],
+        &[("恶魔的祭祀累计攻击力", 6.0), ("恶魔的祭祀轮数", 2.0)],
+    );
     let kill = [act(&["异一", "异二"], "杀人", "僧二")];
     let r = night(&game(&[("sacrifice_bank_after_strike", "kept")]), &s, &kill);
     assert!(!r.facts.contains_key("恶魔的祭祀累计攻击力"));
     assert_eq!(figure(&r, "僧二").0, 6);
-    assert_eq!(reading(&r, "sacrifice_bank_heretic_deaths"), Some("as_banked"));
-    let r = night(&game(&[("sacrifice_bank_heretic_deaths", "recount")]), &s, &kill);
+    assert_eq!(
+        reading(&r, "sacrifice_bank_heretic_deaths"),
+        Some("as_banked")
+    );
+    let r = night(
+        &game(&[("sacrifice_bank_heretic_deaths", "recount")]),
+        &s,
+        &kill,
+    );
     assert_eq!(figure(&r, "僧二").0, 4);
-    assert_eq!(reading(&r, "sacrifice_bank_heretic_deaths"), Some("recount"));
+    assert_eq!(
+        reading(&r, "sacrifice_bank_heretic_deaths"),
+        Some("recount")
+    );
 }
 
 #[test]
@@ -421,10 +464,18 @@ fn sacrifice_and_a_kill_list_the_same_round_is_a_reading() {
     assert_eq!(r.facts.get("恶魔的祭祀累计攻击力"), Some(&3.0));
     assert!(refused_reason(&r, "杀人 僧二").contains("A-J8"));
     assert_eq!(reading(&r, "sacrifice_with_kill"), Some("sacrifice"));
-    let r = night(&game(&[("sacrifice_with_kill", "kill")]), &state(&[], &[]), &acts);
+    let r = night(
+        &game(&[("sacrifice_with_kill", "kill")]),
+        &state(&[], &[]),
+        &acts,
+    );
     assert_eq!(dead(&r), ["僧二"]);
     assert!(!r.facts.contains_key("恶魔的祭祀累计攻击力"));
-    let r = night(&game(&[("sacrifice_with_kill", "ask_judge")]), &state(&[], &[]), &acts);
+    let r = night(
+        &game(&[("sacrifice_with_kill", "ask_judge")]),
+        &state(&[], &[]),
+        &acts,
+    );
     assert!(dead(&r).is_empty());
     assert_eq!(r.refused.len(), 2);
     assert!(r.for_judge.iter().any(|l| l.contains("A-J8")));
@@ -439,8 +490,14 @@ fn the_badge_stops_the_heretics_until_a_vote_breaks_it() {
     let r = night(&g, &state(&[], &[]), &[team_kill("冷雪")]);
     assert_eq!(figure(&r, "冷雪"), (0, 1));
     assert!(dead(&r).is_empty());
-    assert!(r.figures.iter().any(|f| f.player == "冷雪" && f.detail.contains("L57")));
-    assert!(!r.facts.contains_key("背德的徽章已损坏"), "a night never breaks it");
+    assert!(r
+        .figures
+        .iter()
+        .any(|f| f.player == "冷雪" && f.detail.contains("L57")));
+    assert!(
+        !r.facts.contains_key("背德的徽章已损坏"),
+        "a night never breaks it"
+    );
     let s = state(&[], &[("背德的徽章已损坏", 1.0)]);
     let r = night(&g, &s, &[team_kill("冷雪")]);
     assert_eq!(figure(&r, "冷雪"), (1, 1));
@@ -468,7 +525,10 @@ fn lord_and_bard_cannot_be_attacked_before_both_powers_are_used() {
     let r = night(&game(&[]), &state(&[], &[("特赦已用", 1.0)]), &acts);
     assert!(dead(&r).is_empty());
     assert_eq!(figure(&r, "领主"), (0, 1));
-    assert!(r.states.iter().any(|l| l.player == "诗人" && l.why.contains("L92")));
+    assert!(r
+        .states
+        .iter()
+        .any(|l| l.player == "诗人" && l.why.contains("L92")));
 }
 
 #[test]
@@ -514,7 +574,11 @@ fn fall_on_a_non_crusader_has_no_effect_and_is_spent_by_default() {
     assert!(dead(&r).is_empty());
     assert_eq!(r.facts.get("堕落已用"), Some(&1.0));
     assert_eq!(reading(&r, "wrong_target_power"), Some("spent"));
-    let r = night(&game(&[("wrong_target_power", "not_spent")]), &state(&[], &[]), &acts);
+    let r = night(
+        &game(&[("wrong_target_power", "not_spent")]),
+        &state(&[], &[]),
+        &acts,
+    );
     assert!(!r.facts.contains_key("堕落已用"));
     assert!(r.powers_used.is_empty());
 }
@@ -522,10 +586,18 @@ fn fall_on_a_non_crusader_has_no_effect_and_is_spent_by_default() {
 #[test]
 fn call_kills_a_heretic_but_not_the_child() {
     // 001 L90 "若对异教徒使用，则可直接使该异教徒被杀…只对异教徒有效"; L59 "不受吟游诗人“感召”的影响".
-    let r = night(&game(&[]), &state(&[], &[]), &[act(&["诗人"], "感召", "异一")]);
+    let r = night(
+        &game(&[]),
+        &state(&[], &[]),
+        &[act(&["诗人"], "感召", "异一")],
+    );
     assert_eq!(dead(&r), ["异一"]);
     assert_eq!(r.facts.get("感召已用"), Some(&1.0));
-    let r = night(&game(&[]), &state(&[], &[]), &[act(&["诗人"], "感召", "冷雪")]);
+    let r = night(
+        &game(&[]),
+        &state(&[], &[]),
+        &[act(&["诗人"], "感召", "冷雪")],
+    );
     assert!(dead(&r).is_empty());
     assert!(r.for_judge.iter().any(|l| l.contains("L59")));
 }
@@ -543,17 +615,27 @@ fn dusk_powers_before_the_night_change_the_threshold() {
     assert_eq!(dead(&r), ["异三", "蝈蝈"]);
     assert_eq!(reading(&r, "dusk_powers"), Some("before_night"));
     assert!(refused_reason(&r, "异三 杀人 僧二").contains("黄昏"));
-    let r = night(&game(&[("dusk_powers", "at_dawn")]), &state(&[], &[]), &acts);
+    let r = night(
+        &game(&[("dusk_powers", "at_dawn")]),
+        &state(&[], &[]),
+        &acts,
+    );
     assert_eq!(dead(&r), ["异三", "僧二"]);
 }
 
 #[test]
 fn pardon_and_holy_light_belong_to_the_vote_not_the_night() {
     // 001 L85, L91, L114 "计算高票 -> 征求黑暗领主和吟游诗人意见": [[pardon]] at confirm.
-    let acts = [act(&["领主"], "特赦", "异一"), act(&["诗人"], "圣光", "僧二")];
+    let acts = [
+        act(&["领主"], "特赦", "异一"),
+        act(&["诗人"], "圣光", "僧二"),
+    ];
     let r = night(&game(&[]), &state(&["异一", "僧二"], &[]), &acts);
     assert_eq!(r.refused.len(), 2);
-    assert!(r.refused.iter().all(|x| x.reason.contains("bansha confirm")));
+    assert!(r
+        .refused
+        .iter()
+        .all(|x| x.reason.contains("bansha confirm")));
 }
 
 // ---- 搜索 (001 L71, L72) -------------------------------------------------------------------
@@ -561,11 +643,22 @@ fn pardon_and_holy_light_belong_to_the_vote_not_the_night() {
 #[test]
 fn search_answers_yes_or_no_to_the_crusaders() {
     // 001 L71 "验证一个人“是否为僧侣”的请求，法官将给予“是”或“不是”的回答"; L72 "每轮共同使用一次".
-    let r = night(&game(&[]), &state(&[], &[]), &[act(&CRUSADERS, "搜索", "蝈蝈")]);
+    let r = night(
+        &game(&[]),
+        &state(&[], &[]),
+        &[act(&CRUSADERS, "搜索", "蝈蝈")],
+    );
     assert_eq!(r.feedback.len(), 3);
-    assert!(r.feedback.iter().all(|f| f.text.ends_with("是") && !f.text.ends_with("不是")));
+    assert!(r
+        .feedback
+        .iter()
+        .all(|f| f.text.ends_with("是") && !f.text.ends_with("不是")));
     assert_eq!(r.facts.get("搜索到僧侣:蝈蝈"), Some(&1.0));
-    let r = night(&game(&[]), &state(&[], &[]), &[act(&["剑一"], "搜索", "冷雪")]);
+    let r = night(
+        &game(&[]),
+        &state(&[], &[]),
+        &[act(&["剑一"], "搜索", "冷雪")],
+    );
     assert_eq!(r.feedback.len(), 1);
     assert!(r.feedback[0].text.ends_with("不是"));
     assert!(!r.facts.contains_key("搜索到僧侣:冷雪"));
@@ -574,7 +667,10 @@ fn search_answers_yes_or_no_to_the_crusaders() {
 #[test]
 fn a_search_answers_even_if_the_searcher_dies_that_night() {
     // 001 L94 "均判同时生效".
-    let acts = [act(&["剑一"], "搜索", "僧二"), act(&["冷雪"], "杀人", "剑一")];
+    let acts = [
+        act(&["剑一"], "搜索", "僧二"),
+        act(&["冷雪"], "杀人", "剑一"),
+    ];
     let r = night(&game(&[]), &state(&[], &[]), &acts);
     assert_eq!(dead(&r), ["剑一"]);
     assert_eq!(r.feedback[0].to, "剑一");
@@ -620,7 +716,11 @@ fn church_wins_a_when_every_surviving_monk_is_found_and_five_survive() {
     assert!(!r.facts.contains_key("已找到全部存活僧侣"));
     assert!(r.win.is_empty());
     // The unfound sixth dies tonight: five alive, all found (L103: the dead do not count).
-    let r = night(&g, &s, &[act(&CRUSADERS, "搜索", "僧五"), team_kill("僧六")]);
+    let r = night(
+        &g,
+        &s,
+        &[act(&CRUSADERS, "搜索", "僧五"), team_kill("僧六")],
+    );
     assert!(r.win.iter().any(|w| w == win), "{:?}", r.win);
     // Four alive, all found: one below five.
     let s = state(&["僧五", "僧六", "僧七", "僧八", "僧九"], &facts);
@@ -657,6 +757,49 @@ fn heretics_win_c_when_the_last_crusader_falls_with_the_bard_out() {
         .win
         .iter()
         .any(|w| w == "异教徒胜（C）：剑士与吟游诗人全部出局"));
+}
+
+#[test]
+fn heretics_win_b_when_the_crusaders_are_out_and_three_monks_dead() {
+    // 001 L109 "十字军剑士全部出局，并至少3名僧侣出局": three monks out (at), two (one below).
+    let win = "异教徒胜（B）：剑士全部出局且僧侣出局不少于 3 人";
+    let s = state(&["剑二", "剑三", "僧七", "僧八", "僧九"], &[]);
+    let r = night(&game(&[]), &s, &[act(&["领主"], "堕落", "剑一")]);
+    assert!(r.win.iter().any(|w| w == win), "{:?}", r.win);
+    let s = state(&["剑二", "剑三", "僧八", "僧九"], &[]);
+    let r = night(&game(&[]), &s, &[act(&["领主"], "堕落", "剑一")]);
+    assert!(r.win.is_empty(), "{:?}", r.win);
+}
+
+#[test]
+fn church_wins_c_when_the_heretics_and_the_lord_are_out() {
+    // 001 L105 "异教徒全部出局，且黑暗领主出局": the child alive.
+    let s = state(&["领主", "异一", "异二"], &[]);
+    let r = night(&game(&[]), &s, &[act(&["诗人"], "感召", "异三")]);
+    assert_eq!(r.win, ["教会胜（C）：异教徒与黑暗领主全部出局"]);
+}
+
+#[test]
+fn a_search_fact_the_judge_set_by_hand_stands_without_searches_bansha_saw() {
+    let s = state(&[], &[("已找到全部存活僧侣", 1.0)]);
+    let r = night(&game(&[]), &s, &[]);
+    assert!(!r.facts.contains_key("已找到全部存活僧侣"));
+    // Once bansha has a search, it recounts: 8 monks unfound.
+    let r = night(&game(&[]), &s, &[act(&CRUSADERS, "搜索", "蝈蝈")]);
+    assert_eq!(r.facts.get("已找到全部存活僧侣"), Some(&0.0));
+}
+
+#[test]
+fn the_lords_fall_at_dusk_lifts_his_protection_for_the_night() {
+    // 001 L86 "在2项权力全部使用过之后，可被异教徒杀害" with 特赦 spent on day 1 and 堕落 tonight:
+    // before the night (A-J4 default) both are used when the heretics strike; at dawn not yet.
+    let s = state(&[], &[("特赦已用", 1.0)]);
+    let acts = [act(&["领主"], "堕落", "剑一"), team_kill("领主")];
+    let r = night(&game(&[]), &s, &acts);
+    assert_eq!(dead(&r), ["领主", "剑一"]);
+    let r = night(&game(&[("dusk_powers", "at_dawn")]), &s, &acts);
+    assert_eq!(dead(&r), ["剑一"]);
+    assert_eq!(figure(&r, "领主"), (0, 1));
 }
 
 // ---- order, changes, bad input ------------------------------------------------------------
@@ -699,7 +842,10 @@ fn the_resolution_does_not_depend_on_the_order_of_the_actions() {
         .unwrap();
     let mut reversed = busy();
     reversed.reverse();
-    assert_eq!(serde_json::to_value(night(&g, &s, &reversed)).unwrap(), reference);
+    assert_eq!(
+        serde_json::to_value(night(&g, &s, &reversed)).unwrap(),
+        reference
+    );
 }
 
 #[test]
@@ -720,15 +866,15 @@ fn a_busy_night_resolves_the_rest_of_the_bad_input() {
 fn bad_input_is_refused_with_its_reason_and_the_rest_resolved() {
     let s = state(&["僧九", "异三"], &[]);
     let acts = [
-        act(&["僧九"], "祈祷", "蝈蝈"),                // dead actor
-        act(&["剑一"], "祈祷", "蝈蝈"),                // power the role lacks
-        act(&["冷雪"], "杀人", "张三"),                // unknown target
-        act(&["剑二"], "搜索", "异三"),                // dead target
-        act(&["剑三"], "毒药", "蝈蝈"),                // no such power here
-        act(&["冷雪", "异一"], "杀人", "僧二"),        // child and heretics together
-        act(&["蝈蝈", "僧二"], "祈祷", "僧三"),        // a joint prayer
-        act(&["异一"], "杀人", "僧四"),                // the team's list by one heretic
-        act(&["诗人"], "感召", ""),                    // no target
+        act(&["僧九"], "祈祷", "蝈蝈"),         // dead actor
+        act(&["剑一"], "祈祷", "蝈蝈"),         // power the role lacks
+        act(&["冷雪"], "杀人", "张三"),         // unknown target
+        act(&["剑二"], "搜索", "异三"),         // dead target
+        act(&["剑三"], "毒药", "蝈蝈"),         // no such power here
+        act(&["冷雪", "异一"], "杀人", "僧二"), // child and heretics together
+        act(&["蝈蝈", "僧二"], "祈祷", "僧三"), // a joint prayer
+        act(&["异一"], "杀人", "僧四"),         // the team's list by one heretic
+        act(&["诗人"], "感召", ""),             // no target
     ];
     let r = night(&game(&[]), &s, &acts);
     assert!(refused_reason(&r, "僧九 祈祷").contains("已出局"));
@@ -788,7 +934,10 @@ fn late_actions_are_listed_not_resolved() {
 fn an_unknown_reading_is_an_error_naming_the_key() {
     let g = game(&[("crusader_armour", "magic")]);
     let err = resolve_game(&g, &state(&[], &[]), 2, &[], None).unwrap_err();
-    assert!(err.contains("crusader_armour") && err.contains("heretic_attack_once"), "{err}");
+    assert!(
+        err.contains("crusader_armour") && err.contains("heretic_attack_once"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -806,7 +955,11 @@ fn the_preset_lists_every_reading_with_its_default() {
             c.key
         );
         for (reading, _) in c.readings {
-            assert!(preset.contains(&format!("\"{reading}\"")), "{}: {reading}", c.key);
+            assert!(
+                preset.contains(&format!("\"{reading}\"")),
+                "{}: {reading}",
+                c.key
+            );
         }
     }
     let ids: std::collections::BTreeSet<&str> = r.choices().iter().map(|c| c.id).collect();

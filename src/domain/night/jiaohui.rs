@@ -353,9 +353,9 @@ impl<'a, 'n> Run<'a, 'n> {
             }
         }
         // Dusk first (L114, L184): who the night's checks see alive depends on it.
-        let (dusk, night): (Vec<Action>, Vec<Action>) = timely.into_iter().partition(|a| {
-            matches!(Power::parse(&a.power), Some(Power::Fall | Power::Call))
-        });
+        let (dusk, night): (Vec<Action>, Vec<Action>) = timely
+            .into_iter()
+            .partition(|a| matches!(Power::parse(&a.power), Some(Power::Fall | Power::Call)));
         let dusk = self.checked(&dusk);
         let dusk = self.pick(dusk);
         self.dusk(dusk);
@@ -563,7 +563,11 @@ impl<'a, 'n> Run<'a, 'n> {
             };
             let spend = valid || self.reading("wrong_target_power") == "spent";
             if !valid {
-                let what = if spend { "机会已用掉" } else { "不算用过" };
+                let what = if spend {
+                    "机会已用掉"
+                } else {
+                    "不算用过"
+                };
                 self.used_reading(
                     "wrong_target_power",
                     format!("{actor} 对 {t} 使用“{}”：{why_not}，{what}", o.power.word()),
@@ -586,10 +590,7 @@ impl<'a, 'n> Run<'a, 'n> {
         }
         for (t, cause) in killed {
             let when = if before { "黄昏" } else { "天亮" };
-            self.used_reading(
-                "dusk_powers",
-                format!("{t} 在{when}出局（{cause}）"),
-            );
+            self.used_reading("dusk_powers", format!("{t} 在{when}出局（{cause}）"));
             if before {
                 self.dusk_dead.insert(t.clone());
             }
@@ -624,7 +625,8 @@ impl<'a, 'n> Run<'a, 'n> {
             }
         }
         let team_kill = kills.iter().position(|o| o.role == HERETIC);
-        let (team_kill, sacrifice) = self.sacrifice_or_kill(team_kill.map(|i| kills.remove(i)), sacrifice);
+        let (team_kill, sacrifice) =
+            self.sacrifice_or_kill(team_kill.map(|i| kills.remove(i)), sacrifice);
         let heretics = self.living(HERETIC).len() as i64;
         if let Some(s) = sacrifice {
             self.sacrifice(&s, heretics);
@@ -671,9 +673,9 @@ impl<'a, 'n> Run<'a, 'n> {
             );
         }
         if !keep_kill && !keep_sac {
-            self.res
-                .for_judge
-                .push("异教徒同一轮既申请祭祀又提交杀人名单：请向他们确认（A-J8 ask_judge）".into());
+            self.res.for_judge.push(
+                "异教徒同一轮既申请祭祀又提交杀人名单：请向他们确认（A-J8 ask_judge）".into(),
+            );
         }
         (kill.filter(|_| keep_kill), sacrifice.filter(|_| keep_sac))
     }
@@ -704,8 +706,7 @@ impl<'a, 'n> Run<'a, 'n> {
         }
         let rounds = self.night.fact(BANK_ROUNDS) as i64;
         let mut value = bank;
-        if self.reading("sacrifice_bank_heretic_deaths") == "recount" && rounds * heretics != bank
-        {
+        if self.reading("sacrifice_bank_heretic_deaths") == "recount" && rounds * heretics != bank {
             value = rounds * heretics;
             self.used_reading(
                 "sacrifice_bank_heretic_deaths",
@@ -730,7 +731,10 @@ impl<'a, 'n> Run<'a, 'n> {
                 format!("祭祀累计的攻击力 {bank} 用于这次攻击，并继续保留"),
             );
         }
-        (value, format!("异教徒 {value}（恶魔的祭祀累计，001 L64、L65）"))
+        (
+            value,
+            format!("异教徒 {value}（恶魔的祭祀累计，001 L64、L65）"),
+        )
     }
 
     /// The prayers (L76): who gets +1 defence tonight, with the count and the threshold.
@@ -760,7 +764,10 @@ impl<'a, 'n> Run<'a, 'n> {
                     format!("{by} 为自己祈祷：{}", if counts { "计入" } else { "不计" }),
                 );
                 if !counts {
-                    self.refuse(&o.action, "为自己祈祷不计（A-J7 monk_self_prayer = void）".into());
+                    self.refuse(
+                        &o.action,
+                        "为自己祈祷不计（A-J7 monk_self_prayer = void）".into(),
+                    );
                     continue;
                 }
             }
@@ -777,7 +784,11 @@ impl<'a, 'n> Run<'a, 'n> {
                 "prayer_threshold_zero",
                 format!(
                     "僧侣 {monks} ÷ 异教徒 {heretics} 四舍五入为 0：{}",
-                    if everyone { "全体防御力+1" } else { "至少 1 名僧侣祈祷才+1" }
+                    if everyone {
+                        "全体防御力+1"
+                    } else {
+                        "至少 1 名僧侣祈祷才+1"
+                    }
                 ),
             );
         }
@@ -793,11 +804,19 @@ impl<'a, 'n> Run<'a, 'n> {
                     format!(
                         "{} 恰好得到 {n} 名僧侣的祈祷（门槛 {threshold}）：{}",
                         s.player,
-                        if more_than { "不加防御" } else { "防御力+1" }
+                        if more_than {
+                            "不加防御"
+                        } else {
+                            "防御力+1"
+                        }
                     ),
                 );
             }
-            let ok = if more_than { n > threshold } else { n >= threshold };
+            let ok = if more_than {
+                n > threshold
+            } else {
+                n >= threshold
+            };
             if everyone || (ok && n >= 1) {
                 blessed.insert(
                     s.player.clone(),
@@ -822,7 +841,10 @@ impl<'a, 'n> Run<'a, 'n> {
             power: Power::Kill.word().into(),
         });
         let void = self.immune(&t, from);
-        attacks.entry(t).or_default().push(Part { from, value, void });
+        attacks
+            .entry(t)
+            .or_default()
+            .push(Part { from, value, void });
     }
 
     /// Why an attack by `from` on `t` does not count, if it does not.
@@ -836,9 +858,8 @@ impl<'a, 'n> Run<'a, 'n> {
                     ("感召", "圣光")
                 };
                 let line = if role == LORD { "001 L86" } else { "001 L92" };
-                let holder = self.night.seat(t).map(|s| s.player.clone()).unwrap_or_default();
                 let done = self.night.fact(&format!("{role}权力已用完")) >= 1.0
-                    || (self.spent(&holder, a) && self.spent(&holder, b));
+                    || (self.spent(t, a) && self.spent(t, b));
                 if !done {
                     return Some(format!("{role}在“{a}”和“{b}”都用过之前不被攻击（{line}）"));
                 }
@@ -857,9 +878,9 @@ impl<'a, 'n> Run<'a, 'n> {
                 }
                 None
             }
-            CHILD if from == HERETIC && self.night.fact(BADGE_BROKEN) < 1.0 => Some(
-                "“背德的徽章”永远抵御异教徒的攻击（001 L57），只有投票才能毁坏（L58）".into(),
-            ),
+            CHILD if from == HERETIC && self.night.fact(BADGE_BROKEN) < 1.0 => {
+                Some("“背德的徽章”永远抵御异教徒的攻击（001 L57），只有投票才能毁坏（L58）".into())
+            }
             _ => None,
         }
     }
@@ -868,7 +889,11 @@ impl<'a, 'n> Run<'a, 'n> {
 impl Run<'_, '_> {
     /// Every living player's defence (L98 base 1, L76 prayer, L70 armour) against the attack
     /// on him; attack − defence ≥ 0 dies (L98). All at once (L94).
-    fn judge(&mut self, blessed: &BTreeMap<String, String>, mut attacks: BTreeMap<String, Vec<Part>>) {
+    fn judge(
+        &mut self,
+        blessed: &BTreeMap<String, String>,
+        mut attacks: BTreeMap<String, Vec<Part>>,
+    ) {
         let players: Vec<String> = self
             .night
             .seats
@@ -961,7 +986,11 @@ impl Run<'_, '_> {
                 "crusader_armour",
                 format!(
                     "{p} 受到攻击（异教徒 {h}、恶魔之子 {c}）：铠甲{}{}",
-                    if applies { "防御力+1" } else { "不起作用" },
+                    if applies {
+                        "防御力+1"
+                    } else {
+                        "不起作用"
+                    },
                     if spent { "，之后用掉" } else { "" }
                 ),
             );
@@ -1021,7 +1050,14 @@ impl Run<'_, '_> {
                 self.night.fact(&k) >= 1.0 || self.res.facts.contains_key(&k)
             });
         let value = if all_found { 1.0 } else { 0.0 };
-        if self.night.fact(ALL_FOUND) != value {
+        // A game whose searches bansha never saw (no 搜索到僧侣 fact): the judge's own fact stands.
+        let searched = self
+            .night
+            .facts
+            .keys()
+            .chain(self.res.facts.keys())
+            .any(|k| k.starts_with(&found_key("")));
+        if searched && self.night.fact(ALL_FOUND) != value {
             self.res.facts.insert(ALL_FOUND.into(), value);
         }
         self.res.announce = self.announce();
@@ -1031,15 +1067,17 @@ impl Run<'_, '_> {
         self.res
             .powers_used
             .sort_by(|a, b| (&a.player, &a.power).cmp(&(&b.player, &b.power)));
-        self.res.feedback.sort_by(|a, b| (&a.to, &a.text).cmp(&(&b.to, &b.text)));
+        self.res
+            .feedback
+            .sort_by(|a, b| (&a.to, &a.text).cmp(&(&b.to, &b.text)));
         self.res.late.sort_by(|a, b| a.source.cmp(&b.source));
         self.res.for_judge.sort();
         self.res
             .readings_used
             .sort_by(|a, b| (&a.id, &a.key, &a.decided).cmp(&(&b.id, &b.key, &b.decided)));
-        self.res.states.sort_by(|a, b| {
-            (&a.player, &a.state, &a.why).cmp(&(&b.player, &b.state, &b.why))
-        });
+        self.res
+            .states
+            .sort_by(|a, b| (&a.player, &a.state, &a.why).cmp(&(&b.player, &b.state, &b.why)));
     }
 
     /// L117 “所有牺牲的角色都公布其真实身份”; L118 whether the 领主 or the 诗人 used a power is not
