@@ -453,6 +453,14 @@ fn bank_readings_kept_and_recount() {
         reading(&r, "sacrifice_bank_heretic_deaths"),
         Some("recount")
     );
+    // A bank without its rounds (set by hand) strikes as banked in either reading.
+    let s = state(&["异三"], &[("恶魔的祭祀累计攻击力", 3.0)]);
+    let r = night(
+        &game(&[("sacrifice_bank_heretic_deaths", "recount")]),
+        &s,
+        &kill,
+    );
+    assert_eq!(figure(&r, "僧二").0, 3);
 }
 
 #[test]
@@ -615,6 +623,7 @@ fn dusk_powers_before_the_night_change_the_threshold() {
     assert_eq!(dead(&r), ["异三", "蝈蝈"]);
     assert_eq!(reading(&r, "dusk_powers"), Some("before_night"));
     assert!(refused_reason(&r, "异三 杀人 僧二").contains("黄昏"));
+    assert!(r.for_judge.iter().any(|l| l.starts_with("异三 在黄昏出局")));
     let r = night(
         &game(&[("dusk_powers", "at_dawn")]),
         &state(&[], &[]),

@@ -592,6 +592,9 @@ impl<'a, 'n> Run<'a, 'n> {
             let when = if before { "黄昏" } else { "天亮" };
             self.used_reading("dusk_powers", format!("{t} 在{when}出局（{cause}）"));
             if before {
+                self.res.for_judge.push(format!(
+                    "{t} 在黄昏出局（A-J4 before_night）：何时公布由法官决定（001 L118 不公布特技的使用），天亮公告里也列出"
+                ));
                 self.dusk_dead.insert(t.clone());
             }
             self.dead.entry(t).or_default().push(cause);
@@ -706,7 +709,9 @@ impl<'a, 'n> Run<'a, 'n> {
         }
         let rounds = self.night.fact(BANK_ROUNDS) as i64;
         let mut value = bank;
-        if self.reading("sacrifice_bank_heretic_deaths") == "recount" && rounds * heretics != bank {
+        // A bank the judge set by hand, without its rounds, cannot be recounted.
+        let recount = self.reading("sacrifice_bank_heretic_deaths") == "recount" && rounds > 0;
+        if recount && rounds * heretics != bank {
             value = rounds * heretics;
             self.used_reading(
                 "sacrifice_bank_heretic_deaths",
