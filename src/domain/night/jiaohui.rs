@@ -742,8 +742,9 @@ impl<'a, 'n> Run<'a, 'n> {
         )
     }
 
-    /// The prayers (L76): who gets +1 defence tonight, with the count and the threshold.
-    fn prayers(&mut self, prayers: Vec<Order>, heretics: i64) -> BTreeMap<String, String> {
+    /// The prayers (L76): each player prayed for, whether he gets +1 defence tonight, and the
+    /// count against the threshold.
+    fn prayers(&mut self, prayers: Vec<Order>, heretics: i64) -> BTreeMap<String, (bool, String)> {
         let mut blessed = BTreeMap::new();
         if heretics == 0 {
             for o in prayers {
@@ -822,11 +823,11 @@ impl<'a, 'n> Run<'a, 'n> {
             } else {
                 n >= threshold
             };
+            let why = format!("{n} 名僧侣祈祷，门槛 {threshold}（{rule}，001 L76）");
             if everyone || (ok && n >= 1) {
-                blessed.insert(
-                    s.player.clone(),
-                    format!("{n} 名僧侣祈祷，门槛 {threshold}（{rule}，001 L76）"),
-                );
+                blessed.insert(s.player.clone(), (true, why));
+            } else if n >= 1 {
+                blessed.insert(s.player.clone(), (false, why));
             }
         }
         blessed
@@ -896,7 +897,7 @@ impl Run<'_, '_> {
     /// on him; attack − defence ≥ 0 dies (L98). All at once (L94).
     fn judge(
         &mut self,
-        blessed: &BTreeMap<String, String>,
+        blessed: &BTreeMap<String, (bool, String)>,
         mut attacks: BTreeMap<String, Vec<Part>>,
     ) {
         let players: Vec<String> = self
@@ -933,14 +934,18 @@ impl Run<'_, '_> {
             }
             let mut defence = 1;
             let mut d_detail = vec!["基础 1（001 L98）".to_string()];
-            if let Some(why) = blessed.get(&p) {
-                defence += 1;
-                d_detail.push(format!("祈祷 1（{why}）"));
-                self.res.states.push(StateLine {
-                    player: p.clone(),
-                    state: "祈祷：防御力+1".into(),
-                    why: why.clone(),
-                });
+            match blessed.get(&p) {
+                Some((true, why)) => {
+                    defence += 1;
+                    d_detail.push(format!("祈祷 1（{why}）"));
+                    self.res.states.push(StateLine {
+                        player: p.clone(),
+                        state: "祈祷：防御力+1".into(),
+                        why: why.clone(),
+                    });
+                }
+                Some((false, why)) => d_detail.push(format!("祈祷 0（{why}，未达门槛）")),
+                None => {}
             }
             if self.role(&p) == CRUSADER {
                 if let Some(why) = self.armour(&p, h, c) {
@@ -956,7 +961,7 @@ impl Run<'_, '_> {
             let detail = format!("攻击：{a_text}；防御：{}", d_detail.join(" + "));
             if attack > 0 && attack - defence >= 0 {
                 let cause = format!(
-                    "被攻击致死：攻击力 {attack} − 防御力 {defence} ≥ 0（{detail}；001 L98）"
+                    "被攻击致死（001 L98）：攻击力 {attack} − 防御力 {defence} ≥ 0；{detail}"
                 );
                 self.dead.entry(p.clone()).or_default().push(cause);
             }
