@@ -698,6 +698,12 @@ fn the_dawn_post_names_the_dead_with_their_true_roles_and_no_cause() {
         "[b]第2夜[/b]\n[b]剑一[/b] 死亡，身份：[b]十字军剑士[/b]\n[b]僧二[/b] 死亡，身份：[b]僧侣[/b]\n"
     );
     assert!(!r.announce.contains("堕落"));
+    // 001 L191 "法官会通过站内短信或QQ方式通知死亡的玩家，死者在截止时间前，提供【遗言】".
+    assert!(r
+        .for_judge
+        .iter()
+        .any(|l| l.starts_with("通知 剑一") && l.contains("遗言")));
+    assert!(r.for_judge.iter().any(|l| l.starts_with("通知 僧二")));
     let r = night(&game(&[]), &state(&[], &[]), &[]);
     assert!(r.announce.contains("平安夜"));
 }

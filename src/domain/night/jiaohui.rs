@@ -1049,6 +1049,10 @@ impl Run<'_, '_> {
                     player: s.player.clone(),
                     cause: causes.join("；"),
                 });
+                self.res.for_judge.push(format!(
+                    "通知 {} 在截止时间前提供【遗言】，发到下一日的讨论贴（001 L191）",
+                    s.player
+                ));
             }
         }
         // L102 “十字军剑士搜索到所有存活僧侣”: every monk alive after the night found.
