@@ -589,6 +589,8 @@ fn lovers_of_two_camps_elope_with_their_matchmaker() {
     assert!(refused_for(&r, "阿四 杀人").is_some());
     assert_eq!(dead(&r), ["夏荷"]);
     assert_eq!(r.powers_used[0].power, "红线");
+    // Night 0 is the first night, before day 1 (L223 "直接入夜").
+    assert!(r.announce.starts_with("[b]首夜[/b]"), "{}", r.announce);
 }
 
 /// L142 "若情侣身份双刺客，红娘变刺客（不进群，可接刀）；若情侣身份为双特或双妃子，红娘身份变特或妃子".

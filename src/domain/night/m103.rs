@@ -284,6 +284,7 @@ impl<'a> Run<'a> {
     fn run(&mut self, actions: &[Action]) {
         if let Some(wins) = wins(self.game, &self.snap()).first() {
             let reason = format!("游戏已经结束（L164）：{}", wins.0);
+            self.res.for_judge.push(format!("{reason}：这一夜不结算"));
             for a in actions {
                 self.refuse(a, &reason);
             }
@@ -731,7 +732,8 @@ impl Run<'_> {
     fn choose(&mut self, msgs: Vec<Msg>) -> Chosen {
         let group = self.kill_group();
         self.group = group.clone();
-        let mut slots: Vec<(String, Vec<Msg>)> = Vec::new();
+        // (key, what the judge reads, the messages): one slot per power and player, one kill.
+        let mut slots: Vec<(String, String, Vec<Msg>)> = Vec::new();
         for m in msgs {
             self.sent.push(m.clone());
             if let Err(why) = self.check(&m, &group) {
@@ -745,14 +747,17 @@ impl Run<'_> {
                 self.refuse(&m.action, &why);
                 continue;
             }
-            let slot = match m.power {
-                Power::Kill => "kill".to_string(),
+            let (slot, label) = match m.power {
+                Power::Kill => ("kill".to_string(), "指杀".to_string()),
                 Power::Tongling | Power::Abstain => continue,
-                p => format!("{}:{}", slot_of(p), m.actor()),
+                p => (
+                    format!("{}:{}", slot_of(p), m.actor()),
+                    format!("{}（{}）", m.actor(), slot_word(p)),
+                ),
             };
-            match slots.iter_mut().find(|(s, _)| *s == slot) {
-                Some((_, v)) => v.push(m),
-                None => slots.push((slot, vec![m])),
+            match slots.iter_mut().find(|(s, _, _)| *s == slot) {
+                Some((_, _, v)) => v.push(m),
+                None => slots.push((slot, label, vec![m])),
             }
         }
         // In a fixed order, whatever the order of the actions.
@@ -760,11 +765,11 @@ impl Run<'_> {
         self.void_kills.sort();
         self.void_kills.dedup();
         let mut chosen = Chosen::default();
-        for (slot, msgs) in slots {
+        for (slot, label, msgs) in slots {
             let m = if slot.starts_with("doctor") {
                 self.doctor_answer(msgs)
             } else {
-                self.pick(msgs, &slot)
+                self.pick(msgs, &label)
             };
             let Some(m) = m else { continue };
             match m.power {
@@ -872,6 +877,13 @@ impl Run<'_> {
         by.dedup();
         out.action.by = by;
         out
+    }
+}
+
+fn slot_word(p: Power) -> &'static str {
+    match p {
+        Power::Save | Power::Poison => "救药或毒药",
+        p => p.word(),
     }
 }
 
@@ -1298,7 +1310,13 @@ impl Run<'_> {
     fn announce(&mut self) {
         let bb = |s: &str| s.replace('[', "［").replace(']', "］");
         let n = self.night.number;
-        let mut out = format!("[b]第{n}夜[/b]\n");
+        // Night 0 is the first, before day 1 (L223 "直接入夜").
+        let title = if n == 0 {
+            "首夜".to_string()
+        } else {
+            format!("第{n}夜")
+        };
+        let mut out = format!("[b]{title}[/b]\n");
         if self.res.deaths.is_empty() {
             out.push_str("夜晚出局：无\n");
         } else {
@@ -1326,5 +1344,106 @@ impl Run<'_> {
             }
         }
         self.res.announce = out;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(power: Power, target: &str, at: Option<&str>) -> Msg {
+        Msg {
+            action: Action {
+                by: vec!["甲".into()],
+                power: power.word().into(),
+                target: Some(target.into()),
+                platform: None,
+                sent_at: at.map(|t| DateTime::parse_from_rfc3339(t).unwrap()),
+                source: String::new(),
+            },
+            power,
+            target: Some(target.into()),
+        }
+    }
+
+    #[test]
+    fn a_red_thread_names_two_players_in_the_usual_ways() {
+        for t in [
+            "甲、乙",
+            "甲,乙",
+            "甲，乙",
+            "甲 和 乙",
+            "甲和乙",
+            " 甲 / 乙 ",
+        ] {
+            assert_eq!(pair(t), Some(("甲".into(), "乙".into())), "{t}");
+        }
+        assert_eq!(pair("甲"), None);
+        assert_eq!(pair("甲、乙、丙"), None);
+    }
+
+    #[test]
+    fn the_first_or_last_message_needs_times_that_tell_them_apart() {
+        let early = "2026-12-02T21:05:00+08:00";
+        let late = "2026-12-02T21:15:00+08:00";
+        let two = [
+            msg(Power::Guard, "乙", Some(late)),
+            msg(Power::Guard, "丙", Some(early)),
+        ];
+        assert_eq!(extreme(&two, true), Some(1));
+        assert_eq!(extreme(&two, false), Some(0));
+        let untimed = [
+            msg(Power::Guard, "乙", None),
+            msg(Power::Guard, "丙", Some(early)),
+        ];
+        assert_eq!(extreme(&untimed, true), None);
+        let tied = [
+            msg(Power::Guard, "乙", Some(early)),
+            msg(Power::Guard, "丙", Some(early)),
+        ];
+        assert_eq!(extreme(&tied, true), None);
+        let same = [
+            msg(Power::Guard, "乙", Some(early)),
+            msg(Power::Guard, "乙", Some(early)),
+        ];
+        assert_eq!(extreme(&same, true), Some(0));
+    }
+
+    #[test]
+    fn without_the_game_the_night_is_refused_not_guessed() {
+        let seats = Vec::new();
+        let facts = Default::default();
+        let readings = Default::default();
+        let night = Night {
+            number: 1,
+            seats: &seats,
+            facts: &facts,
+            readings: &readings,
+            deadline: None,
+        };
+        let a = msg(Power::Guard, "乙", None).action;
+        let r = M103.resolve(&night, std::slice::from_ref(&a));
+        assert_eq!(r.refused.len(), 1);
+        assert!(r.refused[0].reason.contains("L170"));
+        assert!(r.deaths.is_empty());
+    }
+
+    #[test]
+    fn every_power_word_reads_back() {
+        for p in [
+            Power::RedThread,
+            Power::Guard,
+            Power::Kill,
+            Power::Tongling,
+            Power::Save,
+            Power::Poison,
+            Power::Check,
+            Power::Abstain,
+        ] {
+            assert_eq!(power(p.word()), Some(p));
+        }
+        assert_eq!(power("指杀"), Some(Power::Kill));
+        assert_eq!(power("守护"), Some(Power::Guard));
+        assert_eq!(power("飞天"), None);
     }
 }
