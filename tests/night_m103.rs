@@ -1144,3 +1144,43 @@ fn a_game_already_won_has_no_night() {
     assert!(r.deaths.is_empty());
     assert!(refused_for(&r, "阿大").unwrap().contains("L164"));
 }
+
+/// L168 "场上仅有一个阵营尚未被判负，游戏立即结束，宣布此阵营胜利": 杀了狗皇帝 surrendered (L90), the
+/// poisoned lover's 殉情 (L147) leaves 皇帝算什么 none but its 红娘 (L207), so 我爱皇帝 wins at (6).
+#[test]
+fn the_last_camp_standing_wins_in_the_night() {
+    let mut c = lovers("阿四", "春桃");
+    for p in ["阿四", "春桃", "小美"] {
+        c.push(Change::SetRole {
+            player: p.into(),
+            role: None,
+            faction: Some("皇帝算什么".into()),
+        });
+    }
+    c.push(Change::Surrender {
+        faction: "杀了狗皇帝".into(),
+    });
+    let r = resolve(
+        &game(""),
+        &state(c),
+        2,
+        &[
+            a("小刚", "守卫", "老王"),
+            a("阿四", "放弃", ""),
+            a("小红", "毒药", "春桃"),
+            a("小明", "放弃", ""),
+        ],
+    );
+    assert_eq!(dead(&r), ["春桃", "阿四"]);
+    assert!(
+        r.announce.contains("游戏结束：【我爱皇帝】阵营胜利"),
+        "{}",
+        r.announce
+    );
+    assert!(
+        r.win.iter().any(|w| w == "我爱皇帝 胜：其余阵营均已判负"),
+        "{:?}",
+        r.win
+    );
+    assert!(!r.for_judge.iter().any(|l| l.contains("L154")));
+}

@@ -167,6 +167,18 @@ impl Resolver for M103 {
     }
 }
 
+/// The 太医's limit (L238 "收到通灵反馈后30分钟内"): 30 minutes after the 通灵 feedback was
+/// given, else after the night's deadline (the latest the feedback can come). The daemon drafts
+/// an m103 night once this has passed, not at the deadline.
+pub fn doctor_limit(
+    deadline: Option<DateTime<FixedOffset>>,
+    tongling: Option<DateTime<FixedOffset>>,
+) -> Option<DateTime<FixedOffset>> {
+    tongling
+        .or(deadline)
+        .map(|t| t + Duration::minutes(DOCTOR_MINUTES))
+}
+
 /// A power in the seed's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Power {
@@ -353,9 +365,9 @@ impl<'a> Run<'a> {
         let doctor = self.night.seat(m.actor()).is_some_and(|s| s.role == DOCTOR);
         match m.power {
             Power::Tongling | Power::RedThread => None,
-            Power::Save | Power::Poison | Power::Abstain if doctor => tongling
-                .or(self.night.deadline)
-                .map(|t| t + Duration::minutes(DOCTOR_MINUTES)),
+            Power::Save | Power::Poison | Power::Abstain if doctor => {
+                doctor_limit(self.night.deadline, tongling)
+            }
             _ => self.night.deadline,
         }
     }
