@@ -254,8 +254,8 @@ pub fn missed_key(night: u32, player: &str) -> String {
 
 /// Add to each day's `missed_night_moves` the night duties the confirmed nights recorded as
 /// missed (the state's facts, [`missed_key`]): night N, which follows day N, counts for day N;
-/// a first night before day 1 (night 0, m103 L223) for day 1. The daemon and `bansha lurk`
-/// call it on the game as played, so the 潜水 count needs no judge's entry.
+/// a first night before day 1 (night 0, m103 L223) for day 1. Called on the game as played
+/// (where the state file is applied to the days), the 潜水 count needs no judge's entry.
 pub fn missed_to_days(config: &mut GameConfig, facts: &BTreeMap<String, f64>) {
     for (key, value) in facts {
         let Some((night, player)) = key.strip_prefix("missed:").and_then(|k| k.split_once(':'))
