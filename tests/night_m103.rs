@@ -1184,3 +1184,40 @@ fn the_last_camp_standing_wins_in_the_night() {
     );
     assert!(!r.for_judge.iter().any(|l| l.contains("L154")));
 }
+
+/// L145 "情侣在成为情侣后互知共群（双刺客情侣除外）": two assassin lovers stay in their camp and its
+/// kill (no 私奔, L148: one camp), and still go out together (L147).
+#[test]
+fn assassin_lovers_keep_their_camp_and_kill() {
+    let g = game("");
+    let r = resolve(
+        &g,
+        &GameState::default(),
+        0,
+        &with(
+            duties_done(),
+            vec![a("小美", "红线", "阿大、阿二"), a("阿二", "杀人", "冬梅")],
+        ),
+    );
+    assert!(
+        told(&r, "阿大")[0].contains("仍在刺客群"),
+        "{:?}",
+        r.feedback
+    );
+    assert_eq!(faction_after(&g, &r, "阿大").1, "杀了狗皇帝");
+    assert_eq!(dead(&r), ["冬梅"]);
+    let mut st = GameState::default();
+    for c in r.changes() {
+        st.push(c, String::new());
+    }
+    let r = resolve(
+        &g,
+        &st,
+        1,
+        &with(
+            duties_done(),
+            vec![a("小红", "毒药", "阿二"), a("阿三", "放弃", "")],
+        ),
+    );
+    assert_eq!(dead(&r), ["阿二", "阿大"]);
+}
