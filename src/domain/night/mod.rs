@@ -15,6 +15,7 @@
 
 pub mod actions;
 pub mod jiaohui;
+pub mod m103;
 
 use crate::domain::config::GameConfig;
 use crate::domain::rules::state::{Change, GameState, Seat};
@@ -176,20 +177,20 @@ pub struct Resolution {
     pub late: Vec<Action>,
     /// Things the judge must decide or do that the resolver cannot (a rewrite to ask for).
     pub for_judge: Vec<String>,
+    /// Other changes confirming writes, before the deaths, in order: marks, roles and camps
+    /// (m103's 红线: the lovers' mark, 私奔, the 红娘's camp, 002 L142–L148).
+    pub updates: Vec<Change>,
 }
 
 impl Resolution {
     /// The changes confirming this night writes to the state.
     pub fn changes(&self) -> Vec<Change> {
-        let mut out: Vec<Change> = self
-            .deaths
-            .iter()
-            .map(|d| Change::Eliminate {
-                player: d.player.clone(),
-                cause: format!("第{}夜：{}", self.night, d.cause),
-                day: None,
-            })
-            .collect();
+        let mut out: Vec<Change> = self.updates.clone();
+        out.extend(self.deaths.iter().map(|d| Change::Eliminate {
+            player: d.player.clone(),
+            cause: format!("第{}夜：{}", self.night, d.cause),
+            day: None,
+        }));
         for (key, value) in &self.facts {
             out.push(Change::Fact {
                 key: key.clone(),
@@ -221,13 +222,59 @@ pub trait Resolver {
     fn choices(&self) -> &'static [Choice];
     /// Resolve the night. Never panics; an action it cannot use is in `refused` with why.
     fn resolve(&self, night: &Night, actions: &[Action]) -> Resolution;
+    /// Resolve the night with the whole game at hand: its config (win rules, links, days) and
+    /// the state at dusk (`night` is its snapshot), for a rule post whose settlement checks the
+    /// win in the middle of the night (m103 002 L164, L170). [`resolve_game`] calls this; by
+    /// default it is `resolve`.
+    fn resolve_in(
+        &self,
+        game: &GameConfig,
+        state: &GameState,
+        night: &Night,
+        actions: &[Action],
+    ) -> Resolution {
+        let _ = (game, state);
+        self.resolve(night, actions)
+    }
 }
 
 /// The resolver for a ruleset's `night.resolver` name, if bansha has one.
 pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
     match name {
         "jiaohui" => Some(Box::new(jiaohui::Jiaohui)),
+        "m103" => Some(Box::new(m103::M103)),
         _ => None,
+    }
+}
+
+/// The fact a night duty missed leaves in the state (`missed:<night>:<player>` = 1; m103 002
+/// L316, qipan 003 L136): written when the judge confirms the night, read back into the days
+/// by [`missed_to_days`].
+pub fn missed_key(night: u32, player: &str) -> String {
+    format!("missed:{night}:{player}")
+}
+
+/// Add to each day's `missed_night_moves` the night duties the confirmed nights recorded as
+/// missed (the state's facts, [`missed_key`]): night N, which follows day N, counts for day N;
+/// a first night before day 1 (night 0, m103 L223) for day 1. Called on the game as played
+/// (where the state file is applied to the days), the 潜水 count needs no judge's entry.
+pub fn missed_to_days(config: &mut GameConfig, facts: &BTreeMap<String, f64>) {
+    for (key, value) in facts {
+        let Some((night, player)) = key.strip_prefix("missed:").and_then(|k| k.split_once(':'))
+        else {
+            continue;
+        };
+        let Ok(night) = night.parse::<u32>() else {
+            continue;
+        };
+        if *value <= 0.0 {
+            continue;
+        }
+        if let Some(d) = config.days.iter_mut().find(|d| d.day == night.max(1)) {
+            if !d.missed_night_moves.iter().any(|p| p == player) {
+                d.missed_night_moves.push(player.to_string());
+            }
+        }
     }
 }
 
@@ -264,7 +311,7 @@ pub fn resolve_game(
         readings: &night_rules.readings,
         deadline,
     };
-    let mut res = r.resolve(&night, actions);
+    let mut res = r.resolve_in(game, state, &night, actions);
     res.night = number;
     let mut after = state.clone();
     for c in res.changes() {
