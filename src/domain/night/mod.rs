@@ -197,7 +197,51 @@ impl Resolution {
                 value: *value,
             });
         }
+        // What carries into the next day's vote, as facts `apply_to_days` reads back.
+        let next = self.night + 1;
+        for (player, by) in &self.next_day.adjust {
+            out.push(Change::Fact {
+                key: format!("adjust:{next}:{player}"),
+                value: f64::from(*by),
+            });
+        }
+        for player in &self.next_day.half_voters {
+            out.push(Change::Fact {
+                key: format!("half:{next}:{player}"),
+                value: 1.0,
+            });
+        }
         out
+    }
+}
+
+/// What confirmed nights carry into the days, read back from the state's facts: the duties
+/// missed ([`missed_to_days`]); a +1 (chuhan's 诅咒, 000 L80) or −1 (庇佑, L82) on a player's
+/// round-1 count of the day after (`adjust:<day>:<player>`, the day's `curse` / `bless` unless
+/// the config names one); players who vote at half weight (`half:<day>:<player>`, bansha42
+/// L74). The judge no longer types them into the next day's block.
+pub fn apply_to_days(config: &mut GameConfig, facts: &BTreeMap<String, f64>) {
+    missed_to_days(config, facts);
+    for (key, value) in facts {
+        let mut parts = key.splitn(3, ':');
+        let (Some(kind), Some(day), Some(player)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let Ok(day) = day.parse::<u32>() else {
+            continue;
+        };
+        let Some(d) = config.days.iter_mut().find(|d| d.day == day) else {
+            continue;
+        };
+        match kind {
+            "adjust" if *value > 0.0 && d.curse.is_none() => d.curse = Some(player.to_string()),
+            "adjust" if *value < 0.0 && d.bless.is_none() => d.bless = Some(player.to_string()),
+            "half" if *value > 0.0 && !d.half_voters.iter().any(|p| p == player) => {
+                d.half_voters.push(player.to_string())
+            }
+            _ => {}
+        }
     }
 }
 
@@ -384,6 +428,63 @@ pub fn last_of_each(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a confirmed night leaves (chuhan 000 L80 诅咒 +1, L82 庇佑 −1, round 1 of the next
+    /// day; bansha42 004 L74 half votes; m103 002 L316 missed duties) reaches the next day's
+    /// block without the judge typing `curse`, `bless`, `half_voters` or `missed_night_moves`,
+    /// and a day the judge set by hand keeps his entry.
+    #[test]
+    fn a_confirmed_nights_facts_reach_the_next_day() {
+        let game = crate::domain::game::load_str(
+            "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\"]\n\
+             [[days]]\nday = 1\nvote_thread = 1\ncloses_at = \"2026-12-01 21:00:00\"\n\
+             [[days]]\nday = 2\nvote_thread = 2\ncloses_at = \"2026-12-02 21:00:00\"\n\
+             [[days]]\nday = 3\nvote_thread = 3\ncloses_at = \"2026-12-03 21:00:00\"\ncurse = \"丁\"\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap();
+        let res = Resolution {
+            night: 1,
+            next_day: NextDay {
+                adjust: [("甲".to_string(), 1), ("乙".to_string(), -1)].into(),
+                half_voters: vec!["丙".into()],
+                missed: vec![],
+            },
+            ..Default::default()
+        };
+        let mut state = GameState::default();
+        for c in res.changes() {
+            state.push(c, "2026-12-02T08:00:00+08:00".into());
+        }
+        state.push(
+            Change::Fact {
+                key: "adjust:3:甲".into(),
+                value: 1.0,
+            },
+            String::new(),
+        );
+        state.push(
+            Change::Fact {
+                key: missed_key(2, "丁"),
+                value: 1.0,
+            },
+            String::new(),
+        );
+        let mut played = game.clone();
+        let facts = state.snapshot(&game).facts;
+        apply_to_days(&mut played, &facts);
+        let d2 = played.day(2).unwrap();
+        assert_eq!(d2.curse.as_deref(), Some("甲"));
+        assert_eq!(d2.bless.as_deref(), Some("乙"));
+        assert_eq!(d2.half_voters, ["丙"]);
+        assert_eq!(d2.missed_night_moves, ["丁"]);
+        assert!(played.day(1).unwrap().curse.is_none());
+        assert_eq!(
+            played.day(3).unwrap().curse.as_deref(),
+            Some("丁"),
+            "the judge's own"
+        );
+    }
 
     fn act(by: &str, power: &str, target: &str, at: &str) -> Action {
         Action {
