@@ -317,7 +317,7 @@ mod tests {
 
     #[test]
     fn day_numbers_in_every_writing() {
-        let p = pattern("第{day}天.*投票[帖贴楼]|投票[帖贴楼].*第{day}天");
+        let p = pattern(&crate::domain::config::DiscoveryRules::default().vote_subject);
         for (subject, day) in [
             ("【第十二局】投票帖 第二天", 2),
             ("第3天 投票帖", 3),
@@ -330,7 +330,11 @@ mod tests {
         ] {
             assert_eq!(p.days_in(subject), BTreeSet::from([day]), "{subject}");
         }
-        assert!(p.days_in("【第十二局】第二天 投票机（仅供参考）").is_empty());
+        // The captured board's poll thread names the vote thread inside brackets: not a vote
+        // thread itself (the gap between the day and the word never crosses a bracket).
+        assert!(p
+            .days_in("【第十二局】第二天 投票机（仅供参考，以投票帖为准）")
+            .is_empty());
         assert!(p.days_in("【第十二局】讨论帖 第二天").is_empty());
     }
 
