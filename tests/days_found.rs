@@ -62,14 +62,21 @@ fn on_day_one() -> String {
 #[test]
 fn the_captured_board_gives_day_two_with_its_threads() {
     let game = load_str(&on_day_one(), Path::new("game.toml")).unwrap();
-    let found = discover(&game, &board("discuz/desktop/guest/forumdisplay_fid3.html"), &[]);
+    let found = discover(
+        &game,
+        &board("discuz/desktop/guest/forumdisplay_fid3.html"),
+        &[],
+    );
     // tid 3 "【第十二局】投票帖 第二天", tid 4 "【第十二局】讨论帖 第二天"; tid 5 is the poll
     // "第二天 投票机（仅供参考，以投票帖为准）", not the vote thread; tid 1 is the rules post.
     assert_eq!(found.questions, vec![]);
     assert_eq!(found.waiting, vec![]);
     assert_eq!(found.days.len(), 1, "{found:?}");
     let d = &found.days[0];
-    assert_eq!((d.day, d.vote_thread, d.discussion_threads.clone()), (2, 3, vec![4]));
+    assert_eq!(
+        (d.day, d.vote_thread, d.discussion_threads.clone()),
+        (2, 3, vec![4])
+    );
     assert_eq!(d.author, "版杀一室法官");
     assert_eq!(d.subject, "【第十二局】投票帖 第二天");
     assert!(d.opened_at.is_some());
@@ -80,24 +87,38 @@ fn the_gbk_board_gives_day_two_too() {
     let text = example("gbk-day2.toml");
     let start = text.find("[[days]]").unwrap();
     let end = text.find("[rules]").unwrap();
-    let day_one = "[[days]]\nday = 1\nopens_at = \"2026-11-27 19:00\"\ncloses_at = \"2026-11-27 23:00\"\n\n";
+    let day_one =
+        "[[days]]\nday = 1\nopens_at = \"2026-11-27 19:00\"\ncloses_at = \"2026-11-27 23:00\"\n\n";
     let game = load_str(
         &format!("{}{day_one}{}", &text[..start], &text[end..]),
         Path::new("gbk.toml"),
     )
     .unwrap();
-    let found = discover(&game, &board("discuz-gbk/desktop/guest/forumdisplay_fid36.html"), &[]);
+    let found = discover(
+        &game,
+        &board("discuz-gbk/desktop/guest/forumdisplay_fid36.html"),
+        &[],
+    );
     assert_eq!(found.questions, vec![]);
     let d = &found.days[0];
-    assert_eq!((d.day, d.vote_thread, d.discussion_threads.clone()), (2, 2, vec![1]));
+    assert_eq!(
+        (d.day, d.vote_thread, d.discussion_threads.clone()),
+        (2, 2, vec![1])
+    );
     assert_eq!(d.subject, "【第十三局】投票帖 第二天");
 }
 
 #[test]
 fn a_day_already_configured_is_not_proposed_again() {
     for (config, list) in [
-        ("banshayishi-12.toml", "discuz/desktop/guest/forumdisplay_fid3.html"),
-        ("gbk-day2.toml", "discuz-gbk/desktop/guest/forumdisplay_fid36.html"),
+        (
+            "banshayishi-12.toml",
+            "discuz/desktop/guest/forumdisplay_fid3.html",
+        ),
+        (
+            "gbk-day2.toml",
+            "discuz-gbk/desktop/guest/forumdisplay_fid36.html",
+        ),
     ] {
         let game = load_str(&example(config), Path::new(config)).unwrap();
         let found = discover(&game, &board(list), &[]);
@@ -105,7 +126,11 @@ fn a_day_already_configured_is_not_proposed_again() {
         // silently.
         let expected_questions = usize::from(config == "gbk-day2.toml");
         assert!(found.days.is_empty(), "{config}: {found:?}");
-        assert_eq!(found.questions.len(), expected_questions, "{config}: {found:?}");
+        assert_eq!(
+            found.questions.len(),
+            expected_questions,
+            "{config}: {found:?}"
+        );
     }
 }
 
@@ -117,11 +142,20 @@ fn the_first_posts_give_each_days_deadline() {
         .discovery;
     for (page, expected) in [
         // pid 19: "截止时间：2026年11月29日 21:00（以论坛显示时间为准）"
-        ("discuz/desktop/guest/viewthread_tid3_vote_p1.html", "2026-11-29T21:00:00+08:00"),
+        (
+            "discuz/desktop/guest/viewthread_tid3_vote_p1.html",
+            "2026-11-29T21:00:00+08:00",
+        ),
         // pid 20: "截止时间：2026-11-29 21:00"
-        ("discuz/desktop/guest/viewthread_tid4_discussion_p1.html", "2026-11-29T21:00:00+08:00"),
+        (
+            "discuz/desktop/guest/viewthread_tid4_discussion_p1.html",
+            "2026-11-29T21:00:00+08:00",
+        ),
         // GBK pid 6: "投票截止时间：2026-11-28 23:00（北京时间）"
-        ("discuz-gbk/desktop/guest/viewthread_tid2_vote_p1.html", "2026-11-28T23:00:00+08:00"),
+        (
+            "discuz-gbk/desktop/guest/viewthread_tid2_vote_p1.html",
+            "2026-11-28T23:00:00+08:00",
+        ),
     ] {
         let post = first_post(page);
         let read = read_deadline(&post.text, post.posted_at.unwrap(), cst(), &rules);
@@ -130,23 +164,55 @@ fn the_first_posts_give_each_days_deadline() {
     // The GBK discussion thread's first post names no deadline: asked.
     let post = first_post("discuz-gbk/desktop/guest/viewthread_tid1_discussion_p1.html");
     let read = read_deadline(&post.text, post.posted_at.unwrap(), cst(), &rules);
-    assert!(matches!(read, Deadline::Ask { reason: AskReason::NoneFound, .. }), "{read:?}");
+    assert!(
+        matches!(
+            read,
+            Deadline::Ask {
+                reason: AskReason::NoneFound,
+                ..
+            }
+        ),
+        "{read:?}"
+    );
 }
 
 #[test]
 fn the_deadline_read_against_the_config() {
     for (config, page) in [
-        ("banshayishi-12.toml", "discuz/desktop/guest/viewthread_tid3_vote_p1.html"),
-        ("gbk-day2.toml", "discuz-gbk/desktop/guest/viewthread_tid2_vote_p1.html"),
+        (
+            "banshayishi-12.toml",
+            "discuz/desktop/guest/viewthread_tid3_vote_p1.html",
+        ),
+        (
+            "gbk-day2.toml",
+            "discuz-gbk/desktop/guest/viewthread_tid2_vote_p1.html",
+        ),
     ] {
         let game = load_str(&example(config), Path::new(config)).unwrap();
         let configured = game.day(2).unwrap().closes_at;
         let post = first_post(page);
-        let read = read_deadline(&post.text, post.posted_at.unwrap(), cst(), &game.rules.discovery);
-        assert_eq!(check_deadline(&read, configured), DeadlineCheck::Same, "{config}");
+        let read = read_deadline(
+            &post.text,
+            post.posted_at.unwrap(),
+            cst(),
+            &game.rules.discovery,
+        );
+        assert_eq!(
+            check_deadline(&read, configured),
+            DeadlineCheck::Same,
+            "{config}"
+        );
         // The judge edits the first post: the deadline moves a day.
-        let edited = post.text.replace("29日", "30日").replace("11-28 23:00", "11-29 23:00");
-        let moved = read_deadline(&edited, post.posted_at.unwrap(), cst(), &game.rules.discovery);
+        let edited = post
+            .text
+            .replace("29日", "30日")
+            .replace("11-28 23:00", "11-29 23:00");
+        let moved = read_deadline(
+            &edited,
+            post.posted_at.unwrap(),
+            cst(),
+            &game.rules.discovery,
+        );
         assert_eq!(
             check_deadline(&moved, configured),
             DeadlineCheck::Differs {
@@ -166,12 +232,21 @@ fn a_found_day_is_written_into_the_game_config() {
     std::fs::write(&path, &text).unwrap();
     let before = load_str(&text, &path).unwrap();
 
-    let found: Discovery = discover(&before, &board("discuz/desktop/guest/forumdisplay_fid3.html"), &[]);
+    let found: Discovery = discover(
+        &before,
+        &board("discuz/desktop/guest/forumdisplay_fid3.html"),
+        &[],
+    );
     let day: &FoundDay = &found.days[0];
     let post = first_post("discuz/desktop/guest/viewthread_tid3_vote_p1.html");
-    let closes_at = read_deadline(&post.text, post.posted_at.unwrap(), cst(), &before.rules.discovery)
-        .at()
-        .unwrap();
+    let closes_at = read_deadline(
+        &post.text,
+        post.posted_at.unwrap(),
+        cst(),
+        &before.rules.discovery,
+    )
+    .at()
+    .unwrap();
     let now = t("2026-11-27T21:10:00+08:00");
     let edited = add_day(&path, &NewDay::from_found(day, closes_at), now).unwrap();
 
@@ -185,12 +260,19 @@ fn a_found_day_is_written_into_the_game_config() {
     assert_eq!(after.days.len(), 2);
     assert_eq!(after.days[0], before.days[0]);
     let d2 = after.day(2).unwrap();
-    assert_eq!((d2.vote_thread, d2.discussion_threads.clone()), (Some(3), vec![4]));
+    assert_eq!(
+        (d2.vote_thread, d2.discussion_threads.clone()),
+        (Some(3), vec![4])
+    );
     assert_eq!(d2.closes_at, t("2026-11-29T21:00:00+08:00"));
     assert_eq!(d2.opens_at, day.opened_at);
     // Found again, the day is known now.
     assert_eq!(
-        discover(&after, &board("discuz/desktop/guest/forumdisplay_fid3.html"), &[]),
+        discover(
+            &after,
+            &board("discuz/desktop/guest/forumdisplay_fid3.html"),
+            &[]
+        ),
         Discovery::default()
     );
 
@@ -201,4 +283,31 @@ fn a_found_day_is_written_into_the_game_config() {
     let after_move = load_str(&std::fs::read_to_string(&path).unwrap(), &path).unwrap();
     assert_eq!(after_move.days[0], before.days[0]);
     assert_eq!(after_move.day(2).unwrap().closes_at, moved);
+}
+
+#[test]
+fn the_documented_discovery_table_loads_and_finds_the_captured_day() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("config/README.md"))
+            .unwrap();
+    let start = readme.find("```toml\n[discovery]").unwrap() + "```toml\n".len();
+    let table = &readme[start..start + readme[start..].find("```").unwrap()];
+    let text = format!("{}\n{table}", on_day_one());
+    let game = load_str(&text, Path::new("game.toml")).unwrap();
+    assert!(!game.rules.discovery.auto_days);
+    let found = discover(
+        &game,
+        &board("discuz/desktop/guest/forumdisplay_fid3.html"),
+        &[],
+    );
+    assert_eq!(found.questions, vec![]);
+    assert_eq!(
+        found
+            .days
+            .iter()
+            .map(|d| (d.day, d.vote_thread))
+            .collect::<Vec<_>>(),
+        vec![(2, 3)]
+    );
+    assert_eq!(found.days[0].discussion_threads, vec![4]);
 }

@@ -96,7 +96,8 @@ fn date_pattern() -> String {
 }
 
 const WEEKDAY: &str = r"(?:\s*[（(]?\s*(?:周|星期|礼拜)[一二三四五六日天]\s*[)）]?)?";
-const PERIOD: &str = r"(?P<period>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|晚间|夜间|夜里|晚|夜|早)?";
+const PERIOD: &str =
+    r"(?P<period>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|晚间|夜间|夜里|晚|夜|早)?";
 
 fn time_pattern() -> String {
     let d = DIGIT;
@@ -116,7 +117,8 @@ static DATETIME: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// A date alone, right after a 截止 word.
 static DATE_ONLY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(r"^\s*(?:为|是|在)?\s*[:：]?\s*{}", date_pattern())).expect("the date pattern compiles")
+    Regex::new(&format!(r"^\s*(?:为|是|在)?\s*[:：]?\s*{}", date_pattern()))
+        .expect("the date pattern compiles")
 });
 static KEYWORD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"截[止至](?:时间|日期|时刻)?").expect("the keyword compiles"));
@@ -126,12 +128,15 @@ static KEYWORD_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 });
 /// After a date-time: the zone it is in.
 static ZONE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*[（(]?\s*(?:北京时间|UTC\s*\+\s*0?8|GMT\s*\+\s*0?8)").expect("the zone compiles")
+    Regex::new(r"^\s*[（(]?\s*(?:北京时间|UTC\s*\+\s*0?8|GMT\s*\+\s*0?8)")
+        .expect("the zone compiles")
 });
 /// Deadlines of other things than the vote, written just before the 截止 word or the time.
 static OTHER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:改票|托票|代投|报名|报道|遗言|杀帖|杀贴|出帖|出贴|移动|夜晚|夜间|技能|投诉|重写|白条)")
-        .expect("the pattern compiles")
+    Regex::new(
+        r"(?:改票|托票|代投|报名|报道|遗言|杀帖|杀贴|出帖|出贴|移动|夜晚|夜间|技能|投诉|重写|白条)",
+    )
+    .expect("the pattern compiles")
 });
 
 /// The most characters between a 截止 word and its date (`截止时间同投票帖：2026-11-29 21:00`).
@@ -164,17 +169,20 @@ pub fn read_deadlines(text: &str) -> DeadlineReading {
         if OTHER.is_match(&text[context_start..span.start.max(context_start)])
             || OTHER.is_match(&text[span.clone()])
         {
-            out.warnings.push(warning(text, span, DeadlineWarningKind::OtherDeadline));
+            out.warnings
+                .push(warning(text, span, DeadlineWarningKind::OtherDeadline));
             continue;
         }
         let zone_secs = ZONE_AFTER.is_match(&text[dt.end..]).then_some(8 * 3600);
         match (date_of(&caps), time_of(&caps)) {
-            (Err(()), _) => out
-                .warnings
-                .push(warning(text, span, DeadlineWarningKind::InvalidDate)),
-            (_, Err(())) => out
-                .warnings
-                .push(warning(text, span, DeadlineWarningKind::InvalidTime)),
+            (Err(()), _) => {
+                out.warnings
+                    .push(warning(text, span, DeadlineWarningKind::InvalidDate))
+            }
+            (_, Err(())) => {
+                out.warnings
+                    .push(warning(text, span, DeadlineWarningKind::InvalidTime))
+            }
             (Ok(date), Ok(time)) => out.candidates.push(DeadlineCandidate {
                 text: text[span.clone()].to_string(),
                 span,
@@ -187,10 +195,16 @@ pub fn read_deadlines(text: &str) -> DeadlineReading {
     // A 截止 word followed by a date and no time: a candidate the judge is asked about.
     for (k, _) in keywords.iter().zip(&used_keywords).filter(|(_, u)| !**u) {
         let rest = &text[k.end..];
-        let Some(caps) = DATE_ONLY.captures(rest) else { continue };
+        let Some(caps) = DATE_ONLY.captures(rest) else {
+            continue;
+        };
         let Some(m) = caps.get(0) else { continue };
         let span = k.start..k.end + m.end();
-        if out.candidates.iter().any(|c| c.span.start <= k.start && k.start < c.span.end) {
+        if out
+            .candidates
+            .iter()
+            .any(|c| c.span.start <= k.start && k.start < c.span.end)
+        {
             continue;
         }
         match date_of(&caps) {
@@ -399,7 +413,9 @@ mod tests {
         assert_eq!(r.warnings.len(), 1);
         assert_eq!(r.warnings[0].kind, DeadlineWarningKind::OtherDeadline);
         // A time with no 截止 word near it is no deadline.
-        assert!(read_deadlines("昨晚 23:00 平安夜，今天 9:00 开始讨论").candidates.is_empty());
+        assert!(read_deadlines("昨晚 23:00 平安夜，今天 9:00 开始讨论")
+            .candidates
+            .is_empty());
     }
 
     #[test]
@@ -431,8 +447,19 @@ mod tests {
     #[test]
     fn never_panics_on_odd_text() {
         for s in [
-            "", "截止", "截止：", "截至", "21:", "：：截止：：", "12月截止", "截止9", "截止：九",
-            "截止：十点", "\u{0}截止\u{ffff}21:00", "截止时间：2026年", "晚截止",
+            "",
+            "截止",
+            "截止：",
+            "截至",
+            "21:",
+            "：：截止：：",
+            "12月截止",
+            "截止9",
+            "截止：九",
+            "截止：十点",
+            "\u{0}截止\u{ffff}21:00",
+            "截止时间：2026年",
+            "晚截止",
         ] {
             let _ = read_deadlines(s);
         }

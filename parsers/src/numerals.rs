@@ -12,7 +12,10 @@ pub fn parse_number(s: &str) -> Option<u32> {
         if s.chars().count() > 9 {
             return None;
         }
-        return Some(s.chars().fold(0, |n, c| n * 10 + fold_digit(c).unwrap_or(0)));
+        return Some(
+            s.chars()
+                .fold(0, |n, c| n * 10 + fold_digit(c).unwrap_or(0)),
+        );
     }
     chinese(s)
 }
@@ -101,11 +104,11 @@ mod tests {
 
     #[test]
     fn chinese_numerals_up_to_and_past_thirty() {
-        let expected = [
-            "一", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二", "十三",
-            "十四", "十五", "十六", "十七", "十八", "十九", "二十", "二十一", "二十二", "二十三",
-            "二十四", "二十五", "二十六", "二十七", "二十八", "二十九", "三十", "三十一",
-        ];
+        let expected =
+            "一 二 三 四 五 六 七 八 九 十 十一 十二 十三 十四 十五 十六 十七 十八 十九 二十 \
+                        二十一 二十二 二十三 二十四 二十五 二十六 二十七 二十八 二十九 三十 三十一";
+        let expected: Vec<&str> = expected.split_whitespace().collect();
+        assert_eq!(expected.len(), 31);
         for (i, s) in expected.iter().enumerate() {
             assert_eq!(parse_number(s), Some(i as u32 + 1), "{s}");
         }
@@ -119,7 +122,15 @@ mod tests {
 
     #[test]
     fn not_numbers() {
-        for s in ["", "十十", "二三十", "三x", "天", "十百", "１２３４５６７８９０"] {
+        for s in [
+            "",
+            "十十",
+            "二三十",
+            "三x",
+            "天",
+            "十百",
+            "１２３４５６７８９０",
+        ] {
             assert_eq!(parse_number(s), None, "{s}");
         }
     }

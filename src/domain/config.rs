@@ -387,7 +387,8 @@ impl Default for DiscoveryRules {
     fn default() -> Self {
         DiscoveryRules {
             vote_subject: "第{day}天[^（(]*投票[帖贴楼]|投票[帖贴楼][^（(]*[（(]?第{day}天".into(),
-            discussion_subject: "第{day}天[^（(]*讨论[帖贴楼]|讨论[帖贴楼][^（(]*[（(]?第{day}天".into(),
+            discussion_subject: "第{day}天[^（(]*讨论[帖贴楼]|讨论[帖贴楼][^（(]*[（(]?第{day}天"
+                .into(),
             auto_days: false,
             judges: Vec::new(),
             time_only_same_day: false,

@@ -135,12 +135,12 @@ impl DayQuestion {
             QuestionKind::SeveralDays => {
                 format!("帖子 {tids}（“{subjects}”）的标题同时对得上{days}：是哪一天的？")
             }
-            QuestionKind::VoteOrDiscussion => format!(
-                "帖子 {tids}（“{subjects}”）的标题既像{days}的投票帖又像讨论帖：是哪一种？"
-            ),
-            QuestionKind::SeveralVoteThreads => format!(
-                "{days}有几个帖子像投票帖：{tids}（“{subjects}”）：监视哪一个？"
-            ),
+            QuestionKind::VoteOrDiscussion => {
+                format!("帖子 {tids}（“{subjects}”）的标题既像{days}的投票帖又像讨论帖：是哪一种？")
+            }
+            QuestionKind::SeveralVoteThreads => {
+                format!("{days}有几个帖子像投票帖：{tids}（“{subjects}”）：监视哪一个？")
+            }
             QuestionKind::OtherVoteThread => format!(
                 "{days}已有投票帖 tid {}，新帖 {}（“{subjects}”）也像这一天的投票帖：要换吗？",
                 self.tids.first().copied().unwrap_or_default(),
@@ -151,9 +151,9 @@ impl DayQuestion {
                     .collect::<Vec<_>>()
                     .join("、"),
             ),
-            QuestionKind::ExtraDiscussion => format!(
-                "{days}已在配置里，新帖 {tids}（“{subjects}”）像这一天的讨论帖：要加上吗？"
-            ),
+            QuestionKind::ExtraDiscussion => {
+                format!("{days}已在配置里，新帖 {tids}（“{subjects}”）像这一天的讨论帖：要加上吗？")
+            }
         }
     }
 }
@@ -403,7 +403,10 @@ closes_at = "2026-11-28 21:00"
         assert_eq!(found.questions, vec![]);
         assert_eq!(found.days.len(), 1);
         let d = &found.days[0];
-        assert_eq!((d.day, d.vote_thread, d.discussion_threads.clone()), (2, 20, vec![21]));
+        assert_eq!(
+            (d.day, d.vote_thread, d.discussion_threads.clone()),
+            (2, 20, vec![21])
+        );
         assert_eq!(d.author, "版杀一室法官");
     }
 
@@ -423,11 +426,18 @@ closes_at = "2026-11-28 21:00"
 
     #[test]
     fn a_configured_day_with_another_vote_thread_is_a_question() {
-        let found = discover(&game(), &[entry(30, "第一天投票帖（重开）", "版杀一室法官")], &[]);
+        let found = discover(
+            &game(),
+            &[entry(30, "第一天投票帖（重开）", "版杀一室法官")],
+            &[],
+        );
         assert!(found.days.is_empty());
         assert_eq!(found.questions.len(), 1);
         let q = &found.questions[0];
-        assert_eq!((q.kind, q.tids.clone()), (QuestionKind::OtherVoteThread, vec![10, 30]));
+        assert_eq!(
+            (q.kind, q.tids.clone()),
+            (QuestionKind::OtherVoteThread, vec![10, 30])
+        );
         assert!(q.zh().contains("已有投票帖 tid 10"), "{}", q.zh());
     }
 
@@ -462,7 +472,10 @@ closes_at = "2026-11-28 21:00"
         );
         assert!(found.days.is_empty(), "{found:?}");
         let kinds: Vec<_> = found.questions.iter().map(|q| q.kind).collect();
-        assert!(kinds.contains(&QuestionKind::SeveralVoteThreads), "{kinds:?}");
+        assert!(
+            kinds.contains(&QuestionKind::SeveralVoteThreads),
+            "{kinds:?}"
+        );
         assert!(kinds.contains(&QuestionKind::SeveralDays), "{kinds:?}");
         assert!(kinds.contains(&QuestionKind::VoteOrDiscussion), "{kinds:?}");
         for q in &found.questions {
@@ -475,7 +488,11 @@ closes_at = "2026-11-28 21:00"
         let found = discover(&game(), &[entry(21, "第二天讨论帖", "版杀一室法官")], &[]);
         assert_eq!(found.waiting, vec![(2, vec![21])]);
         assert!(found.days.is_empty());
-        let extra = discover(&game(), &[entry(31, "第一天讨论帖（二）", "版杀一室法官")], &[]);
+        let extra = discover(
+            &game(),
+            &[entry(31, "第一天讨论帖（二）", "版杀一室法官")],
+            &[],
+        );
         assert_eq!(extra.questions[0].kind, QuestionKind::ExtraDiscussion);
     }
 
@@ -501,18 +518,30 @@ closes_at = "2026-11-28 21:00"
             // 004 L30–L36 rounds, L72 投票楼/投票机.
             ("bansha42", "第三轮 投票楼", "第三轮 讨论帖", 3),
         ] {
-            let rules = crate::domain::config::preset_rules(preset).unwrap().discovery;
+            let rules = crate::domain::config::preset_rules(preset)
+                .unwrap()
+                .discovery;
             let vote = pattern(&rules.vote_subject);
             let talk = pattern(&rules.discussion_subject);
-            assert_eq!(vote.days_in(vote_subject), BTreeSet::from([day]), "{preset}");
+            assert_eq!(
+                vote.days_in(vote_subject),
+                BTreeSet::from([day]),
+                "{preset}"
+            );
             assert!(vote.days_in(discussion_subject).is_empty(), "{preset}");
-            assert_eq!(talk.days_in(discussion_subject), BTreeSet::from([day]), "{preset}");
+            assert_eq!(
+                talk.days_in(discussion_subject),
+                BTreeSet::from([day]),
+                "{preset}"
+            );
             assert!(talk.days_in(vote_subject).is_empty(), "{preset}");
             assert!(!rules.auto_days, "{preset}");
         }
         // Only qipan's timetable closes a day the evening it opens (003 L96, L98).
         for preset in ["chuhan", "jiaohui", "m103", "qipan", "bansha42"] {
-            let rules = crate::domain::config::preset_rules(preset).unwrap().discovery;
+            let rules = crate::domain::config::preset_rules(preset)
+                .unwrap()
+                .discovery;
             assert_eq!(rules.time_only_same_day, preset == "qipan", "{preset}");
         }
     }
@@ -524,11 +553,17 @@ closes_at = "2026-11-28 21:00"
         );
         let g = load_str(&text, Path::new("g.toml")).unwrap();
         assert!(g.rules.discovery.auto_days);
-        assert_eq!(g.rules.discovery.vote_subject, "【第十二局】.*第{day}天.*投票");
+        assert_eq!(
+            g.rules.discovery.vote_subject,
+            "【第十二局】.*第{day}天.*投票"
+        );
         // Untouched keys keep the preset's.
         assert_eq!(
             g.rules.discovery.discussion_subject,
-            crate::domain::config::preset_rules("m103").unwrap().discovery.discussion_subject
+            crate::domain::config::preset_rules("m103")
+                .unwrap()
+                .discovery
+                .discussion_subject
         );
     }
 
@@ -538,7 +573,11 @@ closes_at = "2026-11-28 21:00"
         let e = load_str(&bad_regex, Path::new("g.toml")).unwrap_err();
         assert_eq!(e.file, "g.toml");
         assert_eq!(e.key, "discovery.vote_subject");
-        let line = bad_regex.lines().position(|l| l.starts_with("vote_subject")).unwrap() + 1;
+        let line = bad_regex
+            .lines()
+            .position(|l| l.starts_with("vote_subject"))
+            .unwrap()
+            + 1;
         assert_eq!(e.line, Some(line));
         assert!(e.message.contains("正则表达式"), "{e}");
 

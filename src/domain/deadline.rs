@@ -81,7 +81,9 @@ pub fn resolve(
         .unwrap_or(offset);
     let post_day = posted_at.with_timezone(&offset).date_naive();
     let at = |date: NaiveDate| -> Option<DateTime<FixedOffset>> {
-        let midnight = zone.from_local_datetime(&date.and_hms_opt(0, 0, 0)?).single()?;
+        let midnight = zone
+            .from_local_datetime(&date.and_hms_opt(0, 0, 0)?)
+            .single()?;
         Some(midnight + Duration::minutes(i64::from(time.hour * 60 + time.minute)))
     };
     let after = |t: Option<DateTime<FixedOffset>>| match t {
@@ -90,7 +92,11 @@ pub fn resolve(
     };
     match c.date {
         DatePart::Explicit(d) => after(at(d)),
-        DatePart::Relative(n) => after(post_day.checked_add_days(chrono::Days::new(n.into())).and_then(at)),
+        DatePart::Relative(n) => after(
+            post_day
+                .checked_add_days(chrono::Days::new(n.into()))
+                .and_then(at),
+        ),
         DatePart::Missing if time_only_same_day => after(at(post_day)),
         DatePart::Missing => Err(AskReason::TimeOnly),
         DatePart::YearLess { month, day } => {
@@ -212,7 +218,10 @@ mod tests {
         let d = read("截止：2026年12月2日 21:00", "2026-12-01T21:00:00+08:00");
         assert_eq!(d.at(), Some(t("2026-12-02T21:00:00+08:00")));
         // Full-width, and the post's time given in UTC.
-        let d = read("截止：２０２６年１２月２日　２１：００", "2026-12-01T13:00:00Z");
+        let d = read(
+            "截止：２０２６年１２月２日　２１：００",
+            "2026-12-01T13:00:00Z",
+        );
         assert_eq!(d.at(), Some(t("2026-12-02T13:00:00Z")));
     }
 
@@ -225,22 +234,56 @@ mod tests {
         assert_eq!(d.at(), Some(t("2027-01-02T21:00:00+08:00")));
         // Already past this year and a year away next year: asked.
         let d = read("截止时间 11-30 21:00", "2026-12-01T21:00:00+08:00");
-        assert!(matches!(d, Deadline::Ask { reason: AskReason::TooFar, .. }), "{d:?}");
+        assert!(
+            matches!(
+                d,
+                Deadline::Ask {
+                    reason: AskReason::TooFar,
+                    ..
+                }
+            ),
+            "{d:?}"
+        );
     }
 
     #[test]
     fn a_time_alone_is_asked_unless_the_timetable_says_the_day() {
         let d = read("21:00截止", "2026-12-02T09:00:00+08:00");
-        assert!(matches!(d, Deadline::Ask { reason: AskReason::TimeOnly, .. }), "{d:?}");
+        assert!(
+            matches!(
+                d,
+                Deadline::Ask {
+                    reason: AskReason::TimeOnly,
+                    ..
+                }
+            ),
+            "{d:?}"
+        );
         let same_day = DiscoveryRules {
             time_only_same_day: true,
             ..DiscoveryRules::default()
         };
-        let d = read_deadline("21:00截止", t("2026-12-02T09:00:00+08:00"), cst(), &same_day);
+        let d = read_deadline(
+            "21:00截止",
+            t("2026-12-02T09:00:00+08:00"),
+            cst(),
+            &same_day,
+        );
         assert_eq!(d.at(), Some(t("2026-12-02T21:00:00+08:00")));
         // Posted after that evening's 21:00: not the same day, asked.
-        let d = read_deadline("21:00截止", t("2026-12-02T21:30:00+08:00"), cst(), &same_day);
-        assert!(matches!(d, Deadline::Ask { reason: AskReason::NotAfterPost, .. }));
+        let d = read_deadline(
+            "21:00截止",
+            t("2026-12-02T21:30:00+08:00"),
+            cst(),
+            &same_day,
+        );
+        assert!(matches!(
+            d,
+            Deadline::Ask {
+                reason: AskReason::NotAfterPost,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -268,7 +311,9 @@ mod tests {
             "截止：12月2日 21:00\n（更正）截止：12月3日 21:00",
             "2026-12-01T21:00:00+08:00",
         );
-        assert!(matches!(d, Deadline::Ask { reason: AskReason::TwoDeadlines, ref phrases, .. } if phrases.len() == 2));
+        assert!(
+            matches!(d, Deadline::Ask { reason: AskReason::TwoDeadlines, ref phrases, .. } if phrases.len() == 2)
+        );
         let d = read(
             "截止：2026年12月2日 21:00。重复一遍：21:00截止",
             "2026-12-01T21:00:00+08:00",
@@ -278,17 +323,44 @@ mod tests {
             "截止：2026年12月2日 21:00。重复一遍：20:00截止",
             "2026-12-01T21:00:00+08:00",
         );
-        assert!(matches!(d, Deadline::Ask { reason: AskReason::TwoDeadlines, .. }));
+        assert!(matches!(
+            d,
+            Deadline::Ask {
+                reason: AskReason::TwoDeadlines,
+                ..
+            }
+        ));
     }
 
     #[test]
     fn nothing_readable_is_asked() {
-        let d = read("第二天白天讨论开始，请大家踊跃发言。", "2026-12-01T21:00:00+08:00");
-        assert!(matches!(d, Deadline::Ask { reason: AskReason::NoneFound, .. }));
+        let d = read(
+            "第二天白天讨论开始，请大家踊跃发言。",
+            "2026-12-01T21:00:00+08:00",
+        );
+        assert!(matches!(
+            d,
+            Deadline::Ask {
+                reason: AskReason::NoneFound,
+                ..
+            }
+        ));
         let d = read("截止：12月2日", "2026-12-01T21:00:00+08:00");
-        assert!(matches!(d, Deadline::Ask { reason: AskReason::NoTime, .. }));
+        assert!(matches!(
+            d,
+            Deadline::Ask {
+                reason: AskReason::NoTime,
+                ..
+            }
+        ));
         let d = read("截止：2026年11月30日 21:00", "2026-12-01T21:00:00+08:00");
-        assert!(matches!(d, Deadline::Ask { reason: AskReason::NotAfterPost, .. }));
+        assert!(matches!(
+            d,
+            Deadline::Ask {
+                reason: AskReason::NotAfterPost,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -123,7 +123,11 @@ pub fn with_day_added(
                 .iter()
                 .any(|t| t.get("day").and_then(Item::as_integer) == Some(i64::from(day.day)))
             {
-                return Err(error(path, "days", format!("第 {} 天已经在配置里", day.day)));
+                return Err(error(
+                    path,
+                    "days",
+                    format!("第 {} 天已经在配置里", day.day),
+                ));
             }
             days.push(block);
         }
@@ -131,7 +135,8 @@ pub fn with_day_added(
             return Err(error(
                 path,
                 "days",
-                "days 不是 [[days]] 块的写法：bansha 只追加 [[days]] 块，请把这一天手动写进去".into(),
+                "days 不是 [[days]] 块的写法：bansha 只追加 [[days]] 块，请把这一天手动写进去"
+                    .into(),
             ))
         }
         None => {
@@ -225,7 +230,11 @@ fn load(path: &Path, text: &str) -> Result<GameConfig, ConfigError> {
 /// Append a `[[days]]` block for a confirmed day to the game config at `path` (see
 /// `with_day_added`). The file must load before the edit; the edited text must load to the
 /// same days plus this one, or nothing is written.
-pub fn add_day(path: &Path, day: &NewDay, now: DateTime<FixedOffset>) -> Result<Edited, ConfigError> {
+pub fn add_day(
+    path: &Path,
+    day: &NewDay,
+    now: DateTime<FixedOffset>,
+) -> Result<Edited, ConfigError> {
     let text = read(path)?;
     let before = load(path, &text).map_err(unloadable)?;
     let new_text = with_day_added(&text, path, day, before.utc_offset, now)?;
@@ -293,7 +302,10 @@ fn read(path: &Path) -> Result<String, ConfigError> {
 
 fn unloadable(e: ConfigError) -> ConfigError {
     ConfigError {
-        message: format!("配置文件现在有错误，bansha 先不改它（请先修好）：{}", e.message),
+        message: format!(
+            "配置文件现在有错误，bansha 先不改它（请先修好）：{}",
+            e.message
+        ),
         ..e
     }
 }
@@ -324,7 +336,9 @@ fn write_atomically(
         n += 1;
         backup = dir.join(format!("{name}.{stamp}-{n}.bak"));
     }
-    let permissions = fs::metadata(path).map_err(|e| io("读取文件属性", e))?.permissions();
+    let permissions = fs::metadata(path)
+        .map_err(|e| io("读取文件属性", e))?
+        .permissions();
     write_synced(&backup, old, &permissions).map_err(|e| io("写备份", e))?;
 
     let tmp = dir.join(format!(".{name}.bansha-{}.tmp", std::process::id()));
@@ -453,10 +467,15 @@ lock_minutes = 60
             now,
         )
         .unwrap();
-        assert!(out.contains("# bansha 于 2026-11-28 12:00 把截止时间从 2026-11-28 21:00 改为 2026-11-28 22:30：投票帖 tid 3 的首帖改了截止时间\ncloses_at = \"2026-11-28 22:30\"   # as announced\n"), "{out}");
+        // Exactly one line added and one value changed; the value's own comment kept.
+        let note = "# bansha 于 2026-11-28 12:00 把截止时间从 2026-11-28 21:00 改为 \
+                    2026-11-28 22:30：投票帖 tid 3 的首帖改了截止时间\n";
         assert_eq!(
-            out.replace("closes_at = \"2026-11-28 22:30\"", "closes_at = \"2026-11-28 21:00\""),
-            GAME.replace("closes_at = \"2026-11-28 21:00\"", &format!("# bansha 于 2026-11-28 12:00 把截止时间从 2026-11-28 21:00 改为 2026-11-28 22:30：投票帖 tid 3 的首帖改了截止时间\ncloses_at = \"2026-11-28 21:00\"")),
+            out,
+            GAME.replace(
+                "closes_at = \"2026-11-28 21:00\"   # as announced\n",
+                &format!("{note}closes_at = \"2026-11-28 22:30\"   # as announced\n")
+            )
         );
         let after = load_str(&out, Path::new("g.toml")).unwrap();
         assert_eq!(after.days[0].closes_at, t("2026-11-28T22:30:00+08:00"));
@@ -472,12 +491,16 @@ lock_minutes = 60
         let now = t("2026-11-28T21:10:00+08:00");
         let edited = add_day(&path, &day2(), now).unwrap();
         assert_eq!(fs::read_to_string(&edited.backup).unwrap(), GAME);
-        assert!(edited.backup.to_string_lossy().ends_with("game.toml.20261128-211000.bak"));
+        assert!(edited
+            .backup
+            .to_string_lossy()
+            .ends_with("game.toml.20261128-211000.bak"));
         let text = fs::read_to_string(&path).unwrap();
         assert_eq!(crate::io::files::load_game(&path).unwrap().days.len(), 2);
         assert_eq!(edited.game.days.len(), 2);
         // No temporary file is left; a second edit at the same second keeps both backups.
-        let moved = set_closes_at(&path, 2, t("2026-11-29T22:00:00+08:00"), "首帖改了", now).unwrap();
+        let moved =
+            set_closes_at(&path, 2, t("2026-11-29T22:00:00+08:00"), "首帖改了", now).unwrap();
         assert_ne!(moved.backup, edited.backup);
         assert_eq!(fs::read_to_string(&moved.backup).unwrap(), text);
         let names: Vec<String> = fs::read_dir(dir.path())
