@@ -89,6 +89,14 @@ pub struct FoundDay {
     pub opened_at: Option<DateTime<FixedOffset>>,
 }
 
+impl FoundDay {
+    /// What the record can key the proposal by, so that it is mailed once: the day and its
+    /// vote thread.
+    pub fn key(&self) -> String {
+        format!("found-day/{}/{}", self.day, self.vote_thread)
+    }
+}
+
 /// Why a thread cannot be placed without the judge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum QuestionKind {
@@ -116,6 +124,18 @@ pub struct DayQuestion {
 }
 
 impl DayQuestion {
+    /// What the record can key the question by, so that it is asked once.
+    pub fn key(&self) -> String {
+        let join = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+        let days: Vec<u64> = self.days.iter().map(|d| u64::from(*d)).collect();
+        format!(
+            "day-question/{:?}/{}/{}",
+            self.kind,
+            join(&days),
+            join(&self.tids)
+        )
+    }
+
     /// The question as the judge reads it.
     pub fn zh(&self) -> String {
         let days = self
@@ -408,6 +428,7 @@ closes_at = "2026-11-28 21:00"
             (2, 20, vec![21])
         );
         assert_eq!(d.author, "版杀一室法官");
+        assert_eq!(d.key(), "found-day/2/20");
     }
 
     #[test]
@@ -439,6 +460,7 @@ closes_at = "2026-11-28 21:00"
             (QuestionKind::OtherVoteThread, vec![10, 30])
         );
         assert!(q.zh().contains("已有投票帖 tid 10"), "{}", q.zh());
+        assert_eq!(q.key(), "day-question/OtherVoteThread/1/10,30");
     }
 
     #[test]
