@@ -6,6 +6,7 @@
 use crate::domain::config::{DayConfig, GameConfig};
 use bansha_parsers::numerals::parse_number;
 use bansha_parsers::threadlist::ThreadEntry;
+use bansha_parsers::TimePrecision;
 use chrono::{DateTime, FixedOffset};
 use regex::Regex;
 use serde::Serialize;
@@ -219,10 +220,7 @@ pub fn discover(game: &GameConfig, threads: &[ThreadEntry], pending: &[FoundDay]
     let mut votes: BTreeMap<u32, Vec<&ThreadEntry>> = BTreeMap::new();
     let mut talks: BTreeMap<u32, Vec<&ThreadEntry>> = BTreeMap::new();
     for t in threads {
-        if !judges.contains(&t.author)
-            || known_tids.contains(&t.tid)
-            || matches!((since, t.created_at), (Some(s), Some(c)) if c < s)
-        {
+        if !judges.contains(&t.author) || known_tids.contains(&t.tid) || opened_before(t, since) {
             continue;
         }
         let (v, d) = (vote.days_in(&t.subject), discussion.days_in(&t.subject));
@@ -287,6 +285,19 @@ pub fn discover(game: &GameConfig, threads: &[ThreadEntry], pending: &[FoundDay]
     out
 }
 
+/// Whether the thread was surely opened before `since` (a list showing only the date says
+/// the thread is of that whole day).
+fn opened_before(t: &ThreadEntry, since: Option<DateTime<FixedOffset>>) -> bool {
+    let (Some(since), Some(created)) = (since, t.created_at) else {
+        return false;
+    };
+    let latest = match t.created_precision {
+        TimePrecision::Day => created + chrono::Duration::days(1),
+        _ => created,
+    };
+    latest < since
+}
+
 /// The days known by number, and every thread they already use.
 fn known_days(days: &[DayConfig], pending: &[FoundDay]) -> (BTreeMap<u32, Known>, BTreeSet<u64>) {
     let mut known = BTreeMap::new();
@@ -328,7 +339,6 @@ fn question(kind: QuestionKind, days: &BTreeSet<u32>, threads: &[&ThreadEntry]) 
 mod tests {
     use super::*;
     use crate::domain::game::load_str;
-    use bansha_parsers::TimePrecision;
     use std::path::Path;
 
     fn pattern(p: &str) -> SubjectPattern {
@@ -523,6 +533,11 @@ closes_at = "2026-11-28 21:00"
         let mut old = entry(5, "第二天投票帖", "版杀一室法官");
         old.created_at = DateTime::parse_from_rfc3339("2026-10-01T21:00:00+08:00").ok();
         assert_eq!(discover(&game(), &[old], &[]), Discovery::default());
+        // Shown by its date alone, a thread of the day the game opened may be the game's.
+        let mut same_day = entry(6, "第二天投票帖", "版杀一室法官");
+        same_day.created_at = DateTime::parse_from_rfc3339("2026-11-27T00:00:00+08:00").ok();
+        same_day.created_precision = TimePrecision::Day;
+        assert_eq!(discover(&game(), &[same_day], &[]).days.len(), 1);
     }
 
     /// Each preset's patterns against the thread names its rule post gives.
