@@ -415,6 +415,34 @@ mod tests {
             .is_empty());
     }
 
+    /// How the rule posts (tests/fixtures/seeds/) word deadlines.
+    #[test]
+    fn the_seeds_wordings() {
+        // 003 L98 "截止时间为每天的21：00": a time alone (qipan's timetable places it).
+        let c = one("同时给法官发第一次的投票（截止时间为每天的21：00）");
+        assert_eq!((c.date, c.time), (DatePart::Missing, t(21, 0)));
+        // 004 L62, L64: the deadlines of complaints and rewrites, not of the vote.
+        for text in [
+            "对于所有杀帖的投诉截止到杀帖发出后次日的18:00,过时则不接受投诉并不判罚。",
+            "重写截止时间最迟不得迟于次日12:00,未按时重写完毕则出帖者出局",
+        ] {
+            let r = read_deadlines(text);
+            assert!(r.candidates.is_empty(), "{text}: {r:?}");
+            assert_eq!(
+                r.warnings[0].kind,
+                DeadlineWarningKind::OtherDeadline,
+                "{text}"
+            );
+        }
+        // 002 L369 "导演至少在投票截至的30分钟前": a length of time, no deadline.
+        assert_eq!(
+            read_deadlines("导演至少在投票截至的30分钟前").candidates,
+            vec![]
+        );
+        // 001 L197 "第二天21：00-第三天21：00": a game day is no date; nothing is guessed.
+        assert_eq!(read_deadlines("截止：第三天21：00").candidates, vec![]);
+    }
+
     #[test]
     fn impossible_dates_and_times_are_warnings() {
         let r = read_deadlines("截止：2026年13月2日 21:00");
