@@ -98,6 +98,10 @@ struct GameFile {
     days: Vec<DayFile>,
     #[serde(default)]
     rules: Option<toml::Table>,
+    /// `[discovery]`: how bansha finds the days' threads on the board, merged over the
+    /// ruleset's own `[discovery]` (`DiscoveryRules`).
+    #[serde(default)]
+    discovery: Option<toml::Table>,
 }
 
 fn default_offset() -> String {
@@ -355,6 +359,41 @@ pub struct Rules {
     /// The night: which resolver resolves it and the judge's readings of its open points.
     #[serde(default)]
     pub night: NightRules,
+    /// `[discovery]`: finding the days' threads on the board (the game file's own top-level
+    /// `[discovery]` is merged over the ruleset's).
+    #[serde(default)]
+    pub discovery: DiscoveryRules,
+}
+
+/// `[discovery]`: which new threads on the game's board are a day's threads.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DiscoveryRules {
+    /// A regular expression over a thread's subject; `{day}` stands for the day's number
+    /// (`3`, `３`, `三`, `十二`).
+    pub vote_subject: String,
+    pub discussion_subject: String,
+    /// Watch a found day at once instead of asking the judge first.
+    pub auto_days: bool,
+    /// Who may open day threads; empty: the roster's judges.
+    pub judges: Vec<String>,
+    /// A deadline written as a time alone (`21:00截止`) closes on the day of the post: the
+    /// rule post's timetable has each day close the evening it opens (qipan L94–L98).
+    /// Otherwise such a deadline is asked, never guessed.
+    pub time_only_same_day: bool,
+}
+
+impl Default for DiscoveryRules {
+    fn default() -> Self {
+        DiscoveryRules {
+            vote_subject: "第{day}天[^（(]*投票[帖贴楼]|投票[帖贴楼][^（(]*[（(]?第{day}天".into(),
+            discussion_subject: "第{day}天[^（(]*讨论[帖贴楼]|讨论[帖贴楼][^（(]*[（(]?第{day}天"
+                .into(),
+            auto_days: false,
+            judges: Vec::new(),
+            time_only_same_day: false,
+        }
+    }
 }
 
 /// `[night]`: the night resolver (`domain::night`) of a rule post.
@@ -1031,6 +1070,7 @@ pub(crate) fn parse_str_from(
         .map_err(|e| g.at(&["utc_offset"], e.to_string()))?;
     check_rules(&rules, &g, &ruleset)?;
     check_roster(&game.roster, &g)?;
+    check_discovery(&rules.discovery, &game.roster, &g, &ruleset)?;
 
     let mut days = Vec::new();
     let mut day_numbers = BTreeSet::new();
@@ -1130,6 +1170,15 @@ fn read_rules(
     if let Some(over) = &game.rules {
         merge(&mut merged, over);
     }
+    if let Some(over) = &game.discovery {
+        let base = merged
+            .entry("discovery")
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        match base {
+            toml::Value::Table(b) => merge(b, over),
+            other => *other = toml::Value::Table(over.clone()),
+        }
+    }
     let rules: Rules = serde_path_to_error::deserialize(merged).map_err(|e| {
         let segs: Vec<String> = e
             .path()
@@ -1143,14 +1192,25 @@ fn read_rules(
         let key_refs: Vec<&str> = segs.iter().map(String::as_str).collect();
         let mut in_game = vec!["rules"];
         in_game.extend(&key_refs);
-        let (where_file, line) = match locate(text, &in_game) {
+        // `[discovery]` is a table of the game file itself, merged over the ruleset's.
+        let own = key_refs.first() == Some(&"discovery");
+        let found = if own {
+            locate(text, &key_refs)
+        } else {
+            locate(text, &in_game)
+        };
+        let (where_file, line) = match found {
             Some(l) => (file.clone(), Some(l)),
             None => (ruleset_file.clone(), locate(&ruleset_text, &key_refs)),
         };
         ConfigError {
             file: where_file,
             line,
-            key: format!("rules.{}", e.path()),
+            key: if own {
+                e.path().to_string()
+            } else {
+                format!("rules.{}", e.path())
+            },
             message: zh_serde(&e.inner().to_string()),
         }
     })?;
@@ -1278,6 +1338,41 @@ fn check_rules(rules: &Rules, g: &GameText, ruleset: &RulesetText) -> Result<(),
         return Err(at(
             &["rules", "acceleration", "request"],
             format!("不是有效的正则表达式：{e}"),
+        ));
+    }
+    Ok(())
+}
+
+/// `[discovery]`: each subject pattern has `{day}` and compiles; who opens day threads is
+/// no player.
+fn check_discovery(
+    d: &DiscoveryRules,
+    roster: &RosterConfig,
+    g: &GameText,
+    ruleset: &RulesetText,
+) -> Result<(), ConfigError> {
+    for (key, pattern) in [
+        ("vote_subject", &d.vote_subject),
+        ("discussion_subject", &d.discussion_subject),
+    ] {
+        if let Err(message) = crate::domain::days::SubjectPattern::new(pattern) {
+            let path = ["discovery", key];
+            let (file, line) = match locate(g.text, &path) {
+                Some(l) => (g.file.to_string(), Some(l)),
+                None => (ruleset.file.clone(), locate(&ruleset.text, &path)),
+            };
+            return Err(ConfigError {
+                file,
+                line,
+                key: path.join("."),
+                message,
+            });
+        }
+    }
+    if let Some(p) = d.judges.iter().find(|j| roster.players.contains(j)) {
+        return Err(g.at(
+            &["discovery", "judges"],
+            format!("{p} 在玩家名单里：玩家开的帖子不会被当作某一天的投票帖或讨论帖"),
         ));
     }
     Ok(())

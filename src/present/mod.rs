@@ -5,6 +5,7 @@
 pub mod bbcode;
 pub mod chart;
 pub mod dashboard;
+pub mod days;
 pub mod html;
 pub mod judge;
 pub mod mails;
