@@ -245,6 +245,10 @@ pub struct DayConfig {
     pub curse: Option<String>,
     /// 右士's blessing target: −1 vote at the close of round 1 (chuhan).
     pub bless: Option<String>,
+    /// What a confirmed night adds to (or takes from) a player's round-1 count, netted per
+    /// player (chuhan 诅咒 +1 / 庇佑 −1 of each 士: two curses are +2): from the state, never
+    /// typed; used when the day names no `curse` / `bless` of the judge's own.
+    pub night_adjust: std::collections::BTreeMap<String, i32>,
     /// The game has been accelerated (m103): changes are void (all day, or from
     /// `accelerated_at`).
     pub accelerated: bool,
@@ -1625,6 +1629,7 @@ fn read_day(
         sheriff: d.sheriff,
         curse: d.curse,
         bless: d.bless,
+        night_adjust: Default::default(),
         accelerated: d.accelerated,
         accelerated_at: match &d.accelerated_at {
             Some(t) => Some(time("accelerated_at", t)?),

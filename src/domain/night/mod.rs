@@ -217,8 +217,9 @@ impl Resolution {
 
 /// What confirmed nights carry into the days, read back from the state's facts: the duties
 /// missed ([`missed_to_days`]); a +1 (chuhan's 诅咒, 000 L80) or −1 (庇佑, L82) on a player's
-/// round-1 count of the day after (`adjust:<day>:<player>`, the day's `curse` / `bless` unless
-/// the config names one); players who vote at half weight (`half:<day>:<player>`, bansha42
+/// round-1 count of the day after (`adjust:<day>:<player>`, netted: the day's `night_adjust`,
+/// which the tally uses unless the config names a `curse` / `bless` of the judge's own);
+/// players who vote at half weight (`half:<day>:<player>`, bansha42
 /// L74). The judge no longer types them into the next day's block.
 pub fn apply_to_days(config: &mut GameConfig, facts: &BTreeMap<String, f64>) {
     missed_to_days(config, facts);
@@ -235,8 +236,9 @@ pub fn apply_to_days(config: &mut GameConfig, facts: &BTreeMap<String, f64>) {
             continue;
         };
         match kind {
-            "adjust" if *value > 0.0 && d.curse.is_none() => d.curse = Some(player.to_string()),
-            "adjust" if *value < 0.0 && d.bless.is_none() => d.bless = Some(player.to_string()),
+            "adjust" if *value != 0.0 => {
+                d.night_adjust.insert(player.to_string(), *value as i32);
+            }
             "half" if *value > 0.0 && !d.half_voters.iter().any(|p| p == player) => {
                 d.half_voters.push(player.to_string())
             }
@@ -474,8 +476,12 @@ mod tests {
         let facts = state.snapshot(&game).facts;
         apply_to_days(&mut played, &facts);
         let d2 = played.day(2).unwrap();
-        assert_eq!(d2.curse.as_deref(), Some("甲"));
-        assert_eq!(d2.bless.as_deref(), Some("乙"));
+        assert_eq!(d2.night_adjust.get("甲"), Some(&1));
+        assert_eq!(d2.night_adjust.get("乙"), Some(&-1));
+        assert!(
+            d2.curse.is_none() && d2.bless.is_none(),
+            "the judge's keys stay his"
+        );
         assert_eq!(d2.half_voters, ["丙"]);
         assert_eq!(d2.missed_night_moves, ["丁"]);
         assert!(played.day(1).unwrap().curse.is_none());
@@ -484,6 +490,13 @@ mod tests {
             Some("丁"),
             "the judge's own"
         );
+        // The tally counts them at round 1's close (000 L114): two curses of two 士 are +2.
+        played.days[1].night_adjust.insert("甲".into(), 2);
+        let close = chrono::DateTime::parse_from_rfc3339("2026-12-02T21:00:01+08:00").unwrap();
+        let t = crate::domain::rules::tally(&played, 2, 1, close, &[]).unwrap();
+        let of = |n: &str| t.counts.iter().find(|c| c.target == n).map(|c| c.votes);
+        assert_eq!(of("甲"), Some(2.0));
+        assert_eq!(of("乙"), Some(0.0), "never below 0");
     }
 
     fn act(by: &str, power: &str, target: &str, at: &str) -> Action {

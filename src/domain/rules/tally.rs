@@ -1920,6 +1920,21 @@ impl Engine<'_> {
                 e.adjustments.push(Adjustment { kind, delta });
             }
         }
+        // A confirmed night's (netted per player), where the judge named neither.
+        if self.day.curse.is_none() && self.day.bless.is_none() {
+            for (n, by) in &self.day.night_adjust {
+                let (kind, delta) = match by.signum() {
+                    1 => (AdjustmentKind::Curse, 1.0),
+                    -1 => (AdjustmentKind::Bless, -1.0),
+                    _ => continue,
+                };
+                let e = counts.entry(n.clone()).or_insert_with(|| Count::empty(n));
+                for _ in 0..by.unsigned_abs() {
+                    e.votes = (e.votes + delta).max(0.0);
+                    e.adjustments.push(Adjustment { kind, delta });
+                }
+            }
+        }
     }
 
     /// The rule this round is counted with, from the votes cast and the living: the one place
