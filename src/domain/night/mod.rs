@@ -14,6 +14,7 @@
 //! that decided something ([`Resolution::readings_used`]).
 
 pub mod actions;
+pub mod bansha42;
 
 use crate::domain::config::GameConfig;
 use crate::domain::rules::state::{Change, GameState, Seat};
@@ -223,9 +224,9 @@ pub trait Resolver {
 }
 
 /// The resolver for a ruleset's `night.resolver` name, if bansha has one.
-#[allow(clippy::match_single_binding)] // until the first resolver is added
 pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
     match name {
+        "bansha42" => Some(Box::new(bansha42::Bansha42)),
         _ => None,
     }
 }
