@@ -15,6 +15,7 @@
 
 pub mod actions;
 pub mod bansha42;
+pub mod qipan;
 
 use crate::domain::config::GameConfig;
 use crate::domain::rules::state::{Change, GameState, Seat};
@@ -221,12 +222,18 @@ pub trait Resolver {
     fn choices(&self) -> &'static [Choice];
     /// Resolve the night. Never panics; an action it cannot use is in `refused` with why.
     fn resolve(&self, night: &Night, actions: &[Action]) -> Resolution;
+    /// Read what the game's `[night]` declares beyond the readings (qipan's map); an error in
+    /// Chinese naming the key. Most rule posts need nothing.
+    fn configure(&mut self, _rules: &crate::domain::config::NightRules) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The resolver for a ruleset's `night.resolver` name, if bansha has one.
 pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
     match name {
         "bansha42" => Some(Box::new(bansha42::Bansha42)),
+        "qipan" => Some(Box::new(qipan::Qipan::default())),
         _ => None,
     }
 }
@@ -250,12 +257,13 @@ pub fn resolve_game(
             game.rules.name
         ));
     };
-    let Some(r) = resolver(name) else {
+    let Some(mut r) = resolver(name) else {
         return Err(format!(
             "night.resolver = \"{name}\"：bansha 没有这个夜晚结算"
         ));
     };
     check_readings(r.choices(), &night_rules.readings)?;
+    r.configure(night_rules)?;
     let snap = state.snapshot(game);
     let night = Night {
         number,
