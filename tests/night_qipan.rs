@@ -614,3 +614,20 @@ fn bad_input_is_refused_with_a_reason_and_the_rest_resolved() {
     assert!(r.deaths.is_empty());
     assert!(r.next_day.missed.contains(&"乙".to_string()));
 }
+
+#[test]
+fn a_q7_a_diagonal_between_two_walls_is_allowed_as_l46_says_and_flagged() {
+    // A grid where B1 and A2 are walls: A1 and B2 touch only at the corner.
+    let text = "ruleset = \"qipan\"\nname = \"t\"\nid = \"t\"\n[roster]\nplayers = [\"甲\", \"主\"]\n[roster.roles]\n\
+        \"甲\" = { role = \"好人\", faction = \"好人\" }\n\"主\" = { role = \"主杀\", faction = \"杀手\" }\n\
+        [rules.night.map]\ngrid = [\".#\", \"#.\"]\nstart = { \"甲\" = \"A1\", \"主\" = \"B2\" }\n";
+    let g = bansha::domain::game::load_str(text, std::path::Path::new("g.toml")).unwrap();
+    let acts = [
+        act("甲", "北", ""),
+        act("主", "西", ""),
+        act("主", "杀人", "甲"),
+    ];
+    let r = run(&g, &state(&[], &[]), 1, &acts);
+    assert_eq!(dead(&r), ["甲"]);
+    assert!(r.for_judge.join("\n").contains("A-Q7"), "{:?}", r.for_judge);
+}

@@ -539,6 +539,7 @@ fn moves(w: &mut Work, acts: &[Action], killers: bool, broom_moves: bool) {
             w.tell(p, "移动失败，原地停留（003 L28）".into());
             continue;
         }
+        corner(w, from, to, &format!("{p} 斜向移动"));
         w.pos.insert(p.to_string(), to);
         w.tell(
             p,
@@ -572,6 +573,22 @@ fn traps(w: &mut Work, cell: Cell, who: &[String]) {
         ));
     }
     w.traps.insert(cell, left);
+}
+
+/// A-Q7: a diagonal step between two cells whose two shared neighbours are both walls. L46
+/// "斜线也算路径为1" allows it as written; the judge is told, since the seed says nothing of walls.
+fn corner(w: &mut Work, from: Cell, to: Cell, what: &str) {
+    if from.0 == to.0 || from.1 == to.1 {
+        return;
+    }
+    let (a, b) = ((from.0, to.1), (to.0, from.1));
+    if !w.map.cells.contains(&a) && !w.map.cells.contains(&b) {
+        w.res.for_judge.push(format!(
+            "{what}：{} 到 {} 两侧都是墙（A-Q7，规则未写；按 003 L46 “斜线也算路径为1” 放行，可改判）",
+            cell_name(from),
+            cell_name(to)
+        ));
+    }
 }
 
 /// L29 "该格子上有好人可以捡起的道具…你拿到了XX道具"; L79: two arriving at once is the judge's
@@ -711,6 +728,7 @@ fn kill(w: &mut Work, acts: &[Action]) -> Option<String> {
             ));
             continue;
         }
+        corner(w, k, v, &format!("杀手斜向杀 {}", t.player));
         w.res.powers_used.push(PowerUse {
             player: a.by[0].clone(),
             power: "杀人".into(),
