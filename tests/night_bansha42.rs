@@ -99,13 +99,21 @@ fn at(mut a: Action, minute: u32) -> Action {
     a
 }
 
+/// Every resolution is also checked for L74's two ways in: the half voters it lists are exactly
+/// the deaths whose recorded cause the tally reads as a kill post (`half_vote_causes`).
 fn resolve(
     readings: &[(&str, &str)],
     st: &GameState,
     night: u32,
     actions: &[Action],
 ) -> Resolution {
-    resolve_game(&game(readings), st, night, actions, None).unwrap()
+    let r = resolve_game(&game(readings), st, night, actions, None).unwrap();
+    for d in &r.deaths {
+        let by_cause = d.cause.contains("贴杀") || d.cause.contains("杀帖");
+        let listed = r.next_day.half_voters.contains(&d.player);
+        assert_eq!(by_cause, listed, "{}: {}", d.player, d.cause);
+    }
+    r
 }
 
 fn dead(r: &Resolution) -> Vec<&str> {
@@ -362,8 +370,11 @@ fn l20_the_ban_works_in_rounds_two_to_four_once() {
     assert!(refused(&r, "禁权君").contains("第 2–4 轮"), "{r:#?}");
     let r = resolve(&[], &state(&[], &[("used:禁权君:禁权", 1.0)]), 2, &ban);
     assert!(refused(&r, "禁权君").contains("只用一次"), "{r:#?}");
-    let r = resolve(&[], &state(&[], &[]), 1, &[act("游一", "禁权", "杀甲")]);
+    // A non-禁权's 禁权 is refused beside the 禁权's own, which stands.
+    let acts = [act("游一", "禁权", "杀甲"), act("禁权君", "禁权", "游二")];
+    let r = resolve(&[], &state(&[], &[]), 1, &acts);
     assert!(refused(&r, "游一").contains("不是禁权"));
+    assert_eq!(r.facts.get("used:禁权君:禁权"), Some(&1.0));
 }
 
 #[test]

@@ -412,7 +412,7 @@ fn post(w: &mut Work, a: &Action, seat: &Seat, kind: Kind) -> Option<Post> {
     if kind == Kind::Iou && w.round == LAST_ROUND {
         w.kill(
             &seat.player,
-            "大结局轮次不允许白条，视为放弃贴杀，出帖者出局（004 L65）".into(),
+            "大结局轮次不允许白条，视为放弃，出帖者出局（004 L65）".into(),
             Some(format!("{} 放弃贴杀，出局（004 L65）", seat.player)),
             false,
         );
@@ -436,12 +436,17 @@ fn is_killer(s: &Seat) -> bool {
 /// The 禁权's use (L20: rounds 2–4, once): returns the player banned when it takes effect. A
 /// 黑蛋 banned before he lapses takes the 禁权 with him (L12).
 fn ban_target<'a>(w: &mut Work<'a, '_>, others: &[Action]) -> Option<&'a Seat> {
-    let a = others.iter().find(|a| a.power.trim() == "禁权")?;
-    let by = w.seat(&a.by[0])?;
-    if role(by) != "禁权" {
-        w.refuse(a, format!("{} 不是禁权（004 L20）", by.player));
-        return None;
+    let mut found = None;
+    for a in others.iter().filter(|a| a.power.trim() == "禁权") {
+        let by = w.seat(&a.by[0])?;
+        if role(by) == "禁权" {
+            found = Some(a);
+        } else {
+            w.refuse(a, format!("{} 不是禁权（004 L20）", by.player));
+        }
     }
+    let a = found?;
+    let by = w.seat(&a.by[0])?;
     if !(2..=4).contains(&w.round) {
         w.refuse(
             a,
