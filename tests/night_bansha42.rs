@@ -343,6 +343,7 @@ fn l20_the_ban_on_a_black_player_takes_one_post_and_keeps_its_target_secret() {
         r.announce
     );
     assert_eq!(r.facts.get("used:禁权君:禁权"), Some(&1.0));
+    assert!(judge(&r).contains("晚上9点前通知哨子"), "{}", judge(&r));
     // A-B6 banned_group: the 联合杀 owe one fewer, whoever sent last.
     let r = resolve(
         &[("ban_removes", "banned_group")],
@@ -549,6 +550,11 @@ fn l16_the_poison_kills_any_living_player_without_a_half_vote_and_lapses_after_r
     let st = state(&[], &[("黑道联合轮", 5.0)]);
     let r = resolve(&[], &st, 4, &[act("巫师君", "毒药", "杀丁")]);
     assert!(refused(&r, "巫师君").contains("第四轮结束后失效"));
+    // L17 "巫师每瓶药只能使用一次"
+    let st = state(&[], &[("used:巫师君:毒药", 1.0)]);
+    let r = resolve(&[], &st, 2, &[act("巫师君", "毒药", "杀丁")]);
+    assert!(refused(&r, "巫师君").contains("只能用一次"));
+    assert!(r.deaths.is_empty());
     let r = resolve(&[], &state(&[], &[]), 1, &[act("游一", "毒药", "杀丁")]);
     assert!(refused(&r, "游一").contains("不是巫师"));
 }

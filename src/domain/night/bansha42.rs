@@ -469,9 +469,10 @@ fn ban_target<'a>(w: &mut Work<'a, '_>, others: &[Action]) -> Option<&'a Seat> {
     w.used(&by.player, "禁权");
     w.announce
         .push("禁权出贴使用了技能（不公布对何人使用，004 L20）".into());
-    w.res
-        .for_judge
-        .push(format!("{}：禁权使用技能需出贴（004 L20）", by.player));
+    w.res.for_judge.push(format!(
+        "{}：禁权使用技能需出贴，且须在该轮开始晚上9点前通知哨子（004 L20）：请核对通知时间",
+        by.player
+    ));
     if role(t) == "黑蛋" && w.round <= 4 {
         w.kill(
             &t.player,
