@@ -710,6 +710,10 @@ fn kill(w: &mut Work, acts: &[Action]) -> Option<String> {
         }
         let (Some(k), Some(v)) = (w.pos.get(&a.by[0]).copied(), w.pos.get(&t.player).copied())
         else {
+            w.refuse(
+                a,
+                "杀手或目标不知道在哪一格（[rules.night.map] start），无法判断范围",
+            );
             continue;
         };
         if (k.0 - v.0).abs() > 1 || (k.1 - v.1).abs() > 1 {
