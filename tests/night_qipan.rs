@@ -631,3 +631,23 @@ fn a_q7_a_diagonal_between_two_walls_is_allowed_as_l46_says_and_flagged() {
     assert_eq!(dead(&r), ["甲"]);
     assert!(r.for_judge.join("\n").contains("A-Q7"), "{:?}", r.for_judge);
 }
+
+#[test]
+fn l114_a_good_player_s_move_after_22_00_is_late_the_killers_have_until_9_00() {
+    let at = |a: Action, t: &str| Action {
+        sent_at: chrono::DateTime::parse_from_rfc3339(t).ok(),
+        ..a
+    };
+    let acts = with_rest(vec![
+        at(act("甲", "东", ""), "2026-11-29T22:10:00+08:00"),
+        at(act("乙", "北", ""), "2026-11-29T21:50:00+08:00"),
+        at(act("主", "西北", ""), "2026-11-30T08:00:00+08:00"),
+    ]);
+    // The night's deadline: 9:00, 720 minutes after the 21:00 close (L116).
+    let deadline = chrono::DateTime::parse_from_rfc3339("2026-11-30T09:00:00+08:00").ok();
+    let r = resolve_game(&game(), &state(&[], &[]), 1, &acts, deadline).unwrap();
+    assert_eq!(r.late.len(), 1, "{:?}", r.late);
+    assert_eq!(r.late[0].by, ["甲"]);
+    assert!(r.next_day.missed.contains(&"甲".to_string()));
+    assert_eq!(pos(&r, "主"), 201.0);
+}

@@ -367,6 +367,10 @@ pub struct NightRules {
     pub readings: BTreeMap<String, String>,
     /// The night's deadline, in minutes after the day's last close.
     pub deadline_after_close_minutes: Option<u32>,
+    /// qipan: the good players' moves are due earlier than the night's end (003 L114 "截止时间为
+    /// 22:00", an hour after the 21:00 close; the killers act until 9:00, L116), in minutes
+    /// after the close; a good player's move sent later is late.
+    pub good_moves_after_close_minutes: Option<u32>,
     /// qipan: the map the judge draws (003 L12 "本地图形状不规则", L20 "共有30个有效的可移动格子"),
     /// declared in the game config's `[rules.night.map]`.
     pub map: Option<NightMap>,

@@ -92,6 +92,8 @@ pub const NO_KILL_NIGHTS: &str = "未杀人夜数";
 #[derive(Default)]
 pub struct Qipan {
     map: Option<Map>,
+    /// How long before the night's deadline the good players' moves are due (L114).
+    good_moves_early: Option<chrono::Duration>,
 }
 
 /// The map, read from `[night.map]`.
@@ -360,6 +362,17 @@ impl Resolver for Qipan {
             );
         };
         self.map = Some(read_map(m)?);
+        if let (Some(end), Some(good)) = (
+            rules.deadline_after_close_minutes,
+            rules.good_moves_after_close_minutes,
+        ) {
+            if good > end {
+                return Err(format!(
+                    "night.good_moves_after_close_minutes = {good}：好人移动的截止不能晚于夜晚截止（deadline_after_close_minutes = {end}）"
+                ));
+            }
+            self.good_moves_early = Some(chrono::Duration::minutes(i64::from(end - good)));
+        }
         Ok(())
     }
 
@@ -383,7 +396,7 @@ impl Resolver for Qipan {
             inn: false,
             announce: Vec::new(),
         };
-        let acts = normalize(&mut w, actions);
+        let acts = normalize(&mut w, actions, self.good_moves_early);
         positions(&mut w);
         let broom_moves = w.night.reading(&BROOM) == "with_move";
         moves(&mut w, &acts, false, broom_moves);
@@ -398,7 +411,7 @@ impl Resolver for Qipan {
 
 /// Each action with a known living actor, a move in the players' words made a 移动, the last
 /// of each counting (changes until the deadline; later ones are late).
-fn normalize(w: &mut Work, actions: &[Action]) -> Vec<Action> {
+fn normalize(w: &mut Work, actions: &[Action], early: Option<chrono::Duration>) -> Vec<Action> {
     let mut out = Vec::new();
     for a in actions {
         let mut a = a.clone();
@@ -434,6 +447,16 @@ fn normalize(w: &mut Work, actions: &[Action]) -> Vec<Action> {
             continue;
         }
         a.by = vec![seat.player.clone()];
+        // L114: the good players' moves are due before the killers' night (L116).
+        let due = w.night.deadline.zip(early).map(|(d, e)| d - e);
+        if let (false, "移动", Some(t), Some(due)) =
+            (is_killer(seat), a.power.as_str(), a.sent_at, due)
+        {
+            if t > due {
+                w.res.late.push(a);
+                continue;
+            }
+        }
         out.push(a);
     }
     let (kept, late) = last_of_each(&out, w.night.deadline);
@@ -987,4 +1010,35 @@ fn finish(w: &mut Work, victim: Option<String>, saved: bool) {
     }
     w.res.next_day.missed.sort();
     w.res.announce = format!("[b]第{n}夜[/b]\n{}", w.announce.join("\n"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directions_in_players_words() {
+        for (text, want) in [
+            ("向东", "东"),
+            ("东", "东"),
+            ("往北走", "北"),
+            ("朝西移动一格", "西"),
+            ("东北方向", "东北"),
+            ("s", "南"),
+            ("NW", "西北"),
+        ] {
+            assert_eq!(parse_dir(text).map(|d| d.zh), Some(want), "{text}");
+        }
+        for text in ["上", "东西", "随便", ""] {
+            assert!(parse_dir(text).is_none(), "{text}");
+        }
+    }
+
+    #[test]
+    fn cells_are_named_column_letter_and_row() {
+        assert_eq!(cell_name((2, 3)), "C2");
+        assert_eq!(parse_cell("c2"), Some((2, 3)));
+        assert_eq!(code_cell(cell_code((2, 3))), Some((2, 3)));
+        assert_eq!(parse_cell("2C"), None);
+    }
 }
