@@ -410,6 +410,30 @@ pub struct NightRules {
     pub readings: BTreeMap<String, String>,
     /// The night's deadline, in minutes after the day's last close.
     pub deadline_after_close_minutes: Option<u32>,
+    /// qipan: the good players' moves are due earlier than the night's end (003 L114 "截止时间为
+    /// 22:00", an hour after the 21:00 close; the killers act until 9:00, L116), in minutes
+    /// after the close; a good player's move sent later is late.
+    pub good_moves_after_close_minutes: Option<u32>,
+    /// qipan: the map the judge draws (003 L12 "本地图形状不规则", L20 "共有30个有效的可移动格子"),
+    /// declared in the game config's `[rules.night.map]`.
+    pub map: Option<NightMap>,
+}
+
+/// `[night.map]` (qipan): the valid cells on a grid, each player's start, the items.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NightMap {
+    /// Rows from north to south, one character a cell: "." (or "o", "□") a cell, "#" (or a
+    /// space, "　", "■") none. A cell is named by its column letter and row number: "A1" is the
+    /// north-west corner, "B1" east of it, "A2" south of it.
+    pub grid: Vec<String>,
+    /// Each player's start cell (003 L14 "从4个出生地分别开始移动"): `"甲" = "A1"`.
+    pub start: BTreeMap<String, String>,
+    /// Items lying on cells (003 L75 "道具分布在地图的有效格上"): `B3 = ["解毒药"]`.
+    pub items: BTreeMap<String, Vec<String>>,
+    /// Items held from the start (003 L75 "杀手的道具是游戏一开始即具有的"):
+    /// `"主杀名" = ["客栈", "客栈", "客栈", "隐身"]`.
+    pub held: BTreeMap<String, Vec<String>>,
 }
 
 /// m103: players ask in the progress thread to speed the game up; more than half of the living

@@ -14,8 +14,10 @@
 //! that decided something ([`Resolution::readings_used`]).
 
 pub mod actions;
+pub mod bansha42;
 pub mod jiaohui;
 pub mod m103;
+pub mod qipan;
 
 use crate::domain::config::GameConfig;
 use crate::domain::rules::state::{Change, GameState, Seat};
@@ -205,6 +207,12 @@ impl Resolution {
                 value: f64::from(*by),
             });
         }
+        for player in &self.next_day.missed {
+            let key = missed_key(self.night, player);
+            if !self.facts.contains_key(&key) {
+                out.push(Change::Fact { key, value: 1.0 });
+            }
+        }
         for player in &self.next_day.half_voters {
             out.push(Change::Fact {
                 key: format!("half:{next}:{player}"),
@@ -282,6 +290,12 @@ pub trait Resolver {
         let _ = (game, state);
         self.resolve(night, actions)
     }
+
+    /// Read what the game's `[night]` declares beyond the readings (qipan's map); an error in
+    /// Chinese naming the key. Most rule posts need nothing.
+    fn configure(&mut self, _rules: &crate::domain::config::NightRules) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The resolver for a ruleset's `night.resolver` name, if bansha has one.
@@ -289,6 +303,8 @@ pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
     match name {
         "jiaohui" => Some(Box::new(jiaohui::Jiaohui)),
         "m103" => Some(Box::new(m103::M103)),
+        "bansha42" => Some(Box::new(bansha42::Bansha42)),
+        "qipan" => Some(Box::new(qipan::Qipan::default())),
         _ => None,
     }
 }
@@ -343,12 +359,13 @@ pub fn resolve_game(
             game.rules.name
         ));
     };
-    let Some(r) = resolver(name) else {
+    let Some(mut r) = resolver(name) else {
         return Err(format!(
             "night.resolver = \"{name}\"：bansha 没有这个夜晚结算"
         ));
     };
     check_readings(r.choices(), &night_rules.readings)?;
+    r.configure(night_rules)?;
     let snap = state.snapshot(game);
     let night = Night {
         number,
