@@ -14,6 +14,7 @@
 //! that decided something ([`Resolution::readings_used`]).
 
 pub mod actions;
+pub mod chuhan;
 
 use crate::domain::config::GameConfig;
 use crate::domain::rules::state::{Change, GameState, Seat};
@@ -223,11 +224,18 @@ pub trait Resolver {
 }
 
 /// The resolver for a ruleset's `night.resolver` name, if bansha has one.
-#[allow(clippy::match_single_binding)] // until the first resolver is added
 pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
     match name {
+        "chuhan" => Some(Box::new(chuhan::Chuhan)),
         _ => None,
     }
+}
+
+/// The line standing in the dawn post for a kill post bansha does not have: the judge pastes
+/// the killer's kill post there (`bansha night --kill-post KILLER=FILE` does it). It names the
+/// killer, so the dawn post must not go out with it.
+pub fn kill_post_placeholder(killer: &str) -> String {
+    format!("（杀人帖：请在此贴上 {killer} 的杀人帖，发帖前替换本行）")
 }
 
 /// Resolve night `number` of a game: the state's snapshot at dusk (every recorded event; a
