@@ -1127,10 +1127,10 @@ impl Run<'_, '_> {
                 self.judge(format!("{a} 必杀 {t}：相的救治不能对抗必杀（L39, L76）"));
             }
             let how = if bisha { "必杀" } else { "杀死" };
-            deaths.entry(t.clone()).or_default().push(format!(
-                "被{}{a}{how}",
-                self.role(a)
-            ));
+            deaths
+                .entry(t.clone())
+                .or_default()
+                .push(format!("被{} {a} {how}", self.role(a)));
             hits.push(Hit { killer: a.clone() });
             // L42, L46: the attacker dies with a 兑子 target, unless 无敌 or the 帅.
             if st.mine.contains_key(t) && !self.is_shuai(a) && !st.invulnerable.contains_key(a) {
@@ -1219,7 +1219,7 @@ impl Run<'_, '_> {
             }
         }
         for (s, killers) in shuai_hit {
-            let cause = format!("被{}杀死", killers.join("、"));
+            let cause = format!("被 {} 杀死", killers.join("、"));
             match acts.chou.get(&s) {
                 Some(sub) if !self.enemies(&s, sub) => {
                     deaths
