@@ -66,14 +66,10 @@ impl NightCommand {
                     return Ok(2);
                 }
             },
-            None => game
-                .rules
-                .night
-                .deadline_after_close_minutes
-                .and_then(|m| {
-                    let d = game.day(self.night)?;
-                    Some(d.last_close() + chrono::Duration::minutes(i64::from(m)))
-                }),
+            None => game.rules.night.deadline_after_close_minutes.and_then(|m| {
+                let d = game.day(self.night)?;
+                Some(d.last_close() + chrono::Duration::minutes(i64::from(m)))
+            }),
         };
         let mut res = match resolve_game(&game, &state, self.night, &acts, deadline) {
             Ok(r) => r,
@@ -84,7 +80,10 @@ impl NightCommand {
         };
         for kp in &self.kill_post {
             let Some((killer, path)) = kp.split_once('=') else {
-                writeln!(err, "错误：--kill-post 要写成 杀手=文件（如 李逵=kill.txt），不是“{kp}”")?;
+                writeln!(
+                    err,
+                    "错误：--kill-post 要写成 杀手=文件（如 李逵=kill.txt），不是“{kp}”"
+                )?;
                 return Ok(2);
             };
             let body = std::fs::read_to_string(path)

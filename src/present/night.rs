@@ -8,7 +8,14 @@ use crate::domain::night::{Action, Resolution};
 /// The resolution as text for the terminal.
 pub fn text(res: &Resolution) -> String {
     let mut s = format!("第{}夜结算（仅法官可见）\n", res.night);
-    section(&mut s, "死亡", res.deaths.iter().map(|d| format!("{}：{}", d.player, d.cause)), "无人死亡");
+    section(
+        &mut s,
+        "死亡",
+        res.deaths
+            .iter()
+            .map(|d| format!("{}：{}", d.player, d.cause)),
+        "无人死亡",
+    );
     section(
         &mut s,
         "当夜状态",
@@ -22,7 +29,10 @@ pub fn text(res: &Resolution) -> String {
             &mut s,
             "攻击力与防御力",
             res.figures.iter().map(|f| {
-                format!("{}：攻击 {}，防御 {}（{}）", f.player, f.attack, f.defence, f.detail)
+                format!(
+                    "{}：攻击 {}，防御 {}（{}）",
+                    f.player, f.attack, f.defence, f.detail
+                )
             }),
             "无",
         );
@@ -30,7 +40,9 @@ pub fn text(res: &Resolution) -> String {
     section(
         &mut s,
         "私信反馈（发给各玩家）",
-        res.feedback.iter().map(|f| format!("→ {}：{}", f.to, f.text)),
+        res.feedback
+            .iter()
+            .map(|f| format!("→ {}：{}", f.to, f.text)),
         "无",
     );
     let nd = &res.next_day;
@@ -49,7 +61,9 @@ pub fn text(res: &Resolution) -> String {
     section(
         &mut s,
         "行使的特权",
-        res.powers_used.iter().map(|u| format!("{}：{}", u.player, u.power)),
+        res.powers_used
+            .iter()
+            .map(|u| format!("{}：{}", u.player, u.power)),
         "无",
     );
     section(
@@ -90,7 +104,9 @@ pub fn text(res: &Resolution) -> String {
     }
     s.push_str("------------------------------------------------------------\n");
     if res.announce.contains("（杀人帖：请在此贴上") {
-        s.push_str("注意：公告中的（杀人帖…）行要换成杀人帖原文再发（或用 --kill-post 杀手=文件）。\n");
+        s.push_str(
+            "注意：公告中的（杀人帖…）行要换成杀人帖原文再发（或用 --kill-post 杀手=文件）。\n",
+        );
     }
     s
 }

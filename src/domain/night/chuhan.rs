@@ -14,8 +14,8 @@
 //! other as 炮架子, where the first sent fires.
 
 use super::{
-    last_of_each, used_key, Action, Choice, Death, Feedback, Night, PowerUse, ReadingUsed,
-    Refused, Resolution, Resolver, StateLine,
+    last_of_each, used_key, Action, Choice, Death, Feedback, Night, PowerUse, ReadingUsed, Refused,
+    Resolution, Resolver, StateLine,
 };
 use chrono::{DateTime, FixedOffset};
 use std::collections::{BTreeMap, BTreeSet};
@@ -185,7 +185,8 @@ impl Resolver for Chuhan {
             used: BTreeSet::new(),
             quiet: false,
         };
-        let acts = r.sort_out(actions);
+        let mut acts = r.sort_out(actions);
+        acts.kill = r.overlapping_pao(&acts);
         let st = r.states(&acts);
         r.outcome(&acts, &st);
         r.finish();
@@ -323,7 +324,11 @@ impl Run<'_, '_> {
                 if t == d {
                     let rd = self.reading(
                         "deadline_boundary",
-                        format!("{} 恰好在截止时刻 {} 寄出", names(&a.by), d.format("%m-%d %H:%M")),
+                        format!(
+                            "{} 恰好在截止时刻 {} 寄出",
+                            names(&a.by),
+                            d.format("%m-%d %H:%M")
+                        ),
                     );
                     if rd == "late" {
                         self.res.late.push(a.clone());
@@ -440,6 +445,9 @@ impl Run<'_, '_> {
                 known.join("、")
             ));
         };
+        if a.by.len() > 1 && a.power != "查证" {
+            return Err(format!("{by}：「{}」不是共同行使的特权", a.power));
+        }
         for b in &a.by {
             let Some(s) = self.seat(b) else {
                 return Err(format!("{b} 不是本局玩家"));
@@ -454,10 +462,11 @@ impl Run<'_, '_> {
                 ));
             }
         }
-        if a.by.len() > 1 && a.power != "查证" {
-            return Err(format!("{by}：「{}」不是共同行使的特权", a.power));
-        }
-        if a.by.len() > 1 && a.by.iter().any(|b| self.faction(b) != self.faction(&a.by[0])) {
+        if a.by.len() > 1
+            && a.by
+                .iter()
+                .any(|b| self.faction(b) != self.faction(&a.by[0]))
+        {
             return Err(format!("{by} 不是同一方的双马"));
         }
         let Some(t) = a.target.as_deref() else {
@@ -480,9 +489,7 @@ impl Run<'_, '_> {
         }
         let actor_role = self.role(&a.by[0]);
         if a.by.iter().any(|b| b == t) && ["帅", "炮", "车", "马"].contains(&actor_role) {
-            return Err(format!(
-                "{by}：帅、炮、车、马不能对自己行使特权（L98）"
-            ));
+            return Err(format!("{by}：帅、炮、车、马不能对自己行使特权（L98）"));
         }
         if ts.role == "帅" {
             let line = match a.power.as_str() {
@@ -508,8 +515,14 @@ impl Run<'_, '_> {
                 let mut sent_at = a.sent_at;
                 if let Some(p) = platforms.get(&by) {
                     if platform.is_some() && platform != p.target {
-                        self.refuse(a, format!("{by} 给了两个不同的炮架子（杀人里写的和单独寄的）"));
-                        self.refuse(p, format!("{by} 给了两个不同的炮架子（杀人里写的和单独寄的）"));
+                        self.refuse(
+                            a,
+                            format!("{by} 给了两个不同的炮架子（杀人里写的和单独寄的）"),
+                        );
+                        self.refuse(
+                            p,
+                            format!("{by} 给了两个不同的炮架子（杀人里写的和单独寄的）"),
+                        );
                         return;
                     }
                     platform = p.target.clone();
@@ -534,12 +547,12 @@ impl Run<'_, '_> {
             }
             "禁锢" => {
                 if !self.enemies(&by, &t) && self.role(&t) != "炮" {
-                    let rd = self.reading(
-                        "imprison_own_side",
-                        format!("车 {by} 禁锢本方的 {t}"),
-                    );
+                    let rd = self.reading("imprison_own_side", format!("车 {by} 禁锢本方的 {t}"));
                     if rd == "no_effect" {
-                        self.refuse(a, format!("车 {by} 禁锢本方的 {t}：按所选读法，车只能禁锢对方（L29）"));
+                        self.refuse(
+                            a,
+                            format!("车 {by} 禁锢本方的 {t}：按所选读法，车只能禁锢对方（L29）"),
+                        );
                         return;
                     }
                 }
@@ -607,7 +620,10 @@ impl Run<'_, '_> {
                 .iter()
                 .filter(|a| a.by == [p.clone()] && (a.power == "诅咒" || a.power == "庇佑"))
             {
-                self.refuse(a, format!("{p} 同一夜既诅咒又庇佑：两条行动冲突（一个士只有一种权）"));
+                self.refuse(
+                    a,
+                    format!("{p} 同一夜既诅咒又庇佑：两条行动冲突（一个士只有一种权）"),
+                );
             }
         }
     }
@@ -622,18 +638,13 @@ fn names(by: &[String]) -> String {
 
 impl Run<'_, '_> {
     fn states(&mut self, acts: &Acts) -> States {
-        let acts_kill = self.overlapping_pao(acts);
-        let acts = Acts {
-            kill: acts_kill,
-            ..clone_acts(acts)
-        };
         let mut void: BTreeSet<String> = BTreeSet::new();
         let mut special = BTreeSet::new();
         let mut settled = false;
         self.quiet = true;
         for _ in 0..64 {
-            let c = self.conds(&acts, &void);
-            let (next, sp) = self.voided(&acts, &void, &c);
+            let c = self.conds(acts, &void);
+            let (next, sp) = self.voided(acts, &void, &c);
             special = sp;
             if next == void {
                 settled = true;
@@ -645,7 +656,7 @@ impl Run<'_, '_> {
         if !settled {
             self.judge("禁锢与无敌相互牵连、反复变化，无法确定：请法官按规则逐一裁定（列出的状态是最后一轮的结果）".into());
         }
-        let c = self.conds(&acts, &void);
+        let c = self.conds(acts, &void);
         let mut st = States {
             void: void.clone(),
             special,
@@ -663,8 +674,8 @@ impl Run<'_, '_> {
             st.imprison_why
                 .insert(p.clone(), why.iter().map(|w| w.1.clone()).collect());
         }
-        self.bisha(&acts, &mut st);
-        self.mines(&acts, &mut st);
+        self.bisha(acts, &mut st);
+        self.mines(acts, &mut st);
         self.state_lines(&st);
         st
     }
@@ -679,7 +690,8 @@ impl Run<'_, '_> {
             .filter_map(|(a, k)| {
                 let b = k.platform.as_ref()?;
                 let kb = acts.kill.get(b)?;
-                (a < b && kb.platform.as_deref() == Some(a.as_str())).then(|| (a.clone(), b.clone()))
+                (a < b && kb.platform.as_deref() == Some(a.as_str()))
+                    .then(|| (a.clone(), b.clone()))
             })
             .collect();
         for (a, b) in pairs {
@@ -707,19 +719,6 @@ impl Run<'_, '_> {
             }
         }
         kill
-    }
-}
-
-fn clone_acts(a: &Acts) -> Acts {
-    Acts {
-        kill: a.kill.clone(),
-        imprison: a.imprison.clone(),
-        check: a.check.clone(),
-        heal: a.heal.clone(),
-        curse: a.curse.clone(),
-        bless: a.bless.clone(),
-        pray: a.pray.clone(),
-        chou: a.chou.clone(),
     }
 }
 
@@ -842,7 +841,10 @@ impl Run<'_, '_> {
                 for b in &bs {
                     c.inv.entry(t.clone()).or_default().push((
                         (*b).clone(),
-                        format!("得到本方 {} 个小兵（{who}）的祈祷，x = {x}（L85, L86）", bs.len()),
+                        format!(
+                            "得到本方 {} 个小兵（{who}）的祈祷，x = {x}（L85, L86）",
+                            bs.len()
+                        ),
                     ));
                 }
             }
@@ -898,9 +900,11 @@ impl Run<'_, '_> {
             if !only_by_p.is_empty() {
                 let less: BTreeSet<String> = void.difference(&only_by_p).cloned().collect();
                 let c2 = self.conds(acts, &less);
-                if c2.inv.get(p).is_some_and(|s| {
-                    s.iter().any(|(src, _)| only_by_p.contains(src))
-                }) {
+                if c2
+                    .inv
+                    .get(p)
+                    .is_some_and(|s| s.iter().any(|(src, _)| only_by_p.contains(src)))
+                {
                     special.insert(p.clone());
                     continue;
                 }
@@ -920,8 +924,10 @@ impl Run<'_, '_> {
                 if st.void.contains(g) {
                     self.judge(format!("炮 {g} 的必杀因自身被禁锢而无效（L37）"));
                 } else {
-                    st.bisha
-                        .insert(g.clone(), format!("以本方炮 {p} 作炮架子，构成重叠炮（L34, L59）"));
+                    st.bisha.insert(
+                        g.clone(),
+                        format!("以本方炮 {p} 作炮架子，构成重叠炮（L34, L59）"),
+                    );
                 }
             }
         }
@@ -944,10 +950,7 @@ impl Run<'_, '_> {
                     && ka.platform == kb.platform
                     && !st.void.contains(b)
                 {
-                    mine.insert(
-                        a.clone(),
-                        format!("与炮 {b} 共选炮架子，构成连环炮（L60）"),
-                    );
+                    mine.insert(a.clone(), format!("与炮 {b} 共选炮架子，构成连环炮（L60）"));
                 }
             }
         }
@@ -960,7 +963,10 @@ impl Run<'_, '_> {
                 && !st.xiang_blocked.contains(h)
                 && !st.void.contains(h)
             {
-                mine.insert(t.clone(), format!("得到本方相 {h} 的救治，构成连环相（L78）"));
+                mine.insert(
+                    t.clone(),
+                    format!("得到本方相 {h} 的救治，构成连环相（L78）"),
+                );
             }
         }
         // L47: 无敌 and 兑子 → 兑子 is void.
@@ -1029,7 +1035,12 @@ impl Run<'_, '_> {
         }
         for (p, why) in &st.imprison_why {
             if st.void.contains(p) {
-                push(self, p, "禁锢", dedup(why) + "；当夜特权全部无效（L28, L99）");
+                push(
+                    self,
+                    p,
+                    "禁锢",
+                    dedup(why) + "；当夜特权全部无效（L28, L99）",
+                );
             } else if st.special.contains(p) {
                 push(
                     self,
@@ -1041,7 +1052,12 @@ impl Run<'_, '_> {
                     ),
                 );
             } else if st.invulnerable.contains_key(p) {
-                push(self, p, "禁锢（无效）", dedup(why) + "；同时无敌，禁锢无效（L31）");
+                push(
+                    self,
+                    p,
+                    "禁锢（无效）",
+                    dedup(why) + "；同时无敌，禁锢无效（L31）",
+                );
             }
         }
         for (p, why) in &st.bisha {
@@ -1108,8 +1124,13 @@ impl Run<'_, '_> {
             let bisha = st.bisha.contains_key(a);
             if !bisha {
                 if let Some(h) = healed.get(t) {
-                    self.judge(format!("{a} 杀 {t}：被相 {h} 救治，不死；天亮后不公布（L73）"));
-                    if st.mine.contains_key(t) && !self.is_shuai(a) && !st.invulnerable.contains_key(a) {
+                    self.judge(format!(
+                        "{a} 杀 {t}：被相 {h} 救治，不死；天亮后不公布（L73）"
+                    ));
+                    if st.mine.contains_key(t)
+                        && !self.is_shuai(a)
+                        && !st.invulnerable.contains_key(a)
+                    {
                         let rd = self.reading(
                             "heal_saved_mine",
                             format!("兑子的 {t} 被 {a} 攻击但被相救下：{a} 是否同归于尽"),
@@ -1208,13 +1229,18 @@ impl Run<'_, '_> {
             let prev = self.n.fact(&used_key(s, "抽将"));
             self.res.facts.insert(used_key(s, "抽将"), prev + 1.0);
             if !shuai_hit.contains_key(s) {
-                let rd = self.reading("chou_jiang_scope", format!("帅 {s} 抽将 {sub}，当夜没有被杀"));
+                let rd = self.reading(
+                    "chou_jiang_scope",
+                    format!("帅 {s} 抽将 {sub}，当夜没有被杀"),
+                );
                 if rd == "night_and_next_day" {
                     self.judge(format!(
                         "帅 {s} 的抽将（{sub}）当夜没有用上，按所选读法仍适用于明天的投票：若明天帅被投票处决且杀帅条件满足，由 {sub} 代死"
                     ));
                 } else {
-                    self.judge(format!("帅 {s} 抽将 {sub}：当夜没有被杀，浪费一次抽将权，不公开宣布（L54）"));
+                    self.judge(format!(
+                        "帅 {s} 抽将 {sub}：当夜没有被杀，浪费一次抽将权，不公开宣布（L54）"
+                    ));
                 }
             }
         }
@@ -1222,11 +1248,12 @@ impl Run<'_, '_> {
             let cause = format!("被 {} 杀死", killers.join("、"));
             match acts.chou.get(&s) {
                 Some(sub) if !self.enemies(&s, sub) => {
-                    deaths
-                        .entry(sub.clone())
-                        .or_default()
-                        .push(format!("帅 {s} 被杀（{cause}），抽将：被抓来代帅抽杀（L53）"));
-                    self.judge(format!("帅 {s} {cause}，抽将生效：{sub} 代死，帅不死（L53）"));
+                    deaths.entry(sub.clone()).or_default().push(format!(
+                        "帅 {s} 被杀（{cause}），抽将：被抓来代帅抽杀（L53）"
+                    ));
+                    self.judge(format!(
+                        "帅 {s} {cause}，抽将生效：{sub} 代死，帅不死（L53）"
+                    ));
                     let rd = self.reading(
                         "chou_jiang_kill_post",
                         format!("帅 {s} 抽将由 {sub} 代死：是否公布杀帅的杀人帖"),
@@ -1236,7 +1263,9 @@ impl Run<'_, '_> {
                     }
                 }
                 Some(sub) => {
-                    self.judge(format!("帅 {s} 误抓了对方的 {sub} 抽将，抽将无效，还是帅死（L54）"));
+                    self.judge(format!(
+                        "帅 {s} 误抓了对方的 {sub} 抽将，抽将无效，还是帅死（L54）"
+                    ));
                     deaths.entry(s.clone()).or_default().push(cause);
                     hits.extend(killers.into_iter().map(|killer| Hit { killer }));
                 }
@@ -1296,7 +1325,10 @@ impl Run<'_, '_> {
             s.push_str(&format!("{}（{}方）死亡。\n", bb(p), bb(self.faction(p))));
         }
         for k in killers {
-            s.push_str(&format!("\n[quote]{}[/quote]\n", super::kill_post_placeholder(&bb(k))));
+            s.push_str(&format!(
+                "\n[quote]{}[/quote]\n",
+                super::kill_post_placeholder(&bb(k))
+            ));
         }
         s
     }
@@ -1402,12 +1434,16 @@ impl Run<'_, '_> {
     /// Every list in a fixed order, whatever the order of the actions.
     fn finish(&mut self) {
         let key = |a: &Action| (a.by.clone(), a.power.clone(), a.source.clone(), a.sent_at);
-        self.res
-            .refused
-            .sort_by(|x, y| key(&x.action).cmp(&key(&y.action)).then(x.reason.cmp(&y.reason)));
+        self.res.refused.sort_by(|x, y| {
+            key(&x.action)
+                .cmp(&key(&y.action))
+                .then(x.reason.cmp(&y.reason))
+        });
         self.res.late.sort_by_key(key);
         self.res.for_judge.sort();
-        self.res.readings_used.sort_by(|a, b| (&a.id, &a.key, &a.decided).cmp(&(&b.id, &b.key, &b.decided)));
+        self.res
+            .readings_used
+            .sort_by(|a, b| (&a.id, &a.key, &a.decided).cmp(&(&b.id, &b.key, &b.decided)));
         let order = |p: &str| {
             self.n
                 .seats
