@@ -1425,3 +1425,101 @@ fn cli_deadline_from_the_ruleset_minutes_after_the_close() {
     assert_eq!(v["late"].as_array().unwrap().len(), 1);
     assert_eq!(v["late"][0]["by"][0], "汉炮2");
 }
+
+#[test]
+fn two_different_actions_sent_at_the_same_moment_are_both_refused() {
+    // 000 L96 “…可以更换行使特权的对象”: the last one counts, and two at the same latest moment
+    // leave no last one; an earlier one is not taken instead.
+    let acts = [
+        at(kill("楚炮1", "汉兵1", "汉兵5"), "01:00"),
+        at(kill("楚炮1", "汉兵2", "汉兵5"), "02:00"),
+        at(kill("楚炮1", "汉兵3", "汉兵5"), "02:00"),
+    ];
+    let r = run(&acts);
+    assert!(r.deaths.is_empty());
+    assert_eq!(r.refused.len(), 3);
+    assert!(refused_reason(&r, "楚炮1").contains("寄出时间相同"));
+    // The same action sent twice is one action.
+    let r = run(&[
+        kill("楚炮1", "汉兵1", "汉兵5"),
+        kill("楚炮1", "汉兵1", "汉兵5"),
+    ]);
+    assert_eq!(died(&r), ["汉兵1"]);
+    assert!(r.refused.is_empty());
+}
+
+#[test]
+fn an_action_naming_no_actor_is_refused_not_a_panic() {
+    let mut a = act("楚炮1", "杀人", "汉兵1");
+    a.by.clear();
+    let mut b = act("楚马1", "查证", "汉兵1");
+    b.by.clear();
+    let r = run(&[a, b]);
+    assert_eq!(r.refused.len(), 2);
+    assert!(r.refused[0].reason.contains("没有写行动的玩家"));
+}
+
+mod random_nights {
+    use super::*;
+    use proptest::prelude::*;
+
+    const WHO: &[&str] = &[
+        "楚帅", "楚车1", "楚马1", "楚马2", "楚炮1", "楚炮2", "楚相1", "楚相2", "楚士1", "楚兵1",
+        "楚兵2", "汉帅", "汉车1", "汉车2", "汉马1", "汉炮1", "汉炮2", "汉相1", "汉士2", "汉兵1",
+        "汉兵2", "汉兵3", "路人",
+    ];
+    const POWERS: &[&str] = &[
+        "杀人",
+        "炮架子",
+        "禁锢",
+        "查证",
+        "救治",
+        "诅咒",
+        "庇佑",
+        "祈祷",
+        "抽将",
+        "偷窃",
+    ];
+
+    fn action() -> impl Strategy<Value = Action> {
+        (
+            0..WHO.len(),
+            0..POWERS.len(),
+            0..WHO.len(),
+            proptest::option::of(0..WHO.len()),
+            proptest::option::of(0u32..4),
+        )
+            .prop_map(|(b, p, t, pl, h)| {
+                let mut a = act(WHO[b], POWERS[p], WHO[t]);
+                a.platform = pl.map(|i| WHO[i].to_string());
+                match h {
+                    Some(h) => at(a, &format!("0{h}:00")),
+                    None => a,
+                }
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+        /// Any night, however odd, resolves without a panic, and the same whichever order its
+        /// actions come in (000 L99).
+        #[test]
+        fn any_night_resolves_and_order_does_not_matter(
+            acts in proptest::collection::vec(action(), 0..24),
+            dead_bing in 0usize..5,
+        ) {
+            let out: Vec<&str> = ["汉兵1", "汉兵2", "汉兵3", "汉兵4", "汉兵5"][..dead_bing].to_vec();
+            let s = dead(&out);
+            let g = game();
+            let base = run_with(&g, &s, &acts);
+            let mut rev = acts.clone();
+            rev.reverse();
+            prop_assert_eq!(run_with(&g, &s, &rev), base.clone());
+            let mut rot = acts.clone();
+            if !rot.is_empty() {
+                rot.rotate_left(acts.len() / 2);
+            }
+            prop_assert_eq!(run_with(&g, &s, &rot), base);
+        }
+    }
+}

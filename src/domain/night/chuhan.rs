@@ -361,7 +361,7 @@ impl Run<'_, '_> {
     /// 马 is the pair's, so a later one from the other 马 changes it.
     fn joint_check(&self, a: &Action) -> Action {
         let mut a = a.clone();
-        if a.power == "查证" && a.by.iter().all(|b| self.role(b) == "马") {
+        if a.power == "查证" && !a.by.is_empty() && a.by.iter().all(|b| self.role(b) == "马") {
             let f = self.faction(&a.by[0]);
             if a.by.iter().all(|b| self.faction(b) == f) {
                 let mut pair: Vec<String> = self
@@ -378,23 +378,29 @@ impl Run<'_, '_> {
         a
     }
 
-    /// Two untimed actions of one actor and power that differ: nothing says which counts; both
-    /// are refused, whatever their order in the file.
+    /// Two actions of one actor and power that differ and were sent at the same latest moment
+    /// (or both without a time): nothing says which is the last (L96), so the actor's actions
+    /// of that power are all refused, whatever their order in the file.
     fn untimed_conflicts(&mut self, actions: Vec<Action>) -> Vec<Action> {
         let key = |a: &Action| (a.by.clone(), a.power.clone());
+        let deadline = self.n.deadline;
+        let in_time = |a: &Action| match (a.sent_at, deadline) {
+            (Some(t), Some(d)) => t <= d,
+            _ => true,
+        };
         let mut groups: BTreeMap<(Vec<String>, String), Vec<&Action>> = BTreeMap::new();
-        for a in &actions {
+        for a in actions.iter().filter(|a| in_time(a)) {
             groups.entry(key(a)).or_default().push(a);
         }
         let mut bad: BTreeSet<(Vec<String>, String)> = BTreeSet::new();
         for (k, g) in &groups {
-            let untimed: BTreeSet<(&Option<String>, &Option<String>)> = g
+            let top = g.iter().map(|a| a.sent_at).max().flatten();
+            let last: BTreeSet<(&Option<String>, &Option<String>)> = g
                 .iter()
-                .filter(|a| a.sent_at.is_none())
+                .filter(|a| a.sent_at == top)
                 .map(|a| (&a.target, &a.platform))
                 .collect();
-            let timed = g.iter().any(|a| a.sent_at.is_some());
-            if !timed && untimed.len() > 1 {
+            if last.len() > 1 {
                 bad.insert(k.clone());
             }
         }
@@ -404,7 +410,7 @@ impl Run<'_, '_> {
                 self.refuse(
                     &a,
                     format!(
-                        "{} 的「{}」有两条不同的行动且都没有寄出时间，无法判断哪条是最后的（L96 以最后一次为准）",
+                        "{} 的「{}」有两条不同的行动，寄出时间相同或都没有写，无法判断哪条是最后的（L96 以最后一次为准）",
                         names(&a.by),
                         a.power
                     ),
@@ -437,6 +443,9 @@ impl Run<'_, '_> {
     /// Whether one action can be used at all; the reason in Chinese when not.
     fn check_action(&self, a: &Action) -> Result<(), String> {
         let by = names(&a.by);
+        if a.by.is_empty() {
+            return Err("没有写行动的玩家".into());
+        }
         let Some(roles) = POWERS.iter().find(|(p, _)| *p == a.power).map(|(_, r)| r) else {
             let known: Vec<&str> = POWERS.iter().map(|(p, _)| *p).collect();
             return Err(format!(
