@@ -524,6 +524,25 @@ fn one_way_che_platform_or_che_on_pao_imprisons_the_one_acted_on() {
 }
 
 #[test]
+fn an_imprisoned_pao_s_platform_choice_is_void() {
+    // 000 L99 “禁锢生效的话，将使被禁锢方当夜行使的所有特权无效”, his 炮架子 included: the enemy
+    // platform is not 无敌, the own platform not imprisoned.
+    let r = run(&[
+        act("汉车1", "禁锢", "楚炮1"),
+        kill("楚炮1", "汉兵1", "汉兵2"),
+    ]);
+    assert!(!has(&r, "汉兵2", "无敌"));
+    let r = run(&[
+        act("汉车1", "禁锢", "楚炮1"),
+        kill("楚炮1", "汉兵1", "楚相1"),
+        act("楚相1", "救治", "楚兵1"),
+        kill("汉炮1", "楚兵1", "汉兵5"),
+    ]);
+    assert!(!has(&r, "楚相1", "禁锢"));
+    assert!(r.deaths.is_empty(), "楚相1's heal stands");
+}
+
+#[test]
 fn two_enemy_che_imprisoning_each_other_are_both_imprisoned() {
     // 000 L71 “双方的车互相禁锢，双方都被禁锢”
     let r = run(&[act("楚车1", "禁锢", "汉车1"), act("汉车1", "禁锢", "楚车1")]);
