@@ -182,6 +182,19 @@ fn a_platform_sent_as_its_own_action_is_merged_into_the_kill() {
     ]);
     assert_eq!(died(&r), sorted(&["汉兵1"]));
     assert!(has(&r, "汉兵2", "无敌"));
+    // Given in the kill and again later on its own: the later counts (L96); at one moment, the
+    // two conflict.
+    let r = run(&[
+        at(kill("楚炮1", "汉兵1", "汉兵2"), "01:00"),
+        at(act("楚炮1", "炮架子", "汉兵3"), "02:00"),
+    ]);
+    assert!(has(&r, "汉兵3", "无敌") && !has(&r, "汉兵2", "无敌"));
+    let r = run(&[
+        kill("楚炮1", "汉兵1", "汉兵2"),
+        act("楚炮1", "炮架子", "汉兵3"),
+    ]);
+    assert!(r.deaths.is_empty());
+    assert!(refused_reason(&r, "楚炮1").contains("两个不同的炮架子"));
     // Alone, it is listed, not dropped.
     let r = run(&[act("楚炮2", "炮架子", "汉兵2")]);
     assert!(refused_reason(&r, "楚炮2").contains("没有杀人对象"));

@@ -71,6 +71,16 @@ impl NightCommand {
                 Some(d.last_close() + chrono::Duration::minutes(i64::from(m)))
             }),
         };
+        if self.deadline.is_none()
+            && game.rules.night.deadline_after_close_minutes.is_some()
+            && game.day(self.night).is_none()
+        {
+            writeln!(
+                err,
+                "提醒：配置中没有第 {} 天，算不出第 {} 夜的截止时间：所有行动都按时结算（可用 --deadline）",
+                self.night, self.night
+            )?;
+        }
         let mut res = match resolve_game(&game, &state, self.night, &acts, deadline) {
             Ok(r) => r,
             Err(e) => {

@@ -406,7 +406,7 @@ impl Run<'_, '_> {
         }
         let mut out = Vec::new();
         for a in actions {
-            if bad.contains(&key(&a)) {
+            if bad.contains(&key(&a)) && in_time(&a) {
                 self.refuse(
                     &a,
                     format!(
@@ -523,18 +523,21 @@ impl Run<'_, '_> {
                 let mut platform = a.platform.clone();
                 let mut sent_at = a.sent_at;
                 if let Some(p) = platforms.get(&by) {
-                    if platform.is_some() && platform != p.target {
-                        self.refuse(
-                            a,
-                            format!("{by} 给了两个不同的炮架子（杀人里写的和单独寄的）"),
-                        );
-                        self.refuse(
-                            p,
-                            format!("{by} 给了两个不同的炮架子（杀人里写的和单独寄的）"),
-                        );
+                    // Both given: the later counts (L96); at one moment, or untimed, they conflict.
+                    let later = match (a.sent_at, p.sent_at) {
+                        (Some(x), Some(y)) if y > x => Some(true),
+                        (Some(x), Some(y)) if x > y => Some(false),
+                        _ => None,
+                    };
+                    if platform.is_some() && platform != p.target && later.is_none() {
+                        let why = format!("{by} 给了两个不同的炮架子（杀人里写的和单独寄的），无法判断哪个是最后的");
+                        self.refuse(a, why.clone());
+                        self.refuse(p, why);
                         return;
                     }
-                    platform = p.target.clone();
+                    if platform.is_none() || later == Some(true) {
+                        platform = p.target.clone();
+                    }
                     sent_at = sent_at.max(p.sent_at);
                 }
                 if self.role(&by) == "炮" {
