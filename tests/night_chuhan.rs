@@ -445,6 +445,20 @@ fn ma_check_tells_both_ma_the_role_and_faction() {
     let mut joint = act("汉马1", "查证", "楚相2");
     joint.by = vec!["汉马1".into(), "汉马2".into()];
     assert_eq!(told(&run(&[joint]), "汉马1").len(), 1);
+    // The pair's one action: a later check by the other 马 replaces it (L63, L96); two
+    // different untimed ones conflict, and are listed as each 马 sent them.
+    let r = run(&[
+        at(act("汉马1", "查证", "楚相2"), "01:00"),
+        at(act("汉马2", "查证", "楚车1"), "02:00"),
+    ]);
+    assert_eq!(
+        told(&r, "汉马1"),
+        ["查证结果：楚车1 的身份是车，属楚方（L63）"]
+    );
+    let r = run(&[act("汉马1", "查证", "楚相2"), act("汉马2", "查证", "楚车1")]);
+    assert!(told(&r, "汉马1").is_empty());
+    let by: Vec<Vec<String>> = r.refused.iter().map(|x| x.action.by.clone()).collect();
+    assert_eq!(by, [vec!["汉马1".to_string()], vec!["汉马2".to_string()]]);
 }
 
 #[test]

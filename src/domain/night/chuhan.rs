@@ -184,6 +184,7 @@ impl Resolver for Chuhan {
             },
             used: BTreeSet::new(),
             quiet: false,
+            originals: Vec::new(),
         };
         let mut acts = r.sort_out(actions);
         acts.kill = r.overlapping_pao(&acts);
@@ -203,6 +204,9 @@ struct Run<'a, 'b> {
     /// While the states are iterated: readings are applied but not listed (the final pass
     /// lists those that decided the night).
     quiet: bool,
+    /// 查证 actions made the pair's (normalised, as sent): refused and late lists show them as
+    /// sent.
+    originals: Vec<(Action, Action)>,
 }
 
 /// A kill (帅 or 炮), validated.
@@ -336,7 +340,11 @@ impl Run<'_, '_> {
                     }
                 }
             }
-            timely.push(self.joint_check(a));
+            let joint = self.joint_check(a);
+            if joint.by != a.by {
+                self.originals.push((joint.clone(), a.clone()));
+            }
+            timely.push(joint);
         }
         let timely = self.untimed_conflicts(timely);
         let (kept, late) = last_of_each(&timely, deadline);
@@ -1445,6 +1453,18 @@ impl Run<'_, '_> {
 
     /// Every list in a fixed order, whatever the order of the actions.
     fn finish(&mut self) {
+        let mut originals = std::mem::take(&mut self.originals);
+        let mut as_sent = |a: &mut Action| {
+            if let Some(i) = originals.iter().position(|(n, _)| n == a) {
+                *a = originals.remove(i).1;
+            }
+        };
+        for r in &mut self.res.refused {
+            as_sent(&mut r.action);
+        }
+        for a in &mut self.res.late {
+            as_sent(a);
+        }
         let key = |a: &Action| (a.by.clone(), a.power.clone(), a.source.clone(), a.sent_at);
         self.res.refused.sort_by(|x, y| {
             key(&x.action)
