@@ -1320,7 +1320,7 @@ fn check_night(rules: &Rules, g: &GameText, ruleset: &RulesetText) -> Result<(),
     let Some(r) = crate::domain::night::resolver(name) else {
         return Err(at(
             &["night", "resolver"],
-            format!("bansha 没有“{name}”这个夜晚结算（见 domain::night::resolver）"),
+            format!("bansha 没有“{name}”这个夜晚结算，请检查名字（如 chuhan）"),
         ));
     };
     if let Err(message) = crate::domain::night::check_readings(r.choices(), &night.readings) {
