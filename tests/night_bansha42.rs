@@ -736,9 +736,17 @@ fn the_resolution_does_not_depend_on_the_order_of_the_actions() {
 
 #[test]
 fn an_unknown_reading_is_an_error_naming_the_choices() {
-    let g = game(&[("fireworks_lapse", "never")]);
-    let err = resolve_game(&g, &state(&[], &[]), 1, &[], None).unwrap_err();
+    // Refused when the game config loads, pointing at the key.
+    let result = std::panic::catch_unwind(|| game(&[("fireworks_lapse", "never")]));
+    let err = match result {
+        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_default(),
+        Ok(_) => panic!("a reading no choice knows was accepted"),
+    };
     assert!(err.contains("after_round_4"), "{err}");
+    assert!(
+        err.contains("rules.night.readings.fireworks_lapse"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -585,9 +585,13 @@ fn a_game_without_a_map_or_with_a_bad_one_is_an_error() {
         err.contains("night.map.start.甲 = \"C1\"：不是地图上的格子"),
         "{err}"
     );
-    let g = game_with("", &[("broom_timing", "never")]);
-    let err = resolve_game(&g, &state(&[], &[]), 1, &[], None).unwrap_err();
+    // A reading no choice knows is refused when the game config loads, at its key.
+    let err = match std::panic::catch_unwind(|| game_with("", &[("broom_timing", "never")])) {
+        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_default(),
+        Ok(_) => panic!("a reading no choice knows was accepted"),
+    };
     assert!(err.contains("after_kills"), "{err}");
+    assert!(err.contains("rules.night.readings.broom_timing"), "{err}");
 }
 
 #[test]

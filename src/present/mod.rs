@@ -9,3 +9,4 @@ pub mod days;
 pub mod html;
 pub mod judge;
 pub mod mails;
+pub mod night;

@@ -15,6 +15,7 @@
 
 pub mod actions;
 pub mod bansha42;
+pub mod chuhan;
 pub mod jiaohui;
 pub mod m103;
 pub mod qipan;
@@ -305,6 +306,7 @@ pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
         "m103" => Some(Box::new(m103::M103)),
         "bansha42" => Some(Box::new(bansha42::Bansha42)),
         "qipan" => Some(Box::new(qipan::Qipan::default())),
+        "chuhan" => Some(Box::new(chuhan::Chuhan)),
         _ => None,
     }
 }
@@ -338,6 +340,13 @@ pub fn missed_to_days(config: &mut GameConfig, facts: &BTreeMap<String, f64>) {
             }
         }
     }
+}
+
+/// The line standing in the dawn post for a kill post bansha does not have: the judge pastes
+/// the killer's kill post there (`bansha night --kill-post KILLER=FILE` does it). It names the
+/// killer, so the dawn post must not go out with it.
+pub fn kill_post_placeholder(killer: &str) -> String {
+    format!("（杀人帖：请在此贴上 {killer} 的杀人帖，发帖前替换本行）")
 }
 
 /// Resolve night `number` of a game: the state's snapshot at dusk (every recorded event; a
