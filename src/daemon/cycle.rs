@@ -470,6 +470,8 @@ impl Daemon {
         // A changed config is taken (or refused) before anything is read or decided: the whole
         // cycle runs on one version.
         self.reload_if_changed(now, &mut report);
+        // New days on the games' boards, proposed to the judge (or taken, `auto_days`).
+        self.find_days(now, &mut report).await;
         if let Err(e) = self.reopen_moved(now, &mut report) {
             report.errors.push(e.to_string());
         }
@@ -2351,7 +2353,7 @@ impl Daemon {
         Ok(())
     }
 
-    async fn read_thread(
+    pub(crate) async fn read_thread(
         &self,
         tid: u64,
         full: bool,

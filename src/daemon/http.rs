@@ -384,6 +384,42 @@ async fn confirm(
     }
 }
 
+#[derive(Deserialize)]
+struct AcceptDay {
+    game: String,
+    day: u32,
+    /// The deadline the judge gives ("2026-12-02 21:00"), else the one read from the thread.
+    closes_at: Option<String>,
+}
+
+/// `POST /accept-day` (the dashboard's "开始监视" on a day found on the board): the day written
+/// into the game config and taken by a reload at once.
+async fn accept_day(
+    State(s): State<Arc<Service>>,
+    Json(b): Json<AcceptDay>,
+) -> (StatusCode, String) {
+    let now = s.clock.now();
+    let closes_at = match b
+        .closes_at
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        None => None,
+        Some(t) => match crate::domain::time::parse_local_time(t, now.timezone()) {
+            Ok(at) => Some(at),
+            Err(e) => return (StatusCode::BAD_REQUEST, format!("截止时间 {t}：{e}\n")),
+        },
+    };
+    match s.daemon.accept_day(&b.game, b.day, closes_at, now).await {
+        Ok(text) => {
+            s.tick(true).await;
+            (StatusCode::OK, text + "\n")
+        }
+        Err(m) => (StatusCode::CONFLICT, m + "\n"),
+    }
+}
+
 /// `POST /reload` (`bansha reload`): look at the config files now, take a changed one (or say
 /// why not), and answer the status after that cycle.
 async fn reload(State(s): State<Arc<Service>>) -> Json<Status> {
@@ -482,6 +518,7 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         .route("/status", get(status))
         .route("/reload", axum::routing::post(reload))
         .route("/confirm", axum::routing::post(confirm))
+        .route("/accept-day", axum::routing::post(accept_day))
         .route("/tally", get(tally))
         .route("/ledger", axum::routing::post(ledger))
         .route("/rulings", axum::routing::post(rulings))
@@ -655,6 +692,16 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
         forum_base: &d.settings().forum.base_url,
         states,
         to_confirm: d.to_confirm(),
+        found_days: d
+            .proposals()
+            .into_iter()
+            .map(|p| crate::present::dashboard::FoundDayView {
+                game: p.game,
+                day: p.found.day,
+                words: p.words,
+                closes_at: p.closes_at,
+            })
+            .collect(),
         days: d.day_statuses(now),
         ledgers: d
             .settings()

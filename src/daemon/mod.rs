@@ -4,6 +4,7 @@
 
 pub mod confirm;
 pub mod cycle;
+pub mod days;
 pub mod decide;
 pub mod http;
 pub mod identity;

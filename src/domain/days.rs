@@ -79,7 +79,7 @@ impl SubjectPattern {
 }
 
 /// A day bansha found on the board, to propose to the judge (or watch at once, `auto_days`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct FoundDay {
     pub day: u32,
     pub vote_thread: u64,

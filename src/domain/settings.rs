@@ -596,12 +596,13 @@ fn load_games(
                 ),
             ));
         }
-        if !game.days.iter().any(|d| d.vote_thread.is_some()) {
+        // A game with a `board` finds its days there (issue 30); one without needs a day.
+        if game.board.is_none() && !game.days.iter().any(|d| d.vote_thread.is_some()) {
             return Err(ConfigError {
                 file: game.path.display().to_string(),
                 line: None,
                 key: "days".into(),
-                message: "没有任何一天设置了 vote_thread（投票帖的 tid），守护进程无事可做".into(),
+                message: "没有任何一天设置了 vote_thread（投票帖的 tid），也没有设 board（游戏版块，bansha 在那里找每天的帖子），守护进程无事可做".into(),
             });
         }
         games.push(game);

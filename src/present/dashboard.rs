@@ -44,8 +44,20 @@ pub struct Dashboard<'a> {
     pub to_confirm: Vec<crate::domain::report::ToConfirm>,
     /// Where each configured day stands.
     pub days: Vec<crate::domain::report::DayStatus>,
+    /// Days found on the board, waiting for the judge.
+    pub found_days: Vec<FoundDayView>,
     /// The discipline ledger, by game name, as the judge reads it.
     pub ledgers: BTreeMap<String, String>,
+}
+
+/// A day found on the board, as the dashboard offers it.
+pub struct FoundDayView {
+    pub game: String,
+    pub day: u32,
+    /// "发现第 3 天的投票帖 tid 57，截止 12-02 21:00：开始监视？" (or why the deadline is asked).
+    pub words: String,
+    /// The deadline read for sure, if one was.
+    pub closes_at: Option<Time>,
 }
 
 /// A watched day's timeline as SVG (the dashboard shows it inline and at `/timeline.svg`).
@@ -131,7 +143,7 @@ pub fn page(d: &Dashboard) -> String {
     }
     h += "</section>\n";
 
-    h += &waiting_html(&d.to_confirm);
+    h += &waiting_html(&d.to_confirm, &d.found_days);
 
     // Pending alerts: mails not yet accepted by the server, and required posts that failed.
     h += "<section id=\"alerts\"><h2>待处理提醒</h2>\n";
@@ -174,12 +186,26 @@ pub fn page(d: &Dashboard) -> String {
 
 /// What waits for the judge: each day to confirm, with the rule post's questions first (jiaohui's
 /// 特赦 / 圣光) and one button per answer.
-fn waiting_html(to_confirm: &[crate::domain::report::ToConfirm]) -> String {
+fn waiting_html(to_confirm: &[crate::domain::report::ToConfirm], found: &[FoundDayView]) -> String {
     let mut h = String::from("<section id=\"waiting\"><h2>等法官处理</h2>\n");
-    if to_confirm.is_empty() {
+    if to_confirm.is_empty() && found.is_empty() {
         return h + "<p>无。</p>\n</section>\n";
     }
     h += "<ul>\n";
+    for f in found {
+        let game = serde_json::to_string(&f.game).unwrap_or_default();
+        h += &format!(
+            "<li class=\"found-day\">{}：{}<br>\n截止时间 <input class=\"closes\" placeholder=\"2026-12-02 21:00\" value=\"{}\"> \
+             <button onclick=\"{}\">开始监视第 {} 天</button> <span class=\"msg\"></span></li>\n",
+            esc(&f.game),
+            esc(&f.words),
+            f.closes_at
+                .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+                .unwrap_or_default(),
+            esc(&format!("banshaAcceptDay(this,{game},{})", f.day)),
+            f.day
+        );
+    }
     for c in to_confirm {
         let game = serde_json::to_string(&c.game).unwrap_or_default();
         let call = |pardon: &str, no_pardon: bool| {
@@ -420,6 +446,8 @@ fetch(path+(t?'?token='+encodeURIComponent(t):''),{method:'POST',headers:{'conte
 .then(function(r){return r.text().then(function(x){done(r.ok,x);});});}\
 function banshaConfirm(b,game,day,pardon,noPardon){var msg=b.parentNode.querySelector('.msg');b.disabled=true;msg.textContent='正在确认…';\
 banshaPost('/confirm',{game:game,day:day,pardon:pardon,no_pardon:noPardon},function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;if(ok){setTimeout(function(){location.reload();},1500);}else{b.disabled=false;}});}\
+function banshaAcceptDay(b,game,day){var li=b.parentNode,msg=li.querySelector('.msg'),at=li.querySelector('.closes').value.trim();if(!at){msg.textContent='请填写截止时间';return;}b.disabled=true;msg.textContent='正在写入配置…';\
+banshaPost('/accept-day',{game:game,day:day,closes_at:at},function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;if(ok){setTimeout(function(){location.reload();},1500);}else{b.disabled=false;}});}\
 function banshaRuling(body){banshaPost('/rulings',body,function(ok,x){if(!ok){alert(x);}else{location.reload();}});}\
 function banshaBallot(b,game,day,pid,act,named){var row=b.parentNode,msg=row.querySelector('.msg'),why=row.querySelector('.why').value.trim(),to=row.querySelector('.to').value.trim();\
 if(!why){msg.textContent='请先写理由';return;}var body={game:game,action:'add',day:day,pid:pid,reason:why,void:act==='void',count_for:null};\

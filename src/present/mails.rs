@@ -1198,3 +1198,34 @@ pub fn config_needs_restart(sections: &[String], daemon_config: &str, now: Time)
         now,
     )
 }
+
+/// A new day found on the board (issue 30): proposed, or (`auto_days`) already written.
+pub fn day_found(game: &str, words: &str, done: Option<&str>, now: Time) -> Mail {
+    let body = match done {
+        Some(done) => format!("{words}\n\n{done}（配置里 auto_days = true）。\n"),
+        None => format!(
+            "{words}\n\n在仪表盘“等法官处理”里点“开始监视”，bansha 就把这一天写进游戏配置（保留原有注释，旧文件留备份）并开始监视；\
+             截止时间不对或没读出时，在那里填上正确的时间。不点就不监视。\n"
+        ),
+    };
+    Mail::text(
+        format!("【{game}】发现新的一天：{}", first_line(words)),
+        body,
+        now,
+    )
+}
+
+/// A day thread bansha could not place for sure.
+pub fn day_question(game: &str, text: &str, now: Time) -> Mail {
+    Mail::text(
+        format!("【{game}】新的一天需要确认"),
+        format!(
+            "{text}\n\nbansha 没有自动处理：请在游戏配置里写明这一天的帖子（或在仪表盘确认）。\n"
+        ),
+        now,
+    )
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
+}

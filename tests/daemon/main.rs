@@ -22,6 +22,7 @@ mod confirm_day;
 mod crash;
 mod dashboard;
 mod day;
+mod days_found;
 mod disk;
 mod faults;
 mod identity;

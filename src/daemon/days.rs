@@ -1,0 +1,210 @@
+//! Days found on the forum (issue 30): each cycle, for a game with a `board`, the board's
+//! thread list is read and the threads a judge opened whose subject names a new day
+//! (`domain::days::discover`) are proposed to the judge with the deadline read from the vote
+//! thread's first post (`domain::deadline::read_deadline`): one mail each, and the dashboard's
+//! "等法官处理" with a button. Accepted (or at once with `auto_days` and a deadline read for
+//! sure), the day is written into the game config (`io::config_edit::add_day`: comments and
+//! order kept, atomic, a dated backup) and the reload takes it: the file stays the whole truth.
+//! A deadline bansha cannot read, or reads differently from the config, is asked, never guessed.
+
+use crate::daemon::Daemon;
+use crate::domain::config::GameConfig;
+use crate::domain::days::FoundDay;
+use crate::domain::deadline::Deadline;
+use crate::domain::report::CycleReport;
+use chrono::{DateTime, FixedOffset};
+use serde::{Deserialize, Serialize};
+
+type Time = DateTime<FixedOffset>;
+
+/// A found day waiting for the judge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Proposal {
+    pub game: String,
+    pub found: FoundDay,
+    /// The deadline read for sure from the vote thread's first post, if one was.
+    pub closes_at: Option<Time>,
+    /// What the judge reads ("发现第 3 天的投票帖 tid 57，截止 12-02 21:00：开始监视？").
+    pub words: String,
+}
+
+fn pending_key(g: &GameConfig) -> String {
+    format!("found_days/{}", g.id)
+}
+
+impl Daemon {
+    /// The found days waiting for the judge, of every game.
+    pub fn proposals(&self) -> Vec<Proposal> {
+        let settings = self.settings();
+        settings
+            .games
+            .iter()
+            .flat_map(|g| {
+                self.store
+                    .get_meta::<Vec<Proposal>>(&pending_key(g))
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// Look for new days on each game's board (see the module).
+    pub(crate) async fn find_days(&self, now: Time, report: &mut CycleReport) {
+        let settings = self.settings();
+        for g in settings.games.iter().filter(|g| g.board.is_some()) {
+            if let Err(e) = self.find_days_of(g, now, report).await {
+                report.errors.push(format!("{}：{e:#}", g.name));
+            }
+        }
+    }
+
+    async fn find_days_of(
+        &self,
+        g: &GameConfig,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let Some(fid) = g.board else {
+            return Ok(());
+        };
+        let list = match self.forum.thread_list(fid).await {
+            Ok(l) => l,
+            Err(e) => {
+                report.errors.push(format!("board {fid}: {e}"));
+                return Ok(());
+            }
+        };
+        let mut pending: Vec<Proposal> = self.store.get_meta(&pending_key(g))?.unwrap_or_default();
+        let known: Vec<FoundDay> = pending.iter().map(|p| p.found.clone()).collect();
+        let found = crate::domain::days::discover(g, &list.threads, &known);
+        for q in &found.questions {
+            let key = format!("{}/{}", g.id, q.key());
+            let text = q.zh();
+            self.queue(&key, report, || {
+                crate::present::mails::day_question(&g.name, &text, now)
+            })?;
+        }
+        for f in found.days {
+            let deadline = self.deadline_of(g, f.vote_thread, now).await?;
+            let words = crate::present::days::found_day(&f, &deadline, g.utc_offset);
+            let closes_at = deadline.at();
+            if g.rules.discovery.auto_days {
+                if let Some(at) = closes_at {
+                    let done = self.write_day(g, &f, at, now);
+                    let key = format!("{}/{}", g.id, f.key());
+                    self.queue(&key, report, || {
+                        crate::present::mails::day_found(&g.name, &words, Some(&done), now)
+                    })?;
+                    continue;
+                }
+            }
+            let key = format!("{}/{}", g.id, f.key());
+            self.queue(&key, report, || {
+                crate::present::mails::day_found(&g.name, &words, None, now)
+            })?;
+            pending.push(Proposal {
+                game: g.name.clone(),
+                found: f,
+                closes_at,
+                words,
+            });
+        }
+        // A day the config now has (the judge added it by hand) waits no more.
+        pending.retain(|p| g.day(p.found.day).is_none());
+        self.store.set_meta(&pending_key(g), &pending)?;
+        Ok(())
+    }
+
+    /// The deadline written in thread `tid`'s first post (read now if the record lacks it).
+    async fn deadline_of(&self, g: &GameConfig, tid: u64, now: Time) -> anyhow::Result<Deadline> {
+        let first = |d: &Daemon| {
+            d.store
+                .posts_as_of(tid, now)
+                .unwrap_or_default()
+                .into_iter()
+                .find(|p| p.first)
+        };
+        let mut post = first(self);
+        if post.is_none() {
+            if let Ok(Err(e)) = self.read_thread(tid, false, now).await {
+                crate::io::log::line(&format!("found day thread {tid}: {e}"));
+            }
+            post = first(self);
+        }
+        Ok(match post {
+            Some(p) => crate::domain::deadline::read_deadline(
+                &p.text,
+                p.posted_at.unwrap_or(now),
+                g.utc_offset,
+                &g.rules.discovery,
+            ),
+            None => {
+                crate::domain::deadline::read_deadline("", now, g.utc_offset, &g.rules.discovery)
+            }
+        })
+    }
+
+    /// Write a found day into its game config and have the reload take it; what the judge is
+    /// told.
+    fn write_day(&self, g: &GameConfig, f: &FoundDay, closes_at: Time, now: Time) -> String {
+        let day = crate::io::config_edit::NewDay::from_found(f, closes_at);
+        match crate::io::config_edit::add_day(&g.path, &day, now) {
+            Ok(edited) => {
+                self.ask_reload();
+                format!(
+                    "已写入 {}（原文件备份为 {}），开始监视第 {} 天",
+                    g.path.display(),
+                    edited.backup.display(),
+                    f.day
+                )
+            }
+            Err(e) => format!("没能写入配置：{e}"),
+        }
+    }
+
+    /// The judge accepts found day `day` of `game` (with the deadline he gives, else the one
+    /// read): written into the config, taken at once.
+    pub async fn accept_day(
+        &self,
+        game: &str,
+        day: u32,
+        closes_at: Option<Time>,
+        now: Time,
+    ) -> Result<String, String> {
+        let settings = self.settings();
+        let g = settings
+            .games
+            .iter()
+            .find(|g| g.name == game || g.id == game)
+            .ok_or_else(|| format!("没有游戏“{game}”"))?;
+        let mut pending: Vec<Proposal> = self
+            .store
+            .get_meta(&pending_key(g))
+            .map_err(|e| e.to_string())?
+            .unwrap_or_default();
+        let Some(i) = pending.iter().position(|p| p.found.day == day) else {
+            return Err(format!("第 {day} 天不在待确认的新一天里"));
+        };
+        let Some(at) = closes_at.or(pending[i].closes_at) else {
+            return Err(format!(
+                "第 {day} 天的截止时间没能从帖子里读出：请写明截止时间再确认"
+            ));
+        };
+        let day = crate::io::config_edit::NewDay::from_found(&pending[i].found, at);
+        let edited =
+            crate::io::config_edit::add_day(&g.path, &day, now).map_err(|e| e.to_string())?;
+        pending.remove(i);
+        self.store
+            .set_meta(&pending_key(g), &pending)
+            .map_err(|e| e.to_string())?;
+        self.ask_reload();
+        Ok(format!(
+            "已把第 {} 天写入 {}（原文件备份为 {}），截止 {}；下一轮开始监视",
+            day.day,
+            g.path.display(),
+            edited.backup.display(),
+            at.format("%Y-%m-%d %H:%M")
+        ))
+    }
+}
