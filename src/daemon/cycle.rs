@@ -593,6 +593,9 @@ impl Daemon {
                 report.errors.push(format!("{}: {e:#}", g.name));
             }
         }
+        // The nights after the days' closes (this cycle's finals included): actions gathered,
+        // digest, reminder, draft.
+        self.watch_nights(now, &mut report).await;
         // What the cycle recorded and queued is on disk before any of it is mailed: a store
         // that cannot write holds the mails (they could not be marked sent) and ends the
         // service's run, for systemd to start it again on a store opened afresh.
@@ -2177,7 +2180,7 @@ impl Daemon {
 
     /// Read the judge's inbox (only conversations with something new), keep every message, and
     /// return the day's ballots by private message as posts.
-    async fn read_pms(
+    pub(crate) async fn read_pms(
         &self,
         g: &GameConfig,
         d: &DayConfig,

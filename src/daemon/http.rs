@@ -420,6 +420,62 @@ async fn accept_day(
     }
 }
 
+#[derive(Deserialize)]
+struct NightBody {
+    game: String,
+    night: u32,
+    /// "add" (the judge's entry) or "confirm".
+    action: String,
+    #[serde(default)]
+    by: String,
+    #[serde(default)]
+    power: String,
+    #[serde(default)]
+    target: String,
+    #[serde(default)]
+    platform: String,
+}
+
+/// `POST /night`: the judge enters an action received elsewhere, or confirms the night.
+async fn night(State(s): State<Arc<Service>>, Json(b): Json<NightBody>) -> (StatusCode, String) {
+    let now = s.clock.now() + s.daemon.clock_offset();
+    let d = &s.daemon;
+    let answer = match b.action.as_str() {
+        "add" => {
+            let by: Vec<String> =
+                b.by.split(['、', ',', '，', ' '])
+                    .map(str::trim)
+                    .filter(|x| !x.is_empty())
+                    .map(String::from)
+                    .collect();
+            if by.is_empty() || b.power.trim().is_empty() {
+                return (StatusCode::BAD_REQUEST, "要写明谁、用什么能力\n".into());
+            }
+            let opt = |x: &str| Some(x.trim().to_string()).filter(|x| !x.is_empty());
+            let action = crate::domain::night::Action {
+                by,
+                power: b.power.trim().to_string(),
+                target: opt(&b.target),
+                platform: opt(&b.platform),
+                sent_at: Some(now),
+                source: "法官录入".into(),
+            };
+            d.add_night_action(&b.game, b.night, action, now).await
+        }
+        "confirm" => d.confirm_night(&b.game, b.night, now).await,
+        other => return (StatusCode::BAD_REQUEST, format!("未知的操作 {other}\n")),
+    };
+    match answer {
+        Ok(text) => {
+            if b.action == "confirm" {
+                s.tick(true).await;
+            }
+            (StatusCode::OK, text + "\n")
+        }
+        Err(m) => (StatusCode::CONFLICT, m + "\n"),
+    }
+}
+
 /// `POST /reload` (`bansha reload`): look at the config files now, take a changed one (or say
 /// why not), and answer the status after that cycle.
 async fn reload(State(s): State<Arc<Service>>) -> Json<Status> {
@@ -519,6 +575,7 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         .route("/reload", axum::routing::post(reload))
         .route("/confirm", axum::routing::post(confirm))
         .route("/accept-day", axum::routing::post(accept_day))
+        .route("/night", axum::routing::post(night))
         .route("/tally", get(tally))
         .route("/ledger", axum::routing::post(ledger))
         .route("/rulings", axum::routing::post(rulings))
@@ -692,6 +749,23 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
         forum_base: &d.settings().forum.base_url,
         states,
         to_confirm: d.to_confirm(),
+        nights: d
+            .open_nights(now)
+            .into_iter()
+            .map(|n| crate::present::dashboard::NightView {
+                game: n.game.name.clone(),
+                night: n.night,
+                deadline: n.deadline,
+                actions: n
+                    .record
+                    .actions
+                    .iter()
+                    .map(crate::present::night::action)
+                    .collect(),
+                unread: n.record.unread.clone(),
+                draft: d.night_draft(&n.game.name, n.night, now),
+            })
+            .collect(),
         found_days: d
             .proposals()
             .into_iter()

@@ -8,6 +8,7 @@ pub mod days;
 pub mod decide;
 pub mod http;
 pub mod identity;
+pub mod night;
 pub mod reload;
 pub mod reply;
 pub mod service;

@@ -46,8 +46,23 @@ pub struct Dashboard<'a> {
     pub days: Vec<crate::domain::report::DayStatus>,
     /// Days found on the board, waiting for the judge.
     pub found_days: Vec<FoundDayView>,
+    /// The nights open now.
+    pub nights: Vec<NightView>,
     /// The discipline ledger, by game name, as the judge reads it.
     pub ledgers: BTreeMap<String, String>,
+}
+
+/// An open night, as the dashboard shows it.
+pub struct NightView {
+    pub game: String,
+    pub night: u32,
+    pub deadline: Option<Time>,
+    /// The actions received, one line each.
+    pub actions: Vec<String>,
+    /// Messages that read as no action.
+    pub unread: Vec<String>,
+    /// The resolution as it stands (judge-only text), or why it cannot be drawn.
+    pub draft: Result<crate::domain::night::Resolution, String>,
 }
 
 /// A day found on the board, as the dashboard offers it.
@@ -144,6 +159,9 @@ pub fn page(d: &Dashboard) -> String {
     h += "</section>\n";
 
     h += &waiting_html(&d.to_confirm, &d.found_days);
+    for n in &d.nights {
+        h += &night_html(n, d.now);
+    }
 
     // Pending alerts: mails not yet accepted by the server, and required posts that failed.
     h += "<section id=\"alerts\"><h2>待处理提醒</h2>\n";
@@ -255,6 +273,64 @@ fn waiting_html(to_confirm: &[crate::domain::report::ToConfirm], found: &[FoundD
         h += " <span class=\"msg\"></span></li>\n";
     }
     h + "</ul>\n</section>\n"
+}
+
+/// An open night: what arrived, an entry form for what the judge received elsewhere (QQ, in
+/// person), the draft resolution and, once the deadline has passed, the confirm button.
+fn night_html(n: &NightView, now: Time) -> String {
+    let game = serde_json::to_string(&n.game).unwrap_or_default();
+    let mut h = format!(
+        "<section class=\"night\"><h2>{} 第{}夜（仅法官可见）</h2>\n<p>{}</p>\n",
+        esc(&n.game),
+        n.night,
+        match n.deadline {
+            Some(t) if t > now => format!(
+                "行动截止 {}（{}）",
+                t.format("%m-%d %H:%M"),
+                time_left(t, now)
+            ),
+            Some(t) => format!("行动已于 {} 截止", t.format("%m-%d %H:%M")),
+            None =>
+                "本局没有设夜晚行动的截止时间（[night] deadline_after_close_minutes）：随时可以确认"
+                    .into(),
+        }
+    );
+    h += &format!("<h4>已收到的行动（{} 条）</h4>\n<ul>\n", n.actions.len());
+    for a in &n.actions {
+        h += &format!("<li>{}</li>\n", esc(a));
+    }
+    h += "</ul>\n";
+    if !n.unread.is_empty() {
+        h += "<h4>读不出行动的消息</h4>\n<ul>\n";
+        for u in &n.unread {
+            h += &format!("<li>{}</li>\n", esc(u));
+        }
+        h += "</ul>\n";
+    }
+    h += &format!(
+        "<form class=\"night-add\" onsubmit='event.preventDefault(); var f=this; banshaNight({{\"game\":{}, \"night\":{}, \"action\":\"add\", \"by\":f.by.value, \"power\":f.power.value, \"target\":f.target.value, \"platform\":f.platform.value}}, f)'>\n\
+         录入行动：<input name=\"by\" placeholder=\"谁\"> <input name=\"power\" placeholder=\"能力（如 杀人）\"> <input name=\"target\" placeholder=\"对象\"> \
+         <input name=\"platform\" placeholder=\"炮架子（可空）\"> <button>录入</button> <span class=\"msg\"></span></form>\n",
+        esc(&game),
+        n.night
+    );
+    match &n.draft {
+        Ok(res) => {
+            h += &format!(
+                "<h4>结算草稿</h4>\n<pre style=\"white-space:pre-wrap\">{}</pre>\n",
+                esc(&crate::present::night::text(res))
+            );
+            if n.deadline.is_none_or(|t| t <= now) {
+                h += &format!(
+                    "<p><button onclick=\"{}\">确认第 {} 夜结算</button> <span class=\"msg\"></span></p>\n",
+                    esc(&format!("banshaNightConfirm(this,{game},{})", n.night)),
+                    n.night
+                );
+            }
+        }
+        Err(e) => h += &format!("<p style=\"color:#c62828\">算不出结算：{}</p>\n", esc(e)),
+    }
+    h + "</section>\n"
 }
 
 /// How often the dashboard reloads itself, in seconds (the page's `?refresh=N` sets another
@@ -448,6 +524,9 @@ function banshaConfirm(b,game,day,pardon,noPardon){var msg=b.parentNode.querySel
 banshaPost('/confirm',{game:game,day:day,pardon:pardon,no_pardon:noPardon},function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;if(ok){setTimeout(function(){location.reload();},1500);}else{b.disabled=false;}});}\
 function banshaAcceptDay(b,game,day){var li=b.parentNode,msg=li.querySelector('.msg'),at=li.querySelector('.closes').value.trim();if(!at){msg.textContent='请填写截止时间';return;}b.disabled=true;msg.textContent='正在写入配置…';\
 banshaPost('/accept-day',{game:game,day:day,closes_at:at},function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;if(ok){setTimeout(function(){location.reload();},1500);}else{b.disabled=false;}});}\
+function banshaNight(body,f){var msg=f.querySelector('.msg');msg.textContent='提交中…';banshaPost('/night',body,function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;if(ok){setTimeout(function(){location.reload();},800);}});}\
+function banshaNightConfirm(b,game,night){var msg=b.parentNode.querySelector('.msg');b.disabled=true;msg.textContent='正在写入局面…';\
+banshaPost('/night',{game:game,night:night,action:'confirm'},function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=ok?'已确认，已写入局面':x;if(ok){setTimeout(function(){location.reload();},1500);}else{b.disabled=false;}});}\
 function banshaRuling(body){banshaPost('/rulings',body,function(ok,x){if(!ok){alert(x);}else{location.reload();}});}\
 function banshaBallot(b,game,day,pid,act,named){var row=b.parentNode,msg=row.querySelector('.msg'),why=row.querySelector('.why').value.trim(),to=row.querySelector('.to').value.trim();\
 if(!why){msg.textContent='请先写理由';return;}var body={game:game,action:'add',day:day,pid:pid,reason:why,void:act==='void',count_for:null};\

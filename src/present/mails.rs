@@ -1229,3 +1229,84 @@ pub fn day_question(game: &str, text: &str, now: Time) -> Mail {
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
 }
+
+/// The night's actions received so far (one digest per cycle with news, not a mail each), and
+/// the messages that read as none.
+pub fn night_digest(
+    game: &str,
+    night: u32,
+    record: &crate::domain::night::NightRecord,
+    now: Time,
+) -> Mail {
+    let mut body = format!(
+        "第 {night} 夜已收到的行动（共 {} 条，仅法官可见）：\n",
+        record.actions.len()
+    );
+    for a in &record.actions {
+        body += &format!("  {}\n", crate::present::night::action(a));
+    }
+    if !record.unread.is_empty() {
+        body += "\n读不出行动的消息（请自己看一下，需要时在仪表盘替玩家录入）：\n";
+        for u in &record.unread {
+            body += &format!("  {u}\n");
+        }
+    }
+    body += "\n截止时会发出结算草稿；在仪表盘确认之前不会写入局面。\n";
+    Mail::text(
+        format!(
+            "【{game}】第{night}夜 已收到 {} 条行动",
+            record.actions.len()
+        ),
+        body,
+        now,
+    )
+}
+
+/// Half an hour before the night's deadline: the living roles that have sent nothing.
+pub fn night_reminder(
+    game: &str,
+    night: u32,
+    silent: &[String],
+    deadline: Time,
+    now: Time,
+) -> Mail {
+    let body = format!(
+        "第 {night} 夜 {} 截止。还没有收到这些玩家的行动（仅法官可见）：{}。\n\n\
+         有的身份当夜可以不行动；需要的话提醒他们，或在仪表盘替他们录入（QQ、当面告诉你的行动）。\n",
+        deadline.format("%m-%d %H:%M"),
+        silent.join("、")
+    );
+    Mail::text(
+        format!("【{game}】第{night}夜 还有 {} 人没有行动", silent.len()),
+        body,
+        now,
+    )
+}
+
+/// At the night's deadline: the resolution drafted by the rule post's resolver, for the judge
+/// to check and confirm on the dashboard.
+pub fn night_draft(game: &str, res: &crate::domain::night::Resolution, now: Time) -> Mail {
+    let body = format!(
+        "{}\n\n这是草稿：在仪表盘点“确认第 {} 夜结算”之后，死亡、已用的能力和带到下一天的效果才写入局面。\n",
+        crate::present::night::text(res),
+        res.night
+    );
+    Mail::text(
+        format!(
+            "【{game}】第{}夜结算草稿：{}",
+            res.night,
+            if res.deaths.is_empty() {
+                "无人死亡".to_string()
+            } else {
+                res.deaths
+                    .iter()
+                    .map(|d| d.player.clone())
+                    .collect::<Vec<_>>()
+                    .join("、")
+                    + " 死亡"
+            }
+        ),
+        body,
+        now,
+    )
+}

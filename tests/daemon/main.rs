@@ -30,6 +30,7 @@ mod judge_records;
 mod judge_state;
 mod live_game;
 mod lurk;
+mod night;
 mod refresh;
 mod reload;
 mod secrets;

@@ -19,6 +19,7 @@ pub mod chuhan;
 pub mod jiaohui;
 pub mod m103;
 pub mod qipan;
+pub mod read;
 
 use crate::domain::config::GameConfig;
 use crate::domain::rules::state::{Change, GameState, Seat};
@@ -254,6 +255,20 @@ pub fn apply_to_days(config: &mut GameConfig, facts: &BTreeMap<String, f64>) {
             _ => {}
         }
     }
+}
+
+/// What the record keeps of one night.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct NightRecord {
+    pub actions: Vec<Action>,
+    /// Messages during the night that read as no action: "pmid N 某某：text".
+    pub unread: Vec<String>,
+    /// The private messages already read for this night.
+    pub seen: std::collections::BTreeSet<u64>,
+    /// How many actions the last digest mail covered.
+    pub digested: usize,
+    /// When the judge confirmed the night.
+    pub confirmed: Option<DateTime<FixedOffset>>,
 }
 
 /// A point the rule post leaves open, with its readings.

@@ -1,0 +1,268 @@
+//! The night in the daemon (issues 31 and 34). A game whose ruleset names a night resolver
+//! has a night after each day's last close: night N follows day N, its deadline is
+//! `night.deadline_after_close_minutes` after the close. While it is open the daemon gathers
+//! the night's actions — private messages to the judge read in the players' own words
+//! (`domain::night::read`), and the judge's own entries on the dashboard — and mails the judge
+//! one digest of what arrived since the last one (a message that reads as nothing is listed,
+//! never dropped), a reminder of the living roles that have sent nothing half an hour before the
+//! deadline, and at the deadline the resolution drafted by the rule post's resolver. Nothing
+//! is written to the game state until the judge confirms the draft: then the resolution's
+//! changes are recorded at the night's deadline (`Resolution::changes`), as `bansha change`
+//! records them, so `undo`, the win checks and the next day's tally (curse, blessing, half
+//! votes, missed duties, through `night::apply_to_days`) work unchanged.
+
+use crate::daemon::confirm::Final;
+use crate::daemon::Daemon;
+use crate::domain::config::GameConfig;
+use crate::domain::night::{Action, NightRecord, Resolution};
+use crate::domain::report::CycleReport;
+use chrono::{DateTime, Duration, FixedOffset};
+
+type Time = DateTime<FixedOffset>;
+
+/// A night not yet confirmed, as the dashboard shows it.
+#[derive(Debug, Clone)]
+pub struct OpenNight {
+    pub game: GameConfig,
+    pub night: u32,
+    pub opens: Time,
+    pub deadline: Option<Time>,
+    pub record: NightRecord,
+}
+
+fn key(g: &GameConfig, night: u32) -> String {
+    format!("night/{}/{night}", g.id)
+}
+
+impl Daemon {
+    /// The nights open at `now`: after a day's final, not confirmed, before the next day's
+    /// close.
+    pub fn open_nights(&self, now: Time) -> Vec<OpenNight> {
+        let settings = self.settings();
+        let mut out = Vec::new();
+        for g in settings
+            .games
+            .iter()
+            .filter(|g| g.rules.night.resolver.is_some())
+        {
+            for d in &g.days {
+                let closed: Option<Final> = [2, 1].iter().find_map(|r| {
+                    self.store
+                        .get_meta(&crate::daemon::confirm::final_key(g, d.day, *r))
+                        .ok()
+                        .flatten()
+                });
+                let Some(fin) = closed.filter(|f| f.close <= now) else {
+                    continue;
+                };
+                if g.day(d.day + 1)
+                    .is_some_and(|next| next.last_close() <= now)
+                {
+                    continue;
+                }
+                let record: NightRecord = self
+                    .store
+                    .get_meta(&key(g, d.day))
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default();
+                if record.confirmed.is_some() {
+                    continue;
+                }
+                let deadline = g
+                    .rules
+                    .night
+                    .deadline_after_close_minutes
+                    .map(|m| fin.close + Duration::minutes(i64::from(m)));
+                out.push(OpenNight {
+                    game: g.clone(),
+                    night: d.day,
+                    opens: fin.close,
+                    deadline,
+                    record,
+                });
+            }
+        }
+        out
+    }
+
+    /// Gather, digest, remind and draft each open night (see the module).
+    pub(crate) async fn watch_nights(&self, now: Time, report: &mut CycleReport) {
+        for n in self.open_nights(now) {
+            if let Err(e) = self.watch_night(n, now, report).await {
+                report.errors.push(format!("night: {e:#}"));
+            }
+        }
+    }
+
+    async fn watch_night(
+        &self,
+        mut n: OpenNight,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let g = n.game.clone();
+        if self.settings().login.is_some() {
+            if let Some(d) = g.day(n.night) {
+                self.read_pms(&g, d, now, report).await?;
+            }
+            self.night_messages(&g, &mut n, now)?;
+        }
+        if n.record.actions.len() > n.record.digested || !n.record.unread.is_empty() {
+            let k = format!(
+                "night_digest/{}/{}/{}/{}",
+                g.id,
+                n.night,
+                n.record.actions.len(),
+                n.record.unread.len()
+            );
+            let mail = crate::present::mails::night_digest(&g.name, n.night, &n.record, now);
+            self.queue(&k, report, || mail)?;
+            n.record.digested = n.record.actions.len();
+        }
+        if let Some(deadline) = n.deadline {
+            if now >= deadline - Duration::minutes(30) && now < deadline {
+                let silent = silent_roles(&self.played(&g), &n.record);
+                if !silent.is_empty() {
+                    let k = format!("night_remind/{}/{}", g.id, n.night);
+                    let mail = crate::present::mails::night_reminder(
+                        &g.name, n.night, &silent, deadline, now,
+                    );
+                    self.queue(&k, report, || mail)?;
+                }
+            }
+            if now >= deadline {
+                let k = format!("night_draft/{}/{}", g.id, n.night);
+                if !self.store.mail_known(&k)? {
+                    match self.resolve_night(&g, n.night, &n.record, n.deadline) {
+                        Ok(res) => {
+                            let mail = crate::present::mails::night_draft(&g.name, &res, now);
+                            self.queue(&k, report, || mail)?;
+                        }
+                        Err(e) => report.errors.push(format!("{}：{e}", g.name)),
+                    }
+                }
+            }
+        }
+        self.store.set_meta(&key(&g, n.night), &n.record)?;
+        Ok(())
+    }
+
+    /// The private messages of the night not read yet: each player's as actions, the rest as
+    /// unread for the judge.
+    fn night_messages(&self, g: &GameConfig, n: &mut OpenNight, now: Time) -> anyhow::Result<()> {
+        let messages: std::collections::BTreeMap<u64, bansha_parsers::pm::PrivateMessage> =
+            self.store.get_meta("pm/messages")?.unwrap_or_default();
+        for m in messages.values() {
+            let at = m.sent_at.unwrap_or(now);
+            if at < n.opens || n.record.seen.contains(&m.pmid) {
+                continue;
+            }
+            n.record.seen.insert(m.pmid);
+            if g.roster.judges.contains(&m.from) {
+                continue;
+            }
+            let source = format!("短消息 pmid {}", m.pmid);
+            let acts = if g.roster.players.contains(&m.from) {
+                crate::domain::night::read::actions_in(g, &m.from, &m.text, m.sent_at, &source)
+            } else {
+                Vec::new()
+            };
+            if acts.is_empty() {
+                n.record
+                    .unread
+                    .push(format!("{source} {}：{}", m.from, m.text.trim()));
+            }
+            n.record.actions.extend(acts);
+        }
+        Ok(())
+    }
+
+    /// The game as played now (the state applied), or as configured when the state reads not.
+    fn played(&self, g: &GameConfig) -> GameConfig {
+        self.as_played(g).unwrap_or_else(|_| g.clone())
+    }
+
+    fn resolve_night(
+        &self,
+        g: &GameConfig,
+        night: u32,
+        record: &NightRecord,
+        deadline: Option<Time>,
+    ) -> Result<Resolution, String> {
+        let played = self.played(g);
+        let state =
+            crate::io::state_file::load_state(&crate::io::state_file::state_path(&g.path, None))
+                .map_err(|e| format!("{e:#}"))?;
+        crate::domain::night::resolve_game(&played, &state, night, &record.actions, deadline)
+    }
+
+    /// The open night `night` of `game`, or why not.
+    fn open_night(&self, game: &str, night: u32, now: Time) -> Result<OpenNight, String> {
+        self.open_nights(now)
+            .into_iter()
+            .find(|n| (n.game.name == game || n.game.id == game) && n.night == night)
+            .ok_or_else(|| format!("第 {night} 夜没有在进行（还没到、已确认，或这局没有夜晚结算）"))
+    }
+
+    /// The judge's own entry of an action (sent by QQ or in person).
+    pub async fn add_night_action(
+        &self,
+        game: &str,
+        night: u32,
+        action: Action,
+        now: Time,
+    ) -> Result<String, String> {
+        let _guard = self.lock.lock().await;
+        let mut n = self.open_night(game, night, now)?;
+        let line = crate::present::night::action(&action);
+        n.record.actions.push(action);
+        n.record.digested = n.record.actions.len();
+        self.store
+            .set_meta(&key(&n.game, night), &n.record)
+            .map_err(|e| e.to_string())?;
+        Ok(format!("已记下第 {night} 夜的行动：{line}"))
+    }
+
+    /// The night's resolution as it would be confirmed now (the dashboard's draft).
+    pub fn night_draft(&self, game: &str, night: u32, now: Time) -> Result<Resolution, String> {
+        let n = self.open_night(game, night, now)?;
+        self.resolve_night(&n.game, night, &n.record, n.deadline)
+    }
+
+    /// The judge confirms night `night`: its changes written to the state at the deadline (or
+    /// now when the night has none), once.
+    pub async fn confirm_night(&self, game: &str, night: u32, now: Time) -> Result<String, String> {
+        let _guard = self.lock.lock().await;
+        let mut n = self.open_night(game, night, now)?;
+        let res = self.resolve_night(&n.game, night, &n.record, n.deadline)?;
+        let path = crate::io::state_file::state_path(&n.game.path, None);
+        let mut state = crate::io::state_file::load_state(&path).map_err(|e| format!("{e:#}"))?;
+        let at = n.deadline.unwrap_or(now).min(now).to_rfc3339();
+        for c in res.changes() {
+            state.push(c, at.clone());
+        }
+        crate::io::state_file::save_state(&path, &state).map_err(|e| format!("{e:#}"))?;
+        n.record.confirmed = Some(now);
+        self.store
+            .set_meta(&key(&n.game, night), &n.record)
+            .map_err(|e| e.to_string())?;
+        crate::io::log::line(&format!("night {night} of {} confirmed", n.game.name));
+        Ok(crate::present::night::text(&res))
+    }
+}
+
+/// The living players with a role who have sent nothing this night.
+fn silent_roles(g: &GameConfig, record: &NightRecord) -> Vec<String> {
+    let out: Vec<String> = g
+        .roster
+        .roles
+        .keys()
+        .filter(|p| {
+            !g.days.last().is_some_and(|d| d.dead.contains(p))
+                && !record.actions.iter().any(|a| a.by.contains(p))
+        })
+        .cloned()
+        .collect();
+    out
+}

@@ -1,0 +1,148 @@
+//! Night actions in the players' own words (a private message to the judge, a QQ message):
+//! `杀人：宋江 炮架子：吴用`, `祈祷：李逵`, `查验 林冲`, and, for a move, `向东` / `往北走`.
+//! Pure: text in, actions out. A power word is whatever stands before the target; the resolver
+//! refuses one its rule post does not have, with the reason, so nothing is guessed here. A
+//! message that names no known player and no move is returned as unread, for the judge.
+
+use super::Action;
+use crate::domain::config::GameConfig;
+use chrono::{DateTime, FixedOffset};
+
+/// The actions a message reads as, or none (then the judge is shown the message).
+pub fn actions_in(
+    game: &GameConfig,
+    from: &str,
+    text: &str,
+    sent_at: Option<DateTime<FixedOffset>>,
+    source: &str,
+) -> Vec<Action> {
+    let mut out: Vec<Action> = Vec::new();
+    for part in text.split(['\n', '；', ';', '，', ',', '。']) {
+        let part = part.trim();
+        if part.is_empty() {
+            continue;
+        }
+        if let Some(dir) = direction(part) {
+            out.push(action(from, "移动", Some(dir.to_string()), sent_at, source));
+            continue;
+        }
+        let Some((power, target)) = power_and_target(game, part) else {
+            continue;
+        };
+        if power == "炮架子" || power == "架子" {
+            if let Some(kill) = out.iter_mut().rev().find(|a| a.platform.is_none()) {
+                kill.platform = Some(target);
+                continue;
+            }
+        }
+        out.push(action(from, &power, Some(target), sent_at, source));
+    }
+    out
+}
+
+fn action(
+    from: &str,
+    power: &str,
+    target: Option<String>,
+    sent_at: Option<DateTime<FixedOffset>>,
+    source: &str,
+) -> Action {
+    Action {
+        by: vec![from.to_string()],
+        power: power.to_string(),
+        target,
+        platform: None,
+        sent_at,
+        source: source.to_string(),
+    }
+}
+
+/// `杀人：宋江`, `杀人:宋江`, `查验 林冲`: a power word of one to six characters, then a player
+/// of the roster (or an alias of one).
+fn power_and_target(game: &GameConfig, part: &str) -> Option<(String, String)> {
+    let (power, rest) = match part.split_once(['：', ':']) {
+        Some((p, r)) => (p.trim(), r.trim()),
+        None => {
+            let (p, r) = part.split_once(char::is_whitespace)?;
+            (p.trim(), r.trim())
+        }
+    };
+    let n = power.chars().count();
+    if n == 0 || n > 6 || rest.is_empty() {
+        return None;
+    }
+    let target = player(game, rest)?;
+    Some((power.to_string(), target))
+}
+
+/// The roster player `name` means (exactly, or by an alias).
+fn player(game: &GameConfig, name: &str) -> Option<String> {
+    let name = name.trim_matches(|c: char| c.is_whitespace() || "「」“”\"'【】[]".contains(c));
+    if game.roster.players.iter().any(|p| p == name) {
+        return Some(name.to_string());
+    }
+    game.roster
+        .aliases
+        .iter()
+        .find(|(_, names)| names.iter().any(|a| a == name))
+        .map(|(p, _)| p.clone())
+}
+
+/// A move in the player's own words: 向东, 东, 往北走, 向东南 (killers move diagonally).
+fn direction(part: &str) -> Option<&str> {
+    let bare = part
+        .trim_start_matches(['向', '往', '朝'])
+        .trim_end_matches(['走', '移', '行', '。'])
+        .trim();
+    const DIRS: [&str; 12] = [
+        "东北", "东南", "西北", "西南", "北东", "南东", "北西", "南西", "东", "南", "西", "北",
+    ];
+    (part.chars().count() <= 5 && DIRS.contains(&bare)).then_some(part)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game() -> GameConfig {
+        crate::domain::game::load_str(
+            "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"宋江\", \"吴用\", \"李逵\"]\n\
+             [roster.aliases]\n\"李逵\" = [\"黑旋风\"]\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_kill_with_its_platform_a_prayer_and_a_move_read_as_actions() {
+        let g = game();
+        let a = actions_in(
+            &g,
+            "宋江",
+            "杀人：吴用 \n炮架子：黑旋风",
+            None,
+            "短消息 pmid 1",
+        );
+        assert_eq!(a.len(), 1, "{a:?}");
+        assert_eq!(a[0].power, "杀人");
+        assert_eq!(a[0].target.as_deref(), Some("吴用"));
+        assert_eq!(a[0].platform.as_deref(), Some("李逵"));
+        let a = actions_in(&g, "宋江", "祈祷 李逵", None, "x");
+        assert_eq!(
+            (a[0].power.as_str(), a[0].target.as_deref()),
+            ("祈祷", Some("李逵"))
+        );
+        let a = actions_in(&g, "宋江", "往北走", None, "x");
+        assert_eq!(
+            (a[0].power.as_str(), a[0].target.as_deref()),
+            ("移动", Some("往北走"))
+        );
+    }
+
+    #[test]
+    fn a_message_naming_no_player_reads_as_nothing() {
+        let g = game();
+        assert!(actions_in(&g, "宋江", "法官你好，今晚我不行动了吗？", None, "x").is_empty());
+        assert!(actions_in(&g, "宋江", "杀人：路人甲", None, "x").is_empty());
+    }
+}

@@ -1,0 +1,122 @@
+//! The night through the daemon (issue 31): a chuhan night whose actions arrive as private
+//! messages in the judge's replayed inbox; one digest of what arrived; the draft at the
+//! deadline; nothing written until the judge confirms on the dashboard; then the next day's
+//! tally carries the 士's curse and blessing (000 L80 "诅咒…得票数+1", L82 "庇佑…得票数-1",
+//! round 1 only, L114) with no `curse =` / `bless =` in the config.
+
+use crate::ballot_sources::{Inbox, Message};
+use crate::support::*;
+use std::sync::{Arc, Mutex};
+use wiremock::matchers::{method, path, query_param};
+use wiremock::Mock;
+
+fn unix(t: &str) -> i64 {
+    chrono::DateTime::parse_from_str(&format!("{t} +0800"), "%Y-%m-%d %H:%M %z")
+        .unwrap()
+        .timestamp()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chuhan_night_from_the_inbox_is_drafted_confirmed_and_carried_into_the_next_tally() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let night: Vec<Message> = vec![
+        // 左士 大灰狼 curses 李逵; 右士 小飞 blesses 花千树; 不见 writes something else.
+        ("大灰狼", unix("2026-11-29 22:00"), "诅咒：李逵"),
+        ("小飞", unix("2026-11-29 22:10"), "庇佑：花千树"),
+        (
+            "不见",
+            unix("2026-11-29 22:20"),
+            "法官晚上好，今晚我没有行动",
+        ),
+    ];
+    let inbox = Arc::new(Mutex::new(Vec::new()));
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .and(query_param("module", "mypm"))
+        .respond_with(Inbox(inbox.clone()))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = pin_status_port(&config);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    std::fs::write(
+        &game,
+        format!(
+            "ruleset = \"chuhan\"\nname = \"楚汉局\"\nid = \"ch\"\n{}\n\
+             [roster.roles]\n\"大灰狼\" = {{ role = \"左士\", faction = \"楚\" }}\n\
+             \"小飞\" = {{ role = \"右士\", faction = \"汉\" }}\n\
+             \"不见\" = {{ role = \"兵\", faction = \"楚\" }}\n\
+             [[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\n\
+             dead = [\"龙舌\", \"青鸾花\"]\n\
+             [[days]]\nday = 3\nvote_thread = 4\nopens_at = \"2026-11-30 09:00:00\"\n\
+             closes_at = \"2026-11-30 21:00:00\"\n\
+             [rules.night]\ndeadline_after_close_minutes = 600\n",
+            crate::common::ROSTER
+        ),
+    )
+    .unwrap();
+    forum.lock().unwrap().at = unix("2026-11-29 21:00") + 5;
+    let r = cycle_at(&config, "2026-11-29 21:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+
+    inbox.lock().unwrap().extend(night);
+    let r = cycle_at(&config, "2026-11-29 22:30:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let digests = mails_about(&mailbox, "第2夜 已收到");
+    assert_eq!(digests.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(digests[0].1.contains("诅咒"), "{}", digests[0].1);
+    assert!(
+        digests[0].1.contains("不见：法官晚上好，今晚我没有行动"),
+        "a message that reads as no action is listed: {}",
+        digests[0].1
+    );
+    // Nothing new: no second digest.
+    cycle_at(&config, "2026-11-29 23:00:00").await;
+    assert_eq!(mails_about(&mailbox, "第2夜 已收到").len(), 1);
+    // At the deadline (07:00): the draft.
+    cycle_at(&config, "2026-11-30 07:00:05").await;
+    let drafts = mails_about(&mailbox, "第2夜结算草稿");
+    assert_eq!(drafts.len(), 1, "{:?}", subject_lines(&mailbox));
+    let state = game.with_file_name("banshayishi-12.state.json");
+    let before = std::fs::read_to_string(&state).unwrap_or_default();
+    assert!(
+        !before.contains("adjust:"),
+        "not written before the judge confirms"
+    );
+
+    // Confirmed on the dashboard.
+    let (mut child, _) = start_service(&config, Some("2026-11-30 07:10:00")).await;
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(page.contains("确认第 2 夜结算"), "{page}");
+    let body = r#"{"game":"楚汉局","night":2,"action":"confirm"}"#;
+    let answer = tokio::task::block_in_place(|| {
+        raw_http(
+            port,
+            &format!(
+                "POST /night HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Bansha: judge\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    });
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let after = std::fs::read_to_string(&state).unwrap();
+    assert!(after.contains("adjust:3:李逵"), "{after}");
+    assert!(after.contains("adjust:3:花千树"), "{after}");
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(!page.contains("确认第 2 夜结算"), "confirmed once: {page}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // Day 3's final: 李逵 +1, 花千树 −1 (never below 0), from the night.
+    forum.lock().unwrap().at = unix("2026-11-30 21:00") + 5;
+    let r = cycle_at(&config, "2026-11-30 21:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let day3 = final_texts(&mailbox)
+        .into_iter()
+        .find(|t| t.contains("第3天"))
+        .expect("day 3's final");
+    assert!(day3.contains("诅咒"), "{day3}");
+    assert!(day3.contains("李逵"), "{day3}");
+}
