@@ -596,6 +596,8 @@ impl Daemon {
         // The nights after the days' closes (this cycle's finals included): actions gathered,
         // digest, reminder, draft.
         self.watch_nights(now, &mut report).await;
+        // A running day's first post edited to another deadline: asked, never guessed.
+        self.watch_deadlines(now, &mut report);
         // What the cycle recorded and queued is on disk before any of it is mailed: a store
         // that cannot write holds the mails (they could not be marked sent) and ends the
         // service's run, for systemd to start it again on a store opened afresh.
@@ -1542,7 +1544,7 @@ impl Daemon {
     }
 
     /// The store key of a day's one-time event, in its current revision.
-    fn key(&self, g: &GameConfig, d: &DayConfig, what: &str) -> String {
+    pub(crate) fn key(&self, g: &GameConfig, d: &DayConfig, what: &str) -> String {
         decide::event_key_at(g, d, what, self.revision(g, d))
     }
 

@@ -207,4 +207,98 @@ impl Daemon {
             at.format("%Y-%m-%d %H:%M")
         ))
     }
+
+    /// The running days whose vote thread's first post (as recorded now, edits included) says
+    /// another deadline than the config: (game, day, the deadline read, what the judge reads).
+    pub fn deadline_moves(&self, now: Time) -> Vec<(String, u32, Time, String)> {
+        let settings = self.settings();
+        let mut out = Vec::new();
+        for g in &settings.games {
+            for d in g
+                .days
+                .iter()
+                .filter(|d| now < d.closes_at && !d.opens_later(now))
+            {
+                let Some(tid) = d.vote_thread else { continue };
+                if self
+                    .store
+                    .event_done(&self.key(g, d, "close"))
+                    .unwrap_or(true)
+                {
+                    continue;
+                }
+                let Some(first) = self
+                    .store
+                    .posts_as_of(tid, now)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .find(|p| p.first)
+                else {
+                    continue;
+                };
+                let read = crate::domain::deadline::read_deadline(
+                    &first.text,
+                    first.posted_at.unwrap_or(now),
+                    g.utc_offset,
+                    &g.rules.discovery,
+                );
+                let check = crate::domain::deadline::check_deadline(&read, d.closes_at);
+                if let (
+                    crate::domain::deadline::DeadlineCheck::Differs { read: at, .. },
+                    Some(words),
+                ) = (
+                    &check,
+                    crate::present::days::deadline_check(d.day, &check, g.utc_offset),
+                ) {
+                    out.push((g.name.clone(), d.day, *at, words));
+                }
+            }
+        }
+        out
+    }
+
+    /// Mail the judge, once per deadline read, each running day whose first post now says
+    /// another deadline (an edit that moved it); the dashboard offers the move.
+    pub(crate) fn watch_deadlines(&self, now: Time, report: &mut CycleReport) {
+        for (game, day, at, words) in self.deadline_moves(now) {
+            let key = format!("deadline_moved/{game}/{day}/{}", at.timestamp());
+            if let Err(e) = self.queue(&key, report, || {
+                crate::present::mails::deadline_moved(&game, &words, now)
+            }) {
+                report.errors.push(e.to_string());
+            }
+        }
+    }
+
+    /// The judge moves day `day`'s close to `closes_at` (as the first post now says): written
+    /// into the game config, taken by the reload at once.
+    pub fn move_close(
+        &self,
+        game: &str,
+        day: u32,
+        closes_at: Time,
+        now: Time,
+    ) -> Result<String, String> {
+        let settings = self.settings();
+        let g = settings
+            .games
+            .iter()
+            .find(|g| g.name == game || g.id == game)
+            .ok_or_else(|| format!("没有游戏“{game}”"))?;
+        let edited = crate::io::config_edit::set_closes_at(
+            &g.path,
+            day,
+            closes_at,
+            "投票帖首帖改了截止时间，法官在仪表盘确认",
+            now,
+        )
+        .map_err(|e| e.to_string())?;
+        self.ask_reload();
+        Ok(format!(
+            "第 {day} 天截止时间已改为 {}（{}，原文件备份为 {}）",
+            closes_at.format("%Y-%m-%d %H:%M"),
+            g.path.display(),
+            edited.backup.display()
+        ))
+    }
 }

@@ -476,6 +476,38 @@ async fn night(State(s): State<Arc<Service>>, Json(b): Json<NightBody>) -> (Stat
     }
 }
 
+#[derive(Deserialize)]
+struct MoveClose {
+    game: String,
+    day: u32,
+    closes_at: String,
+}
+
+/// `POST /move-close` (the dashboard's "改为这个截止时间" when a day's first post was edited to
+/// another deadline): the close written into the game config and taken at once.
+async fn move_close(
+    State(s): State<Arc<Service>>,
+    Json(b): Json<MoveClose>,
+) -> (StatusCode, String) {
+    let now = s.clock.now();
+    let at = match crate::domain::time::parse_local_time(b.closes_at.trim(), now.timezone()) {
+        Ok(t) => t,
+        Err(e) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                format!("截止时间 {}：{e}\n", b.closes_at),
+            )
+        }
+    };
+    match s.daemon.move_close(&b.game, b.day, at, now) {
+        Ok(text) => {
+            s.tick(true).await;
+            (StatusCode::OK, text + "\n")
+        }
+        Err(m) => (StatusCode::CONFLICT, m + "\n"),
+    }
+}
+
 /// `POST /reload` (`bansha reload`): look at the config files now, take a changed one (or say
 /// why not), and answer the status after that cycle.
 async fn reload(State(s): State<Arc<Service>>) -> Json<Status> {
@@ -576,6 +608,7 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         .route("/confirm", axum::routing::post(confirm))
         .route("/accept-day", axum::routing::post(accept_day))
         .route("/night", axum::routing::post(night))
+        .route("/move-close", axum::routing::post(move_close))
         .route("/tally", get(tally))
         .route("/ledger", axum::routing::post(ledger))
         .route("/rulings", axum::routing::post(rulings))
@@ -765,6 +798,11 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
                 unread: n.record.unread.clone(),
                 draft: d.night_draft(&n.game.name, n.night, now),
             })
+            .collect(),
+        moves: d
+            .deadline_moves(now)
+            .into_iter()
+            .map(|(game, day, at, words)| (game, day, at, words))
             .collect(),
         found_days: d
             .proposals()

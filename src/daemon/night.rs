@@ -102,7 +102,7 @@ impl Daemon {
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
         let g = n.game.clone();
-        if self.settings().login.is_some() {
+        if g.rules.night.actions_by_pm && self.settings().login.is_some() {
             if let Some(d) = g.day(n.night) {
                 self.read_pms(&g, d, now, report).await?;
             }

@@ -417,6 +417,10 @@ pub struct NightRules {
     /// qipan: the map the judge draws (003 L12 "本地图形状不规则", L20 "共有30个有效的可移动格子"),
     /// declared in the game config's `[rules.night.map]`.
     pub map: Option<NightMap>,
+    /// The players send night actions to the judge by the forum's private messages (站内短信):
+    /// the daemon reads the judge's inbox during the night. Off where the rule post has them
+    /// sent some other way (m103 by QQ, 002 L215; bansha42 kill posts in the thread).
+    pub actions_by_pm: bool,
 }
 
 /// `[night.map]` (qipan): the valid cells on a grid, each player's start, the items.

@@ -46,6 +46,8 @@ pub struct Dashboard<'a> {
     pub days: Vec<crate::domain::report::DayStatus>,
     /// Days found on the board, waiting for the judge.
     pub found_days: Vec<FoundDayView>,
+    /// Running days whose first post now says another deadline: (game, day, read, words).
+    pub moves: Vec<(String, u32, Time, String)>,
     /// The nights open now.
     pub nights: Vec<NightView>,
     /// The discipline ledger, by game name, as the judge reads it.
@@ -158,7 +160,7 @@ pub fn page(d: &Dashboard) -> String {
     }
     h += "</section>\n";
 
-    h += &waiting_html(&d.to_confirm, &d.found_days);
+    h += &waiting_html(&d.to_confirm, &d.found_days, &d.moves);
     for n in &d.nights {
         h += &night_html(n, d.now);
     }
@@ -204,12 +206,26 @@ pub fn page(d: &Dashboard) -> String {
 
 /// What waits for the judge: each day to confirm, with the rule post's questions first (jiaohui's
 /// 特赦 / 圣光) and one button per answer.
-fn waiting_html(to_confirm: &[crate::domain::report::ToConfirm], found: &[FoundDayView]) -> String {
+fn waiting_html(
+    to_confirm: &[crate::domain::report::ToConfirm],
+    found: &[FoundDayView],
+    moves: &[(String, u32, Time, String)],
+) -> String {
     let mut h = String::from("<section id=\"waiting\"><h2>等法官处理</h2>\n");
-    if to_confirm.is_empty() && found.is_empty() {
+    if to_confirm.is_empty() && found.is_empty() && moves.is_empty() {
         return h + "<p>无。</p>\n</section>\n";
     }
     h += "<ul>\n";
+    for (game, day, at, words) in moves {
+        let body = serde_json::json!({"game": game, "day": day, "closes_at": at.format("%Y-%m-%d %H:%M:%S").to_string()});
+        h += &format!(
+            "<li class=\"moved\">{}：{}<br>\n<button onclick=\"{}\">改为这个截止时间（{}）</button> <span class=\"msg\"></span></li>\n",
+            esc(game),
+            esc(words),
+            esc(&format!("banshaMoveClose(this,{body})")),
+            at.format("%m-%d %H:%M")
+        );
+    }
     for f in found {
         let game = serde_json::to_string(&f.game).unwrap_or_default();
         h += &format!(
@@ -527,6 +543,8 @@ banshaPost('/accept-day',{game:game,day:day,closes_at:at},function(ok,x){msg.sty
 function banshaNight(body,f){var msg=f.querySelector('.msg');msg.textContent='提交中…';banshaPost('/night',body,function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;if(ok){setTimeout(function(){location.reload();},800);}});}\
 function banshaNightConfirm(b,game,night){var msg=b.parentNode.querySelector('.msg');b.disabled=true;msg.textContent='正在写入局面…';\
 banshaPost('/night',{game:game,night:night,action:'confirm'},function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=ok?'已确认，已写入局面':x;if(ok){setTimeout(function(){location.reload();},1500);}else{b.disabled=false;}});}\
+function banshaMoveClose(b,body){var msg=b.parentNode.querySelector('.msg');b.disabled=true;msg.textContent='正在改写配置…';\
+banshaPost('/move-close',body,function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;if(ok){setTimeout(function(){location.reload();},1500);}else{b.disabled=false;}});}\
 function banshaRuling(body){banshaPost('/rulings',body,function(ok,x){if(!ok){alert(x);}else{location.reload();}});}\
 function banshaBallot(b,game,day,pid,act,named){var row=b.parentNode,msg=row.querySelector('.msg'),why=row.querySelector('.why').value.trim(),to=row.querySelector('.to').value.trim();\
 if(!why){msg.textContent='请先写理由';return;}var body={game:game,action:'add',day:day,pid:pid,reason:why,void:act==='void',count_for:null};\

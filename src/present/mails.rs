@@ -1310,3 +1310,14 @@ pub fn night_draft(game: &str, res: &crate::domain::night::Resolution, now: Time
         now,
     )
 }
+
+/// A running day's first post says another deadline than the config (an edit moved it).
+pub fn deadline_moved(game: &str, words: &str, now: Time) -> Mail {
+    Mail::text(
+        format!("【{game}】截止时间可能改了"),
+        format!(
+            "{words}\n\nbansha 仍按配置里的时间截止。要改，在仪表盘“等法官处理”里点“改为这个截止时间”（bansha 改写游戏配置，旧文件留备份，不用重启），或自己改配置里的 closes_at。\n"
+        ),
+        now,
+    )
+}

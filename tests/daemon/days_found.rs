@@ -117,3 +117,81 @@ async fn a_day_opened_on_the_forum_is_found_accepted_on_the_dashboard_and_watche
         "the day's own final: {finals:?}"
     );
 }
+
+/// The judge edits the vote thread's first post to move the deadline (pid 19: "截止时间：
+/// 2026年11月29日 21:00" → 21:30): the judge is mailed once; the close stays until he says so on
+/// the dashboard, which writes it into the config and moves the lock and close at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_moved_by_an_edit_of_the_first_post_is_asked_then_taken() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let port = pin_status_port(&config);
+    forum.lock().unwrap().at = 1795950000; // 19:00, the first read
+    let r = cycle_at(&config, "2026-11-29 19:00:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert!(mails_about(&mailbox, "截止时间可能改了").is_empty());
+    {
+        let mut f = forum.lock().unwrap();
+        let first = f.posts[0].clone();
+        assert_eq!(first["pid"], "19");
+        let text = first["message"].as_str().unwrap().replace("21:00", "21:30");
+        assert!(text.contains("21:30"), "{text}");
+        f.edits.insert(
+            19,
+            vec![(
+                1795950300, // 19:05
+                format!("<i class=\"pstatus\"> 本帖最后由 版杀一室法官 于 2026-11-29 19:05 编辑 </i><br />\n{text}"),
+            )],
+        );
+        f.at = 1795953605; // 20:00:05: the lock's full read sees the edit
+    }
+    for t in ["2026-11-29 20:00:05", "2026-11-29 20:02:00"] {
+        let r = cycle_at(&config, t).await;
+        assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    }
+    let moved = mails_about(&mailbox, "截止时间可能改了");
+    assert_eq!(moved.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(
+        moved[0]
+            .1
+            .contains("现在是 11-29 21:30，配置里是 11-29 21:00"),
+        "{}",
+        moved[0].1
+    );
+    assert!(std::fs::read_to_string(&game)
+        .unwrap()
+        .contains("closes_at = \"2026-11-29 21:00:00\""));
+
+    let (mut child, _) = start_service(&config, Some("2026-11-29 20:15:00")).await;
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(page.contains("改为这个截止时间（11-29 21:30）"), "{page}");
+    let body = r#"{"game":"版杀一室 第十二局","day":2,"closes_at":"2026-11-29 21:30:00"}"#;
+    let answer = tokio::task::block_in_place(|| {
+        raw_http(
+            port,
+            &format!(
+                "POST /move-close HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Bansha: judge\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    });
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let written = std::fs::read_to_string(&game).unwrap();
+    assert!(written.contains("2026-11-29 21:30"), "{written}");
+    assert!(
+        written.contains("# 龙舌 exiled day 1"),
+        "the judge's comments kept: {written}"
+    );
+    let (_, status, _) = tokio::task::block_in_place(|| cli(&config, &["status"]));
+    assert!(
+        status.contains("下一个时间点：2026-11-29 20:30:00"),
+        "the lock of the moved close: {status}"
+    );
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(!page.contains("改为这个截止时间"), "{page}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
