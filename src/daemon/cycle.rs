@@ -44,6 +44,8 @@ pub struct Daemon {
     clock_offset: std::sync::Mutex<Option<chrono::Duration>>,
     /// What the judge is told about which record each game is (a renamed game kept).
     notices: Vec<crate::daemon::identity::Notice>,
+    /// The judge's QQ (`[qq]`): `daemon::qq`.
+    pub qq: Option<crate::daemon::qq::Qq>,
 }
 
 impl Daemon {
@@ -66,6 +68,11 @@ impl Daemon {
         let forum = Forum::new(&settings.forum, settings.login.clone(), offset)
             .map_err(anyhow::Error::msg)?;
         let mailer = Mailer::new(&settings.smtp, &settings.judge.to).map_err(anyhow::Error::msg)?;
+        let qq = settings
+            .qq
+            .as_ref()
+            .map(crate::daemon::qq::Qq::new)
+            .transpose()?;
         Ok(Daemon {
             settings,
             store,
@@ -76,6 +83,7 @@ impl Daemon {
             check_clock: Default::default(),
             clock_offset: Default::default(),
             notices,
+            qq,
         })
     }
 
@@ -249,6 +257,7 @@ impl Daemon {
         for d in g.days.iter_mut() {
             d.sheriff = decide::carry_sheriff(d, elected.as_deref()).0.sheriff;
         }
+        crate::daemon::qq::with_proxies(self, &mut g);
         Ok(g)
     }
 
@@ -569,7 +578,14 @@ impl Daemon {
             report.store_failed = true;
             report.errors.push(format!("{e}: mails held"));
         } else {
+            // Each mail of a kind the judge wants in QQ too becomes its QQ message while queued.
+            if let Err(e) = crate::daemon::qq::mirror(self, now) {
+                report.errors.push(format!("qq: {e}"));
+            }
             self.send_outbox(now, &mut report).await;
+            // After the mails: QQ never holds them.
+            (report.qq_sent, report.qq_waiting) =
+                crate::daemon::qq::deliver(self, now, &mut report.errors).await;
         }
         report.requests = self.forum.requests.load(Ordering::Relaxed) - before;
         let saved = self.store.set_meta("last_cycle", &report);

@@ -36,6 +36,9 @@ pub struct Status {
     /// What is wrong, one line each (empty when `healthy`).
     #[serde(default)]
     pub problems: Vec<String>,
+    /// QQ messages the judge must read himself (an unknown number, a text read as nothing).
+    #[serde(default)]
+    pub qq_messages: Vec<String>,
     /// Which daemon this is, for a client to check it asked its own config's (none from a
     /// version before it was reported).
     #[serde(default)]
@@ -347,6 +350,7 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
             .map(crate::present::dashboard::problem_line)
             .collect(),
         identity: Some(Identity::of(&d.settings)),
+        qq_messages: crate::daemon::qq::for_judge(d),
     })
 }
 
@@ -443,6 +447,9 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         .route("/rulings", axum::routing::post(rulings))
         .route("/post-tally", axum::routing::post(post_tally))
         .layer(axum::middleware::from_fn_with_state(service.clone(), guard))
+        // The QQ bot's events: outside the guard (the bot sends neither the dashboard's token
+        // nor X-Bansha), checked by their X-Signature instead (`daemon::qq::event`).
+        .route("/onebot", axum::routing::post(crate::daemon::qq::event))
         .with_state(service);
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
@@ -600,10 +607,14 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
             .collect(),
         checks: d
             .store
-            .get_meta("check_failures")
+            .get_meta::<Vec<String>>("check_failures")
             .ok()
             .flatten()
-            .unwrap_or_default(),
+            .unwrap_or_default()
+            .into_iter()
+            // QQ messages the judge must read himself are pending alerts too.
+            .chain(crate::daemon::qq::for_judge(d))
+            .collect(),
         sent: d.store.sent_count(),
         refused: refused_lines(d),
         games: &d.settings.games,

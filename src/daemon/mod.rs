@@ -6,6 +6,7 @@ pub mod cycle;
 pub mod decide;
 pub mod http;
 pub mod identity;
+pub mod qq;
 pub mod reply;
 pub mod service;
 

@@ -290,7 +290,7 @@ impl Service {
             .ok()
             .flatten()
             .unwrap_or_default();
-        crate::domain::report::health(
+        let mut problems = crate::domain::report::health(
             &crate::domain::report::HealthInput {
                 last: last.as_ref().map(|(t, r)| (*t, r)),
                 stale_after: self.stale_after(),
@@ -299,7 +299,11 @@ impl Service {
                 refused: refused.len(),
             },
             now,
-        )
+        );
+        if let Some(line) = crate::daemon::qq::failing(&self.daemon) {
+            problems.push(crate::domain::report::Problem::QqFailing { line });
+        }
+        problems
     }
 
     /// How old the last cycle may be before the service counts as stopped.

@@ -6,6 +6,7 @@ pub mod config;
 pub mod game;
 pub mod mail;
 pub mod night;
+pub mod qq;
 pub mod record;
 pub mod reply;
 pub mod report;

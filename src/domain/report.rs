@@ -41,6 +41,11 @@ pub struct CycleReport {
     /// and the service stops for systemd to start it again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub store_failed: bool,
+    /// QQ messages the bot took this cycle, and those still queued (`[qq]`, issue 35).
+    #[serde(default)]
+    pub qq_sent: usize,
+    #[serde(default)]
+    pub qq_waiting: usize,
 }
 
 /// A mail the SMTP server refused for good (for one recipient, or for all).
@@ -75,6 +80,8 @@ pub enum Problem {
     /// The machine's clock is this many seconds behind the forum's (negative: ahead); bansha
     /// goes by the forum's.
     ClockOff { secs: i64 },
+    /// The QQ channel keeps failing (the mails go on): the line the judge reads.
+    QqFailing { line: String },
 }
 
 /// What the service's health is judged from.

@@ -597,6 +597,7 @@ pub fn problem_line(p: &crate::domain::report::Problem) -> String {
         }
         Problem::Refused { count } => format!("{count} 封邮件被邮件服务器拒收"),
         Problem::Errors { errors } => format!("上一轮出错：{}", errors.join("；")),
+        Problem::QqFailing { line } => line.clone(),
         Problem::ClockOff { secs } => format!(
             "本机时钟比论坛{} {} 秒：按论坛时间计时，请校准本机时钟",
             if *secs < 0 { "快" } else { "慢" },

@@ -8,3 +8,4 @@ pub mod dashboard;
 pub mod html;
 pub mod judge;
 pub mod mails;
+pub mod qq;
