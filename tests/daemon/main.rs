@@ -29,4 +29,5 @@ mod judge_state;
 mod live_game;
 mod lurk;
 mod refresh;
+mod qq;
 mod secrets;

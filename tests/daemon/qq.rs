@@ -1,0 +1,312 @@
+//! QQ through a OneBot 11 bot (issue 35), end to end: the real binary against the replay forum,
+//! the SMTP server and a OneBot 11 HTTP API on loopback (wiremock) that answers as the
+//! specification says (communication/http.md: 200 with `{status, retcode, data}`; `failed` with
+//! a retcode other than 0 and 1), or late, or not at all; and the bot's event POSTs, signed as
+//! communication/http-post.md says (`X-Signature: sha1=<HMAC-SHA1 of the body>`).
+
+use crate::support::*;
+
+/// How the bot answers.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Mode {
+    Ok,
+    /// `send_group_msg` fails (`status: failed`, retcode 100: the bot is not in the group).
+    FailGroup,
+    /// Every action fails (retcode 100).
+    Fail,
+    /// The answer comes after the daemon's timeout (the bot got the request).
+    Late,
+}
+
+#[derive(Clone)]
+struct Bot {
+    mode: Arc<Mutex<Mode>>,
+}
+
+impl Respond for Bot {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let mode = *self.mode.lock().unwrap();
+        let failed = serde_json::json!({"status": "failed", "retcode": 100, "data": null, "message": "not in group"});
+        let ok = serde_json::json!({"status": "ok", "retcode": 0, "data": {"message_id": 1}});
+        if req.headers.get("authorization").and_then(|v| v.to_str().ok())
+            != Some("Bearer bot-token")
+        {
+            return ResponseTemplate::new(401);
+        }
+        match mode {
+            Mode::Ok => ResponseTemplate::new(200).set_body_json(ok),
+            Mode::Fail => ResponseTemplate::new(200).set_body_json(failed),
+            Mode::FailGroup if req.url.path().ends_with("send_group_msg") => {
+                ResponseTemplate::new(200).set_body_json(failed)
+            }
+            Mode::FailGroup => ResponseTemplate::new(200).set_body_json(ok),
+            Mode::Late => ResponseTemplate::new(200)
+                .set_body_json(ok)
+                .set_delay(std::time::Duration::from_millis(2500)),
+        }
+    }
+}
+
+async fn bot() -> (MockServer, Arc<Mutex<Mode>>) {
+    let server = MockServer::start().await;
+    let mode = Arc::new(Mutex::new(Mode::Ok));
+    Mock::given(method("POST"))
+        .respond_with(Bot { mode: mode.clone() })
+        .mount(&server)
+        .await;
+    (server, mode)
+}
+
+/// What the bot was asked to send, in order: (action, target, text).
+async fn asked(server: &MockServer) -> Vec<(String, u64, String)> {
+    server
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            let v: Value = serde_json::from_slice(&r.body).unwrap();
+            let target = v["user_id"].as_u64().or(v["group_id"].as_u64()).unwrap();
+            (
+                r.url.path().trim_start_matches('/').to_string(),
+                target,
+                v["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn secret_file(dir: &Path, name: &str, text: &str) {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+/// `[qq]` added to the test config: the bot at `api`, judge 10001, group 20002.
+fn with_qq(config: &Path, api: &str, extra: &str) {
+    let dir = config.parent().unwrap();
+    secret_file(dir, "qq-token", "bot-token\n");
+    secret_file(dir, "qq-secret", "event-secret\n");
+    let text = std::fs::read_to_string(config).unwrap().replace(
+        "[[games]]",
+        &format!(
+            "[qq]\napi = \"{api}\"\naccess_token_file = \"qq-token\"\nevent_secret_file = \"qq-secret\"\njudges = [10001]\ngroup = 20002\ntimeout_secs = 1\nalert_after = 2\n{extra}\n[[games]]"
+        ),
+    );
+    std::fs::write(config, text).unwrap();
+}
+
+fn set_api(config: &Path, api: &str) {
+    let text = std::fs::read_to_string(config).unwrap();
+    let re = regex::Regex::new(r#"(?m)^api = ".*"$"#).unwrap();
+    std::fs::write(config, re.replace(&text, format!("api = \"{api}\"")).as_ref()).unwrap();
+}
+
+/// A loopback address nothing listens on: the bot down.
+fn nobody() -> String {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    format!("http://127.0.0.1:{port}/")
+}
+
+/// The final tally goes to the judge's QQ (short, with the dashboard link) and, as the BBCode
+/// the rules publish only, to the group. A bot that is down holds the QQ messages, never the
+/// mail; failing twice in a row is mailed to the judge once; a failed retcode for the group
+/// holds the group's message only; each message reaches the bot once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn qq_down_holds_no_mail_and_each_message_reaches_the_judge_once() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let (onebot, mode) = bot().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    with_qq(&config, &nobody(), "send = [\"final\"]");
+    forum.lock().unwrap().at = 1795957560;
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
+    assert_eq!(final_texts(&mailbox).len(), 1, "the mail goes with the bot down: {r}");
+    assert_eq!(r["qq_sent"], 0, "{r}");
+    assert!(r["qq_waiting"].as_u64().unwrap() >= 2, "judge and group wait: {r}");
+    assert!(r["errors"].to_string().contains("连不上 QQ 机器人"), "{r}");
+    // The bot is up but fails every action (retcode 100): the second failure in a row is told
+    // to the judge, by mail, once.
+    set_api(&config, &onebot.uri());
+    *mode.lock().unwrap() = Mode::Fail;
+    let r = cycle_at(&config, "2026-11-29 21:08:00").await;
+    assert!(r["errors"].to_string().contains("retcode 100"), "{r}");
+    // The bot is in order, but not in the group: the judge's message goes, the group's waits.
+    *mode.lock().unwrap() = Mode::FailGroup;
+    let r = cycle_at(&config, "2026-11-29 21:10:00").await;
+    let told = mails_about(&mailbox, "QQ 发不出去了");
+    assert_eq!(told.len(), 1, "{r}\n{:?}", subject_lines(&mailbox));
+    assert!(told[0].1.contains("邮件照常发送"), "{}", told[0].1);
+    assert_eq!(r["qq_waiting"], 1, "the group's message waits: {r}");
+    let got = asked(&onebot).await;
+    let private: Vec<_> = got
+        .iter()
+        .filter(|(a, _, _)| a == "send_private_msg")
+        .collect();
+    assert_eq!(private.len(), 2, "refused once, then taken: {got:?}");
+    assert_eq!(private[1].1, 10001);
+    let p = &private[1].2;
+    assert!(p.starts_with("【bansha】"), "{p}");
+    assert!(p.contains("最终计票"), "{p}");
+    assert!(p.contains("仪表盘：http://127.0.0.1:"), "{p}");
+    // The group takes it now: the tally as published, nothing judge-only.
+    *mode.lock().unwrap() = Mode::Ok;
+    cycle_at(&config, "2026-11-29 21:12:00").await;
+    let r = cycle_at(&config, "2026-11-29 21:14:00").await;
+    assert_eq!(r["qq_waiting"], 0, "{r}");
+    let got = asked(&onebot).await;
+    let group: Vec<_> = got
+        .iter()
+        .filter(|(a, _, _)| a == "send_group_msg")
+        .collect();
+    assert_eq!(group.len(), 3, "refused twice, then sent once: {got:?}");
+    let g = &group[2].2;
+    assert_eq!(group[2].1, 20002);
+    assert!(!g.contains("[b]") && !g.contains("仪表盘") && !g.contains("【bansha】"), "{g}");
+    assert!(g.contains("李逵 4 票"), "{g}");
+    assert_eq!(
+        got.iter().filter(|(a, _, _)| a == "send_private_msg").count(),
+        2,
+        "the judge's message went once: {got:?}"
+    );
+    assert_eq!(mails_about(&mailbox, "QQ 发不出去了").len(), 1);
+    assert_eq!(final_texts(&mailbox).len(), 1);
+}
+
+/// OneBot has no idempotency key: when the bot takes a message but its answer comes after the
+/// daemon's timeout, the message stays queued and goes again at the next cycle — one repeat,
+/// then never again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn a_timeout_after_the_bot_took_a_message_costs_one_repeat() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let (onebot, mode) = bot().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    with_qq(&config, &onebot.uri(), "send = [\"final\"]");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("group = 20002\n", "");
+    std::fs::write(&config, text).unwrap();
+    forum.lock().unwrap().at = 1795957560;
+    *mode.lock().unwrap() = Mode::Late;
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
+    assert!(r["errors"].to_string().contains("没有及时回答"), "{r}");
+    assert_eq!(asked(&onebot).await.len(), 1, "the bot got it");
+    *mode.lock().unwrap() = Mode::Ok;
+    let r = cycle_at(&config, "2026-11-29 21:08:00").await;
+    assert_eq!(r["qq_sent"], 1, "{r}");
+    cycle_at(&config, "2026-11-29 21:10:00").await;
+    let got = asked(&onebot).await;
+    assert_eq!(got.len(), 2, "one repeat, no more: {got:?}");
+    assert_eq!(got[0], got[1]);
+}
+
+fn event(user: u64, at: i64, id: i64, text: &str) -> String {
+    serde_json::json!({
+        "time": at, "self_id": 1, "post_type": "message", "message_type": "private",
+        "sub_type": "friend", "message_id": id, "user_id": user, "message": text,
+        "raw_message": text, "font": 0, "sender": {"user_id": user, "nickname": "x"}
+    })
+    .to_string()
+}
+
+fn post_event(port: u16, body: &str, signature: Option<&str>) -> String {
+    let sig = signature
+        .map(|s| format!("X-Signature: {s}\r\n"))
+        .unwrap_or_default();
+    raw_http(
+        port,
+        &format!(
+            "POST /onebot HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nX-Self-ID: 1\r\n{sig}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+}
+
+fn signed(body: &str) -> String {
+    bansha::domain::qq::sign(b"event-secret", body.as_bytes())
+}
+
+/// The bot's events: a missing or wrong signature is refused (401, 403); a bansha42 player's
+/// "票×××" by QQ (004 L76) counts in the tally at the time it was sent, and one after 20:40 is
+/// refused by the rule's cutoff; a repeated POST is kept once; a number no game names is listed
+/// for the judge (status, dashboard, a mail); the enabled reply goes to the player.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn signed_events_are_kept_and_a_qq_proxy_vote_counts_with_its_time() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let (onebot, _mode) = bot().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    with_qq(&config, &onebot.uri(), "replies = [\"proxy_vote\"]");
+    bansha42_game(
+        dir.path(),
+        "托票局",
+        "[roster.qq]\n\"30001\" = \"雪罂子\"\n\"30002\" = \"青鸾花\"\n[[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\n",
+    );
+    let port = pin_status_port(&config);
+    forum.lock().unwrap().at = 1795953600;
+    let (service, status) = start_service(&config, Some("2026-11-29 20:00:00")).await;
+    assert!(!status.is_empty(), "the service answers");
+    let vote = event(30001, 1795954200, 7, "票花千树"); // 20:10
+    assert!(post_event(port, &vote, None).starts_with("HTTP/1.1 401"));
+    assert!(post_event(port, &vote, Some("sha1=0000")).starts_with("HTTP/1.1 403"));
+    let forged = signed(&vote.replace("花千树", "大灰狼"));
+    assert!(post_event(port, &vote, Some(&forged)).starts_with("HTTP/1.1 403"));
+    for _ in 0..2 {
+        let a = post_event(port, &vote, Some(&signed(&vote)));
+        assert!(a.starts_with("HTTP/1.1 204"), "{a}");
+    }
+    let late = event(30002, 1795956300, 8, "托票：票大灰狼"); // 20:45, after 20:40
+    assert!(post_event(port, &late, Some(&signed(&late))).starts_with("HTTP/1.1 204"));
+    let stranger = event(99999, 1795954800, 9, "法官你好，我是新来的");
+    assert!(post_event(port, &stranger, Some(&signed(&stranger))).starts_with("HTTP/1.1 204"));
+    let (_, out, _) = tokio::task::block_in_place(|| cli(&config, &["status"]));
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    drop(service);
+    assert!(
+        out.contains("待法官处理的 QQ 消息：") && out.contains("QQ 99999"),
+        "the stranger is listed: {out}"
+    );
+    assert!(page.contains("QQ 99999"), "and on the dashboard");
+    forum.lock().unwrap().at = 1795957560;
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
+    let finals = final_texts(&mailbox);
+    assert_eq!(finals.len(), 1, "{r}\n{:?}", subject_lines(&mailbox));
+    let t = &finals[0];
+    assert!(t.contains("花千树 1 票：雪罂子（法官代投）"), "counted: {t}");
+    assert!(
+        t.contains("法官代投 青鸾花（投票：大灰狼）：代投须在截止前 20 分钟（11-29 20:40:00）之前"),
+        "青鸾花's came at 20:45: {t}"
+    );
+    // Each ballot's time is the message's, not when the daemon received it (about 20:00 on
+    // its clock): the HTML tally lists the void one at 20:45:00.
+    let raw = mailbox
+        .mails
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|m| summary(m).1.contains("最终计票："))
+        .cloned()
+        .unwrap();
+    let h = html(&raw);
+    let row = h
+        .lines()
+        .find(|l| l.contains("法官录入") && l.contains("青鸾花"))
+        .unwrap_or_default();
+    assert!(row.contains("2026-11-29 20:45:00"), "{row}");
+    let stranger_mail = mails_about(&mailbox, "QQ 消息待法官处理");
+    assert_eq!(stranger_mail.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(stranger_mail[0].1.contains("法官你好，我是新来的"));
+    let got = asked(&onebot).await;
+    let replies: Vec<_> = got.iter().filter(|(_, to, _)| *to == 30001).collect();
+    assert_eq!(replies.len(), 1, "the proxy vote's reply, once: {got:?}");
+    assert!(replies[0].2.contains("票花千树"), "{}", replies[0].2);
+}
