@@ -310,6 +310,29 @@ pub async fn event(
     StatusCode::NO_CONTENT.into_response()
 }
 
+/// The `[checks.kill]` verdict on a kill post sent by QQ, with the code names of the day it
+/// follows (the last day closed when it was sent); None where the rules check no kill posts.
+fn kill_check(
+    g: &crate::domain::config::GameConfig,
+    m: &Inbound,
+) -> Option<crate::domain::rules::checks::PostVerdict> {
+    let rule = g.rules.checks.get("kill")?;
+    let day = g
+        .days
+        .iter()
+        .filter(|d| d.closes_at <= m.at)
+        .max_by_key(|d| d.closes_at)
+        .or(g.days.first())?;
+    Some(crate::domain::rules::checks::check_post(
+        rule,
+        &m.text,
+        &[],
+        &day.code_names,
+        (false, false),
+        &[],
+    ))
+}
+
 /// Keep a message in the record (once: the bot repeats a POST it got no answer to); queue the
 /// reply the judge enabled (else keep its draft); mail the judge one he must read himself.
 fn keep(d: &Daemon, qq: &Qq, m: Inbound, now: Time) -> anyhow::Result<()> {
@@ -333,6 +356,19 @@ fn keep(d: &Daemon, qq: &Qq, m: Inbound, now: Time) -> anyhow::Result<()> {
     }
     if m.group_id.is_some() {
         return Ok(());
+    }
+    if let (Some(p), q::Reading::KillPost { .. }) = (&m.player, &m.reading) {
+        // A kill post by QQ (004 L60) is checked as one in the forum's kill-post thread is.
+        let verdict = d
+            .settings
+            .games
+            .iter()
+            .find(|g| g.id == p.game)
+            .and_then(|g| kill_check(g, &m));
+        d.store.enqueue(
+            &format!("qqkill/{}", m.key()),
+            &words::kill_post_mail(&m, verdict.as_ref(), now),
+        )?;
     }
     if let Some((kind, text)) = words::reply(&m) {
         let reply = Outgoing {

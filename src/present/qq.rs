@@ -114,6 +114,34 @@ pub fn unread_mail(m: &Inbound, now: Time) -> Mail {
     )
 }
 
+/// The mail with a kill post a player sent by QQ (004 L60 "杀帖应当用ＱＱ或邮箱…给哨"): the
+/// verdict of `[checks.kill]` when the rules check kill posts, and the whole text.
+pub fn kill_post_mail(
+    m: &Inbound,
+    verdict: Option<&crate::domain::rules::checks::PostVerdict>,
+    now: Time,
+) -> Mail {
+    let who = m
+        .player
+        .as_ref()
+        .map_or_else(|| format!("QQ {}", m.user_id), |p| p.player.clone());
+    let (tag, lines) = match verdict {
+        None => ("", "本局规则没有 [checks.kill]，没有检查。".to_string()),
+        Some(v) if v.pass => ("（合格）", "检查：合格。".to_string()),
+        Some(v) => ("（不合格）", format!("检查：不合格——{}。", v.failures.join("；"))),
+    };
+    Mail::text(
+        format!("QQ 杀帖：{who}{tag}"),
+        format!(
+            "{who}（QQ {}）在 {} 用 QQ 交来杀帖。\n{lines}\n\n原文：\n{}",
+            m.user_id,
+            m.at.format("%Y-%m-%d %H:%M:%S"),
+            m.text
+        ),
+        now,
+    )
+}
+
 /// The mail telling the judge a QQ channel keeps failing (once per streak); the mails go on.
 pub fn failing_mail(api: &str, s: &Streak, now: Time) -> Mail {
     let since = s

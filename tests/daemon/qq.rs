@@ -266,6 +266,11 @@ pub(crate) async fn signed_events_are_kept_and_a_qq_proxy_vote_counts_with_its_t
     }
     let late = event(30002, 1795956300, 8, "托票：票大灰狼"); // 20:45, after 20:40
     assert!(post_event(port, &late, Some(&signed(&late))).starts_with("HTTP/1.1 204"));
+    // A night action (after the close, 22:00) and a kill post (a short one) by QQ.
+    let night = event(30001, 1795960800, 10, "行动：刀 花千树");
+    assert!(post_event(port, &night, Some(&signed(&night))).starts_with("HTTP/1.1 204"));
+    let kill = event(30002, 1795961400, 11, "杀帖\n代号：圣火令\n月色如水。");
+    assert!(post_event(port, &kill, Some(&signed(&kill))).starts_with("HTTP/1.1 204"));
     let stranger = event(99999, 1795954800, 9, "法官你好，我是新来的");
     assert!(post_event(port, &stranger, Some(&signed(&stranger))).starts_with("HTTP/1.1 204"));
     let (_, out, _) = tokio::task::block_in_place(|| cli(&config, &["status"]));
@@ -305,8 +310,27 @@ pub(crate) async fn signed_events_are_kept_and_a_qq_proxy_vote_counts_with_its_t
     let stranger_mail = mails_about(&mailbox, "QQ 消息待法官处理");
     assert_eq!(stranger_mail.len(), 1, "{:?}", subject_lines(&mailbox));
     assert!(stranger_mail[0].1.contains("法官你好，我是新来的"));
+    let kill = mails_about(&mailbox, "QQ 杀帖：青鸾花（不合格）");
+    assert_eq!(kill.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(kill[0].1.contains("少于 801") && kill[0].1.contains("月色如水"), "{}", kill[0].1);
     let got = asked(&onebot).await;
+    // Only the enabled kind of reply went (proxy votes); the night action's waits as a draft.
     let replies: Vec<_> = got.iter().filter(|(_, to, _)| *to == 30001).collect();
     assert_eq!(replies.len(), 1, "the proxy vote's reply, once: {got:?}");
     assert!(replies[0].2.contains("票花千树"), "{}", replies[0].2);
+    // The night action is in the record, read back as the night resolver's input.
+    let store = bansha::io::store::Store::open(&dir.path().join("state")).unwrap();
+    let inbox: Vec<bansha::domain::qq::Inbound> = store.get_meta("qq/inbox").unwrap().unwrap();
+    assert_eq!(inbox.len(), 5, "each message once: {inbox:?}");
+    let t = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap();
+    let actions = bansha::domain::qq::night_actions(
+        &inbox,
+        "托票局",
+        t("2026-11-29T21:00:00+08:00"),
+        t("2026-11-30T08:00:00+08:00"),
+    );
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    assert_eq!(actions[0].by, vec!["雪罂子"]);
+    assert_eq!((actions[0].power.as_str(), actions[0].target.as_deref()), ("刀", Some("花千树")));
+    assert_eq!(actions[0].sent_at, Some(t("2026-11-29T22:00:00+08:00")));
 }
