@@ -41,6 +41,11 @@ pub fn check_config(
                     s.state_dir.display(),
                     games.join("、")
                 )?;
+                if let Some(q) = &s.qq {
+                    for line in crate::present::qq::settings_lines(q, &s.status.listen) {
+                        writeln!(out, "{line}")?;
+                    }
+                }
                 Ok(0)
             }
             Err(e) => {

@@ -160,6 +160,61 @@ pub fn failing_mail(api: &str, s: &Streak, now: Time) -> Mail {
     )
 }
 
+/// What each kind of QQ message is, in the judge's words.
+pub fn kind_zh(k: crate::domain::qq::Kind) -> &'static str {
+    use crate::domain::qq::Kind;
+    match k {
+        Kind::Final => "最终统计",
+        Kind::Void => "作废票",
+        Kind::Lock => "锁票开始",
+        Kind::Runoff => "待定的加赛",
+        Kind::Failure => "故障",
+        Kind::Win => "胜负条件",
+    }
+}
+
+/// `check-config`'s lines about `[qq]`: who gets what, that a group gets only what the rules
+/// publish, where the bot posts its events.
+pub fn settings_lines(q: &crate::domain::settings::QqSettings, listen: &str) -> Vec<String> {
+    let judges: Vec<String> = q.judges.iter().map(u64::to_string).collect();
+    let kinds: Vec<&str> = q.send.iter().map(|k| kind_zh(*k)).collect();
+    let mut out = vec![format!(
+        "QQ（OneBot 11，{}）：私聊发给法官 QQ {}：{}（每条是简讯加仪表盘链接，邮件仍是完整记录）",
+        q.api,
+        judges.join("、"),
+        kinds.join("、")
+    )];
+    out.push(match q.group {
+        Some(g) => format!(
+            "QQ 群 {g} 只收到规则公开的内容：最终统计的 BBCode（转成文字）；身份、作废票的提示等只给法官的内容从不发到群"
+        ),
+        None => "没有设置 QQ 群：只发私聊给法官".into(),
+    });
+    let replies: Vec<&str> = q
+        .replies
+        .iter()
+        .map(|r| match r {
+            ReplyKind::ProxyVote => "收到托票",
+            ReplyKind::NightAction => "收到夜间行动",
+            ReplyKind::KillPost => "收到杀帖",
+        })
+        .collect();
+    out.push(if replies.is_empty() {
+        "给玩家的回复只起草、不自动发送（[qq] replies 可以打开）".into()
+    } else {
+        format!("自动回复玩家：{}；其余回复只起草", replies.join("、"))
+    });
+    out.push(format!(
+        "机器人的事件上报地址（http_post.url）：http://{listen}/onebot，{}",
+        if q.event_secret.is_some() {
+            "签名（X-Signature）必须正确"
+        } else {
+            "没有签名密钥：只接受本机回环地址上的上报"
+        }
+    ));
+    out
+}
+
 /// The dashboard's and `bansha status`'s line about a failing QQ channel.
 pub fn failing_line(s: &Streak) -> String {
     format!(
