@@ -713,4 +713,82 @@ mod tests {
         assert_eq!(s.count, 4);
         assert_eq!(s.since, Some(t));
     }
+
+    fn game() -> GameConfig {
+        crate::domain::game::load_str(
+            "ruleset = \"bansha42\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\"]\n\
+             [roster.qq]\n\"101\" = \"甲\"\n\"102\" = \"乙\"\n\
+             [[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-12-01 21:00\"\n\
+             [[days]]\nday = 2\nvote_thread = 4\ncloses_at = \"2026-12-02 21:00\"\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap()
+    }
+
+    fn private(user: u64, time: &str, id: i64, text: &str) -> Inbound {
+        let g = game();
+        let e = Event::Private {
+            user_id: user,
+            message_id: Some(id),
+            time: at(time).timestamp(),
+            text: text.into(),
+        };
+        let now = at("2026-12-03T00:00:00+08:00");
+        Inbound::of_event(&e, &[g], FixedOffset::east_opt(8 * 3600).unwrap(), now).unwrap()
+    }
+
+    #[test]
+    fn a_qq_proxy_vote_goes_to_the_day_it_was_sent_in_with_its_time() {
+        let g = game();
+        let inbox = vec![
+            private(101, "2026-12-01T20:10:00+08:00", 1, "票丙"),
+            // After day 1's close: day 2's.
+            private(102, "2026-12-01T21:00:01+08:00", 2, "票甲"),
+            // A stranger's "vote" is no vote.
+            private(999, "2026-12-01T20:00:00+08:00", 3, "票丙"),
+            // After the last close: no day.
+            private(101, "2026-12-03T20:00:00+08:00", 4, "票乙"),
+        ];
+        let p = proxies(&inbox, &g);
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert_eq!((p[0].0, p[0].1.voter.as_str(), p[0].1.target.as_str()), (1, "甲", "丙"));
+        assert_eq!(p[0].1.at, at("2026-12-01T20:10:00+08:00"));
+        assert_eq!(p[0].1.round, 1);
+        assert_eq!((p[1].0, p[1].1.voter.as_str()), (2, "乙"));
+        assert!(inbox[2].for_judge() && !inbox[0].for_judge());
+    }
+
+    #[test]
+    fn night_actions_are_the_games_in_the_window_as_the_resolver_takes_them() {
+        let inbox = vec![
+            private(101, "2026-12-01T22:00:00+08:00", 1, "行动：刀 乙"),
+            private(102, "2026-12-01T22:05:00+08:00", 2, "夜晚行动：查验 甲"),
+            private(101, "2026-12-02T22:00:00+08:00", 3, "行动：刀 丙"),
+            private(102, "2026-12-01T22:06:00+08:00", 4, "晚上好"),
+        ];
+        let a = night_actions(
+            &inbox,
+            "t",
+            at("2026-12-01T21:00:00+08:00"),
+            at("2026-12-02T09:00:00+08:00"),
+        );
+        assert_eq!(a.len(), 2, "{a:?}");
+        assert_eq!(a[0].by, vec!["甲"]);
+        assert_eq!((a[0].power.as_str(), a[0].target.as_deref()), ("刀", Some("乙")));
+        assert_eq!(a[0].sent_at, Some(at("2026-12-01T22:00:00+08:00")));
+        assert!(a[0].source.starts_with("QQ 101"), "{}", a[0].source);
+        assert_eq!(a[1].power, "查验");
+        assert!(night_actions(&inbox, "other", at("2026-12-01T00:00:00+08:00"), at("2026-12-09T00:00:00+08:00")).is_empty());
+        assert!(inbox[3].for_judge(), "a text read as nothing is the judge's");
+    }
+
+    #[test]
+    fn a_repeated_post_of_one_message_is_the_same_message() {
+        let a = private(101, "2026-12-01T22:00:00+08:00", 1, "行动：刀 乙");
+        let mut b = a.clone();
+        b.received_at = at("2026-12-03T01:00:00+08:00");
+        assert!(a.same(&b));
+        let c = private(101, "2026-12-01T22:00:00+08:00", 2, "行动：刀 乙");
+        assert!(!a.same(&c), "another message id is another message");
+    }
 }
