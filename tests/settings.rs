@@ -389,7 +389,10 @@ fn the_documented_qq_block_is_valid_and_says_what_a_group_gets() {
     }
     let game = root().join("config/examples/banshayishi-12.toml");
     let out = out.replace("\"examples/banshayishi-12.toml\"", &format!("{game:?}"));
-    assert!(out.contains("\n[qq]\n") && out.contains("\njudges = [10001]"), "{out}");
+    assert!(
+        out.contains("\n[qq]\n") && out.contains("\njudges = [10001]"),
+        "{out}"
+    );
     let p = dir.path().join("daemon.toml");
     std::fs::write(&p, out).unwrap();
     bansha()
@@ -401,12 +404,16 @@ fn the_documented_qq_block_is_valid_and_says_what_a_group_gets() {
         .env("BANSHA_QQ_SECRET", "s")
         .assert()
         .success()
-        .stdout(predicate::str::contains("私聊发给法官 QQ 10001：最终统计、作废票"))
+        .stdout(predicate::str::contains(
+            "私聊发给法官 QQ 10001：最终统计、作废票",
+        ))
         .stdout(predicate::str::contains(
             "QQ 群 20002 只收到规则公开的内容：最终统计的 BBCode",
         ))
         .stdout(predicate::str::contains("自动回复玩家：收到托票"))
-        .stdout(predicate::str::contains("/onebot，签名（X-Signature）必须正确"));
+        .stdout(predicate::str::contains(
+            "/onebot，签名（X-Signature）必须正确",
+        ));
 }
 
 fn with_qq(dir: &Path, qq: &str) -> PathBuf {
@@ -425,7 +432,11 @@ fn qq_settings_are_checked_at_their_key() {
     let dir = tempfile::tempdir().unwrap();
     let base = "api = \"http://127.0.0.1:3000/\"\njudges = [10001]\n";
     for (extra, key, says) in [
-        ("sendd = [\"final\"]", "键 qq.sendd", "未知的键 sendd。是不是 send？"),
+        (
+            "sendd = [\"final\"]",
+            "键 qq.sendd",
+            "未知的键 sendd。是不是 send？",
+        ),
         ("send = [\"tally\"]", "qq.send", "没有 tally 这种消息"),
         ("replies = [\"check\"]", "qq.replies", "没有 check 这种回复"),
         ("max_chars = 20", "qq.max_chars", "100 到 4500"),
@@ -485,7 +496,11 @@ fn roster_qq_names_players_by_number() {
         ("\"3000x\" = \"李逵\"", "3000x 不是 QQ 号"),
     ] {
         let p = dir.path().join("g.toml");
-        std::fs::write(&p, game.replace("\n[[days]]", &format!("\n[roster.qq]\n{entry}\n\n[[days]]"))).unwrap();
+        std::fs::write(
+            &p,
+            game.replace("\n[[days]]", &format!("\n[roster.qq]\n{entry}\n\n[[days]]")),
+        )
+        .unwrap();
         bansha()
             .arg("check-config")
             .arg(&p)
@@ -495,6 +510,13 @@ fn roster_qq_names_players_by_number() {
             .stderr(predicate::str::contains(says));
     }
     let p = dir.path().join("g.toml");
-    std::fs::write(&p, game.replace("\n[[days]]", "\n[roster.qq]\n\"30001\" = \"李逵\"\n\n[[days]]")).unwrap();
+    std::fs::write(
+        &p,
+        game.replace(
+            "\n[[days]]",
+            "\n[roster.qq]\n\"30001\" = \"李逵\"\n\n[[days]]",
+        ),
+    )
+    .unwrap();
     bansha().arg("check-config").arg(&p).assert().success();
 }

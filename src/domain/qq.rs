@@ -340,7 +340,11 @@ pub fn read_message(text: &str) -> Reading {
     if t.contains('\n') {
         return Reading::Nothing;
     }
-    let colon = |s: &str| s.trim_start_matches([' ', '：', ':', '，', ',']).trim().to_string();
+    let colon = |s: &str| {
+        s.trim_start_matches([' ', '：', ':', '，', ','])
+            .trim()
+            .to_string()
+    };
     let proxy = t
         .strip_prefix("托票")
         .map(colon)
@@ -353,7 +357,9 @@ pub fn read_message(text: &str) -> Reading {
     for head in ["夜晚行动", "夜间行动", "行动"] {
         if let Some(rest) = t.strip_prefix(head) {
             let rest = colon(rest);
-            let mut parts = rest.split([' ', '　', '：', ':', '，', ',']).filter(|p| !p.is_empty());
+            let mut parts = rest
+                .split([' ', '　', '：', ':', '，', ','])
+                .filter(|p| !p.is_empty());
             if let Some(power) = parts.next() {
                 let target = parts.next().map(str::to_string);
                 if parts.next().is_none() {
@@ -618,7 +624,12 @@ mod tests {
         // A line longer than the limit is cut at characters, nothing lost.
         let parts = split("一二三四五六七", 3);
         assert_eq!(parts, vec!["一二三", "四五六", "七"]);
-        for p in split(&"字".repeat(50).replace("字字字字字字字", "字字字字字字字\n"), 10) {
+        for p in split(
+            &"字"
+                .repeat(50)
+                .replace("字字字字字字字", "字字字字字字字\n"),
+            10,
+        ) {
             assert!(p.chars().count() <= 10, "{p}");
         }
         assert!(split("", 10).is_empty());
@@ -751,7 +762,10 @@ mod tests {
         ];
         let p = proxies(&inbox, &g);
         assert_eq!(p.len(), 2, "{p:?}");
-        assert_eq!((p[0].0, p[0].1.voter.as_str(), p[0].1.target.as_str()), (1, "甲", "丙"));
+        assert_eq!(
+            (p[0].0, p[0].1.voter.as_str(), p[0].1.target.as_str()),
+            (1, "甲", "丙")
+        );
         assert_eq!(p[0].1.at, at("2026-12-01T20:10:00+08:00"));
         assert_eq!(p[0].1.round, 1);
         assert_eq!((p[1].0, p[1].1.voter.as_str()), (2, "乙"));
@@ -774,12 +788,24 @@ mod tests {
         );
         assert_eq!(a.len(), 2, "{a:?}");
         assert_eq!(a[0].by, vec!["甲"]);
-        assert_eq!((a[0].power.as_str(), a[0].target.as_deref()), ("刀", Some("乙")));
+        assert_eq!(
+            (a[0].power.as_str(), a[0].target.as_deref()),
+            ("刀", Some("乙"))
+        );
         assert_eq!(a[0].sent_at, Some(at("2026-12-01T22:00:00+08:00")));
         assert!(a[0].source.starts_with("QQ 101"), "{}", a[0].source);
         assert_eq!(a[1].power, "查验");
-        assert!(night_actions(&inbox, "other", at("2026-12-01T00:00:00+08:00"), at("2026-12-09T00:00:00+08:00")).is_empty());
-        assert!(inbox[3].for_judge(), "a text read as nothing is the judge's");
+        assert!(night_actions(
+            &inbox,
+            "other",
+            at("2026-12-01T00:00:00+08:00"),
+            at("2026-12-09T00:00:00+08:00")
+        )
+        .is_empty());
+        assert!(
+            inbox[3].for_judge(),
+            "a text read as nothing is the judge's"
+        );
     }
 
     #[test]

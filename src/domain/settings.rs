@@ -526,8 +526,22 @@ fn read_qq(
     if !(1..=120).contains(&q.timeout_secs) {
         return Err(at(&["qq", "timeout_secs"], "要在 1 到 120 秒之间".into()));
     }
-    let token = secret(src, path, "qq.access_token", &q.access_token_file, &q.access_token_env, base)?;
-    let event_secret = secret(src, path, "qq.event_secret", &q.event_secret_file, &q.event_secret_env, base)?;
+    let token = secret(
+        src,
+        path,
+        "qq.access_token",
+        &q.access_token_file,
+        &q.access_token_env,
+        base,
+    )?;
+    let event_secret = secret(
+        src,
+        path,
+        "qq.event_secret",
+        &q.event_secret_file,
+        &q.event_secret_env,
+        base,
+    )?;
     let loopback = listen
         .parse::<std::net::SocketAddr>()
         .is_ok_and(|a| a.ip().is_loopback());

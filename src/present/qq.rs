@@ -34,7 +34,10 @@ pub fn short(mail: &Mail, dashboard: &str) -> String {
         }
     }
     if lines.len() > KEY_LINES {
-        out.push_str(&format!("……（另有 {} 行，见邮件）\n", lines.len() - KEY_LINES));
+        out.push_str(&format!(
+            "……（另有 {} 行，见邮件）\n",
+            lines.len() - KEY_LINES
+        ));
     }
     out.push_str(&format!("仪表盘：{dashboard}"));
     out
@@ -83,7 +86,11 @@ pub fn unread_line(m: &Inbound) -> String {
         None => format!("QQ {}（不在任何游戏的 [roster.qq] 里）", m.user_id),
     };
     let text: String = m.text.chars().take(60).collect();
-    let more = if m.text.chars().count() > 60 { "…" } else { "" };
+    let more = if m.text.chars().count() > 60 {
+        "…"
+    } else {
+        ""
+    };
     format!(
         "{} {who}：{}{more}",
         m.at.format("%m-%d %H:%M:%S"),
@@ -128,7 +135,10 @@ pub fn kill_post_mail(
     let (tag, lines) = match verdict {
         None => ("", "本局规则没有 [checks.kill]，没有检查。".to_string()),
         Some(v) if v.pass => ("（合格）", "检查：合格。".to_string()),
-        Some(v) => ("（不合格）", format!("检查：不合格——{}。", v.failures.join("；"))),
+        Some(v) => (
+            "（不合格）",
+            format!("检查：不合格——{}。", v.failures.join("；")),
+        ),
     };
     Mail::text(
         format!("QQ 杀帖：{who}{tag}"),
@@ -238,7 +248,10 @@ mod tests {
 
     #[test]
     fn a_mail_becomes_its_subject_key_lines_and_the_link() {
-        let body = (1..=20).map(|i| format!("第{i}行")).collect::<Vec<_>>().join("\n\n");
+        let body = (1..=20)
+            .map(|i| format!("第{i}行"))
+            .collect::<Vec<_>>()
+            .join("\n\n");
         let m = Mail::text("第2天最终统计".into(), body, t());
         let s = short(&m, "http://127.0.0.1:8719/");
         assert!(s.starts_with("【bansha】第2天最终统计\n第1行\n"), "{s}");
@@ -255,7 +268,9 @@ mod tests {
             name: "第2天投票统计.txt".into(),
             content_type: "text/plain".into(),
             cid: None,
-            data: "[b]第2天[/b]\n[color=red]宋江[/color] 3 票".as_bytes().to_vec(),
+            data: "[b]第2天[/b]\n[color=red]宋江[/color] 3 票"
+                .as_bytes()
+                .to_vec(),
         });
         assert_eq!(group_tally(&m).unwrap(), "第2天\n宋江 3 票");
     }

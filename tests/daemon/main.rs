@@ -28,6 +28,6 @@ mod judge_records;
 mod judge_state;
 mod live_game;
 mod lurk;
-mod refresh;
 mod qq;
+mod refresh;
 mod secrets;

@@ -28,7 +28,10 @@ impl Respond for Bot {
         let mode = *self.mode.lock().unwrap();
         let failed = serde_json::json!({"status": "failed", "retcode": 100, "data": null, "message": "not in group"});
         let ok = serde_json::json!({"status": "ok", "retcode": 0, "data": {"message_id": 1}});
-        if req.headers.get("authorization").and_then(|v| v.to_str().ok())
+        if req
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
             != Some("Bearer bot-token")
         {
             return ResponseTemplate::new(401);
@@ -100,7 +103,11 @@ fn with_qq(config: &Path, api: &str, extra: &str) {
 fn set_api(config: &Path, api: &str) {
     let text = std::fs::read_to_string(config).unwrap();
     let re = regex::Regex::new(r#"(?m)^api = ".*"$"#).unwrap();
-    std::fs::write(config, re.replace(&text, format!("api = \"{api}\"")).as_ref()).unwrap();
+    std::fs::write(
+        config,
+        re.replace(&text, format!("api = \"{api}\"")).as_ref(),
+    )
+    .unwrap();
 }
 
 /// A loopback address nothing listens on: the bot down.
@@ -127,9 +134,16 @@ pub(crate) async fn qq_down_holds_no_mail_and_each_message_reaches_the_judge_onc
     with_qq(&config, &nobody(), "send = [\"final\"]");
     forum.lock().unwrap().at = 1795957560;
     let r = cycle_at(&config, "2026-11-29 21:06:00").await;
-    assert_eq!(final_texts(&mailbox).len(), 1, "the mail goes with the bot down: {r}");
+    assert_eq!(
+        final_texts(&mailbox).len(),
+        1,
+        "the mail goes with the bot down: {r}"
+    );
     assert_eq!(r["qq_sent"], 0, "{r}");
-    assert!(r["qq_waiting"].as_u64().unwrap() >= 2, "judge and group wait: {r}");
+    assert!(
+        r["qq_waiting"].as_u64().unwrap() >= 2,
+        "judge and group wait: {r}"
+    );
     assert!(r["errors"].to_string().contains("连不上 QQ 机器人"), "{r}");
     // The bot is up but fails every action (retcode 100): the second failure in a row is told
     // to the judge, by mail, once.
@@ -168,10 +182,15 @@ pub(crate) async fn qq_down_holds_no_mail_and_each_message_reaches_the_judge_onc
     assert_eq!(group.len(), 3, "refused twice, then sent once: {got:?}");
     let g = &group[2].2;
     assert_eq!(group[2].1, 20002);
-    assert!(!g.contains("[b]") && !g.contains("仪表盘") && !g.contains("【bansha】"), "{g}");
+    assert!(
+        !g.contains("[b]") && !g.contains("仪表盘") && !g.contains("【bansha】"),
+        "{g}"
+    );
     assert!(g.contains("李逵 4 票"), "{g}");
     assert_eq!(
-        got.iter().filter(|(a, _, _)| a == "send_private_msg").count(),
+        got.iter()
+            .filter(|(a, _, _)| a == "send_private_msg")
+            .count(),
         2,
         "the judge's message went once: {got:?}"
     );
@@ -286,7 +305,10 @@ pub(crate) async fn signed_events_are_kept_and_a_qq_proxy_vote_counts_with_its_t
     let finals = final_texts(&mailbox);
     assert_eq!(finals.len(), 1, "{r}\n{:?}", subject_lines(&mailbox));
     let t = &finals[0];
-    assert!(t.contains("花千树 1 票：雪罂子（法官代投）"), "counted: {t}");
+    assert!(
+        t.contains("花千树 1 票：雪罂子（法官代投）"),
+        "counted: {t}"
+    );
     assert!(
         t.contains("法官代投 青鸾花（投票：大灰狼）：代投须在截止前 20 分钟（11-29 20:40:00）之前"),
         "青鸾花's came at 20:45: {t}"
@@ -312,7 +334,11 @@ pub(crate) async fn signed_events_are_kept_and_a_qq_proxy_vote_counts_with_its_t
     assert!(stranger_mail[0].1.contains("法官你好，我是新来的"));
     let kill = mails_about(&mailbox, "QQ 杀帖：青鸾花（不合格）");
     assert_eq!(kill.len(), 1, "{:?}", subject_lines(&mailbox));
-    assert!(kill[0].1.contains("少于 801") && kill[0].1.contains("月色如水"), "{}", kill[0].1);
+    assert!(
+        kill[0].1.contains("少于 801") && kill[0].1.contains("月色如水"),
+        "{}",
+        kill[0].1
+    );
     let got = asked(&onebot).await;
     // Only the enabled kind of reply went (proxy votes); the night action's waits as a draft.
     let replies: Vec<_> = got.iter().filter(|(_, to, _)| *to == 30001).collect();
@@ -331,6 +357,9 @@ pub(crate) async fn signed_events_are_kept_and_a_qq_proxy_vote_counts_with_its_t
     );
     assert_eq!(actions.len(), 1, "{actions:?}");
     assert_eq!(actions[0].by, vec!["雪罂子"]);
-    assert_eq!((actions[0].power.as_str(), actions[0].target.as_deref()), ("刀", Some("花千树")));
+    assert_eq!(
+        (actions[0].power.as_str(), actions[0].target.as_deref()),
+        ("刀", Some("花千树"))
+    );
     assert_eq!(actions[0].sent_at, Some(t("2026-11-29T22:00:00+08:00")));
 }
