@@ -578,10 +578,6 @@ impl Daemon {
             report.store_failed = true;
             report.errors.push(format!("{e}: mails held"));
         } else {
-            // Each mail of a kind the judge wants in QQ too becomes its QQ message while queued.
-            if let Err(e) = crate::daemon::qq::mirror(self, now) {
-                report.errors.push(format!("qq: {e}"));
-            }
             self.send_outbox(now, &mut report).await;
             // After the mails: QQ never holds them.
             (report.qq_sent, report.qq_waiting) =
@@ -2451,6 +2447,10 @@ impl Daemon {
     async fn send_outbox(&self, now: Time, report: &mut CycleReport) {
         // A refusal queues a notice for the judge; it goes out in the same cycle.
         for _ in 0..2 {
+            // Each mail of a kind the judge wants in QQ too becomes its QQ message while queued.
+            if let Err(e) = crate::daemon::qq::mirror(self, now) {
+                report.errors.push(format!("qq: {e}"));
+            }
             let queued = report.mails_queued;
             match self.try_send_outbox(now, report).await {
                 Ok(true) if report.mails_queued > queued => continue,

@@ -237,10 +237,8 @@ pub fn for_judge(d: &Daemon) -> Vec<String> {
 
 /// The game with the proxy votes QQ brought added to its days (`Daemon::as_played` calls it,
 /// so every pass that tallies counts them).
+/// They stay counted when `[qq]` is later taken out: they are in the record.
 pub fn with_proxies(d: &Daemon, g: &mut crate::domain::config::GameConfig) {
-    if d.qq.is_none() {
-        return;
-    }
     for (day, p) in q::proxies(&inbox(d), g) {
         if let Some(dc) = g.days.iter_mut().find(|x| x.day == day) {
             dc.proxies.push(p);
@@ -271,6 +269,22 @@ pub async fn event(
     let Some(qq) = &d.qq else {
         return (StatusCode::NOT_FOUND, "没有配置 [qq]\n").into_response();
     };
+    // A bot posts JSON and sends no Origin. A web page can send neither without the daemon's
+    // leave (CORS, never given), so without an event secret no page can forge an event.
+    if headers.contains_key(axum::http::header::ORIGIN) {
+        return (StatusCode::FORBIDDEN, "拒绝：来自网页的请求\n").into_response();
+    }
+    let json = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().starts_with("application/json"));
+    if !json {
+        return (
+            StatusCode::NOT_ACCEPTABLE,
+            "事件必须是 JSON（Content-Type: application/json）\n",
+        )
+            .into_response();
+    }
     if let Some(secret) = &qq.settings.event_secret {
         let sig = headers.get("x-signature").and_then(|v| v.to_str().ok());
         match q::verify_signature(secret.expose().as_bytes(), &body, sig) {

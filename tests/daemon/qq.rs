@@ -21,6 +21,8 @@ enum Mode {
 #[derive(Clone)]
 struct Bot {
     mode: Arc<Mutex<Mode>>,
+    /// The messages the bot took (answered `ok`, or would have, late): (action, target, text).
+    took: Arc<Mutex<Vec<(String, u64, String)>>>,
 }
 
 impl Respond for Bot {
@@ -36,6 +38,11 @@ impl Respond for Bot {
         {
             return ResponseTemplate::new(401);
         }
+        let refused = mode == Mode::Fail
+            || (mode == Mode::FailGroup && req.url.path().ends_with("send_group_msg"));
+        if !refused {
+            self.took.lock().unwrap().push(message(req));
+        }
         match mode {
             Mode::Ok => ResponseTemplate::new(200).set_body_json(ok),
             Mode::Fail => ResponseTemplate::new(200).set_body_json(failed),
@@ -50,32 +57,42 @@ impl Respond for Bot {
     }
 }
 
-async fn bot() -> (MockServer, Arc<Mutex<Mode>>) {
+type Took = Arc<Mutex<Vec<(String, u64, String)>>>;
+
+async fn bot() -> (MockServer, Arc<Mutex<Mode>>, Took) {
     let server = MockServer::start().await;
     let mode = Arc::new(Mutex::new(Mode::Ok));
+    let took = Took::default();
     Mock::given(method("POST"))
-        .respond_with(Bot { mode: mode.clone() })
+        .respond_with(Bot {
+            mode: mode.clone(),
+            took: took.clone(),
+        })
         .mount(&server)
         .await;
-    (server, mode)
+    (server, mode, took)
 }
 
-/// What the bot was asked to send, in order: (action, target, text).
+/// A request to the bot as (action, target, text).
+fn message(r: &Request) -> (String, u64, String) {
+    let v: Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(v["auto_escape"], true, "sent as plain text");
+    let target = v["user_id"].as_u64().or(v["group_id"].as_u64()).unwrap();
+    (
+        r.url.path().trim_start_matches('/').to_string(),
+        target,
+        v["message"].as_str().unwrap().to_string(),
+    )
+}
+
+/// What the bot was asked to send, in order, taken or not.
 async fn asked(server: &MockServer) -> Vec<(String, u64, String)> {
     server
         .received_requests()
         .await
         .unwrap_or_default()
         .iter()
-        .map(|r| {
-            let v: Value = serde_json::from_slice(&r.body).unwrap();
-            let target = v["user_id"].as_u64().or(v["group_id"].as_u64()).unwrap();
-            (
-                r.url.path().trim_start_matches('/').to_string(),
-                target,
-                v["message"].as_str().unwrap().to_string(),
-            )
-        })
+        .map(message)
         .collect()
 }
 
@@ -128,7 +145,7 @@ fn nobody() -> String {
 pub(crate) async fn qq_down_holds_no_mail_and_each_message_reaches_the_judge_once() {
     let (mailbox, smtp_port) = smtp();
     let (server, forum) = forum_server().await;
-    let (onebot, mode) = bot().await;
+    let (onebot, mode, took) = bot().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
     with_qq(&config, &nobody(), "send = [\"final\"]");
@@ -146,11 +163,18 @@ pub(crate) async fn qq_down_holds_no_mail_and_each_message_reaches_the_judge_onc
     );
     assert!(r["errors"].to_string().contains("连不上 QQ 机器人"), "{r}");
     // The bot is up but fails every action (retcode 100): the second failure in a row is told
-    // to the judge, by mail, once.
+    // to the judge, by mail, once, and shown by `bansha status` and the dashboard.
     set_api(&config, &onebot.uri());
     *mode.lock().unwrap() = Mode::Fail;
     let r = cycle_at(&config, "2026-11-29 21:08:00").await;
     assert!(r["errors"].to_string().contains("retcode 100"), "{r}");
+    let port = pin_status_port(&config);
+    let (service, status) = start_service(&config, Some("2026-11-29 21:09:00")).await;
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    drop(service);
+    assert!(status.contains("QQ 发送连续失败"), "{status}");
+    assert!(page.contains("QQ 发送连续失败"), "on the dashboard");
+    assert!(took.lock().unwrap().is_empty());
     // The bot is in order, but not in the group: the judge's message goes, the group's waits.
     *mode.lock().unwrap() = Mode::FailGroup;
     let r = cycle_at(&config, "2026-11-29 21:10:00").await;
@@ -158,14 +182,10 @@ pub(crate) async fn qq_down_holds_no_mail_and_each_message_reaches_the_judge_onc
     assert_eq!(told.len(), 1, "{r}\n{:?}", subject_lines(&mailbox));
     assert!(told[0].1.contains("邮件照常发送"), "{}", told[0].1);
     assert_eq!(r["qq_waiting"], 1, "the group's message waits: {r}");
-    let got = asked(&onebot).await;
-    let private: Vec<_> = got
-        .iter()
-        .filter(|(a, _, _)| a == "send_private_msg")
-        .collect();
-    assert_eq!(private.len(), 2, "refused once, then taken: {got:?}");
-    assert_eq!(private[1].1, 10001);
-    let p = &private[1].2;
+    let got = took.lock().unwrap().clone();
+    assert_eq!(got.len(), 1, "{got:?}");
+    let (action, to, p) = &got[0];
+    assert_eq!((action.as_str(), *to), ("send_private_msg", 10001));
     assert!(p.starts_with("【bansha】"), "{p}");
     assert!(p.contains("最终计票"), "{p}");
     assert!(p.contains("仪表盘：http://127.0.0.1:"), "{p}");
@@ -174,25 +194,21 @@ pub(crate) async fn qq_down_holds_no_mail_and_each_message_reaches_the_judge_onc
     cycle_at(&config, "2026-11-29 21:12:00").await;
     let r = cycle_at(&config, "2026-11-29 21:14:00").await;
     assert_eq!(r["qq_waiting"], 0, "{r}");
-    let got = asked(&onebot).await;
-    let group: Vec<_> = got
-        .iter()
-        .filter(|(a, _, _)| a == "send_group_msg")
-        .collect();
-    assert_eq!(group.len(), 3, "refused twice, then sent once: {got:?}");
-    let g = &group[2].2;
-    assert_eq!(group[2].1, 20002);
+    let got = took.lock().unwrap().clone();
+    assert_eq!(got.len(), 2, "each message taken once: {got:?}");
+    let (action, to, g) = &got[1];
+    assert_eq!((action.as_str(), *to), ("send_group_msg", 20002));
     assert!(
         !g.contains("[b]") && !g.contains("仪表盘") && !g.contains("【bansha】"),
         "{g}"
     );
     assert!(g.contains("李逵 4 票"), "{g}");
-    assert_eq!(
-        got.iter()
-            .filter(|(a, _, _)| a == "send_private_msg")
-            .count(),
-        2,
-        "the judge's message went once: {got:?}"
+    // The streak ended: no longer shown.
+    let (service, status) = start_service(&config, Some("2026-11-29 21:15:00")).await;
+    drop(service);
+    assert!(
+        !status.is_empty() && !status.contains("QQ 发送连续失败"),
+        "{status}"
     );
     assert_eq!(mails_about(&mailbox, "QQ 发不出去了").len(), 1);
     assert_eq!(final_texts(&mailbox).len(), 1);
@@ -205,7 +221,7 @@ pub(crate) async fn qq_down_holds_no_mail_and_each_message_reaches_the_judge_onc
 pub(crate) async fn a_timeout_after_the_bot_took_a_message_costs_one_repeat() {
     let (_mailbox, smtp_port) = smtp();
     let (server, forum) = forum_server().await;
-    let (onebot, mode) = bot().await;
+    let (onebot, mode, took) = bot().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
     with_qq(&config, &onebot.uri(), "send = [\"final\"]");
@@ -225,6 +241,11 @@ pub(crate) async fn a_timeout_after_the_bot_took_a_message_costs_one_repeat() {
     let got = asked(&onebot).await;
     assert_eq!(got.len(), 2, "one repeat, no more: {got:?}");
     assert_eq!(got[0], got[1]);
+    assert_eq!(
+        *took.lock().unwrap(),
+        got,
+        "the bot took both: the judge reads it twice"
+    );
 }
 
 fn event(user: u64, at: i64, id: i64, text: &str) -> String {
@@ -261,7 +282,7 @@ fn signed(body: &str) -> String {
 pub(crate) async fn signed_events_are_kept_and_a_qq_proxy_vote_counts_with_its_time() {
     let (mailbox, smtp_port) = smtp();
     let (server, forum) = forum_server().await;
-    let (onebot, _mode) = bot().await;
+    let (onebot, _mode, _took) = bot().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
     with_qq(&config, &onebot.uri(), "replies = [\"proxy_vote\"]");
@@ -279,6 +300,16 @@ pub(crate) async fn signed_events_are_kept_and_a_qq_proxy_vote_counts_with_its_t
     assert!(post_event(port, &vote, Some("sha1=0000")).starts_with("HTTP/1.1 403"));
     let forged = signed(&vote.replace("花千树", "大灰狼"));
     assert!(post_event(port, &vote, Some(&forged)).starts_with("HTTP/1.1 403"));
+    // A web page's request (it sends an Origin, and cannot send JSON without CORS leave).
+    let from_page = raw_http(
+        port,
+        &format!(
+            "POST /onebot HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://evil.test\r\nContent-Type: text/plain\r\nX-Signature: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{vote}",
+            signed(&vote),
+            vote.len()
+        ),
+    );
+    assert!(from_page.starts_with("HTTP/1.1 403"), "{from_page}");
     for _ in 0..2 {
         let a = post_event(port, &vote, Some(&signed(&vote)));
         assert!(a.starts_with("HTTP/1.1 204"), "{a}");
