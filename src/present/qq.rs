@@ -18,8 +18,9 @@ const LINE_CHARS: usize = 120;
 /// where the dashboard is (the mail stays the full record).
 pub fn short(mail: &Mail, dashboard: &str) -> String {
     let mut out = format!("【bansha】{}\n", mail.subject);
-    let lines: Vec<&str> = mail
-        .body
+    // The BBCode a mail carries for pasting reads as plain text in QQ.
+    let body = bbcode_tags().replace_all(&mail.body, "");
+    let lines: Vec<&str> = body
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
@@ -51,8 +52,12 @@ pub fn group_tally(mail: &Mail) -> Option<String> {
         .iter()
         .find(|f| f.cid.is_none() && f.name.ends_with(".txt"))?;
     let code = String::from_utf8_lossy(&file.data);
-    let tags = regex::Regex::new(r"\[/?[a-zA-Z*]+(=[^\]\n]*)?\]").expect("valid");
-    Some(tags.replace_all(&code, "").trim().to_string())
+    Some(bbcode_tags().replace_all(&code, "").trim().to_string())
+}
+
+/// A BBCode tag: `[b]`, `[/color]`, `[url=…]`.
+fn bbcode_tags() -> regex::Regex {
+    regex::Regex::new(r"\[/?[a-zA-Z*]+(=[^\]\n]*)?\]").expect("valid")
 }
 
 /// The reply drafted to a player for what they sent (004 L76: the proxy vote is taken from
@@ -249,7 +254,7 @@ mod tests {
     #[test]
     fn a_mail_becomes_its_subject_key_lines_and_the_link() {
         let body = (1..=20)
-            .map(|i| format!("第{i}行"))
+            .map(|i| format!("[b]第{i}行[/b]"))
             .collect::<Vec<_>>()
             .join("\n\n");
         let m = Mail::text("第2天最终统计".into(), body, t());
