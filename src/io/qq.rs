@@ -119,4 +119,39 @@ impl Bot {
             ))),
         }
     }
+
+    /// `get_login_info`: the account the bot is logged in as (`check-config --online`).
+    pub async fn login_info(&self) -> Result<(u64, String), SendError> {
+        let mut req = self
+            .client
+            .post(format!("{}/get_login_info", self.api))
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body("{}");
+        if let Some(t) = &self.token {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.map_err(|e| {
+            if e.is_timeout() {
+                SendError::Timeout
+            } else {
+                SendError::Down(e.to_string())
+            }
+        })?;
+        let status = resp.status();
+        if !status.is_success() {
+            return Err(SendError::Failed(format!("HTTP {}", status.as_u16())));
+        }
+        let bytes = resp
+            .bytes()
+            .await
+            .map_err(|e| SendError::Down(e.to_string()))?;
+        let v: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| SendError::Failed(format!("回答不是 OneBot 的格式：{e}")))?;
+        match (v["retcode"].as_i64(), v["data"]["user_id"].as_u64()) {
+            (Some(0), Some(id)) => {
+                Ok((id, v["data"]["nickname"].as_str().unwrap_or("").to_string()))
+            }
+            _ => Err(SendError::Failed(format!("回答：{v}"))),
+        }
+    }
 }

@@ -38,6 +38,11 @@ impl Respond for Bot {
         {
             return ResponseTemplate::new(401);
         }
+        if req.url.path().ends_with("get_login_info") {
+            return ResponseTemplate::new(200).set_body_json(serde_json::json!({
+                "status": "ok", "retcode": 0, "data": {"user_id": 42, "nickname": "裁判机器人"}
+            }));
+        }
         let refused = mode == Mode::Fail
             || (mode == Mode::FailGroup && req.url.path().ends_with("send_group_msg"));
         if !refused {
@@ -393,4 +398,45 @@ pub(crate) async fn signed_events_are_kept_and_a_qq_proxy_vote_counts_with_its_t
         ("刀", Some("花千树"))
     );
     assert_eq!(actions[0].sent_at, Some(t("2026-11-29T22:00:00+08:00")));
+}
+
+/// `check-config --online` asks the bot who it is logged in as (sending nothing), and says
+/// when it cannot be reached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn check_config_online_asks_the_bot_who_it_is() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let (onebot, _mode, took) = bot().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    with_qq(&config, &onebot.uri(), "");
+    forum.lock().unwrap().at = 1795957560;
+    let online = |config: PathBuf| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+            .args(["check-config", "--online"])
+            .arg(config)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let c = config.clone();
+    let (code, out, err) = tokio::task::spawn_blocking(move || online(c))
+        .await
+        .unwrap();
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("✓ QQ 机器人可用：登录号 42（裁判机器人；没有发消息）"),
+        "{out}"
+    );
+    assert!(took.lock().unwrap().is_empty(), "nothing sent");
+    set_api(&config, &nobody());
+    let (code, _, err) = tokio::task::spawn_blocking(move || online(config))
+        .await
+        .unwrap();
+    assert_eq!(code, Some(1));
+    assert!(err.contains("✗ QQ 机器人不可用（qq.api"), "{err}");
 }
