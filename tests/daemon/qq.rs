@@ -440,3 +440,28 @@ pub(crate) async fn check_config_online_asks_the_bot_who_it_is() {
     assert_eq!(code, Some(1));
     assert!(err.contains("✗ QQ 机器人不可用（qq.api"), "{err}");
 }
+
+/// The reverse: an SMTP server that is down (451) holds the mails, not QQ — the final tally
+/// reaches the judge's QQ in the same cycle, and the mail once the server is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn a_mail_server_that_is_down_holds_no_qq_message() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let (onebot, _mode, took) = bot().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    with_qq(&config, &onebot.uri(), "send = [\"final\"]");
+    forum.lock().unwrap().at = 1795957560;
+    mailbox.refuse.store(true, Ordering::SeqCst);
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
+    assert!(r["mails_waiting"].as_u64().unwrap() > 0, "{r}");
+    assert!(final_texts(&mailbox).is_empty());
+    let got = took.lock().unwrap().clone();
+    assert_eq!(got.len(), 2, "the judge's and the group's: {got:?}");
+    assert!(got[0].2.contains("最终计票"), "{}", got[0].2);
+    mailbox.refuse.store(false, Ordering::SeqCst);
+    let r = cycle_at(&config, "2026-11-29 21:08:00").await;
+    assert_eq!(r["mails_waiting"], 0, "{r}");
+    assert_eq!(final_texts(&mailbox).len(), 1);
+    assert_eq!(took.lock().unwrap().len(), 2, "QQ sent nothing again");
+}
