@@ -607,14 +607,11 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
             .collect(),
         checks: d
             .store
-            .get_meta::<Vec<String>>("check_failures")
+            .get_meta("check_failures")
             .ok()
             .flatten()
-            .unwrap_or_default()
-            .into_iter()
-            // QQ messages the judge must read himself are pending alerts too.
-            .chain(crate::daemon::qq::for_judge(d))
-            .collect(),
+            .unwrap_or_default(),
+        qq: crate::daemon::qq::for_judge(d),
         sent: d.store.sent_count(),
         refused: refused_lines(d),
         games: &d.settings.games,

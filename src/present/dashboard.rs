@@ -25,6 +25,8 @@ pub struct Dashboard<'a> {
     pub outbox: Vec<(Time, String)>,
     /// Required posts that failed their checks.
     pub checks: Vec<String>,
+    /// QQ messages the judge must read himself (`daemon::qq::for_judge`).
+    pub qq: Vec<String>,
     pub sent: usize,
     /// Mails the SMTP server refused for good (`refused_line`).
     pub refused: Vec<String>,
@@ -129,7 +131,7 @@ pub fn page(d: &Dashboard) -> String {
     h += "<section id=\"alerts\"><h2>待处理提醒</h2>\n";
     let outbox = &d.outbox;
     let checks = &d.checks;
-    if outbox.is_empty() && checks.is_empty() && d.refused.is_empty() {
+    if outbox.is_empty() && checks.is_empty() && d.refused.is_empty() && d.qq.is_empty() {
         h += "<p>无（所有提醒邮件都已发出）。</p>\n";
     } else {
         h += "<ul>\n";
@@ -148,6 +150,9 @@ pub fn page(d: &Dashboard) -> String {
         }
         for c in checks {
             h += &format!("<li>不合格的帖子：{}</li>\n", esc(c));
+        }
+        for m in &d.qq {
+            h += &format!("<li>待法官处理的 QQ 消息：{}</li>\n", esc(m));
         }
         h += "</ul>\n";
     }

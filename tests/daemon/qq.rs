@@ -335,7 +335,10 @@ pub(crate) async fn signed_events_are_kept_and_a_qq_proxy_vote_counts_with_its_t
         out.contains("待法官处理的 QQ 消息：") && out.contains("QQ 99999"),
         "the stranger is listed: {out}"
     );
-    assert!(page.contains("QQ 99999"), "and on the dashboard");
+    assert!(
+        page.contains("<li>待法官处理的 QQ 消息：") && page.contains("QQ 99999"),
+        "and on the dashboard"
+    );
     forum.lock().unwrap().at = 1795957560;
     let r = cycle_at(&config, "2026-11-29 21:06:00").await;
     let finals = final_texts(&mailbox);
