@@ -446,6 +446,10 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         .route("/ledger", axum::routing::post(ledger))
         .route("/rulings", axum::routing::post(rulings))
         .route("/post-tally", axum::routing::post(post_tally))
+        .route(
+            "/qq-reply",
+            axum::routing::post(crate::daemon::qq::send_draft),
+        )
         .layer(axum::middleware::from_fn_with_state(service.clone(), guard))
         // The QQ bot's events: outside the guard (the bot sends neither the dashboard's token
         // nor X-Bansha), checked by their X-Signature instead (`daemon::qq::event`).
@@ -612,6 +616,7 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
             .flatten()
             .unwrap_or_default(),
         qq: crate::daemon::qq::for_judge(d),
+        qq_drafts: crate::daemon::qq::drafts(d),
         sent: d.store.sent_count(),
         refused: refused_lines(d),
         games: &d.settings.games,

@@ -235,6 +235,59 @@ pub fn for_judge(d: &Daemon) -> Vec<String> {
         .collect()
 }
 
+/// The replies drafted and not sent (their kind not in `[qq] replies`): (key, to, text).
+pub fn drafts(d: &Daemon) -> Vec<(String, String, String)> {
+    d.store
+        .get_meta::<Vec<Outgoing>>(DRAFTS)
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| (m.key, m.target.to_string(), m.text))
+        .collect()
+}
+
+#[derive(serde::Deserialize)]
+pub struct SendDraft {
+    pub key: String,
+}
+
+/// `POST /qq-reply {key}` (the dashboard's button, behind its guard): the judge sends a drafted
+/// reply; it joins the QQ queue and goes with the next cycle.
+pub async fn send_draft(
+    State(s): State<Arc<Service>>,
+    axum::Json(q): axum::Json<SendDraft>,
+) -> (StatusCode, String) {
+    let d = &s.daemon;
+    let Some(qq) = &d.qq else {
+        return (StatusCode::NOT_FOUND, "没有配置 [qq]\n".into());
+    };
+    let moved = (|| -> anyhow::Result<bool> {
+        let _g = qq.guard();
+        let mut drafts: Vec<Outgoing> = d.store.get_meta(DRAFTS)?.unwrap_or_default();
+        let Some(i) = drafts.iter().position(|m| m.key == q.key) else {
+            return Ok(false);
+        };
+        let m = drafts.remove(i);
+        let mut out: Vec<Outgoing> = d.store.get_meta(OUTBOX)?.unwrap_or_default();
+        out.push(m);
+        d.store.set_meta(OUTBOX, &out)?;
+        d.store.set_meta(DRAFTS, &drafts)?;
+        Ok(true)
+    })();
+    match moved {
+        Ok(true) => match d.store.flush().await {
+            Ok(()) => (StatusCode::OK, "已排入 QQ 发送队列，下一轮发出\n".into()),
+            Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
+        },
+        Ok(false) => (
+            StatusCode::NOT_FOUND,
+            "没有这条草稿（可能已经发出）\n".into(),
+        ),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")),
+    }
+}
+
 /// The game with the proxy votes QQ brought added to its days (`Daemon::as_played` calls it,
 /// so every pass that tallies counts them).
 /// They stay counted when `[qq]` is later taken out: they are in the record.

@@ -27,6 +27,8 @@ pub struct Dashboard<'a> {
     pub checks: Vec<String>,
     /// QQ messages the judge must read himself (`daemon::qq::for_judge`).
     pub qq: Vec<String>,
+    /// Replies to players drafted and not sent: (key, to whom, text), each with its button.
+    pub qq_drafts: Vec<(String, String, String)>,
     pub sent: usize,
     /// Mails the SMTP server refused for good (`refused_line`).
     pub refused: Vec<String>,
@@ -131,7 +133,12 @@ pub fn page(d: &Dashboard) -> String {
     h += "<section id=\"alerts\"><h2>待处理提醒</h2>\n";
     let outbox = &d.outbox;
     let checks = &d.checks;
-    if outbox.is_empty() && checks.is_empty() && d.refused.is_empty() && d.qq.is_empty() {
+    if outbox.is_empty()
+        && checks.is_empty()
+        && d.refused.is_empty()
+        && d.qq.is_empty()
+        && d.qq_drafts.is_empty()
+    {
         h += "<p>无（所有提醒邮件都已发出）。</p>\n";
     } else {
         h += "<ul>\n";
@@ -153,6 +160,14 @@ pub fn page(d: &Dashboard) -> String {
         }
         for m in &d.qq {
             h += &format!("<li>待法官处理的 QQ 消息：{}</li>\n", esc(m));
+        }
+        for (key, to, text) in &d.qq_drafts {
+            h += &format!(
+                "<li class=\"qq-draft\">给 {} 的回复草稿：{} <button type=\"button\" onclick=\"var b=this;banshaPost('/qq-reply',{{key:b.dataset.key}},function(ok,x){{b.replaceWith(x);}})\" data-key=\"{}\">发到 QQ</button></li>\n",
+                esc(to),
+                esc(text),
+                html_escape::encode_double_quoted_attribute(key)
+            );
         }
         h += "</ul>\n";
     }

@@ -328,6 +328,35 @@ pub(crate) async fn signed_events_are_kept_and_a_qq_proxy_vote_counts_with_its_t
     assert!(post_event(port, &kill, Some(&signed(&kill))).starts_with("HTTP/1.1 204"));
     let stranger = event(99999, 1795954800, 9, "法官你好，我是新来的");
     assert!(post_event(port, &stranger, Some(&signed(&stranger))).starts_with("HTTP/1.1 204"));
+    // The night action's reply is a draft (night_action not in replies): the judge sends it
+    // with the dashboard's button.
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    let key = regex::Regex::new(r#"data-key="(reply/30001/1795960800/10)">发到 QQ</button>"#)
+        .unwrap()
+        .captures(&page)
+        .map(|c| c[1].to_string())
+        .unwrap_or_else(|| panic!("the draft and its button: {page}"));
+    assert!(page.contains("给 QQ 30001 的回复草稿：法官已收到你的夜间行动：刀 花千树"));
+    let body = serde_json::json!({ "key": key }).to_string();
+    let click = |with_header: bool| {
+        raw_http(
+            port,
+            &format!(
+                "POST /qq-reply HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                if with_header { "X-Bansha: judge\r\n" } else { "" },
+                body.len()
+            ),
+        )
+    };
+    let refused = tokio::task::block_in_place(|| click(false));
+    assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+    let sent = tokio::task::block_in_place(|| click(true));
+    assert!(sent.starts_with("HTTP/1.1 200"), "{sent}");
+    let again = tokio::task::block_in_place(|| click(true));
+    assert!(
+        again.starts_with("HTTP/1.1 404"),
+        "one click, one reply: {again}"
+    );
     let (_, out, _) = tokio::task::block_in_place(|| cli(&config, &["status"]));
     let page = tokio::task::block_in_place(|| http_get(port, "/"));
     drop(service);
@@ -379,10 +408,15 @@ pub(crate) async fn signed_events_are_kept_and_a_qq_proxy_vote_counts_with_its_t
         kill[0].1
     );
     let got = asked(&onebot).await;
-    // Only the enabled kind of reply went (proxy votes); the night action's waits as a draft.
+    // The enabled kind of reply went by itself (proxy votes), the night action's on the click.
     let replies: Vec<_> = got.iter().filter(|(_, to, _)| *to == 30001).collect();
-    assert_eq!(replies.len(), 1, "the proxy vote's reply, once: {got:?}");
+    assert_eq!(replies.len(), 2, "each reply once: {got:?}");
     assert!(replies[0].2.contains("票花千树"), "{}", replies[0].2);
+    assert!(
+        replies[1].2.contains("夜间行动：刀 花千树"),
+        "{}",
+        replies[1].2
+    );
     // The night action is in the record, read back as the night resolver's input.
     let store = bansha::io::store::Store::open(&dir.path().join("state")).unwrap();
     let inbox: Vec<bansha::domain::qq::Inbound> = store.get_meta("qq/inbox").unwrap().unwrap();
