@@ -3,7 +3,7 @@
 # seeded with the captured pages and seed texts. Not part of CI: it needs a nightly toolchain
 # and cargo-fuzz (`rustup toolchain install nightly && cargo install cargo-fuzz`).
 #
-#   fuzz/run.sh [MINUTES] [TARGET...]     targets: page api ballot wordcount
+#   fuzz/run.sh [MINUTES] [TARGET...]     targets: page api ballot wordcount deadline
 #
 # Crashes are copied to fuzz/regressions/TARGET/, which parsers/tests/fuzz_regressions.rs
 # replays in CI (commit them with the fix). A summary per target goes to fuzz/out/summary.txt.
@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 minutes=${1:-10}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(page api ballot wordcount)
+[ ${#targets[@]} -gt 0 ] || targets=(page api ballot wordcount deadline)
 jobs=$(nproc)
 fixtures=../tests/fixtures
 
@@ -32,6 +32,11 @@ seed() {
       printf '改票对象：冷雪\n改票理由：改主意了' > "$dir/ballot2.txt"
       printf '大灰狼 第2天 第1次 投票的对象是 李逵 原因是 可疑' > "$dir/ballot3.txt"
       printf '票 小飞' > "$dir/ballot4.txt" ;;
+    deadline)
+      printf '截止时间：2026年11月29日 21:00（以论坛显示时间为准）' > "$dir/deadline1.txt"
+      printf '投票截止时间：１２月２日２１：００' > "$dir/deadline2.txt"
+      printf '12月2日晚9点截止，改票截止：20:00' > "$dir/deadline3.txt"
+      printf '投票截止前20分钟，即20：40起不再接受托票' > "$dir/deadline4.txt" ;;
   esac
 }
 

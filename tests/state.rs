@@ -888,3 +888,62 @@ fn a_fact_no_rule_reads_is_refused_unless_free() {
         assert!(err.contains(read), "{read}: {err}");
     }
 }
+
+/// Issue 30: who is out comes from the record; `dead` in a day block is the judge's override,
+/// which `check-config` shows beside what the state says, warning where they differ.
+#[test]
+fn check_config_shows_dead_beside_the_record_and_warns_where_they_differ() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_game(dir.path(), "m103", &M103);
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(
+        "[[days]]\nday = 3\nvote_thread = 4\ncloses_at = \"2026-11-30 21:00:00\"\ndead = [\"妃一\"]\n",
+    );
+    std::fs::write(&config, text).unwrap();
+    // Day 2's vote put 刺一 out (stamped at its close); a night death of 妃二 before day 3.
+    change(
+        &config,
+        &[
+            "--at",
+            "2026-11-29 21:00:00",
+            "eliminate",
+            "刺一",
+            "--cause",
+            "投票出局",
+        ],
+    );
+    change(
+        &config,
+        &[
+            "--at",
+            "2026-11-30 08:00:00",
+            "eliminate",
+            "妃二",
+            "--cause",
+            "夜晚被杀",
+        ],
+    );
+    let out = Command::cargo_bin("bansha")
+        .unwrap()
+        .args(["check-config"])
+        .arg(&config)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        stdout.contains("第2天 已出局：配置 dead = 无；局面记录 无"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("第3天 已出局：配置 dead = 妃一；局面记录 刺一、妃二"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "第3天 配置的 dead 与局面记录不一致：只在配置里：妃一；只在局面记录里：刺一、妃二"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("第2天 配置的 dead"), "{stderr}");
+}

@@ -71,3 +71,14 @@ pub fn wordcount(data: &[u8]) {
         .unwrap_or(0);
     let _ = crate::wordcount::figures(&text, &[&text[..cut]]);
 }
+
+/// Any text as a day thread's first post read for its deadline, and as a number: every span
+/// a deadline reports is a slice of the text equal to the phrase.
+pub fn deadline(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let reading = crate::deadline::read_deadlines(&text);
+    for c in &reading.candidates {
+        assert_eq!(text.get(c.span.clone()), Some(c.text.as_str()));
+    }
+    let _ = crate::numerals::parse_number(&text);
+}

@@ -10,6 +10,7 @@ mod api_typed;
 pub mod ballot;
 mod body;
 mod charset;
+pub mod deadline;
 mod desktop;
 mod error;
 #[doc(hidden)]
@@ -19,6 +20,7 @@ mod landmarks;
 pub mod login;
 mod markup;
 mod model;
+pub mod numerals;
 pub mod pm;
 pub mod poll;
 pub mod reply;

@@ -55,11 +55,12 @@ fn hostile() -> Vec<Vec<u8>> {
 #[test]
 fn fuzz_findings_and_hostile_inputs_never_panic() {
     use bansha_parsers::fuzz;
-    let targets: [Target; 4] = [
+    let targets: [Target; 5] = [
         ("page", fuzz::page),
         ("api", fuzz::api),
         ("ballot", fuzz::ballot),
         ("wordcount", fuzz::wordcount),
+        ("deadline", fuzz::deadline),
     ];
     for (name, run) in targets {
         replay(name, run);

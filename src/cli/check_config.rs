@@ -67,6 +67,7 @@ pub fn check_config(
             if !errors.is_empty() {
                 return Ok(1);
             }
+            dead_against_state(&g, path, out, err)?;
             let days: Vec<String> = g.days.iter().map(|d| format!("第{}天", d.day)).collect();
             writeln!(
                 out,
@@ -88,6 +89,61 @@ pub fn check_config(
             Ok(1)
         }
     }
+}
+
+/// Who is out on each day: the config's `dead` (an override) beside the state file's record,
+/// a warning on each day where they differ.
+fn dead_against_state(
+    g: &crate::domain::config::GameConfig,
+    path: &std::path::Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let state_path = crate::io::state_file::state_path(path, None);
+    if !state_path.exists() {
+        return Ok(());
+    }
+    let state = match crate::io::state_file::load_state(&state_path) {
+        Ok(s) => s,
+        Err(e) => {
+            writeln!(err, "警告：局面文件 {} 读不了：{e:#}", state_path.display())?;
+            return Ok(());
+        }
+    };
+    let list = |l: &[String]| {
+        if l.is_empty() {
+            "无".to_string()
+        } else {
+            l.join("、")
+        }
+    };
+    for (day, typed, recorded) in crate::domain::rules::state::dead_side_by_side(g, &state) {
+        writeln!(
+            out,
+            "第{day}天 已出局：配置 dead = {}；局面记录 {}",
+            list(&typed),
+            list(&recorded)
+        )?;
+        let only_typed: Vec<String> = typed
+            .iter()
+            .filter(|p| !recorded.contains(p))
+            .cloned()
+            .collect();
+        let only_recorded: Vec<String> = recorded
+            .iter()
+            .filter(|p| !typed.contains(p))
+            .cloned()
+            .collect();
+        if !only_typed.is_empty() || !only_recorded.is_empty() {
+            writeln!(
+                err,
+                "警告：第{day}天 配置的 dead 与局面记录不一致：{}{}（按两者合起来算出局；dead 是法官的补充，不需要时可以删掉，出局以局面记录为准）",
+                if only_typed.is_empty() { String::new() } else { format!("只在配置里：{}；", only_typed.join("、")) },
+                if only_recorded.is_empty() { String::new() } else { format!("只在局面记录里：{}", only_recorded.join("、")) },
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// A daemon config is one with `[forum]`.

@@ -274,6 +274,9 @@ pub fn status(
         writeln!(out, "下一个时间点：{t}（{what}）")?;
     }
     writeln!(out, "待发邮件：{}，已发：{}", s.mails_waiting, s.mails_sent)?;
+    if let Some(c) = &s.configs {
+        config_lines(c, out)?;
+    }
     if !s.refused_mails.is_empty() {
         writeln!(out, "被邮件服务器拒收的邮件：")?;
         for r in &s.refused_mails {
@@ -293,6 +296,75 @@ pub fn status(
         }
     }
     Ok(0)
+}
+
+/// The config versions running and a refused one, as the judge reads them.
+fn config_lines(c: &crate::daemon::reload::Reload, out: &mut dyn Write) -> anyhow::Result<()> {
+    writeln!(
+        out,
+        "运行中的配置{}：",
+        c.taken_at
+            .map(|t| format!("（{} 重新载入）", t.format("%Y-%m-%d %H:%M:%S")))
+            .unwrap_or_else(|| "（启动时载入）".to_string())
+    )?;
+    for f in &c.running {
+        writeln!(out, "  {}  版本 {}", f.path, f.digest)?;
+    }
+    if let Some(e) = &c.error {
+        writeln!(out, "改过的配置没有采用（仍按上面的版本运行）：{e}")?;
+    }
+    if !c.restart_needed.is_empty() {
+        writeln!(
+            out,
+            "要重启服务才生效的改动：{}",
+            c.restart_needed.join("、")
+        )?;
+    }
+    Ok(())
+}
+
+/// `bansha reload`: the running daemon looks at its config files now and takes a changed one
+/// (or says why not); what runs after is printed.
+pub fn reload(
+    config: &std::path::Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let body = match ask_daemon_with(config, "/reload", Some(serde_json::json!({})), err)? {
+        Ok(b) => b,
+        Err(2) => {
+            writeln!(
+                err,
+                "守护进程没有采用这份配置，仍按原来的配置运行；改正后它会自动采用（每轮都查看配置文件），也可以再运行 bansha reload"
+            )?;
+            return Ok(2);
+        }
+        Err(code) => return Ok(code),
+    };
+    let s: crate::daemon::http::Status = serde_json::from_str(&body)?;
+    let Some(c) = &s.configs else {
+        writeln!(
+            err,
+            "错误：这个守护进程的版本不支持重新载入配置（请重启服务）"
+        )?;
+        return Ok(1);
+    };
+    config_lines(c, out)?;
+    Ok(if c.error.is_some() { 1 } else { 0 })
+}
+
+/// The arguments of `bansha reload` (its help text is on `cli::Command`).
+#[derive(clap::Args)]
+pub struct ReloadCommand {
+    /// 守护进程配置文件（TOML）
+    #[arg(long)]
+    pub config: PathBuf,
+}
+
+impl ReloadCommand {
+    pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        reload(&self.config, out, err)
+    }
 }
 
 /// `bansha ledger`: the running daemon's discipline ledger; add or strike out entries.

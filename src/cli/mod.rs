@@ -8,6 +8,7 @@ pub mod demo;
 pub mod draw;
 pub mod init;
 pub mod lurk;
+pub mod night;
 pub mod online;
 pub mod poll_pm;
 pub mod posts;
@@ -50,6 +51,8 @@ enum Command {
     Run(run::RunCommand),
     /// 查看正在运行的守护进程：监视哪些帖子、上一轮、下一个截止时间、待发邮件
     Status(client::StatusCommand),
+    /// 让正在运行的守护进程立即重新载入配置（改过的游戏配置、新的一天）；有错误的配置不会采用，原配置继续运行
+    Reload(client::ReloadCommand),
     /// 潜水统计：读取保存的讨论帖（及投票帖）页面，按本局规则统计每位玩家当天的有效发言数
     Lurk(lurk::LurkCommand),
     /// 检查报道、杀帖等必须的帖子：字数（Word 方式）、引用比例、重复、代号、编辑、原创
@@ -64,6 +67,8 @@ enum Command {
     State(state::StateCommand),
     /// 记录局面变化（出局、复活、替补、身份变化、法官记录的事实、撤销），并检查胜负条件
     Change(state::ChangeCommand),
+    /// 夜晚结算（离线）：按本局规则的 [night] 结算一夜的行动文件，列出死亡、状态、私信反馈、次日加减票、天亮公告（BBCode）
+    Night(night::NightCommand),
     /// 确认某天的投票结果：统计、按规则检查保护（帅、徽章、太子……），记录出局，检查胜负条件
     Confirm(state::ConfirmCommand),
     /// 教会局的身份抽签（差额排序法）：列出计算过程，可写出身份表
@@ -110,6 +115,7 @@ pub fn main() -> ExitCode {
         Command::Demo(c) => c.run(out, err),
         Command::Run(c) => c.run(out, err),
         Command::Status(c) => c.run(out, err),
+        Command::Reload(c) => c.run(out, err),
         Command::Lurk(c) => c.run(out, err),
         Command::CheckPost(c) => c.run(out, err),
         Command::Wordcount(c) => c.run(out, err),
@@ -118,6 +124,7 @@ pub fn main() -> ExitCode {
         Command::State(c) => c.run(out, err),
         Command::Change(c) => c.run(out, err),
         Command::Confirm(c) => c.run(out, err),
+        Command::Night(c) => c.run(out, err),
         Command::Draw(c) => c.run(out, err),
         Command::Init(c) => c.run(out, err),
         Command::CheckConfig(c) => c.run(out, err),

@@ -61,7 +61,7 @@ pub fn run(
             // looks when starting the service; not of a day whose round 2 is still running.
             let start = now.unwrap_or_else(|| clock.now());
             let runoffs = daemon.watched_runoffs(start);
-            for g in &daemon.settings.games {
+            for g in &daemon.settings().games {
                 let running: Vec<u32> = runoffs
                     .iter()
                     .filter(|(g2, _)| g2.name == g.name)

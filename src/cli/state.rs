@@ -3,7 +3,7 @@
 //! file beside the game config (`GAME.state.json`), written atomically. Judge-only output: it
 //! shows roles and factions.
 
-use crate::domain::rules::state::{conditions, Change, Condition};
+use crate::domain::rules::state::{conditions, Change};
 use crate::io::state_file::{load_state, save_state, state_path};
 use crate::present::judge::state as text;
 use std::io::Write;
@@ -160,7 +160,11 @@ pub fn change(
         },
     }
     save_state(&path, &state)?;
-    tell_new_conditions(&game, &state, (&win_before, &warn_before), out)?;
+    for l in
+        crate::domain::rules::confirm::new_conditions(&game, &state, (&win_before, &warn_before))
+    {
+        writeln!(out, "{l}")?;
+    }
     out.write_all(text(&game, &state).as_bytes())?;
     Ok(0)
 }
@@ -238,121 +242,75 @@ pub fn confirm(
     let mut state = load_state(&path)?;
     let before = state.snapshot(&game);
     let (win_before, warn_before) = conditions(&game, &before);
-    if let Some(code) = ask_pardons(
+    if let Err(issue) = crate::domain::rules::confirm::check_pardons(
         &game,
         &before,
         &tally.outcome.players,
         pardon,
         no_pardon,
-        err,
-    )? {
-        return Ok(code);
+    ) {
+        for l in issue.lines() {
+            writeln!(err, "{l}")?;
+        }
+        if let crate::domain::rules::confirm::PardonIssue::Ask { first, .. } = &issue {
+            writeln!(
+                err,
+                "用了就加上 --pardon {first}，都不用就加上 --no-pardon，再运行一次 confirm（这次什么也没有记录）"
+            )?;
+        }
+        return Ok(2);
     }
     // Stamped at its round's close (`apply_to_days`: out for the days closing after it).
     let confirmed =
         crate::domain::rules::state::confirm(&game, &before, &tally.outcome.players, pardon);
-    record_confirmed(&game, &before, &mut state, confirmed, day, close, out)?;
+    for l in crate::domain::rules::confirm::record_confirmed(
+        &game, &before, &mut state, confirmed, day, close,
+    ) {
+        writeln!(out, "{l}")?;
+    }
     save_state(&path, &state)?;
-    tell_new_conditions(&game, &state, (&win_before, &warn_before), out)?;
+    for l in
+        crate::domain::rules::confirm::new_conditions(&game, &state, (&win_before, &warn_before))
+    {
+        writeln!(out, "{l}")?;
+    }
     Ok(0)
 }
 
-/// What confirming a vote does, written into the state at `close` (the close of the round it
-/// comes from, never the machine's clock) and told to the judge.
-fn record_confirmed(
-    game: &crate::domain::config::GameConfig,
-    before: &crate::domain::rules::state::Snapshot,
-    state: &mut crate::domain::rules::state::GameState,
-    confirmed: Vec<crate::domain::rules::state::Confirmed>,
-    day: u32,
-    close: chrono::DateTime<chrono::FixedOffset>,
+/// `bansha confirm --day N --daemon DAEMON.toml`: the running daemon confirms the day from the
+/// final it holds (stamped at the round's close), as the dashboard's button does.
+fn confirm_from_record(
+    c: &ConfirmCommand,
+    daemon: &Path,
     out: &mut dyn Write,
-) -> anyhow::Result<()> {
-    let at = close.to_rfc3339();
-    for c in confirmed {
-        match c {
-            crate::domain::rules::state::Confirmed::Eliminated(p) => {
-                state.push(
-                    Change::Eliminate {
-                        player: p.clone(),
-                        cause: "投票出局".into(),
-                        day: Some(day),
-                    },
-                    at.clone(),
-                );
-                writeln!(out, "{p} 投票出局，已记录")?;
-                let of = state.events.last().map_or(0, |e| e.id);
-                for (f, cause) in crate::domain::rules::state::followers(game, before, &p) {
-                    writeln!(out, "{f} 随之出局（{cause}）")?;
-                    state.push_following(
-                        Change::Eliminate {
-                            player: f,
-                            cause,
-                            day: Some(day),
-                        },
-                        at.clone(),
-                        of,
-                    );
-                }
-            }
-            crate::domain::rules::state::Confirmed::Pardoned {
-                player,
-                pardon,
-                used,
-                kept,
-            } => {
-                writeln!(out, "【{pardon}】{player} 被救回，不出局")?;
-                if let Some(k) = kept {
-                    writeln!(
-                        out,
-                        "同一轮使用时“{pardon}”优先生效，{player} 的保护继续保留（不记录“{k}”）"
-                    )?;
-                }
-                state.push(
-                    Change::Fact {
-                        key: used,
-                        value: 1.0,
-                    },
-                    at.clone(),
-                );
-            }
-            crate::domain::rules::state::Confirmed::Protected {
-                player,
-                message,
-                used,
-            } => {
-                writeln!(out, "【保护】{player}：{message}")?;
-                if let Some(f) = used {
-                    state.push(Change::Fact { key: f, value: 1.0 }, at.clone());
-                }
-            }
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let game = match crate::io::files::load_game(&c.config) {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
         }
-    }
-    Ok(())
-}
-
-/// The win conditions and reminders that hold in `state` and did not before the change.
-fn tell_new_conditions(
-    game: &crate::domain::config::GameConfig,
-    state: &crate::domain::rules::state::GameState,
-    (win_before, warn_before): (&[Condition], &[Condition]),
-    out: &mut dyn Write,
-) -> anyhow::Result<()> {
-    let after = state.snapshot(game);
-    let (win, warn) = conditions(game, &after);
-    let new = |now: &[Condition], before: &[Condition]| -> Vec<String> {
-        now.iter()
-            .filter(|c| c.holds && !before.iter().any(|b| b.name == c.name && b.holds))
-            .map(|c| c.name.clone())
-            .collect()
     };
-    for name in new(&win, win_before) {
-        writeln!(out, "【胜负条件成立】{name}")?;
+    if c.round == 2 {
+        writeln!(
+            err,
+            "注意：从记录确认时自动取这一天的最终结果（有第二轮就取第二轮的），--round 不用写"
+        )?;
     }
-    for name in new(&warn, warn_before) {
-        writeln!(out, "【提醒】{name}")?;
+    let body = serde_json::json!({
+        "game": game.name,
+        "day": c.day,
+        "pardon": c.pardon,
+        "no_pardon": c.no_pardon,
+    });
+    match crate::cli::client::ask_daemon_with(daemon, "/confirm", Some(body), err)? {
+        Ok(text) => {
+            write!(out, "{text}")?;
+            Ok(0)
+        }
+        Err(code) => Ok(code),
     }
-    Ok(())
 }
 
 /// The arguments of `bansha state` (its help text is on `cli::Command`).
@@ -447,13 +405,19 @@ pub struct ConfirmCommand {
     /// 征求过意见，这次没有人使用救人的权力
     #[arg(long, conflicts_with = "pardon")]
     pub no_pardon: bool,
-    /// 投票帖的页面文件（所有页）
-    #[arg(required = true)]
+    /// 从正在运行的守护进程的记录确认（它已读过投票帖的每一帖）：守护进程配置文件；这时不用给页面文件
+    #[arg(long)]
+    pub daemon: Option<PathBuf>,
+    /// 投票帖的页面文件（所有页），离线确认时用
+    #[arg(required_unless_present = "daemon", conflicts_with = "daemon")]
     pub pages: Vec<PathBuf>,
 }
 
 impl ConfirmCommand {
     pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        if let Some(daemon) = &self.daemon {
+            return confirm_from_record(&self, daemon, out, err);
+        }
         confirm(
             &self.config,
             self.state.as_deref(),
@@ -509,62 +473,4 @@ pub enum ChangeCmd {
     Surrender { faction: String },
     /// 撤销上一条记录
     Undo,
-}
-
-/// Before recording a vote's eliminations: the powers that could save those voted out, which
-/// the judge must have asked about (`--pardon NAME` or `--no-pardon`). `Some(code)`: stop there,
-/// nothing recorded.
-fn ask_pardons(
-    game: &crate::domain::config::GameConfig,
-    before: &crate::domain::rules::state::Snapshot,
-    players: &[String],
-    pardon: &[String],
-    no_pardon: bool,
-    err: &mut dyn Write,
-) -> anyhow::Result<Option<i32>> {
-    // The powers that could save those voted out are asked about before the result (jiaohui
-    // 001 L114 "计算高票 -> 征求黑暗领主和吟游诗人意见…-> 宣布被投杀人是否死亡"): until the judge says
-    // which were used, nothing is recorded.
-    let open: Vec<(String, &crate::domain::config::Pardon)> = players
-        .iter()
-        .flat_map(|p| {
-            crate::domain::rules::state::pardons_open(game, before, p)
-                .into_iter()
-                .map(move |x| (p.clone(), x))
-        })
-        .collect();
-    if let Some(bad) = pardon
-        .iter()
-        .find(|u| !open.iter().any(|(_, x)| &&x.name == u))
-    {
-        writeln!(
-            err,
-            "错误：这次的结果不能用“{bad}”（已用过、持有者已出局，或不能救这名玩家）{}",
-            if open.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "；可用的：{}",
-                    open.iter()
-                        .map(|(_, x)| x.name.clone())
-                        .collect::<Vec<_>>()
-                        .join("、")
-                )
-            }
-        )?;
-        return Ok(Some(2));
-    }
-    if !open.is_empty() && pardon.is_empty() && !no_pardon {
-        writeln!(err, "宣布结果之前，先征求意见：")?;
-        for (p, x) in &open {
-            writeln!(err, "  {} 是否对 {p} 使用“{}”？", x.by, x.name)?;
-        }
-        writeln!(
-            err,
-            "用了就加上 --pardon {}，都不用就加上 --no-pardon，再运行一次 confirm（这次什么也没有记录）",
-            open[0].1.name
-        )?;
-        return Ok(Some(2));
-    }
-    Ok(None)
 }

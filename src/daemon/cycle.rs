@@ -4,6 +4,7 @@
 //! the store, so a cycle that is repeated (after a crash, a restart, a catch-up) sends nothing
 //! twice.
 
+use crate::daemon::confirm::{final_key, Final};
 use crate::daemon::decide::{self, lock_from};
 use crate::domain::config::{BallotSource, DayConfig, GameConfig};
 use crate::domain::mail::Mail;
@@ -28,12 +29,14 @@ fn poll_streak(tid: u64) -> String {
 }
 
 pub struct Daemon {
-    pub settings: Settings,
+    /// The configs running now: swapped whole by a reload (`daemon::reload`), only at the
+    /// start of a cycle with the cycle lock held, so one cycle sees one version throughout.
+    pub(crate) settings: std::sync::RwLock<std::sync::Arc<Settings>>,
     pub store: Store,
     pub forum: Forum,
     mailer: Mailer,
     /// Cycles never overlap.
-    lock: tokio::sync::Mutex<()>,
+    pub(crate) lock: tokio::sync::Mutex<()>,
     /// What the last cycle computed for each watched day, for the dashboard.
     /// By game, day and round (a run-off's view does not replace its day's round 1).
     views: std::sync::Mutex<std::collections::BTreeMap<(String, u32, u32), DayView>>,
@@ -43,18 +46,29 @@ pub struct Daemon {
     /// What the last cycle added to the machine's clock to go by the forum's.
     clock_offset: std::sync::Mutex<Option<chrono::Duration>>,
     /// What the judge is told about which record each game is (a renamed game kept).
-    notices: Vec<crate::daemon::identity::Notice>,
-    /// The judge's QQ (`[qq]`): `daemon::qq`.
+    pub(crate) notices: std::sync::Mutex<Vec<crate::daemon::identity::Notice>>,
+    /// The config files behind the running settings, and what the last reload found.
+    pub(crate) reload: std::sync::Mutex<crate::daemon::reload::Reload>,
+    /// The judge's QQ (`[qq]`, as at the start): `daemon::qq`.
     pub qq: Option<crate::daemon::qq::Qq>,
 }
 
 impl Daemon {
+    /// The configs running now (a reload swaps them between cycles).
+    pub fn settings(&self) -> std::sync::Arc<Settings> {
+        match self.settings.read() {
+            Ok(s) => s.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
     pub fn open(mut settings: Settings) -> anyhow::Result<Daemon> {
         for g in &settings.games {
             for w in g.warnings() {
                 crate::io::log::line(&format!("config {}: {w}", g.path.display()));
             }
         }
+        let path = settings.path.clone();
         let store = Store::open(&settings.state_dir)?;
         crate::io::log::line(&format!("store: {}", settings.state_dir.display()));
         // Before anything is read or sent: a renamed game keeps its record's key.
@@ -74,7 +88,7 @@ impl Daemon {
             .map(crate::daemon::qq::Qq::new)
             .transpose()?;
         Ok(Daemon {
-            settings,
+            settings: std::sync::RwLock::new(std::sync::Arc::new(settings)),
             store,
             forum,
             mailer,
@@ -82,7 +96,8 @@ impl Daemon {
             views: Default::default(),
             check_clock: Default::default(),
             clock_offset: Default::default(),
-            notices,
+            notices: std::sync::Mutex::new(notices),
+            reload: std::sync::Mutex::new(crate::daemon::reload::Reload::at_start(&path)),
             qq,
         })
     }
@@ -90,7 +105,8 @@ impl Daemon {
     /// Tell the judge, once each, what the start settled about which record a game is.
     fn tell_identity(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<()> {
         use crate::daemon::identity::{known, Notice};
-        for n in &self.notices {
+        let notices = self.notices.lock().map(|n| n.clone()).unwrap_or_default();
+        for n in &notices {
             self.queue(&n.key(), report, || match n {
                 Notice::Renamed {
                     game,
@@ -100,7 +116,7 @@ impl Daemon {
                     was,
                 } => {
                     let k = self
-                        .settings
+                        .settings()
                         .games
                         .iter()
                         .find(|g| &g.name == game)
@@ -117,9 +133,13 @@ impl Daemon {
 
     /// The days being watched at `now`: a vote thread, not yet closed and tallied, and open (or
     /// within a week of the close when no opening time is set).
-    pub fn active_days(&self, now: Time) -> Vec<(&GameConfig, &DayConfig)> {
+    pub fn active_days<'a>(
+        &self,
+        settings: &'a Settings,
+        now: Time,
+    ) -> Vec<(&'a GameConfig, &'a DayConfig)> {
         let mut out = Vec::new();
-        for g in &self.settings.games {
+        for g in &settings.games {
             for d in &g.days {
                 let close_done = d.vote_thread.is_some()
                     && self
@@ -136,9 +156,13 @@ impl Daemon {
 
     /// Closed days whose after-close look is due: ten minutes after the close (and within two
     /// days of it), once.
-    pub fn rechecks(&self, now: Time) -> Vec<(&GameConfig, &DayConfig)> {
+    pub fn rechecks<'a>(
+        &self,
+        settings: &'a Settings,
+        now: Time,
+    ) -> Vec<(&'a GameConfig, &'a DayConfig)> {
         let mut out = Vec::new();
-        for g in &self.settings.games {
+        for g in &settings.games {
             for d in &g.days {
                 // Only days in the window are looked up in the store.
                 if !decide::recheck_due(g, d, true, false, now) {
@@ -226,8 +250,9 @@ impl Daemon {
     pub fn next_deadline(&self, now: Time) -> Option<(Time, String)> {
         let mut best: Option<(Time, String)> = None;
         let runoffs = self.watched_runoffs(now);
+        let settings = self.settings();
         let days = self
-            .active_days(now)
+            .active_days(&settings, now)
             .into_iter()
             .chain(runoffs.iter().map(|(g, d)| (g, d)));
         for (g, d) in days {
@@ -317,7 +342,7 @@ impl Daemon {
         mut report: Option<&mut CycleReport>,
     ) -> Vec<(GameConfig, DayConfig)> {
         let mut out = Vec::new();
-        for g in &self.settings.games {
+        for g in &self.settings().games {
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
                 let meta = |what: &str| format!("{what}/{}/{}", g.id, d.day);
                 let round1: Option<Vec<String>> = self
@@ -451,6 +476,9 @@ impl Daemon {
         let mut report = CycleReport::default();
         let now = self.cycle_time(machine, &mut report).await;
         report.at = Some(now);
+        // A changed config is taken (or refused) before anything is read or decided: the whole
+        // cycle runs on one version.
+        self.reload_if_changed(now, &mut report);
         if let Err(e) = self.reopen_moved(now, &mut report) {
             report.errors.push(e.to_string());
         }
@@ -462,7 +490,7 @@ impl Daemon {
         }
         // What opening the store had to repair (sled's files set aside, the record rebuilt
         // from its journal): the judge is told once.
-        let dir = self.settings.state_dir.display().to_string();
+        let dir = self.settings().state_dir.display().to_string();
         match self
             .store
             .tell_repairs(|r| mails::store_repaired(r, &dir, now))
@@ -475,7 +503,8 @@ impl Daemon {
         // tally without the judge's eliminations could count a dead player's ballot.
         let mut days: Vec<(GameConfig, DayConfig, bool)> = Vec::new();
         let mut state_failed: BTreeSet<String> = BTreeSet::new();
-        for (g, d) in self.active_days(now) {
+        let settings = self.settings();
+        for (g, d) in self.active_days(&settings, now) {
             match self.as_played(g) {
                 Ok(mut g) => {
                     let d = g.day(d.day).cloned().unwrap_or_else(|| d.clone());
@@ -499,7 +528,7 @@ impl Daemon {
                 }
             }
         }
-        for g in &self.settings.games {
+        for g in &self.settings().games {
             if !state_failed.contains(&g.name) {
                 if let Err(e) = self
                     .store
@@ -537,7 +566,7 @@ impl Daemon {
         // Ten minutes after a close the vote thread is read once more, in full: a ballot edited
         // or deleted after the deadline is shown to the judge (the tally keeps the text as of
         // the close).
-        for (g, d) in self.rechecks(now) {
+        for (g, d) in self.rechecks(&settings, now) {
             // The living as the close counted them: nothing is decided without the state.
             let Ok(g) = self.as_played(g) else {
                 continue;
@@ -561,12 +590,12 @@ impl Daemon {
         if let Err(e) = self.remind(now, &mut report) {
             report.errors.push(e.to_string());
         }
-        for g in &self.settings.games {
+        for g in &self.settings().games {
             if let Err(e) = self.ledger_after_close(g, now, &mut report) {
                 report.errors.push(format!("{}: {e:#}", g.name));
             }
         }
-        for g in &self.settings.games {
+        for g in &self.settings().games {
             if let Err(e) = self.watch_state(g, now, &mut report) {
                 report.errors.push(format!("{}: {e:#}", g.name));
             }
@@ -706,7 +735,7 @@ impl Daemon {
                 tally: &tally,
                 record: &record,
                 stale,
-                interim_every_hours: self.settings.poll.interim_every_hours,
+                interim_every_hours: self.settings().poll.interim_every_hours,
                 // The day's 潜水 comes after its last round (a run-off is part of the day, 001
                 // L208), with round 2's duty where every living player votes (chuhan L118,
                 // qipan L136).
@@ -718,6 +747,16 @@ impl Daemon {
         self.carry_out(g, d, &tally, &effects, now, report)?;
         // A final held for the poll's lists holds what follows from the final too.
         let stale = stale || (close_due && decide::held_for_poll(&tally));
+        if close_due && !stale {
+            // What the judge confirms the day from (`confirm_day`), at the round's close.
+            self.store.set_meta(
+                &final_key(g, d.day, round),
+                &Final {
+                    outcome: tally.outcome.clone(),
+                    close: d.closes_at,
+                },
+            )?;
+        }
         if round == 1 && close_due && !stale {
             self.roll_call(g, d, now, report)?;
         }
@@ -939,7 +978,7 @@ impl Daemon {
         let round =
             (tally.round == 2 || decide::runoff_follows(g, d, tally)).then_some(tally.round);
         if digest {
-            let base = &self.settings.forum.base_url;
+            let base = &self.settings().forum.base_url;
             let ballots: Vec<&rules::Ballot> = fresh.iter().map(|(_, b)| *b).collect();
             let key = format!("voids/{}/{}/{}", g.id, d.day, now.timestamp());
             let mail = mails::void_digest(g, d, &ballots, base, d.vote_thread, round, now);
@@ -969,7 +1008,15 @@ impl Daemon {
                         } else {
                             Default::default()
                         };
-                        mails::tally(kind, g, d, tally, &self.drawing(), &state, now)
+                        mails::tally(
+                            kind,
+                            g,
+                            d,
+                            tally,
+                            &self.drawing(&self.settings()),
+                            &state,
+                            now,
+                        )
                     })?;
                 }
                 Effect::Done(key) => {
@@ -1143,7 +1190,7 @@ impl Daemon {
             } else {
                 None
             },
-            alert_after_minutes: self.settings.poll.fetch_failure_alert_minutes,
+            alert_after_minutes: self.settings().poll.fetch_failure_alert_minutes,
         };
         if let Some(key) = decide::failure_alert(&failure, now) {
             // Days past their close whose final tally waits for this forum.
@@ -1391,9 +1438,9 @@ impl Daemon {
 
     /// What tally mails are drawn with: the forum's address and the machine's fonts (loaded for
     /// each mail that is built, and dropped after it).
-    fn drawing(&self) -> crate::present::html::Drawing<'_> {
+    fn drawing<'a>(&self, settings: &'a Settings) -> crate::present::html::Drawing<'a> {
         crate::present::html::Drawing {
-            forum_base: &self.settings.forum.base_url,
+            forum_base: &settings.forum.base_url,
             fonts: crate::io::fonts::system(),
         }
     }
@@ -1418,7 +1465,7 @@ impl Daemon {
         }
         // A day whose first read failed left no view: its vote thread counts too, and so does
         // a poll that cannot be read (its own streak).
-        for g in &self.settings.games {
+        for g in &self.settings().games {
             for d in &g.days {
                 if let Some(tid) = d.vote_thread {
                     for streak in [tid.to_string(), poll_streak(tid)] {
@@ -1449,7 +1496,8 @@ impl Daemon {
         let (Some(first), Some((last_seen, last))) = (w.held.first(), w.held.last()) else {
             return Ok(());
         };
-        let Some(g) = self.settings.games.iter().find(|g| g.id == w.game) else {
+        let settings = self.settings();
+        let Some(g) = settings.games.iter().find(|g| g.id == w.game) else {
             return Ok(());
         };
         let Some(d) = g.day(w.day) else {
@@ -1509,7 +1557,7 @@ impl Daemon {
     /// extended the deadline and restarted): reopened under new keys, and the judge is told
     /// the earlier final is withdrawn.
     fn reopen_moved(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<()> {
-        for g in &self.settings.games {
+        for g in &self.settings().games {
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
                 let key = format!("closed_for/{}/{}", g.id, d.day);
                 let closed_for: Option<Time> = self.store.get_meta(&key)?;
@@ -1552,7 +1600,7 @@ impl Daemon {
     /// each is opened in a new revision, and the cycle makes its final again from the record
     /// as of the close with the rulings as they now stand (a corrected final, once).
     fn reopen_ruled(&self) -> anyhow::Result<()> {
-        for g in &self.settings.games {
+        for g in &self.settings().games {
             let rulings = self.rulings(g)?;
             let mut g2 = g.clone();
             g2.id = format!("{}{}", g.id, decide::ROUND_TWO);
@@ -1590,7 +1638,7 @@ impl Daemon {
     /// inbox's ballots as logged, the judge's rulings — so the dashboard keeps showing them.
     /// Nothing is read from the forum.
     fn keep_closed_views(&self, now: Time) -> anyhow::Result<()> {
-        for g in &self.settings.games {
+        for g in &self.settings().games {
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
                 let key = (g.name.clone(), d.day, 1);
                 if self.views.lock().map_or(true, |v| v.contains_key(&key))
@@ -1726,7 +1774,7 @@ impl Daemon {
         let key = self.key(g, d, "lurk");
         let flags = self.day_flags(g, d, d.last_close(), now)?;
         let mut mail = mails::lurk(g, d, &lurk, &entries, &standings, now);
-        mail.body += &mails::flags(&flags, &self.settings.forum.base_url);
+        mail.body += &mails::flags(&flags, &self.settings().forum.base_url);
         if self.store.enqueue(&key, &mail)? {
             report.mails_queued += 1;
         }
@@ -1737,7 +1785,7 @@ impl Daemon {
     /// threads read again each cycle, within two days of that close, and the day's 潜水 (and
     /// round 2's duty, where voting is one) mailed once they all read.
     async fn held_runoff_lurk(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<()> {
-        for g in &self.settings.games {
+        for g in &self.settings().games {
             if g.rules.lurk.min_posts == 0 && !g.rules.lurk.must_vote {
                 continue;
             }
@@ -1930,7 +1978,7 @@ impl Daemon {
 
     /// The rules' reminders due now (m103's night deadlines), each mailed once.
     fn remind(&self, now: Time, report: &mut CycleReport) -> anyhow::Result<()> {
-        for g in &self.settings.games {
+        for g in &self.settings().games {
             for d in &g.days {
                 let due = decide::reminders_due(g, d, now);
                 // A held day's close is no deadline (`hold_misplaced`).
@@ -2017,7 +2065,7 @@ impl Daemon {
         if tid != 0 {
             mail.body += &format!(
                 "\n帖子链接：{}\n",
-                crate::present::html::floor_url(&self.settings.forum.base_url, tid, pid)
+                crate::present::html::floor_url(&self.settings().forum.base_url, tid, pid)
             );
         }
         mail
@@ -2056,7 +2104,7 @@ impl Daemon {
 
     /// Queue the mail `make` builds under `key`, unless a mail with that key is queued or sent
     /// already (then it is not built: tally mails draw a chart).
-    fn queue(
+    pub(crate) fn queue(
         &self,
         key: &str,
         report: &mut CycleReport,

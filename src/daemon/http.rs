@@ -43,6 +43,10 @@ pub struct Status {
     /// version before it was reported).
     #[serde(default)]
     pub identity: Option<Identity>,
+    /// The config files running and what the last reload found (none from a version before
+    /// configs were reloaded).
+    #[serde(default)]
+    pub configs: Option<crate::daemon::reload::Reload>,
 }
 
 /// What tells one daemon from another on the same machine: the record it keeps (one daemon
@@ -85,7 +89,7 @@ async fn ledger(
     Json(q): Json<LedgerRequest>,
 ) -> (StatusCode, String) {
     let d = &s.daemon;
-    ledger_request(&d.store, &d.settings.games, &q, s.clock.now())
+    ledger_request(&d.store, &d.settings().games, &q, s.clock.now())
 }
 
 /// A `bansha ledger` request carried out on `store` at `now`: the ledger as it then stands
@@ -170,11 +174,11 @@ pub fn ledger_request(
 }
 
 /// The game a request names (by its name), or the first.
-fn game_named<'a>(
-    d: &'a crate::daemon::Daemon,
+fn game_named(
+    d: &crate::daemon::Daemon,
     name: Option<&str>,
-) -> Option<&'a crate::domain::config::GameConfig> {
-    game_in(&d.settings.games, name)
+) -> Option<crate::domain::config::GameConfig> {
+    game_in(&d.settings().games, name).cloned()
 }
 
 /// The game of `games` named `name`, or the first.
@@ -295,7 +299,7 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
     let healthy = problems.is_empty();
     Json(Status {
         watching: d
-            .active_days(now)
+            .active_days(&d.settings(), now)
             .iter()
             .map(|(g, day)| {
                 format!(
@@ -316,7 +320,7 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
             }))
             .collect(),
         upcoming: d
-            .settings
+            .settings()
             .games
             .iter()
             .flat_map(|g| {
@@ -349,9 +353,47 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
             .iter()
             .map(crate::present::dashboard::problem_line)
             .collect(),
-        identity: Some(Identity::of(&d.settings)),
+        identity: Some(Identity::of(&d.settings())),
+        configs: Some(d.reload_state()),
         qq_messages: crate::daemon::qq::for_judge(d),
     })
+}
+
+#[derive(Deserialize)]
+struct ConfirmBody {
+    game: Option<String>,
+    day: u32,
+    #[serde(default)]
+    pardon: Vec<String>,
+    #[serde(default)]
+    no_pardon: bool,
+}
+
+/// `POST /confirm` (the dashboard's "确认第 N 天结果", `bansha confirm --day N` without pages):
+/// the day's result written into the game state from the final the record holds.
+async fn confirm(
+    State(s): State<Arc<Service>>,
+    Json(b): Json<ConfirmBody>,
+) -> (StatusCode, String) {
+    use crate::daemon::confirm::Refusal;
+    match s
+        .daemon
+        .confirm_day(b.game.as_deref(), b.day, &b.pardon, b.no_pardon)
+        .await
+    {
+        Ok(lines) => (StatusCode::OK, lines.join("\n") + "\n"),
+        Err(Refusal::Unknown(m)) => (StatusCode::NOT_FOUND, m + "\n"),
+        Err(Refusal::NotNow(m)) => (StatusCode::CONFLICT, m + "\n"),
+        Err(Refusal::Ask(lines)) => (StatusCode::PRECONDITION_REQUIRED, lines.join("\n") + "\n"),
+    }
+}
+
+/// `POST /reload` (`bansha reload`): look at the config files now, take a changed one (or say
+/// why not), and answer the status after that cycle.
+async fn reload(State(s): State<Arc<Service>>) -> Json<Status> {
+    s.daemon.ask_reload();
+    s.tick(true).await;
+    status(State(s)).await
 }
 
 /// The refused mails, one line each: when, subject, who refused and why.
@@ -372,7 +414,7 @@ async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (S
     let Some(game) = game_named(d, q.game.as_deref()) else {
         return (StatusCode::NOT_FOUND, "没有这个游戏\n".into());
     };
-    let game = match d.as_played(game) {
+    let game = match d.as_played(&game) {
         Ok(g) => g,
         Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}\n")),
     };
@@ -427,12 +469,12 @@ async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (S
 
 /// Start answering on the configured loopback address.
 pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
-    let addr = service.daemon.settings.status.listen.clone();
+    let addr = service.daemon.settings().status.listen.clone();
     let listener = crate::io::listen::bind(&addr).await?;
     // Where the judge opens the dashboard (the token goes as ?token=… when one is set).
     crate::io::log::line(&format!(
         "dashboard: http://{addr}/{}",
-        if service.daemon.settings.status_token.is_some() {
+        if service.daemon.settings().status_token.is_some() {
             "?token=…"
         } else {
             ""
@@ -442,6 +484,8 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         .route("/", get(dashboard))
         .route("/timeline.svg", get(timeline_svg))
         .route("/status", get(status))
+        .route("/reload", axum::routing::post(reload))
+        .route("/confirm", axum::routing::post(confirm))
         .route("/tally", get(tally))
         .route("/ledger", axum::routing::post(ledger))
         .route("/rulings", axum::routing::post(rulings))
@@ -472,8 +516,8 @@ async fn guard(
     // a token (a loopback dashboard) only the names the dashboard is reached by are answered,
     // and a request that says it comes from another site (Origin) is refused. With a token,
     // every request carries it, which no other site has.
-    let status = &s.daemon.settings.status;
-    let open = s.daemon.settings.status_token.is_none();
+    let status = &s.daemon.settings().status;
+    let open = s.daemon.settings().status_token.is_none();
     let host = req
         .headers()
         .get(axum::http::header::HOST)
@@ -506,7 +550,7 @@ async fn guard(
         )
             .into_response();
     }
-    if let Some(token) = &s.daemon.settings.status_token {
+    if let Some(token) = &s.daemon.settings().status_token {
         let bearer = req
             .headers()
             .get(axum::http::header::AUTHORIZATION)
@@ -589,7 +633,7 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
     let views = d.views();
     let failing = d.failing_threads();
     let mut states = std::collections::BTreeMap::new();
-    for g in &d.settings.games {
+    for g in &d.settings().games {
         let path = crate::io::state_file::state_path(&g.path, None);
         if path.exists() {
             if let Ok(state) = crate::io::state_file::load_state(&path) {
@@ -619,12 +663,31 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
         qq_drafts: crate::daemon::qq::drafts(d),
         sent: d.store.sent_count(),
         refused: refused_lines(d),
-        games: &d.settings.games,
+        games: &d.settings().games,
         views,
-        forum_base: &d.settings.forum.base_url,
+        forum_base: &d.settings().forum.base_url,
         states,
+        to_confirm: d.to_confirm(),
+        days: d.day_statuses(now),
+        ledgers: d
+            .settings()
+            .games
+            .iter()
+            .filter_map(|g| {
+                let entries = d.store.ledger(&g.id).ok()?;
+                let st = crate::domain::rules::ledger::standings(
+                    &entries,
+                    &g.roster.players,
+                    &g.rules.discipline,
+                );
+                Some((
+                    g.name.clone(),
+                    crate::present::bbcode::ledger(&entries, &st),
+                ))
+            })
+            .collect(),
         rulings: d
-            .settings
+            .settings()
             .games
             .iter()
             .map(|g| {
@@ -637,11 +700,11 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
                 (g.name.clone(), list)
             })
             .collect(),
-        post_as: (d.settings.forum.post_tally != crate::domain::settings::PostTally::Off)
-            .then(|| d.settings.login.as_ref().map(|l| l.username.clone()))
+        post_as: (d.settings().forum.post_tally != crate::domain::settings::PostTally::Off)
+            .then(|| d.settings().login.as_ref().map(|l| l.username.clone()))
             .flatten(),
         posted: d
-            .settings
+            .settings()
             .games
             .iter()
             .map(|g| (g.name.clone(), d.posted_tallies(&g.id)))

@@ -2,11 +2,13 @@
 //! send, with the decisions pure in `decide`), the scheduler that calls it (`service`), and the
 //! HTTP answers for the dashboard and the CLI (`http`).
 
+pub mod confirm;
 pub mod cycle;
 pub mod decide;
 pub mod http;
 pub mod identity;
 pub mod qq;
+pub mod reload;
 pub mod reply;
 pub mod service;
 

@@ -66,7 +66,7 @@ impl Qq {
 }
 
 fn dashboard_url(d: &Daemon) -> String {
-    format!("http://{}/", d.settings.status.listen)
+    format!("http://{}/", d.settings().status.listen)
 }
 
 /// Turn the newly queued mails of the kinds `[qq] send` names into QQ messages (before the mails
@@ -355,13 +355,13 @@ pub async fn event(
         Err(m) => return (StatusCode::BAD_REQUEST, format!("{m}\n")).into_response(),
     };
     let now = s.clock.now() + d.clock_offset();
-    let offset = d
-        .settings
+    let settings = d.settings();
+    let offset = settings
         .games
         .first()
         .map(|g| g.utc_offset)
         .unwrap_or(*now.offset());
-    let Some(m) = Inbound::of_event(&e, &d.settings.games, offset, now) else {
+    let Some(m) = Inbound::of_event(&e, &settings.games, offset, now) else {
         return StatusCode::NO_CONTENT.into_response();
     };
     match keep(d, qq, m, now) {
@@ -427,7 +427,7 @@ fn keep(d: &Daemon, qq: &Qq, m: Inbound, now: Time) -> anyhow::Result<()> {
     if let (Some(p), q::Reading::KillPost { .. }) = (&m.player, &m.reading) {
         // A kill post by QQ (004 L60) is checked as one in the forum's kill-post thread is.
         let verdict = d
-            .settings
+            .settings()
             .games
             .iter()
             .find(|g| g.id == p.game)

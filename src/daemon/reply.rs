@@ -44,13 +44,14 @@ impl Daemon {
         shown: &str,
         now: Time,
     ) -> Result<PostedTally, PostError> {
-        if self.settings.forum.post_tally == PostTally::Off {
+        if self.settings().forum.post_tally == PostTally::Off {
             return Err(PostError::Refused(
                 403,
                 "没有开启发帖：在守护进程配置的 [forum] 写 post_tally = \"button\"".into(),
             ));
         }
-        let Some(login) = self.settings.login.as_ref() else {
+        let settings = self.settings();
+        let Some(login) = settings.login.as_ref() else {
             return Err(PostError::Refused(
                 403,
                 "没有配置法官账号 [forum.login]".into(),

@@ -140,8 +140,9 @@ pub fn new_phase_jobs(
 
 /// The lock-window start and close of each active day.
 fn phases(daemon: &Daemon, now: Time) -> Vec<(Option<Time>, Time)> {
+    let settings = daemon.settings();
     let mut out: Vec<(Option<Time>, Time)> = daemon
-        .active_days(now)
+        .active_days(&settings, now)
         .into_iter()
         .map(|(g, d)| {
             let lock = (g.rules.vote.lock_minutes > 0)
@@ -211,8 +212,17 @@ impl Service {
     async fn schedule_new_phases(self: &Arc<Self>) {
         let now = self.clock.now() + self.daemon.clock_offset();
         let phases = self.daemon.runoff_phases(now);
+        // And every phase of the configs running now: a day or a moved deadline a reload
+        // brought gets its jobs without a restart.
+        let configured = phase_jobs(&self.daemon.settings().games, now);
         let due = match self.scheduled.lock() {
-            Ok(known) => new_phase_jobs(&phases, &known, now),
+            Ok(known) => {
+                let mut due = new_phase_jobs(&phases, &known, now);
+                due.extend(configured.into_iter().filter(|t| !known.contains(t)));
+                due.sort();
+                due.dedup();
+                due
+            }
             Err(_) => return,
         };
         if let Err(e) = self.schedule(due).await {
@@ -229,7 +239,7 @@ impl Service {
         let failing = self.failing.load(Ordering::Relaxed);
         if !force
             && !due(
-                &self.daemon.settings.poll,
+                &self.daemon.settings().poll,
                 &phases(&self.daemon, now),
                 last_at,
                 now,
@@ -248,7 +258,7 @@ impl Service {
             crate::io::log::line(&format!(
                 "forum failing {} cycles in a row: next poll in {} s at the earliest",
                 failing + 1,
-                backoff(&self.daemon.settings.poll, failing + 1).num_seconds()
+                backoff(&self.daemon.settings().poll, failing + 1).num_seconds()
             ));
         } else {
             self.failing.store(0, Ordering::Relaxed);
@@ -281,6 +291,7 @@ impl Service {
         let now = self.clock.now() + self.daemon.clock_offset();
         let last = self.last.lock().await.clone();
         let failing = self.daemon.failing_threads();
+        let reload = self.daemon.reload_state();
         let outbox = self.daemon.store.outbox().unwrap_or_default();
         let waiting: Vec<Time> = outbox.iter().map(|(_, m)| m.created_at).collect();
         let refused: Vec<crate::domain::report::Refused> = self
@@ -297,6 +308,7 @@ impl Service {
                 failing: &failing,
                 waiting: &waiting,
                 refused: refused.len(),
+                config_error: reload.error.as_deref(),
             },
             now,
         );
@@ -308,14 +320,14 @@ impl Service {
 
     /// How old the last cycle may be before the service counts as stopped.
     fn stale_after(&self) -> Duration {
-        Duration::seconds((self.daemon.settings.poll.interval_secs * 3).max(900) as i64)
+        Duration::seconds((self.daemon.settings().poll.interval_secs * 3).max(900) as i64)
     }
 
     /// Whether cycles keep completing (the watchdog's question; `health` is the judge's).
     pub async fn healthy(&self) -> bool {
         let now = self.clock.now() + self.daemon.clock_offset();
         let limit =
-            Duration::seconds((self.daemon.settings.poll.interval_secs * 3).max(900) as i64);
+            Duration::seconds((self.daemon.settings().poll.interval_secs * 3).max(900) as i64);
         match self.last.lock().await.as_ref() {
             Some((t, r)) => now - *t <= limit && !r.store_failed,
             None => false,
@@ -327,7 +339,7 @@ impl Service {
 pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
     let mut sched = JobScheduler::new().await?;
     let tick_every =
-        std::time::Duration::from_secs(service.daemon.settings.poll.near_close_secs.max(1));
+        std::time::Duration::from_secs(service.daemon.settings().poll.near_close_secs.max(1));
     let s = service.clone();
     sched
         .add(Job::new_repeated_async(tick_every, move |_, _| {
@@ -343,7 +355,7 @@ pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
     // clock), so a phase never waits for the next tick; a run-off found later gets its own.
     let now = service.clock.now();
     service
-        .schedule(phase_jobs(&service.daemon.settings.games, now))
+        .schedule(phase_jobs(&service.daemon.settings().games, now))
         .await?;
     sched.start().await?;
     // Catch up at once: anything due while the daemon was down.
@@ -365,6 +377,17 @@ pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
         });
     }
 
+    // SIGHUP (`systemctl reload`): look at the config files now.
+    let mut hup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    let s = service.clone();
+    tokio::spawn(async move {
+        while hup.recv().await.is_some() {
+            crate::io::log::line("SIGHUP: reloading the configs");
+            s.daemon.ask_reload();
+            s.tick(true).await;
+            s.schedule_new_phases().await;
+        }
+    });
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let store_failed = tokio::select! {
         _ = tokio::signal::ctrl_c() => false,

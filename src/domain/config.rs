@@ -98,6 +98,10 @@ struct GameFile {
     days: Vec<DayFile>,
     #[serde(default)]
     rules: Option<toml::Table>,
+    /// `[discovery]`: how bansha finds the days' threads on the board, merged over the
+    /// ruleset's own `[discovery]` (`DiscoveryRules`).
+    #[serde(default)]
+    discovery: Option<toml::Table>,
 }
 
 fn default_offset() -> String {
@@ -245,6 +249,10 @@ pub struct DayConfig {
     pub curse: Option<String>,
     /// 右士's blessing target: −1 vote at the close of round 1 (chuhan).
     pub bless: Option<String>,
+    /// What a confirmed night adds to (or takes from) a player's round-1 count, netted per
+    /// player (chuhan 诅咒 +1 / 庇佑 −1 of each 士: two curses are +2): from the state, never
+    /// typed; used when the day names no `curse` / `bless` of the judge's own.
+    pub night_adjust: std::collections::BTreeMap<String, i32>,
     /// The game has been accelerated (m103): changes are void (all day, or from
     /// `accelerated_at`).
     pub accelerated: bool,
@@ -359,6 +367,41 @@ pub struct Rules {
     /// The night: which resolver resolves it and the judge's readings of its open points.
     #[serde(default)]
     pub night: NightRules,
+    /// `[discovery]`: finding the days' threads on the board (the game file's own top-level
+    /// `[discovery]` is merged over the ruleset's).
+    #[serde(default)]
+    pub discovery: DiscoveryRules,
+}
+
+/// `[discovery]`: which new threads on the game's board are a day's threads.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DiscoveryRules {
+    /// A regular expression over a thread's subject; `{day}` stands for the day's number
+    /// (`3`, `３`, `三`, `十二`).
+    pub vote_subject: String,
+    pub discussion_subject: String,
+    /// Watch a found day at once instead of asking the judge first.
+    pub auto_days: bool,
+    /// Who may open day threads; empty: the roster's judges.
+    pub judges: Vec<String>,
+    /// A deadline written as a time alone (`21:00截止`) closes on the day of the post: the
+    /// rule post's timetable has each day close the evening it opens (qipan L94–L98).
+    /// Otherwise such a deadline is asked, never guessed.
+    pub time_only_same_day: bool,
+}
+
+impl Default for DiscoveryRules {
+    fn default() -> Self {
+        DiscoveryRules {
+            vote_subject: "第{day}天[^（(]*投票[帖贴楼]|投票[帖贴楼][^（(]*[（(]?第{day}天".into(),
+            discussion_subject: "第{day}天[^（(]*讨论[帖贴楼]|讨论[帖贴楼][^（(]*[（(]?第{day}天"
+                .into(),
+            auto_days: false,
+            judges: Vec::new(),
+            time_only_same_day: false,
+        }
+    }
 }
 
 /// `[night]`: the night resolver (`domain::night`) of a rule post.
@@ -371,6 +414,30 @@ pub struct NightRules {
     pub readings: BTreeMap<String, String>,
     /// The night's deadline, in minutes after the day's last close.
     pub deadline_after_close_minutes: Option<u32>,
+    /// qipan: the good players' moves are due earlier than the night's end (003 L114 "截止时间为
+    /// 22:00", an hour after the 21:00 close; the killers act until 9:00, L116), in minutes
+    /// after the close; a good player's move sent later is late.
+    pub good_moves_after_close_minutes: Option<u32>,
+    /// qipan: the map the judge draws (003 L12 "本地图形状不规则", L20 "共有30个有效的可移动格子"),
+    /// declared in the game config's `[rules.night.map]`.
+    pub map: Option<NightMap>,
+}
+
+/// `[night.map]` (qipan): the valid cells on a grid, each player's start, the items.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NightMap {
+    /// Rows from north to south, one character a cell: "." (or "o", "□") a cell, "#" (or a
+    /// space, "　", "■") none. A cell is named by its column letter and row number: "A1" is the
+    /// north-west corner, "B1" east of it, "A2" south of it.
+    pub grid: Vec<String>,
+    /// Each player's start cell (003 L14 "从4个出生地分别开始移动"): `"甲" = "A1"`.
+    pub start: BTreeMap<String, String>,
+    /// Items lying on cells (003 L75 "道具分布在地图的有效格上"): `B3 = ["解毒药"]`.
+    pub items: BTreeMap<String, Vec<String>>,
+    /// Items held from the start (003 L75 "杀手的道具是游戏一开始即具有的"):
+    /// `"主杀名" = ["客栈", "客栈", "客栈", "隐身"]`.
+    pub held: BTreeMap<String, Vec<String>>,
 }
 
 /// m103: players ask in the progress thread to speed the game up; more than half of the living
@@ -1035,6 +1102,7 @@ pub(crate) fn parse_str_from(
         .map_err(|e| g.at(&["utc_offset"], e.to_string()))?;
     check_rules(&rules, &g, &ruleset)?;
     check_roster(&game.roster, &g)?;
+    check_discovery(&rules.discovery, &game.roster, &g, &ruleset)?;
 
     let mut days = Vec::new();
     let mut day_numbers = BTreeSet::new();
@@ -1134,6 +1202,15 @@ fn read_rules(
     if let Some(over) = &game.rules {
         merge(&mut merged, over);
     }
+    if let Some(over) = &game.discovery {
+        let base = merged
+            .entry("discovery")
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        match base {
+            toml::Value::Table(b) => merge(b, over),
+            other => *other = toml::Value::Table(over.clone()),
+        }
+    }
     let rules: Rules = serde_path_to_error::deserialize(merged).map_err(|e| {
         let segs: Vec<String> = e
             .path()
@@ -1147,14 +1224,25 @@ fn read_rules(
         let key_refs: Vec<&str> = segs.iter().map(String::as_str).collect();
         let mut in_game = vec!["rules"];
         in_game.extend(&key_refs);
-        let (where_file, line) = match locate(text, &in_game) {
+        // `[discovery]` is a table of the game file itself, merged over the ruleset's.
+        let own = key_refs.first() == Some(&"discovery");
+        let found = if own {
+            locate(text, &key_refs)
+        } else {
+            locate(text, &in_game)
+        };
+        let (where_file, line) = match found {
             Some(l) => (file.clone(), Some(l)),
             None => (ruleset_file.clone(), locate(&ruleset_text, &key_refs)),
         };
         ConfigError {
             file: where_file,
             line,
-            key: format!("rules.{}", e.path()),
+            key: if own {
+                e.path().to_string()
+            } else {
+                format!("rules.{}", e.path())
+            },
             message: zh_serde(&e.inner().to_string()),
         }
     })?;
@@ -1278,11 +1366,102 @@ fn check_rules(rules: &Rules, g: &GameText, ruleset: &RulesetText) -> Result<(),
             ),
         ));
     }
+    check_night(rules, g, ruleset)?;
     if let Err(e) = regex::Regex::new(&rules.acceleration.request) {
         return Err(at(
             &["rules", "acceleration", "request"],
             format!("不是有效的正则表达式：{e}"),
         ));
+    }
+    Ok(())
+}
+
+/// `[discovery]`: each subject pattern has `{day}` and compiles; who opens day threads is
+/// no player.
+fn check_discovery(
+    d: &DiscoveryRules,
+    roster: &RosterConfig,
+    g: &GameText,
+    ruleset: &RulesetText,
+) -> Result<(), ConfigError> {
+    for (key, pattern) in [
+        ("vote_subject", &d.vote_subject),
+        ("discussion_subject", &d.discussion_subject),
+    ] {
+        if let Err(message) = crate::domain::days::SubjectPattern::new(pattern) {
+            let path = ["discovery", key];
+            let (file, line) = match locate(g.text, &path) {
+                Some(l) => (g.file.to_string(), Some(l)),
+                None => (ruleset.file.clone(), locate(&ruleset.text, &path)),
+            };
+            return Err(ConfigError {
+                file,
+                line,
+                key: path.join("."),
+                message,
+            });
+        }
+    }
+    if let Some(p) = d.judges.iter().find(|j| roster.players.contains(j)) {
+        return Err(g.at(
+            &["discovery", "judges"],
+            format!("{p} 在玩家名单里：玩家开的帖子不会被当作某一天的投票帖或讨论帖"),
+        ));
+    }
+    Ok(())
+}
+
+/// `[night]`: a resolver bansha has, and readings its choices know (`night::check_readings`);
+/// the error points at the key, in the game config or else in the ruleset.
+fn check_night(rules: &Rules, g: &GameText, ruleset: &RulesetText) -> Result<(), ConfigError> {
+    let night = &rules.night;
+    let at = |key: &[&str], message: String| {
+        let mut in_game = vec!["rules"];
+        in_game.extend(key);
+        match locate(g.text, &in_game) {
+            Some(l) => ConfigError {
+                file: g.file.to_string(),
+                line: Some(l),
+                key: in_game.join("."),
+                message,
+            },
+            None => ConfigError {
+                file: ruleset.file.clone(),
+                line: (1..=key.len())
+                    .rev()
+                    .find_map(|n| locate(&ruleset.text, &key[..n])),
+                key: in_game.join("."),
+                message,
+            },
+        }
+    };
+    let Some(name) = night.resolver.as_deref() else {
+        if let Some(k) = night.readings.keys().next() {
+            return Err(at(
+                &["night", "readings", k],
+                "没有设夜晚结算（night.resolver），读法无从适用".into(),
+            ));
+        }
+        return Ok(());
+    };
+    let Some(r) = crate::domain::night::resolver(name) else {
+        return Err(at(
+            &["night", "resolver"],
+            format!("bansha 没有“{name}”这个夜晚结算，请检查名字（如 chuhan）"),
+        ));
+    };
+    if let Err(message) = crate::domain::night::check_readings(r.choices(), &night.readings) {
+        let bad = night
+            .readings
+            .iter()
+            .find(|(k, v)| {
+                !r.choices()
+                    .iter()
+                    .any(|c| c.key == k.as_str() && c.readings.iter().any(|(x, _)| x == v))
+            })
+            .map(|(k, _)| k.clone())
+            .unwrap_or_default();
+        return Err(at(&["night", "readings", &bad], message));
     }
     Ok(())
 }
@@ -1548,6 +1727,7 @@ fn read_day(
         sheriff: d.sheriff,
         curse: d.curse,
         bless: d.bless,
+        night_adjust: Default::default(),
         accelerated: d.accelerated,
         accelerated_at: match &d.accelerated_at {
             Some(t) => Some(time("accelerated_at", t)?),

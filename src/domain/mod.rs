@@ -3,6 +3,8 @@
 //! a file or the clock; what a decision depends on is passed in, `now` included.
 
 pub mod config;
+pub mod days;
+pub mod deadline;
 pub mod game;
 pub mod mail;
 pub mod night;

@@ -41,11 +41,67 @@ pub struct CycleReport {
     /// and the service stops for systemd to start it again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub store_failed: bool,
+    /// A changed config was taken at the start of this cycle.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reloaded: bool,
     /// QQ messages the bot took this cycle, and those still queued (`[qq]`, issue 35).
     #[serde(default)]
     pub qq_sent: usize,
     #[serde(default)]
     pub qq_waiting: usize,
+}
+
+/// A day whose final waits for the judge's confirmation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToConfirm {
+    pub game: String,
+    pub day: u32,
+    pub round: u32,
+    /// The result as the final said it.
+    pub note: String,
+    /// The questions to ask before confirming (jiaohui's 特赦 / 圣光).
+    pub questions: Vec<String>,
+}
+
+/// Where one configured day of a game stands (the dashboard's 赛程).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DayStatus {
+    pub game: String,
+    pub day: u32,
+    pub vote_thread: Option<u64>,
+    pub closes_at: Time,
+    pub stage: DayStage,
+    /// The final's result (round 2's when it ran), or round 1's tie while round 2 runs.
+    pub result: Option<String>,
+    /// For a result that puts someone out: whether the state records it yet.
+    pub confirmed: Option<bool>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DayStage {
+    /// Not watched yet.
+    Upcoming,
+    /// Watched, before its close.
+    Running,
+    /// Round 1 tied: the run-off runs.
+    Runoff,
+    /// Past its close, the final not sent yet (held, or the next cycle's).
+    Closing,
+    /// The final is sent.
+    Closed,
+}
+
+impl DayStage {
+    pub fn zh(self) -> &'static str {
+        match self {
+            DayStage::Upcoming => "未开始",
+            DayStage::Running => "进行中",
+            DayStage::Runoff => "第二轮进行中",
+            DayStage::Closing => "已截止，等最终统计",
+            DayStage::Closed => "已结束",
+        }
+    }
 }
 
 /// A mail the SMTP server refused for good (for one recipient, or for all).
@@ -82,6 +138,8 @@ pub enum Problem {
     ClockOff { secs: i64 },
     /// The QQ channel keeps failing (the mails go on): the line the judge reads.
     QqFailing { line: String },
+    /// A changed config was not taken (the running one stays): why, with file, line and key.
+    ConfigRefused { error: String },
 }
 
 /// What the service's health is judged from.
@@ -95,6 +153,8 @@ pub struct HealthInput<'a> {
     /// When each queued mail was queued.
     pub waiting: &'a [Time],
     pub refused: usize,
+    /// Why the last changed config was not taken, while it stands.
+    pub config_error: Option<&'a str>,
 }
 
 /// The service's problems at `now`, in the order the judge should read them. Mails waiting are
@@ -125,6 +185,11 @@ pub fn health(h: &HealthInput, now: Time) -> Vec<Problem> {
     }
     if h.refused > 0 {
         out.push(Problem::Refused { count: h.refused });
+    }
+    if let Some(error) = h.config_error {
+        out.push(Problem::ConfigRefused {
+            error: error.to_string(),
+        });
     }
     if let Some((_, r)) = h.last {
         if let Some(secs) = r.clock_offset_secs {
@@ -157,6 +222,7 @@ mod tests {
             failing: &[],
             waiting: &[],
             refused: 0,
+            config_error: None,
         };
         assert!(health(&base, now).is_empty());
         let late = at("2026-11-29T20:16:00+08:00");

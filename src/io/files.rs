@@ -55,3 +55,90 @@ pub fn canonical(path: &Path) -> std::path::PathBuf {
         .or_else(|_| std::path::absolute(path))
         .unwrap_or_else(|_| path.to_path_buf())
 }
+
+/// One config file as it was when read: what a reload compares and `bansha reload` shows.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileVersion {
+    pub path: String,
+    /// CRC-32 of the bytes, hex: the version a judge can compare.
+    pub digest: String,
+    /// The file's modification time (UTC, RFC 3339), when the file system tells it.
+    pub modified: Option<String>,
+}
+
+/// Reads the disk as `Disk` does and remembers every file read (the daemon config, the game
+/// configs, ruleset files, secret files): the files a change of which is a new config.
+#[derive(Default)]
+pub struct Recording {
+    read: std::sync::Mutex<Vec<std::path::PathBuf>>,
+}
+
+impl Sources for Recording {
+    fn read(&self, path: &Path) -> std::io::Result<String> {
+        if let Ok(mut r) = self.read.lock() {
+            if !r.iter().any(|p| p == path) {
+                r.push(path.to_path_buf());
+            }
+        }
+        Disk.read(path)
+    }
+    fn mode(&self, path: &Path) -> std::io::Result<Option<u32>> {
+        Disk.mode(path)
+    }
+    fn env(&self, name: &str) -> Option<String> {
+        Disk.env(name)
+    }
+}
+
+/// Load the daemon config and its games, with the versions of every file read (also when the
+/// load fails: the versions tell a broken file that has not changed since from one that has).
+pub fn load_settings_versioned(path: &Path) -> (Result<Settings, ConfigError>, Vec<FileVersion>) {
+    let rec = Recording::default();
+    let result = settings::load_from(path, &rec);
+    let mut read = rec.read.lock().map(|r| r.clone()).unwrap_or_default();
+    if read.is_empty() {
+        read.push(path.to_path_buf());
+    }
+    (result, versions(&read))
+}
+
+/// The versions of `paths` now (a file that cannot be read has the digest "无法读取").
+pub fn versions(paths: &[std::path::PathBuf]) -> Vec<FileVersion> {
+    paths
+        .iter()
+        .map(|p| {
+            let digest = match std::fs::read(p) {
+                Ok(bytes) => format!("{:08x}", crc32fast::hash(&bytes)),
+                Err(_) => "无法读取".to_string(),
+            };
+            let modified = std::fs::metadata(p)
+                .and_then(|m| m.modified())
+                .ok()
+                .map(|t| chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339());
+            FileVersion {
+                path: p.display().to_string(),
+                digest,
+                modified,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod reload_tests {
+    use super::*;
+
+    #[test]
+    fn a_changed_file_has_a_new_digest_and_an_unchanged_one_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("g.toml");
+        std::fs::write(&p, "a = 1\n").unwrap();
+        let one = versions(std::slice::from_ref(&p));
+        assert_eq!(one, versions(std::slice::from_ref(&p)));
+        std::fs::write(&p, "a = 2\n").unwrap();
+        let two = versions(std::slice::from_ref(&p));
+        assert_ne!(one[0].digest, two[0].digest);
+        std::fs::remove_file(&p).unwrap();
+        assert_eq!(versions(&[p])[0].digest, "无法读取");
+    }
+}

@@ -3,6 +3,7 @@
 //! Nothing else in bansha opens a socket, a file or reads the clock.
 
 pub mod clock;
+pub mod config_edit;
 pub mod files;
 pub mod fonts;
 pub mod forum;

@@ -38,6 +38,9 @@ pub fn with_state(mut game: GameConfig) -> anyhow::Result<GameConfig> {
     if path.exists() {
         let state = load_state(&path)?;
         crate::domain::rules::state::apply_to_days(&mut game, &state);
+        // What confirmed nights carry into the days (missed duties, 诅咒 / 庇佑, half votes).
+        let facts = state.snapshot(&game).facts;
+        crate::domain::night::apply_to_days(&mut game, &facts);
     }
     Ok(game)
 }

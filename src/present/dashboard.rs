@@ -44,6 +44,12 @@ pub struct Dashboard<'a> {
     pub post_as: Option<String>,
     /// The tallies posted from the dashboard, by game name.
     pub posted: BTreeMap<String, Vec<crate::domain::reply::PostedTally>>,
+    /// Days whose final waits for the judge's confirmation.
+    pub to_confirm: Vec<crate::domain::report::ToConfirm>,
+    /// Where each configured day stands.
+    pub days: Vec<crate::domain::report::DayStatus>,
+    /// The discipline ledger, by game name, as the judge reads it.
+    pub ledgers: BTreeMap<String, String>,
 }
 
 /// A watched day's timeline as SVG (the dashboard shows it inline and at `/timeline.svg`).
@@ -129,6 +135,8 @@ pub fn page(d: &Dashboard) -> String {
     }
     h += "</section>\n";
 
+    h += &waiting_html(&d.to_confirm);
+
     // Pending alerts: mails not yet accepted by the server, and required posts that failed.
     h += "<section id=\"alerts\"><h2>待处理提醒</h2>\n";
     let outbox = &d.outbox;
@@ -184,6 +192,65 @@ pub fn page(d: &Dashboard) -> String {
     )
 }
 
+/// What waits for the judge: each day to confirm, with the rule post's questions first (jiaohui's
+/// 特赦 / 圣光) and one button per answer.
+fn waiting_html(to_confirm: &[crate::domain::report::ToConfirm]) -> String {
+    let mut h = String::from("<section id=\"waiting\"><h2>等法官处理</h2>\n");
+    if to_confirm.is_empty() {
+        return h + "<p>无。</p>\n</section>\n";
+    }
+    h += "<ul>\n";
+    for c in to_confirm {
+        let game = serde_json::to_string(&c.game).unwrap_or_default();
+        let call = |pardon: &str, no_pardon: bool| {
+            esc(&format!(
+                "banshaConfirm(this,{game},{},{},{no_pardon})",
+                c.day,
+                serde_json::to_string(&if pardon.is_empty() {
+                    vec![]
+                } else {
+                    vec![pardon]
+                })
+                .unwrap_or_default()
+            ))
+        };
+        h += &format!(
+            "<li class=\"confirm\">{} 第{}天{}：{}<br>\n",
+            esc(&c.game),
+            c.day,
+            if c.round == 2 { "第二轮" } else { "" },
+            esc(&c.note)
+        );
+        if c.questions.is_empty() {
+            h += &format!(
+                "<button onclick=\"{}\">确认第 {} 天结果</button>",
+                call("", false),
+                c.day
+            );
+        } else {
+            for q in &c.questions {
+                h += &format!("先征求意见：{}<br>\n", esc(q));
+            }
+            for q in &c.questions {
+                if let Some(name) = q.split('“').nth(1).and_then(|x| x.split('”').next()) {
+                    h += &format!(
+                        "<button onclick=\"{}\">用了“{}”，确认</button> ",
+                        call(name, false),
+                        esc(name)
+                    );
+                }
+            }
+            h += &format!(
+                "<button onclick=\"{}\">都没有用，确认第 {} 天结果</button>",
+                call("", true),
+                c.day
+            );
+        }
+        h += " <span class=\"msg\"></span></li>\n";
+    }
+    h + "</ul>\n</section>\n"
+}
+
 /// How often the dashboard reloads itself, in seconds (the page's `?refresh=N` sets another
 /// interval, for a test).
 pub const REFRESH_SECONDS: u32 = 60;
@@ -223,6 +290,7 @@ fn game_html(d: &Dashboard, g: &GameConfig) -> String {
             format!("：{}", esc(&g.rules.description))
         }
     );
+    h += &schedule_html(d, g);
     let days: Vec<_> = views.iter().filter(|v| v.game.name == g.name).collect();
     // This game's next lock start or close.
     let next = days
@@ -270,8 +338,45 @@ fn game_html(d: &Dashboard, g: &GameConfig) -> String {
             esc(&crate::present::judge::state(g, state))
         );
     }
+    if let Some(ledger) = d.ledgers.get(&g.name).filter(|l| !l.trim().is_empty()) {
+        h += &format!(
+            "<h3>违规记录</h3>\n<pre style=\"white-space:pre-wrap\">{}</pre>\n",
+            esc(ledger)
+        );
+    }
     h += "</section>\n";
     h
+}
+
+/// The game's days: each configured day with where it stands (its final and whether the
+/// state records it), so the judge sees the whole game, not the watched day alone.
+fn schedule_html(d: &Dashboard, g: &GameConfig) -> String {
+    let rows: Vec<&crate::domain::report::DayStatus> =
+        d.days.iter().filter(|s| s.game == g.name).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut h = String::from(
+        "<h3>赛程</h3>\n<table class=\"schedule\"><tr><th>天</th><th>投票帖</th><th>截止</th><th>状态</th><th>结果</th><th>确认</th></tr>\n",
+    );
+    for s in rows {
+        h += &format!(
+            "<tr><td>第{}天</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            s.day,
+            s.vote_thread
+                .map(|t| format!("tid {t}"))
+                .unwrap_or_else(|| "未设置".into()),
+            s.closes_at.format("%m-%d %H:%M"),
+            s.stage.zh(),
+            esc(s.result.as_deref().unwrap_or("")),
+            match s.confirmed {
+                Some(true) => "已确认",
+                Some(false) => "<b>待确认</b>",
+                None => "",
+            }
+        );
+    }
+    h + "</table>\n"
 }
 
 /// The judge's rulings on single ballots: the list, each with an undo button, and a form for a
@@ -333,6 +438,8 @@ fn rulings_html(g: &GameConfig, rulings: &[crate::domain::rules::rulings::Ruling
 const RULING_SCRIPT: &str = "<script>function banshaPost(path,body,done){var t=new URLSearchParams(location.search).get('token');\
 fetch(path+(t?'?token='+encodeURIComponent(t):''),{method:'POST',headers:{'content-type':'application/json','x-bansha':'judge'},body:JSON.stringify(body)})\
 .then(function(r){return r.text().then(function(x){done(r.ok,x);});});}\
+function banshaConfirm(b,game,day,pardon,noPardon){var msg=b.parentNode.querySelector('.msg');b.disabled=true;msg.textContent='正在确认…';\
+banshaPost('/confirm',{game:game,day:day,pardon:pardon,no_pardon:noPardon},function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;if(ok){setTimeout(function(){location.reload();},1500);}else{b.disabled=false;}});}\
 function banshaRuling(body){banshaPost('/rulings',body,function(ok,x){if(!ok){alert(x);}else{location.reload();}});}\
 function banshaBallot(b,game,day,pid,act,named){var row=b.parentNode,msg=row.querySelector('.msg'),why=row.querySelector('.why').value.trim(),to=row.querySelector('.to').value.trim();\
 if(!why){msg.textContent='请先写理由';return;}var body={game:game,action:'add',day:day,pid:pid,reason:why,void:act==='void',count_for:null};\
@@ -623,5 +730,8 @@ pub fn problem_line(p: &crate::domain::report::Problem) -> String {
             if *secs < 0 { "快" } else { "慢" },
             secs.abs()
         ),
+        Problem::ConfigRefused { error } => {
+            format!("改过的配置没有采用（仍按原配置运行）：{error}")
+        }
     }
 }

@@ -1172,3 +1172,29 @@ pub fn store_repaired(r: &crate::domain::record::StoreRepair, state_dir: &str, n
     body.push(format!("（{} 记录，无需操作。）", fmt(now)));
     Mail::text(subject.to_string(), body.join("\n\n") + "\n", now)
 }
+
+/// A changed config that was not taken: the running one stays (issue 30).
+pub fn config_refused(error: &str, now: Time) -> Mail {
+    let body = format!(
+        "改过的配置文件没有通过检查，bansha 没有采用它，仍按原来的配置运行（已发出的结果不受影响）。\n\n\
+         错误：{error}\n\n\
+         改正后保存即可：bansha 每轮都会查看配置文件，通过检查的新配置会自动采用，不用重启服务。\
+         也可以先在命令行检查：bansha check-config --config <守护进程配置>。\n"
+    );
+    Mail::text("配置未采用：改过的配置有错误".to_string(), body, now)
+}
+
+/// A reloaded config changed sections that only a restart takes.
+pub fn config_needs_restart(sections: &[String], daemon_config: &str, now: Time) -> Mail {
+    let body = format!(
+        "新的配置已经采用（游戏和轮询设置立即生效），但 {daemon_config} 里这些部分改了，\
+         要重启服务才会生效：{}。\n\n在那之前 bansha 仍按原来的这些设置运行。\
+         重启：sudo systemctl restart bansha\n",
+        sections.join("、")
+    );
+    Mail::text(
+        format!("配置：{} 要重启服务才生效", sections.join("、")),
+        body,
+        now,
+    )
+}

@@ -5,7 +5,9 @@
 pub mod bbcode;
 pub mod chart;
 pub mod dashboard;
+pub mod days;
 pub mod html;
 pub mod judge;
 pub mod mails;
+pub mod night;
 pub mod qq;

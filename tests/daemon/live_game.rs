@@ -238,7 +238,7 @@ async fn the_after_close_look_counts_the_living_as_the_close_does() {
 
 /// Round 1 of the run-off day: 3 and 3 of 12 living (non-voters abstain, 001 L182), a tie at
 /// 25%; and 小飞's five discussion posts before it.
-fn round_one_tie(forum: &Arc<Mutex<Forum>>) {
+pub(crate) fn round_one_tie(forum: &Arc<Mutex<Forum>>) {
     let b = |v: &str, n: &str, t: &str| jiaohui_ballot(v, "二", n, t);
     add_votes(
         forum,
@@ -286,7 +286,7 @@ fn round_one_tie(forum: &Arc<Mutex<Forum>>) {
 
 /// jiaohui's day 2 as the live game played it (001 L172–173): round 1 ties at 25% and goes to
 /// a run-off in the same vote thread, which the judge announces after the close.
-fn runoff_day(dir: &Path) -> PathBuf {
+pub(crate) fn runoff_day(dir: &Path) -> PathBuf {
     let game = dir.join("games/banshayishi-12.toml");
     std::fs::write(
         &game,

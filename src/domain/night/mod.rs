@@ -14,6 +14,11 @@
 //! that decided something ([`Resolution::readings_used`]).
 
 pub mod actions;
+pub mod bansha42;
+pub mod chuhan;
+pub mod jiaohui;
+pub mod m103;
+pub mod qipan;
 
 use crate::domain::config::GameConfig;
 use crate::domain::rules::state::{Change, GameState, Seat};
@@ -175,27 +180,79 @@ pub struct Resolution {
     pub late: Vec<Action>,
     /// Things the judge must decide or do that the resolver cannot (a rewrite to ask for).
     pub for_judge: Vec<String>,
+    /// Other changes confirming writes, before the deaths, in order: marks, roles and camps
+    /// (m103's 红线: the lovers' mark, 私奔, the 红娘's camp, 002 L142–L148).
+    pub updates: Vec<Change>,
 }
 
 impl Resolution {
     /// The changes confirming this night writes to the state.
     pub fn changes(&self) -> Vec<Change> {
-        let mut out: Vec<Change> = self
-            .deaths
-            .iter()
-            .map(|d| Change::Eliminate {
-                player: d.player.clone(),
-                cause: format!("第{}夜：{}", self.night, d.cause),
-                day: None,
-            })
-            .collect();
+        let mut out: Vec<Change> = self.updates.clone();
+        out.extend(self.deaths.iter().map(|d| Change::Eliminate {
+            player: d.player.clone(),
+            cause: format!("第{}夜：{}", self.night, d.cause),
+            day: None,
+        }));
         for (key, value) in &self.facts {
             out.push(Change::Fact {
                 key: key.clone(),
                 value: *value,
             });
         }
+        // What carries into the next day's vote, as facts `apply_to_days` reads back.
+        let next = self.night + 1;
+        for (player, by) in &self.next_day.adjust {
+            out.push(Change::Fact {
+                key: format!("adjust:{next}:{player}"),
+                value: f64::from(*by),
+            });
+        }
+        for player in &self.next_day.missed {
+            let key = missed_key(self.night, player);
+            if !self.facts.contains_key(&key) {
+                out.push(Change::Fact { key, value: 1.0 });
+            }
+        }
+        for player in &self.next_day.half_voters {
+            out.push(Change::Fact {
+                key: format!("half:{next}:{player}"),
+                value: 1.0,
+            });
+        }
         out
+    }
+}
+
+/// What confirmed nights carry into the days, read back from the state's facts: the duties
+/// missed ([`missed_to_days`]); a +1 (chuhan's 诅咒, 000 L80) or −1 (庇佑, L82) on a player's
+/// round-1 count of the day after (`adjust:<day>:<player>`, netted: the day's `night_adjust`,
+/// which the tally uses unless the config names a `curse` / `bless` of the judge's own);
+/// players who vote at half weight (`half:<day>:<player>`, bansha42
+/// L74). The judge no longer types them into the next day's block.
+pub fn apply_to_days(config: &mut GameConfig, facts: &BTreeMap<String, f64>) {
+    missed_to_days(config, facts);
+    for (key, value) in facts {
+        let mut parts = key.splitn(3, ':');
+        let (Some(kind), Some(day), Some(player)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let Ok(day) = day.parse::<u32>() else {
+            continue;
+        };
+        let Some(d) = config.days.iter_mut().find(|d| d.day == day) else {
+            continue;
+        };
+        match kind {
+            "adjust" if *value != 0.0 => {
+                d.night_adjust.insert(player.to_string(), *value as i32);
+            }
+            "half" if *value > 0.0 && !d.half_voters.iter().any(|p| p == player) => {
+                d.half_voters.push(player.to_string())
+            }
+            _ => {}
+        }
     }
 }
 
@@ -220,14 +277,76 @@ pub trait Resolver {
     fn choices(&self) -> &'static [Choice];
     /// Resolve the night. Never panics; an action it cannot use is in `refused` with why.
     fn resolve(&self, night: &Night, actions: &[Action]) -> Resolution;
+    /// Resolve the night with the whole game at hand: its config (win rules, links, days) and
+    /// the state at dusk (`night` is its snapshot), for a rule post whose settlement checks the
+    /// win in the middle of the night (m103 002 L164, L170). [`resolve_game`] calls this; by
+    /// default it is `resolve`.
+    fn resolve_in(
+        &self,
+        game: &GameConfig,
+        state: &GameState,
+        night: &Night,
+        actions: &[Action],
+    ) -> Resolution {
+        let _ = (game, state);
+        self.resolve(night, actions)
+    }
+
+    /// Read what the game's `[night]` declares beyond the readings (qipan's map); an error in
+    /// Chinese naming the key. Most rule posts need nothing.
+    fn configure(&mut self, _rules: &crate::domain::config::NightRules) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The resolver for a ruleset's `night.resolver` name, if bansha has one.
-#[allow(clippy::match_single_binding)] // until the first resolver is added
 pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
     match name {
+        "jiaohui" => Some(Box::new(jiaohui::Jiaohui)),
+        "m103" => Some(Box::new(m103::M103)),
+        "bansha42" => Some(Box::new(bansha42::Bansha42)),
+        "qipan" => Some(Box::new(qipan::Qipan::default())),
+        "chuhan" => Some(Box::new(chuhan::Chuhan)),
         _ => None,
     }
+}
+
+/// The fact a night duty missed leaves in the state (`missed:<night>:<player>` = 1; m103 002
+/// L316, qipan 003 L136): written when the judge confirms the night, read back into the days
+/// by [`missed_to_days`].
+pub fn missed_key(night: u32, player: &str) -> String {
+    format!("missed:{night}:{player}")
+}
+
+/// Add to each day's `missed_night_moves` the night duties the confirmed nights recorded as
+/// missed (the state's facts, [`missed_key`]): night N, which follows day N, counts for day N;
+/// a first night before day 1 (night 0, m103 L223) for day 1. Called on the game as played
+/// (where the state file is applied to the days), the 潜水 count needs no judge's entry.
+pub fn missed_to_days(config: &mut GameConfig, facts: &BTreeMap<String, f64>) {
+    for (key, value) in facts {
+        let Some((night, player)) = key.strip_prefix("missed:").and_then(|k| k.split_once(':'))
+        else {
+            continue;
+        };
+        let Ok(night) = night.parse::<u32>() else {
+            continue;
+        };
+        if *value <= 0.0 {
+            continue;
+        }
+        if let Some(d) = config.days.iter_mut().find(|d| d.day == night.max(1)) {
+            if !d.missed_night_moves.iter().any(|p| p == player) {
+                d.missed_night_moves.push(player.to_string());
+            }
+        }
+    }
+}
+
+/// The line standing in the dawn post for a kill post bansha does not have: the judge pastes
+/// the killer's kill post there (`bansha night --kill-post KILLER=FILE` does it). It names the
+/// killer, so the dawn post must not go out with it.
+pub fn kill_post_placeholder(killer: &str) -> String {
+    format!("（杀人帖：请在此贴上 {killer} 的杀人帖，发帖前替换本行）")
 }
 
 /// Resolve night `number` of a game: the state's snapshot at dusk (every recorded event; a
@@ -249,12 +368,13 @@ pub fn resolve_game(
             game.rules.name
         ));
     };
-    let Some(r) = resolver(name) else {
+    let Some(mut r) = resolver(name) else {
         return Err(format!(
             "night.resolver = \"{name}\"：bansha 没有这个夜晚结算"
         ));
     };
     check_readings(r.choices(), &night_rules.readings)?;
+    r.configure(night_rules)?;
     let snap = state.snapshot(game);
     let night = Night {
         number,
@@ -263,7 +383,7 @@ pub fn resolve_game(
         readings: &night_rules.readings,
         deadline,
     };
-    let mut res = r.resolve(&night, actions);
+    let mut res = r.resolve_in(game, state, &night, actions);
     res.night = number;
     let mut after = state.clone();
     for c in res.changes() {
@@ -336,6 +456,74 @@ pub fn last_of_each(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a confirmed night leaves (chuhan 000 L80 诅咒 +1, L82 庇佑 −1, round 1 of the next
+    /// day; bansha42 004 L74 half votes; m103 002 L316 missed duties) reaches the next day's
+    /// block without the judge typing `curse`, `bless`, `half_voters` or `missed_night_moves`,
+    /// and a day the judge set by hand keeps his entry.
+    #[test]
+    fn a_confirmed_nights_facts_reach_the_next_day() {
+        let game = crate::domain::game::load_str(
+            "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\"]\n\
+             [[days]]\nday = 1\nvote_thread = 1\ncloses_at = \"2026-12-01 21:00:00\"\n\
+             [[days]]\nday = 2\nvote_thread = 2\ncloses_at = \"2026-12-02 21:00:00\"\n\
+             [[days]]\nday = 3\nvote_thread = 3\ncloses_at = \"2026-12-03 21:00:00\"\ncurse = \"丁\"\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap();
+        let res = Resolution {
+            night: 1,
+            next_day: NextDay {
+                adjust: [("甲".to_string(), 1), ("乙".to_string(), -1)].into(),
+                half_voters: vec!["丙".into()],
+                missed: vec![],
+            },
+            ..Default::default()
+        };
+        let mut state = GameState::default();
+        for c in res.changes() {
+            state.push(c, "2026-12-02T08:00:00+08:00".into());
+        }
+        state.push(
+            Change::Fact {
+                key: "adjust:3:甲".into(),
+                value: 1.0,
+            },
+            String::new(),
+        );
+        state.push(
+            Change::Fact {
+                key: missed_key(2, "丁"),
+                value: 1.0,
+            },
+            String::new(),
+        );
+        let mut played = game.clone();
+        let facts = state.snapshot(&game).facts;
+        apply_to_days(&mut played, &facts);
+        let d2 = played.day(2).unwrap();
+        assert_eq!(d2.night_adjust.get("甲"), Some(&1));
+        assert_eq!(d2.night_adjust.get("乙"), Some(&-1));
+        assert!(
+            d2.curse.is_none() && d2.bless.is_none(),
+            "the judge's keys stay his"
+        );
+        assert_eq!(d2.half_voters, ["丙"]);
+        assert_eq!(d2.missed_night_moves, ["丁"]);
+        assert!(played.day(1).unwrap().curse.is_none());
+        assert_eq!(
+            played.day(3).unwrap().curse.as_deref(),
+            Some("丁"),
+            "the judge's own"
+        );
+        // The tally counts them at round 1's close (000 L114): two curses of two 士 are +2.
+        played.days[1].night_adjust.insert("甲".into(), 2);
+        let close = chrono::DateTime::parse_from_rfc3339("2026-12-02T21:00:01+08:00").unwrap();
+        let t = crate::domain::rules::tally(&played, 2, 1, close, &[]).unwrap();
+        let of = |n: &str| t.counts.iter().find(|c| c.target == n).map(|c| c.votes);
+        assert_eq!(of("甲"), Some(2.0));
+        assert_eq!(of("乙"), Some(0.0), "never below 0");
+    }
 
     fn act(by: &str, power: &str, target: &str, at: &str) -> Action {
         Action {

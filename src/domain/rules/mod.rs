@@ -4,6 +4,7 @@
 pub mod acceleration;
 pub mod channels;
 pub mod checks;
+pub mod confirm;
 pub mod draw;
 pub mod flags;
 pub mod ledger;

@@ -431,6 +431,37 @@ pub fn apply_to_days(config: &mut GameConfig, state: &GameState) {
     }
 }
 
+/// Who is out on each day as the config says (`dead`, typed and carried) beside what the
+/// recorded state says (eliminations, night deaths and substitutions before the day's close):
+/// `(day, typed, recorded)` for each day, each list in roster order. `dead` is the judge's
+/// override; a day where the two differ is worth a warning.
+pub fn dead_side_by_side(
+    config: &GameConfig,
+    state: &GameState,
+) -> Vec<(u32, Vec<String>, Vec<String>)> {
+    let mut recorded = config.clone();
+    for d in recorded.days.iter_mut() {
+        d.dead.clear();
+        d.half_voters.clear();
+    }
+    apply_to_days(&mut recorded, state);
+    let order = |list: &[String]| -> Vec<String> {
+        config
+            .roster
+            .players
+            .iter()
+            .filter(|p| list.contains(p))
+            .cloned()
+            .collect()
+    };
+    config
+        .days
+        .iter()
+        .zip(&recorded.days)
+        .map(|(typed, rec)| (typed.day, order(&typed.dead), order(&rec.dead)))
+        .collect()
+}
+
 /// Whether `player`'s standing elimination has a half-vote cause (a kill post) and belongs to
 /// `day`'s round: named as that day, or recorded after the day before closed.
 fn killed_this_round(

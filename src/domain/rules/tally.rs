@@ -239,7 +239,7 @@ pub struct Threshold {
     pub sheriff: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeKind {
     Eliminated,
@@ -252,7 +252,7 @@ pub enum OutcomeKind {
     Pending,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Outcome {
     pub kind: OutcomeKind,
     pub players: Vec<String>,
@@ -260,9 +260,9 @@ pub struct Outcome {
     pub note: String,
     /// Overtime (bansha42 L79): those out whatever it decides, and how many of the tied
     /// (`players`) go out in it ("票一出X").
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decided: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub places: Option<u32>,
 }
 
@@ -1918,6 +1918,21 @@ impl Engine<'_> {
                 let e = counts.entry(n.clone()).or_insert_with(|| Count::empty(n));
                 e.votes = (e.votes + delta).max(0.0);
                 e.adjustments.push(Adjustment { kind, delta });
+            }
+        }
+        // A confirmed night's (netted per player), where the judge named neither.
+        if self.day.curse.is_none() && self.day.bless.is_none() {
+            for (n, by) in &self.day.night_adjust {
+                let (kind, delta) = match by.signum() {
+                    1 => (AdjustmentKind::Curse, 1.0),
+                    -1 => (AdjustmentKind::Bless, -1.0),
+                    _ => continue,
+                };
+                let e = counts.entry(n.clone()).or_insert_with(|| Count::empty(n));
+                for _ in 0..by.unsigned_abs() {
+                    e.votes = (e.votes + delta).max(0.0);
+                    e.adjustments.push(Adjustment { kind, delta });
+                }
             }
         }
     }

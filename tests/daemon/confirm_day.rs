@@ -1,0 +1,130 @@
+//! Confirming a day from what the daemon holds (issue 30): no page files, the rule post's
+//! questions asked first, the elimination stamped at the close of the round it comes from —
+//! refused while a run-off is still to close, and right when clicked a day late.
+
+use crate::live_game::{add_votes, jiaohui_ballot, round_one_tie, runoff_day, unix};
+use crate::support::*;
+
+fn confirm(
+    game: &std::path::Path,
+    daemon: &std::path::Path,
+    more: &[&str],
+) -> (Option<i32>, String, String) {
+    let mut args = vec![
+        "confirm",
+        "--day",
+        "2",
+        "--daemon",
+        daemon.to_str().unwrap(),
+    ];
+    args.extend_from_slice(more);
+    cli(game, &args)
+}
+
+fn eliminations(game: &std::path::Path) -> Vec<(String, String)> {
+    let path = game.with_file_name("banshayishi-12.state.json");
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let state: serde_json::Value = serde_json::from_str(&text).unwrap();
+    state["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["change"]["type"] == "eliminate" && e["undone"] != true)
+        .map(|e| {
+            (
+                e["change"]["player"].as_str().unwrap().to_string(),
+                e["at"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// jiaohui day 2 (001 L172–173): round 1 ties, round 2 runs to 23:00. Confirmed during round 2,
+/// nothing is recorded (小飞 would be out of his own run-off); confirmed the next evening, the
+/// dashboard first asks the 黑暗领主 about 特赦 (001 L85, L114), and 小飞 is out as of round 2's
+/// close, not the click.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_day_is_confirmed_from_the_record_at_its_last_close() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = runoff_day(dir.path());
+    let mut text = std::fs::read_to_string(&game).unwrap();
+    text += "\n[roster.roles]\n\"小飞\" = { role = \"异教徒\", faction = \"异教徒\" }\n\
+             \"大灰狼\" = { role = \"黑暗领主\", faction = \"异教徒\" }\n";
+    std::fs::write(&game, text).unwrap();
+    let port = pin_status_port(&config);
+    round_one_tie(&forum);
+    forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
+    let r = cycle_at(&config, "2026-11-29 22:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+
+    // During round 2: round 1's tie is no result to confirm.
+    {
+        let (mut child, _) = start_service(&config, Some("2026-11-29 22:10:00")).await;
+        let (code, out, err) = tokio::task::block_in_place(|| confirm(&game, &config, &[]));
+        assert_eq!(code, Some(1), "{out}{err}");
+        assert!(err.contains("第二轮截止后再确认"), "{err}");
+        assert!(eliminations(&game).is_empty());
+        let page = tokio::task::block_in_place(|| http_get(port, "/"));
+        assert!(!page.contains("确认第 2 天结果"), "nothing to confirm yet");
+        assert!(
+            page.contains("<td>第2天</td><td>tid 3</td><td>11-29 22:00</td><td>第二轮进行中</td>"),
+            "the schedule shows the run-off: {page}"
+        );
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
+    let b = |v: &str, t: &str| jiaohui_ballot(v, "二", "二", t);
+    add_votes(
+        &forum,
+        &[
+            (3213, "李逵", "2026-11-29 22:05:00", &b("李逵", "小飞")),
+            (3214, "大灰狼", "2026-11-29 22:06:00", &b("大灰狼", "小飞")),
+            (3215, "冷雪", "2026-11-29 22:07:00", &b("冷雪", "李逵")),
+            (3217, "花千树", "2026-11-29 22:09:00", &b("花千树", "小飞")),
+        ],
+    );
+    forum.lock().unwrap().at = unix("2026-11-29 23:00:05");
+    let r = cycle_at(&config, "2026-11-29 23:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+
+    // The next evening, a day late.
+    forum.lock().unwrap().at = unix("2026-11-30 23:30:00");
+    let (mut child, _) = start_service(&config, Some("2026-11-30 23:30:00")).await;
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(page.contains("等法官处理"), "{page}");
+    assert!(page.contains("黑暗领主 是否对 小飞 使用“特赦”"), "{page}");
+    assert!(page.contains("都没有用，确认第 2 天结果"), "{page}");
+    assert!(page.contains("<td>已结束</td>"), "{page}");
+    assert!(page.contains("<b>待确认</b>"), "{page}");
+    // Not asked yet: nothing recorded.
+    let (code, _, err) = tokio::task::block_in_place(|| confirm(&game, &config, &[]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("先征求意见"), "{err}");
+    assert!(eliminations(&game).is_empty());
+    let (code, out, err) =
+        tokio::task::block_in_place(|| confirm(&game, &config, &["--no-pardon"]));
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("第2天第二轮结果"), "{out}");
+    assert!(out.contains("小飞 投票出局，已记录"), "{out}");
+    assert_eq!(
+        eliminations(&game),
+        [("小飞".to_string(), "2026-11-29T23:00:00+08:00".to_string())],
+        "stamped at round 2's close, not at the click"
+    );
+    // Once only.
+    let (code, _, err) = tokio::task::block_in_place(|| confirm(&game, &config, &["--no-pardon"]));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("已经确认过"), "{err}");
+    assert_eq!(eliminations(&game).len(), 1);
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(!page.contains("确认第 2 天结果"), "confirmed: {page}");
+    assert!(page.contains("<td>已确认</td>"), "{page}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
