@@ -363,3 +363,160 @@ fn posting_the_tally_needs_the_judges_login() {
         .code(1)
         .stderr(predicate::str::contains("post_tally"));
 }
+
+/// The documented `[qq]` block (config/daemon.example.toml, uncommented) is valid, and
+/// check-config says who gets what: a group only what the rules publish (issue 35).
+#[test]
+fn the_documented_qq_block_is_valid_and_says_what_a_group_gets() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("config/daemon.example.toml")).unwrap();
+    let mut out = String::new();
+    let mut in_qq = false;
+    for line in text.lines() {
+        if line == "# [qq]" {
+            in_qq = true;
+        }
+        if in_qq && line.is_empty() {
+            in_qq = false;
+        }
+        let line = match line.strip_prefix("# ").filter(|_| in_qq) {
+            Some(l) if !l.starts_with(' ') => l,
+            Some(_) => continue,
+            None => line,
+        };
+        out.push_str(line);
+        out.push('\n');
+    }
+    let game = root().join("config/examples/banshayishi-12.toml");
+    let out = out.replace("\"examples/banshayishi-12.toml\"", &format!("{game:?}"));
+    assert!(
+        out.contains("\n[qq]\n") && out.contains("\njudges = [10001]"),
+        "{out}"
+    );
+    let p = dir.path().join("daemon.toml");
+    std::fs::write(&p, out).unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .env("BANSHA_FORUM_PASSWORD", "x")
+        .env("BANSHA_SMTP_PASSWORD", "y")
+        .env("BANSHA_QQ_TOKEN", "t")
+        .env("BANSHA_QQ_SECRET", "s")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "私聊发给法官 QQ 10001：最终统计、作废票",
+        ))
+        .stdout(predicate::str::contains(
+            "QQ 群 20002 只收到规则公开的内容：最终统计的 BBCode",
+        ))
+        .stdout(predicate::str::contains("自动回复玩家：收到托票"))
+        .stdout(predicate::str::contains(
+            "/onebot，签名（X-Signature）必须正确",
+        ));
+}
+
+fn with_qq(dir: &Path, qq: &str) -> PathBuf {
+    let p = daemon_config(dir, "", 0o600);
+    let text = std::fs::read_to_string(&p)
+        .unwrap()
+        .replace("[[games]]", &format!("[qq]\n{qq}\n[[games]]"));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// `[qq]`: an unknown key, an unknown kind, a missing judge are errors at their key; an event
+/// endpoint off loopback needs the event secret.
+#[test]
+fn qq_settings_are_checked_at_their_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = "api = \"http://127.0.0.1:3000/\"\njudges = [10001]\n";
+    for (extra, key, says) in [
+        (
+            "sendd = [\"final\"]",
+            "键 qq.sendd",
+            "未知的键 sendd。是不是 send？",
+        ),
+        ("send = [\"tally\"]", "qq.send", "没有 tally 这种消息"),
+        ("replies = [\"check\"]", "qq.replies", "没有 check 这种回复"),
+        ("max_chars = 20", "qq.max_chars", "100 到 4500"),
+    ] {
+        let p = with_qq(dir.path(), &format!("{base}{extra}"));
+        bansha()
+            .arg("check-config")
+            .arg(&p)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(key))
+            .stderr(predicate::str::contains(says));
+    }
+    let p = with_qq(dir.path(), "api = \"127.0.0.1:3000\"\njudges = [1]");
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("qq.api"));
+    let p = with_qq(dir.path(), "api = \"http://127.0.0.1:3000/\"\njudges = []");
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("qq.judges"));
+    let p = with_qq(dir.path(), base);
+    let text = std::fs::read_to_string(&p).unwrap().replace(
+        "[qq]",
+        "[status]\nlisten = \"0.0.0.0:8719\"\ntoken_file = \"pw\"\n[qq]",
+    );
+    std::fs::write(&p, text).unwrap();
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("event_secret_file"));
+    let p = with_qq(dir.path(), base);
+    bansha()
+        .arg("check-config")
+        .arg(&p)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("没有设置 QQ 群：只发私聊给法官"));
+}
+
+/// `[roster.qq]` maps QQ numbers to players: a name not in the roster, or a number that is not
+/// one, is an error at its key.
+#[test]
+fn roster_qq_names_players_by_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = std::fs::read_to_string(root().join("config/examples/banshayishi-12.toml")).unwrap();
+    for (entry, says) in [
+        ("\"30001\" = \"宋江\"", "宋江 不在玩家名单中"),
+        ("\"3000x\" = \"李逵\"", "3000x 不是 QQ 号"),
+    ] {
+        let p = dir.path().join("g.toml");
+        std::fs::write(
+            &p,
+            game.replace("\n[[days]]", &format!("\n[roster.qq]\n{entry}\n\n[[days]]")),
+        )
+        .unwrap();
+        bansha()
+            .arg("check-config")
+            .arg(&p)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("roster.qq"))
+            .stderr(predicate::str::contains(says));
+    }
+    let p = dir.path().join("g.toml");
+    std::fs::write(
+        &p,
+        game.replace(
+            "\n[[days]]",
+            "\n[roster.qq]\n\"30001\" = \"李逵\"\n\n[[days]]",
+        ),
+    )
+    .unwrap();
+    bansha().arg("check-config").arg(&p).assert().success();
+}

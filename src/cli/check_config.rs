@@ -41,6 +41,11 @@ pub fn check_config(
                     s.state_dir.display(),
                     games.join("、")
                 )?;
+                if let Some(q) = &s.qq {
+                    for line in crate::present::qq::settings_lines(q, &s.status.listen) {
+                        writeln!(out, "{line}")?;
+                    }
+                }
                 Ok(0)
             }
             Err(e) => {
@@ -150,7 +155,8 @@ fn is_daemon(path: &std::path::Path) -> bool {
 }
 
 /// `bansha check-config --online`: what only the forum and the relay can say — the login, page
-/// 1 of each game's vote threads, an SMTP session (nothing is posted or mailed). Returns the
+/// 1 of each game's vote threads, an SMTP session, the QQ bot's login (nothing is posted,
+/// mailed or sent). Returns the
 /// exit code: 0 when everything answered.
 pub fn online(
     path: &std::path::Path,
@@ -238,6 +244,18 @@ pub fn online(
             Err(e) => {
                 failed += 1;
                 writeln!(err, "✗ 邮件服务器不可用（smtp）：{e}")?;
+            }
+        }
+        if let Some(q) = &settings.qq {
+            let bot = crate::io::qq::Bot::new(q).map_err(anyhow::Error::msg)?;
+            match bot.login_info().await {
+                Ok((id, nick)) => {
+                    writeln!(out, "✓ QQ 机器人可用：登录号 {id}（{nick}；没有发消息）")?
+                }
+                Err(e) => {
+                    failed += 1;
+                    writeln!(err, "✗ QQ 机器人不可用（qq.api {}）：{e}", q.api)?;
+                }
             }
         }
         anyhow::Ok(())

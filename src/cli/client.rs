@@ -289,6 +289,12 @@ pub fn status(
             writeln!(out, "  {f}")?;
         }
     }
+    if !s.qq_messages.is_empty() {
+        writeln!(out, "待法官处理的 QQ 消息：")?;
+        for m in &s.qq_messages {
+            writeln!(out, "  {m}")?;
+        }
+    }
     Ok(0)
 }
 

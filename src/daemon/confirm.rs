@@ -54,7 +54,7 @@ fn recorded(state: &GameState, day: u32) -> bool {
 impl Daemon {
     /// The final a day is confirmed from: round 2's when it has run, else round 1's, unless
     /// round 1 went to a round 2 that has not closed.
-    fn final_of(&self, g: &GameConfig, day: u32) -> Result<(u32, Final), Refusal> {
+    pub(crate) fn final_of(&self, g: &GameConfig, day: u32) -> Result<(u32, Final), Refusal> {
         let read = |round| -> Result<Option<Final>, Refusal> {
             self.store
                 .get_meta(&final_key(g, day, round))

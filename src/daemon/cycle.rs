@@ -49,6 +49,8 @@ pub struct Daemon {
     pub(crate) notices: std::sync::Mutex<Vec<crate::daemon::identity::Notice>>,
     /// The config files behind the running settings, and what the last reload found.
     pub(crate) reload: std::sync::Mutex<crate::daemon::reload::Reload>,
+    /// The judge's QQ (`[qq]`, as at the start): `daemon::qq`.
+    pub qq: Option<crate::daemon::qq::Qq>,
 }
 
 impl Daemon {
@@ -80,6 +82,11 @@ impl Daemon {
         let forum = Forum::new(&settings.forum, settings.login.clone(), offset)
             .map_err(anyhow::Error::msg)?;
         let mailer = Mailer::new(&settings.smtp, &settings.judge.to).map_err(anyhow::Error::msg)?;
+        let qq = settings
+            .qq
+            .as_ref()
+            .map(crate::daemon::qq::Qq::new)
+            .transpose()?;
         Ok(Daemon {
             settings: std::sync::RwLock::new(std::sync::Arc::new(settings)),
             store,
@@ -91,6 +98,7 @@ impl Daemon {
             clock_offset: Default::default(),
             notices: std::sync::Mutex::new(notices),
             reload: std::sync::Mutex::new(crate::daemon::reload::Reload::at_start(&path)),
+            qq,
         })
     }
 
@@ -274,6 +282,7 @@ impl Daemon {
         for d in g.days.iter_mut() {
             d.sheriff = decide::carry_sheriff(d, elected.as_deref()).0.sheriff;
         }
+        crate::daemon::qq::with_proxies(self, &mut g);
         Ok(g)
     }
 
@@ -606,6 +615,9 @@ impl Daemon {
             report.errors.push(format!("{e}: mails held"));
         } else {
             self.send_outbox(now, &mut report).await;
+            // After the mails: QQ never holds them.
+            (report.qq_sent, report.qq_waiting) =
+                crate::daemon::qq::deliver(self, now, &mut report.errors).await;
         }
         report.requests = self.forum.requests.load(Ordering::Relaxed) - before;
         let saved = self.store.set_meta("last_cycle", &report);
@@ -2490,6 +2502,10 @@ impl Daemon {
     async fn send_outbox(&self, now: Time, report: &mut CycleReport) {
         // A refusal queues a notice for the judge; it goes out in the same cycle.
         for _ in 0..2 {
+            // Each mail of a kind the judge wants in QQ too becomes its QQ message while queued.
+            if let Err(e) = crate::daemon::qq::mirror(self, now) {
+                report.errors.push(format!("qq: {e}"));
+            }
             let queued = report.mails_queued;
             match self.try_send_outbox(now, report).await {
                 Ok(true) if report.mails_queued > queued => continue,

@@ -36,6 +36,9 @@ pub struct Status {
     /// What is wrong, one line each (empty when `healthy`).
     #[serde(default)]
     pub problems: Vec<String>,
+    /// QQ messages the judge must read himself (an unknown number, a text read as nothing).
+    #[serde(default)]
+    pub qq_messages: Vec<String>,
     /// Which daemon this is, for a client to check it asked its own config's (none from a
     /// version before it was reported).
     #[serde(default)]
@@ -352,6 +355,7 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
             .collect(),
         identity: Some(Identity::of(&d.settings())),
         configs: Some(d.reload_state()),
+        qq_messages: crate::daemon::qq::for_judge(d),
     })
 }
 
@@ -613,7 +617,14 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         .route("/ledger", axum::routing::post(ledger))
         .route("/rulings", axum::routing::post(rulings))
         .route("/post-tally", axum::routing::post(post_tally))
+        .route(
+            "/qq-reply",
+            axum::routing::post(crate::daemon::qq::send_draft),
+        )
         .layer(axum::middleware::from_fn_with_state(service.clone(), guard))
+        // The QQ bot's events: outside the guard (the bot sends neither the dashboard's token
+        // nor X-Bansha), checked by their X-Signature instead (`daemon::qq::event`).
+        .route("/onebot", axum::routing::post(crate::daemon::qq::event))
         .with_state(service);
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
@@ -775,6 +786,8 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
             .ok()
             .flatten()
             .unwrap_or_default(),
+        qq: crate::daemon::qq::for_judge(d),
+        qq_drafts: crate::daemon::qq::drafts(d),
         sent: d.store.sent_count(),
         refused: refused_lines(d),
         games: &d.settings().games,

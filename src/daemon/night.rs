@@ -11,7 +11,6 @@
 //! records them, so `undo`, the win checks and the next day's tally (curse, blessing, half
 //! votes, missed duties, through `night::apply_to_days`) work unchanged.
 
-use crate::daemon::confirm::Final;
 use crate::daemon::Daemon;
 use crate::domain::config::GameConfig;
 use crate::domain::night::{Action, NightRecord, Resolution};
@@ -46,13 +45,9 @@ impl Daemon {
             .filter(|g| g.rules.night.resolver.is_some())
         {
             for d in &g.days {
-                let closed: Option<Final> = [2, 1].iter().find_map(|r| {
-                    self.store
-                        .get_meta(&crate::daemon::confirm::final_key(g, d.day, *r))
-                        .ok()
-                        .flatten()
-                });
-                let Some(fin) = closed.filter(|f| f.close <= now) else {
+                // The day's final (round 2's when it ran); none while a run-off is to come.
+                let Some((_, fin)) = self.final_of(g, d.day).ok().filter(|(_, f)| f.close <= now)
+                else {
                     continue;
                 };
                 if g.day(d.day + 1)
@@ -107,6 +102,19 @@ impl Daemon {
                 self.read_pms(&g, d, now, report).await?;
             }
             self.night_messages(&g, &mut n, now)?;
+        }
+        // Actions sent by QQ (`[roster.qq]`), kept in the record as they came.
+        let until = n.deadline.unwrap_or(now).max(now);
+        for a in crate::daemon::qq::night_actions(self, &g.id, n.opens, until + Duration::hours(1))
+        {
+            if !n
+                .record
+                .actions
+                .iter()
+                .any(|x| x.source == a.source && x.power == a.power)
+            {
+                n.record.actions.push(a);
+            }
         }
         if n.record.actions.len() > n.record.digested || !n.record.unread.is_empty() {
             let k = format!(

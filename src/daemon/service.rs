@@ -301,7 +301,7 @@ impl Service {
             .ok()
             .flatten()
             .unwrap_or_default();
-        crate::domain::report::health(
+        let mut problems = crate::domain::report::health(
             &crate::domain::report::HealthInput {
                 last: last.as_ref().map(|(t, r)| (*t, r)),
                 stale_after: self.stale_after(),
@@ -311,7 +311,11 @@ impl Service {
                 config_error: reload.error.as_deref(),
             },
             now,
-        )
+        );
+        if let Some(line) = crate::daemon::qq::failing(&self.daemon) {
+            problems.push(crate::domain::report::Problem::QqFailing { line });
+        }
+        problems
     }
 
     /// How old the last cycle may be before the service counts as stopped.

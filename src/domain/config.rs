@@ -122,6 +122,10 @@ pub struct RosterConfig {
     /// Secret: each player's role, faction and code name. Judge-only; never in public output.
     #[serde(default)]
     pub roles: BTreeMap<String, RoleConfig>,
+    /// Players' QQ numbers (`"10001" = "李逵"`): a private message from one of them to the
+    /// judge's QQ bot is that player's message to the judge (issue 35, `domain::qq`).
+    #[serde(default)]
+    pub qq: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -1482,6 +1486,20 @@ fn check_roster(roster: &RosterConfig, g: &GameText) -> Result<(), ConfigError> 
         }
     }
     let is_player = |n: &str| roster.players.iter().any(|p| p == n);
+    for (number, name) in &roster.qq {
+        if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) || number.len() > 12 {
+            return Err(at(
+                &["roster", "qq", number],
+                format!("{number} 不是 QQ 号（只能是数字）"),
+            ));
+        }
+        if !is_player(name) {
+            return Err(at(
+                &["roster", "qq", number],
+                format!("{name} 不在玩家名单中"),
+            ));
+        }
+    }
     let mut alias_owner: BTreeMap<&str, &str> = BTreeMap::new();
     for (name, aliases) in &roster.aliases {
         if !is_player(name) {

@@ -8,6 +8,7 @@ pub mod deadline;
 pub mod game;
 pub mod mail;
 pub mod night;
+pub mod qq;
 pub mod record;
 pub mod reply;
 pub mod report;

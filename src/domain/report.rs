@@ -44,6 +44,11 @@ pub struct CycleReport {
     /// A changed config was taken at the start of this cycle.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reloaded: bool,
+    /// QQ messages the bot took this cycle, and those still queued (`[qq]`, issue 35).
+    #[serde(default)]
+    pub qq_sent: usize,
+    #[serde(default)]
+    pub qq_waiting: usize,
 }
 
 /// A day whose final waits for the judge's confirmation.
@@ -131,6 +136,8 @@ pub enum Problem {
     /// The machine's clock is this many seconds behind the forum's (negative: ahead); bansha
     /// goes by the forum's.
     ClockOff { secs: i64 },
+    /// The QQ channel keeps failing (the mails go on): the line the judge reads.
+    QqFailing { line: String },
     /// A changed config was not taken (the running one stays): why, with file, line and key.
     ConfigRefused { error: String },
 }

@@ -19,7 +19,63 @@ struct SettingsFile {
     poll: PollSettings,
     #[serde(default)]
     status: StatusSettings,
+    /// The judge's QQ through a OneBot 11 bot (issue 35); none: mail only.
+    qq: Option<QqFile>,
     games: Vec<GameRef>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct QqFile {
+    api: String,
+    access_token_file: Option<PathBuf>,
+    access_token_env: Option<String>,
+    judges: Vec<u64>,
+    group: Option<u64>,
+    send: Option<Vec<String>>,
+    event_secret_file: Option<PathBuf>,
+    event_secret_env: Option<String>,
+    #[serde(default)]
+    replies: Vec<String>,
+    #[serde(default = "qq_timeout")]
+    timeout_secs: u64,
+    #[serde(default = "qq_max_chars")]
+    max_chars: usize,
+    #[serde(default = "qq_alert_after")]
+    alert_after: u32,
+}
+
+fn qq_timeout() -> u64 {
+    10
+}
+fn qq_max_chars() -> usize {
+    1500
+}
+fn qq_alert_after() -> u32 {
+    3
+}
+
+/// `[qq]`, loaded: where the OneBot 11 HTTP API is, who gets what, the event secret.
+#[derive(Debug, Clone)]
+pub struct QqSettings {
+    /// The bot's HTTP API base, e.g. "http://127.0.0.1:3000/" (`send_private_msg` is under it).
+    pub api: String,
+    /// `Authorization: Bearer …` for the API (the bot's `access_token`).
+    pub access_token: Option<Secret>,
+    /// The judges' QQ numbers: every kind in `send` goes to each, privately.
+    pub judges: Vec<u64>,
+    /// A group that gets only what the rules publish: the final tally's BBCode as text.
+    pub group: Option<u64>,
+    pub send: Vec<crate::domain::qq::Kind>,
+    /// The bot's `secret`: each event POST must carry its `X-Signature`.
+    pub event_secret: Option<Secret>,
+    /// The replies to players that go out without the judge's click.
+    pub replies: Vec<crate::domain::qq::ReplyKind>,
+    pub timeout_secs: u64,
+    /// The longest message, in characters; longer texts are split at line breaks.
+    pub max_chars: usize,
+    /// Failures in a row before the judge is mailed (once per streak).
+    pub alert_after: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -270,6 +326,7 @@ pub struct Settings {
     pub status: StatusSettings,
     /// The dashboard's token (`status.token_file` / `status.token_env`).
     pub status_token: Option<Secret>,
+    pub qq: Option<QqSettings>,
     pub games: Vec<GameConfig>,
 }
 
@@ -373,6 +430,10 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
         &base,
     )?;
     check_listen(&s.status.listen, status_token.is_some(), &at)?;
+    let qq = match &s.qq {
+        Some(q) => Some(read_qq(q, &s.status.listen, src, path, &base, &at)?),
+        None => None,
+    };
     let games = load_games(&s, src, &base, &at)?;
     let smtp = SmtpSettings {
         folder: s.smtp.folder.as_ref().map(|f| base.join(f)),
@@ -397,7 +458,110 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
         poll: s.poll,
         status: s.status,
         status_token,
+        qq,
         games,
+    })
+}
+
+/// `[qq]`: the API's address, the kinds named right, the secrets read; an event endpoint off
+/// loopback needs the event secret (the dashboard's token guards everything else there).
+fn read_qq(
+    q: &QqFile,
+    listen: &str,
+    src: &dyn Sources,
+    path: &Path,
+    base: &Path,
+    at: &At,
+) -> Result<QqSettings, ConfigError> {
+    use crate::domain::qq::{Kind, ReplyKind};
+    if !(q.api.starts_with("http://") || q.api.starts_with("https://")) {
+        return Err(at(
+            &["qq", "api"],
+            "应以 http:// 或 https:// 开头（OneBot 的 HTTP 接口地址，如 http://127.0.0.1:3000/）"
+                .into(),
+        ));
+    }
+    if q.judges.is_empty() {
+        return Err(at(&["qq", "judges"], "需要至少一个法官的 QQ 号".into()));
+    }
+    let names = |all: &[&str]| all.join("、");
+    let send = match &q.send {
+        None => Kind::ALL.to_vec(),
+        Some(v) => v
+            .iter()
+            .map(|k| {
+                Kind::parse(k).ok_or_else(|| {
+                    at(
+                        &["qq", "send"],
+                        format!(
+                            "没有 {k} 这种消息；可以是 {}",
+                            names(&Kind::ALL.map(Kind::name))
+                        ),
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let replies = q
+        .replies
+        .iter()
+        .map(|k| {
+            ReplyKind::parse(k).ok_or_else(|| {
+                at(
+                    &["qq", "replies"],
+                    format!(
+                        "没有 {k} 这种回复；可以是 {}",
+                        names(&ReplyKind::ALL.map(ReplyKind::name))
+                    ),
+                )
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    if !(100..=4500).contains(&q.max_chars) {
+        return Err(at(
+            &["qq", "max_chars"],
+            format!("{} 不合适：一条 QQ 消息写 100 到 4500 个字", q.max_chars),
+        ));
+    }
+    if !(1..=120).contains(&q.timeout_secs) {
+        return Err(at(&["qq", "timeout_secs"], "要在 1 到 120 秒之间".into()));
+    }
+    let token = secret(
+        src,
+        path,
+        "qq.access_token",
+        &q.access_token_file,
+        &q.access_token_env,
+        base,
+    )?;
+    let event_secret = secret(
+        src,
+        path,
+        "qq.event_secret",
+        &q.event_secret_file,
+        &q.event_secret_env,
+        base,
+    )?;
+    let loopback = listen
+        .parse::<std::net::SocketAddr>()
+        .is_ok_and(|a| a.ip().is_loopback());
+    if event_secret.is_none() && !loopback {
+        return Err(at(
+            &["qq"],
+            format!("仪表盘监听 {listen}（不是本机回环地址）：接收 QQ 消息的 /onebot 需要签名密钥，请设置 event_secret_file 或 event_secret_env（与机器人的 secret 相同）"),
+        ));
+    }
+    Ok(QqSettings {
+        api: q.api.clone(),
+        access_token: token,
+        judges: q.judges.clone(),
+        group: q.group,
+        send,
+        event_secret,
+        replies,
+        timeout_secs: q.timeout_secs,
+        max_chars: q.max_chars,
+        alert_after: q.alert_after.max(1),
     })
 }
 

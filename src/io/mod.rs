@@ -11,6 +11,7 @@ pub mod listen;
 pub mod log;
 pub mod memory;
 pub mod progress;
+pub mod qq;
 pub mod replay;
 pub mod smtp;
 pub mod state_file;

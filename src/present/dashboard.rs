@@ -25,6 +25,10 @@ pub struct Dashboard<'a> {
     pub outbox: Vec<(Time, String)>,
     /// Required posts that failed their checks.
     pub checks: Vec<String>,
+    /// QQ messages the judge must read himself (`daemon::qq::for_judge`).
+    pub qq: Vec<String>,
+    /// Replies to players drafted and not sent: (key, to whom, text), each with its button.
+    pub qq_drafts: Vec<(String, String, String)>,
     pub sent: usize,
     /// Mails the SMTP server refused for good (`refused_line`).
     pub refused: Vec<String>,
@@ -169,7 +173,12 @@ pub fn page(d: &Dashboard) -> String {
     h += "<section id=\"alerts\"><h2>待处理提醒</h2>\n";
     let outbox = &d.outbox;
     let checks = &d.checks;
-    if outbox.is_empty() && checks.is_empty() && d.refused.is_empty() {
+    if outbox.is_empty()
+        && checks.is_empty()
+        && d.refused.is_empty()
+        && d.qq.is_empty()
+        && d.qq_drafts.is_empty()
+    {
         h += "<p>无（所有提醒邮件都已发出）。</p>\n";
     } else {
         h += "<ul>\n";
@@ -188,6 +197,17 @@ pub fn page(d: &Dashboard) -> String {
         }
         for c in checks {
             h += &format!("<li>不合格的帖子：{}</li>\n", esc(c));
+        }
+        for m in &d.qq {
+            h += &format!("<li>待法官处理的 QQ 消息：{}</li>\n", esc(m));
+        }
+        for (key, to, text) in &d.qq_drafts {
+            h += &format!(
+                "<li class=\"qq-draft\">给 {} 的回复草稿：{} <button type=\"button\" onclick=\"var b=this;banshaPost('/qq-reply',{{key:b.dataset.key}},function(ok,x){{b.replaceWith(x);}})\" data-key=\"{}\">发到 QQ</button></li>\n",
+                esc(to),
+                esc(text),
+                html_escape::encode_double_quoted_attribute(key)
+            );
         }
         h += "</ul>\n";
     }
@@ -829,6 +849,7 @@ pub fn problem_line(p: &crate::domain::report::Problem) -> String {
         }
         Problem::Refused { count } => format!("{count} 封邮件被邮件服务器拒收"),
         Problem::Errors { errors } => format!("上一轮出错：{}", errors.join("；")),
+        Problem::QqFailing { line } => line.clone(),
         Problem::ClockOff { secs } => format!(
             "本机时钟比论坛{} {} 秒：按论坛时间计时，请校准本机时钟",
             if *secs < 0 { "快" } else { "慢" },

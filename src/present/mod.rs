@@ -10,3 +10,4 @@ pub mod html;
 pub mod judge;
 pub mod mails;
 pub mod night;
+pub mod qq;

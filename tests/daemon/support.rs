@@ -554,6 +554,17 @@ pub(crate) async fn forum_server() -> (MockServer, Arc<Mutex<Forum>>) {
         .respond_with(DiscussionResponder(state.clone()))
         .mount(&server)
         .await;
+    // The judge's inbox, empty unless a test mounts its own (at the default priority, 5,
+    // before this one): the night reads it where actions come by private message.
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .and(query_param("module", "mypm"))
+        .respond_with(crate::ballot_sources::Inbox(Arc::new(Mutex::new(
+            Vec::new(),
+        ))))
+        .with_priority(10)
+        .mount(&server)
+        .await;
     Mock::given(method("GET"))
         .and(path("/member.php"))
         .and(query_param("action", "login"))
