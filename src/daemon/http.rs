@@ -461,8 +461,10 @@ async fn night(State(s): State<Arc<Service>>, Json(b): Json<NightBody>) -> (Stat
                 power: b.power.trim().to_string(),
                 target: opt(&b.target),
                 platform: opt(&b.platform),
-                sent_at: Some(now),
-                source: "法官录入".into(),
+                // The judge enters what reached him by QQ or in person, often after the
+                // deadline: when it was sent is his to know, so it is not judged late.
+                sent_at: None,
+                source: format!("法官录入（{}）", now.format("%m-%d %H:%M")),
             };
             d.add_night_action(&b.game, b.night, action, now).await
         }

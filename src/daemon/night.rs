@@ -42,7 +42,9 @@ impl Daemon {
         for g in settings
             .games
             .iter()
-            .filter(|g| g.rules.night.resolver.is_some())
+            // A night is resolved from the roles: a game without `[roster.roles]` has its
+            // nights resolved by the judge alone.
+            .filter(|g| g.rules.night.resolver.is_some() && !g.roster.roles.is_empty())
         {
             for d in &g.days {
                 // The day's final (round 2's when it ran); none while a run-off is to come.

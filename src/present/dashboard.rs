@@ -242,7 +242,7 @@ fn waiting_html(
             "<li class=\"moved\">{}：{}<br>\n<button onclick=\"{}\">改为这个截止时间（{}）</button> <span class=\"msg\"></span></li>\n",
             esc(game),
             esc(words),
-            esc(&format!("banshaMoveClose(this,{body})")),
+            crate::present::html::attr(&format!("banshaMoveClose(this,{body})")),
             at.format("%m-%d %H:%M")
         );
     }
@@ -256,14 +256,14 @@ fn waiting_html(
             f.closes_at
                 .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
                 .unwrap_or_default(),
-            esc(&format!("banshaAcceptDay(this,{game},{})", f.day)),
+            crate::present::html::attr(&format!("banshaAcceptDay(this,{game},{})", f.day)),
             f.day
         );
     }
     for c in to_confirm {
         let game = serde_json::to_string(&c.game).unwrap_or_default();
         let call = |pardon: &str, no_pardon: bool| {
-            esc(&format!(
+            crate::present::html::attr(&format!(
                 "banshaConfirm(this,{game},{},{},{no_pardon})",
                 c.day,
                 serde_json::to_string(&if pardon.is_empty() {
@@ -359,7 +359,7 @@ fn night_html(n: &NightView, now: Time) -> String {
             if n.deadline.is_none_or(|t| t <= now) {
                 h += &format!(
                     "<p><button onclick=\"{}\">确认第 {} 夜结算</button> <span class=\"msg\"></span></p>\n",
-                    esc(&format!("banshaNightConfirm(this,{game},{})", n.night)),
+                    crate::present::html::attr(&format!("banshaNightConfirm(this,{game},{})", n.night)),
                     n.night
                 );
             }

@@ -13,7 +13,7 @@ pub fn esc(s: &str) -> String {
     html_escape::encode_text(s).into_owned()
 }
 
-fn attr(s: &str) -> String {
+pub fn attr(s: &str) -> String {
     html_escape::encode_double_quoted_attribute(s).into_owned()
 }
 

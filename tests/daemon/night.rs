@@ -90,20 +90,33 @@ async fn a_chuhan_night_from_the_inbox_is_drafted_confirmed_and_carried_into_the
     let (mut child, _) = start_service(&config, Some("2026-11-30 07:10:00")).await;
     let page = tokio::task::block_in_place(|| http_get(port, "/"));
     assert!(page.contains("确认第 2 夜结算"), "{page}");
-    let body = r#"{"game":"楚汉局","night":2,"action":"confirm"}"#;
-    let answer = tokio::task::block_in_place(|| {
-        raw_http(
-            port,
-            &format!(
-                "POST /night HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Bansha: judge\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            ),
-        )
+    // The judge enters an action that reached him by QQ, then clicks the confirm button, in
+    // headless Chromium.
+    tokio::task::block_in_place(|| {
+        let mut b = crate::browser::Browser::launch(&dir.path().join("cdp"));
+        let ready = "[...document.querySelectorAll('button')].some(x => x.textContent.includes('确认第 2 夜结算'))";
+        b.open(&format!("http://127.0.0.1:{port}/"), ready);
+        b.eval(
+            "var f = document.querySelector('form.night-add'); f.by.value = '不见'; \
+             f.power.value = '祈祷'; f.target.value = '不见'; f.querySelector('button').click()",
+        );
+        b.wait(
+            "[...document.querySelectorAll('section.night li')].some(x => x.textContent.includes('祈祷'))",
+            std::time::Duration::from_secs(20),
+        );
+        if let Ok(dir) = std::env::var("BANSHA_SCREENSHOTS") {
+            b.screenshot(&std::path::Path::new(&dir).join("dashboard-night.png"));
+        }
+        b.eval("[...document.querySelectorAll('button')].find(x => x.textContent.includes('确认第 2 夜结算')).click()");
+        b.wait(
+            "document.body.innerText.includes('已确认，已写入局面') || !document.body.innerText.includes('确认第 2 夜结算')",
+            std::time::Duration::from_secs(20),
+        );
     });
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     let after = std::fs::read_to_string(&state).unwrap();
     assert!(after.contains("adjust:3:李逵"), "{after}");
     assert!(after.contains("adjust:3:花千树"), "{after}");
+
     let page = tokio::task::block_in_place(|| http_get(port, "/"));
     assert!(!page.contains("确认第 2 夜结算"), "confirmed once: {page}");
     child.kill().unwrap();
