@@ -9,6 +9,7 @@ pub mod forum;
 pub mod listen;
 pub mod log;
 pub mod memory;
+pub mod net_error;
 pub mod progress;
 pub mod replay;
 pub mod smtp;
