@@ -50,6 +50,24 @@ fn the_demo_replays_the_recorded_day_and_prints_the_final_tally() {
         assert!(stdout.contains(line), "{line}\n{stdout}");
     }
     assert!(!stdout.contains("· 错误："), "no cycle failed: {stdout}");
+    // Issue 32: the README's sample of this output is the real output: each of its lines
+    // ("…" leaves lines out) is a line of it, in the same order.
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let sample = readme
+        .split("```text\n")
+        .nth(1)
+        .and_then(|s| s.split("```").next())
+        .expect("the README's sample output");
+    let real = stdout.replace(&demo.display().to_string(), "bansha-demo");
+    let real: Vec<&str> = real.lines().collect();
+    let mut from = 0;
+    for line in sample.lines().filter(|l| l.trim() != "…") {
+        let Some(i) = real[from..].iter().position(|r| *r == line) else {
+            panic!("README sample line not in the demo's output (in order): {line:?}\n{stdout}");
+        };
+        from += i + 1;
+    }
 
     // The mails, in the order they were sent, named like an inbox.
     let mut names: Vec<String> = std::fs::read_dir(demo.join("mails"))
