@@ -219,7 +219,19 @@ fn draw_on<'a>(
     let y = rows_bottom + 40;
     draw_legend(&root, t, y)?;
     let y = y + 26 * legend_lines;
-    let long = end - t.start > Duration::hours(20);
+    draw_notes(&root, &notes, end - t.start > Duration::hours(20), y)?;
+    root.present()?;
+    Ok(())
+}
+
+/// The ballots that did not count, one line each under the legend: number, time, voter,
+/// what it named and why it did not count.
+fn draw_notes<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    notes: &[&Mark],
+    long: bool,
+    y: i32,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     for (k, m) in notes.iter().enumerate() {
         root.draw(&Text::new(
             format!(
@@ -238,7 +250,6 @@ fn draw_on<'a>(
             (FONT, 14).into_font().color(&RGBColor(170, 20, 20)),
         ))?;
     }
-    root.present()?;
     Ok(())
 }
 
