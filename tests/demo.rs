@@ -50,6 +50,24 @@ fn the_demo_replays_the_recorded_day_and_prints_the_final_tally() {
         assert!(stdout.contains(line), "{line}\n{stdout}");
     }
     assert!(!stdout.contains("· 错误："), "no cycle failed: {stdout}");
+    // Issue 32: the README's sample of this output is the real output: each of its lines
+    // ("…" leaves lines out) is a line of it, in the same order.
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let sample = readme
+        .split("```text\n")
+        .nth(1)
+        .and_then(|s| s.split("```").next())
+        .expect("the README's sample output");
+    let real = stdout.replace(&demo.display().to_string(), "bansha-demo");
+    let real: Vec<&str> = real.lines().collect();
+    let mut from = 0;
+    for line in sample.lines().filter(|l| l.trim() != "…") {
+        let Some(i) = real[from..].iter().position(|r| *r == line) else {
+            panic!("README sample line not in the demo's output (in order): {line:?}\n{stdout}");
+        };
+        from += i + 1;
+    }
 
     // The mails, in the order they were sent, named like an inbox.
     let mut names: Vec<String> = std::fs::read_dir(demo.join("mails"))
@@ -121,4 +139,70 @@ fn the_demo_replays_the_recorded_day_and_prints_the_final_tally() {
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("不是 bansha 演示目录"));
     assert!(dir.path().join("mine.txt").exists());
+}
+
+/// GET `path` from `addr` (HTTP/1.0, no keep-alive): the whole answer, headers included.
+fn get(addr: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(s, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    let mut body = Vec::new();
+    s.read_to_end(&mut body).unwrap();
+    String::from_utf8_lossy(&body).into_owned()
+}
+
+struct Killed(std::process::Child);
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Issue 32: `bansha demo --serve` keeps the replay forum and the daemon running on a fast
+/// clock and prints the dashboard's address; the dashboard answers there and shows the day
+/// going from open, through the lock, to closed with the recorded ballots.
+#[test]
+fn the_served_demo_prints_the_dashboards_address_and_runs_the_day_through_its_close() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Killed(
+        std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+            .args(["demo", "--serve", "--speed", "900", "--dir"])
+            .arg(dir.path().join("demo"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let stdout = std::io::BufReader::new(child.0.stdout.take().unwrap());
+    let prefix = "仪表盘：http://";
+    let line = stdout
+        .lines()
+        .map_while(Result::ok)
+        .take(20)
+        .find(|l| l.starts_with(prefix))
+        .expect("the dashboard's address is printed");
+    let addr = line[prefix.len()..].trim_end_matches('/').to_string();
+    assert!(!addr.ends_with(":0"), "{line}");
+    let first = get(&addr, "/");
+    assert!(
+        first.starts_with("HTTP/1.1 200") || first.starts_with("HTTP/1.0 200"),
+        "{first}"
+    );
+    // 19:00 → 21:00 at 900× is 8 s: the day closes with the recorded ballots counted.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    loop {
+        let page = get(&addr, "/");
+        if page.contains("已截止") && page.contains("李逵") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the served demo's day never closed:\n{page}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    // The service keeps running after the close (it ends on Ctrl-C, not by itself).
+    assert!(child.0.try_wait().unwrap().is_none());
 }

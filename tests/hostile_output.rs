@@ -131,6 +131,28 @@ fn player_text_never_becomes_markup() {
         &bansha::domain::rules::timeline::of(&tally),
         tally.lock_from,
     );
+    // Issue 32: the timeline has a row for each voter with a dated ballot, in the order of
+    // their first ballot, each void ballot on its voter's row.
+    let timeline = bansha::domain::rules::timeline::of(&tally);
+    let mut voters: Vec<&str> = Vec::new();
+    let mut dated: Vec<_> = tally
+        .ballots
+        .iter()
+        .filter(|b| b.posted_at.is_some())
+        .collect();
+    dated.sort_by_key(|b| (b.posted_at, b.pid));
+    for b in &dated {
+        if !voters.contains(&b.voter.as_str()) {
+            voters.push(&b.voter);
+        }
+    }
+    let rows: Vec<&str> = timeline.rows.iter().map(|r| r.voter.as_str()).collect();
+    assert_eq!(rows, voters);
+    let void = dated.iter().filter(|b| !b.valid).count();
+    assert_eq!(
+        timeline.rows.iter().map(|r| r.void.len()).sum::<usize>(),
+        void
+    );
     for (what, out) in [("mail", &html), ("dashboard", &dashboard), ("svg", &svg)] {
         assert!(!out.contains("<script"), "{what}: {out}");
         assert!(!out.contains("<img src=x"), "{what}: {out}");

@@ -104,7 +104,7 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
         "应以 http:// 或 https:// 开头，请重新输入",
         "无法读取 nosuch.txt",
         "李逵 在玩家名单里",
-        "✓ 14 名玩家：大灰狼、小飞、李逵、花千树、不见、冷雪",
+        "✓ 14 名玩家（取自文件 players.txt）：大灰狼、小飞、李逵、花千树、不见、冷雪",
     ] {
         assert!(err.contains(why), "{why}\n{err}");
     }
@@ -201,9 +201,46 @@ fn init_asks_again_on_wrong_answers_and_writes_configs_that_load() {
     // Answers that run out: a clear error, nothing written.
     let (code, _, err) = init(dir.path(), "games/short.toml", "m103\n\n短局\n");
     assert_eq!(code, Some(1));
+    assert!(err.contains("输入已结束，还没有回答：玩家名单"), "{err}");
+    assert!(!dir.path().join("games/short.toml").exists());
+}
+
+/// Issue 32: the roster pasted inline (names separated by 、，, or spaces) is taken as well as
+/// a file, and init says which it took; a name list that repeats a name is asked again.
+#[test]
+fn init_takes_the_roster_pasted_inline_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let answers = [
+        "楚汉",
+        "",
+        "楚汉局",
+        "https://bbs.example.com/forum.php",
+        "judge@example.com",
+        "大灰狼、小飞 李逵，李逵", // 李逵 twice: asked again
+        "大灰狼、小飞 李逵，花千树,不见",
+        "法官",
+        "",
+        "41",
+        "",
+        "",
+        "2026-12-03 21:00",
+        "",
+        "",
+    ]
+    .join("\n")
+        + "\n";
+    let (code, out, err) = init(dir.path(), "games/inline.toml", &answers);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(err.contains("粘贴的名单：名单里 李逵 出现了两次"), "{err}");
     assert!(
-        err.contains("输入已结束，还没有回答：玩家名单文件"),
+        err.contains("✓ 5 名玩家（取自粘贴的名单）：大灰狼、小飞、李逵、花千树、不见"),
         "{err}"
     );
-    assert!(!dir.path().join("games/short.toml").exists());
+    let game = std::fs::read_to_string(dir.path().join("games/inline.toml")).unwrap();
+    assert!(
+        game.contains(r#"["大灰狼", "小飞", "李逵", "花千树", "不见"]"#),
+        "{game}"
+    );
+    let (code, text) = check(dir.path(), "games/inline.toml");
+    assert_eq!(code, Some(0), "{text}");
 }

@@ -85,3 +85,32 @@ fn every_documented_sample_ballot_is_valid_under_the_preset_it_names() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
+
+/// Issue 32: the README's SSH tunnel reaches the dashboard where the shipped daemon config
+/// listens: the tunnel's far end is the example's `[status] listen`, and the local page it
+/// tells the judge to open is the tunnel's near end.
+#[test]
+fn the_readmes_ssh_tunnel_ends_where_the_dashboard_listens() {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let example = std::fs::read_to_string(root.join("config/daemon.example.toml")).unwrap();
+    let listen = example
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("listen = \""))
+        .and_then(|l| l.split('"').next())
+        .expect("the example's [status] listen");
+    let line = readme
+        .lines()
+        .find(|l| l.trim_start().starts_with("ssh -N -L "))
+        .expect("the README's tunnel command");
+    let spec = line.trim_start()["ssh -N -L ".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap();
+    let (near, far) = spec.split_once(':').unwrap();
+    assert_eq!(far, listen, "{line}");
+    assert!(
+        line.contains(&format!("http://127.0.0.1:{near}/")),
+        "the page to open is the near end: {line}"
+    );
+}

@@ -25,6 +25,12 @@ pub fn check_config(
                         errors += 1;
                     }
                 }
+                // The service draws the timeline pictures on this machine (`bansha run`
+                // refuses to start without a font that writes Chinese).
+                if let Err(why) = crate::io::fonts::check() {
+                    writeln!(err, "配置错误：{why}")?;
+                    errors += 1;
+                }
                 if errors > 0 {
                     return Ok(1);
                 }

@@ -133,8 +133,14 @@ fn prepare(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `bansha demo [--dir DIR]`. Returns the exit code.
-pub fn run(dir: &Path, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+/// `bansha demo [--dir DIR] [--serve [--speed N]]`. Returns the exit code. `serve`: the speed
+/// of the kept-running demo's clock.
+pub fn run(
+    dir: &Path,
+    serve: Option<u32>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
     if let Err(e) = prepare(dir) {
         writeln!(err, "错误：{e:#}")?;
         return Ok(1);
@@ -143,12 +149,63 @@ pub fn run(dir: &Path, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Resu
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(replay_game(dir, out))?;
+    match serve {
+        None => rt.block_on(replay_game(dir, out))?,
+        Some(speed) => rt.block_on(serve_game(dir, speed, out))?,
+    }
     Ok(0)
 }
 
-async fn replay_game(dir: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
-    let started = std::time::Instant::now();
+/// When `bansha demo --serve` starts the day: an hour before the lock, two before the close.
+const SERVE_FROM: (u32, u32, u32) = (29, 19, 0);
+
+/// `bansha demo --serve`: the replay forum and the daemon as a service (its dashboard
+/// included) on a clock that runs `speed` times as fast from 19:00 of the recorded day, until
+/// Ctrl-C. The replay shows the forum as it stood at the service's simulated moment.
+async fn serve_game(dir: &Path, speed: u32, out: &mut dyn Write) -> anyhow::Result<()> {
+    use crate::io::clock::Clock;
+    let (replay, forum) = start_forum().await?;
+    // Polls every simulated 10 minutes, every simulated minute near a close: at the default
+    // speed (60) every 10 s and every second of real time.
+    let config = write_config(
+        dir,
+        &forum,
+        "interim_every_hours = 6\ninterval_secs = 600\nnear_close_secs = 60\nnear_close_minutes = 60",
+    )?;
+    let settings = crate::io::files::load_settings(&config).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let offset = settings.games[0].utc_offset;
+    let (d, h, m) = SERVE_FROM;
+    let start = offset
+        .with_ymd_and_hms(2026, 11, d, h, m, 0)
+        .single()
+        .expect("valid time");
+    let clock = Arc::new(crate::io::clock::ShiftedClock::new(start, speed));
+    replay.at.store(start.timestamp(), Ordering::Relaxed);
+    let follow = clock.clone();
+    let shown = replay.clone();
+    tokio::spawn(async move {
+        loop {
+            shown.at.store(follow.now().timestamp(), Ordering::Relaxed);
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    });
+    let daemon = Arc::new(Daemon::open(settings)?);
+    let service = Arc::new(crate::daemon::service::Service::new(daemon, clock));
+    let addr = crate::daemon::http::serve(service.clone()).await?;
+    writeln!(
+        out,
+        "bansha 演示（持续运行）：版杀一室 第十二局 第2天，从 11-29 19:00 起，时间按 {speed} 倍速走（20:00 锁定，21:00 截止）\n\
+         本机回放录下的论坛页面：{forum}\n邮件写入 {}\n\n\
+         仪表盘：http://{addr}/\n\n\
+         在浏览器打开上面的地址，看投票随时间进来、锁定、截止；按 Ctrl-C 结束。",
+        dir.join("mails").display()
+    )?;
+    out.flush()?;
+    crate::daemon::service::run(service).await
+}
+
+/// The replay of the recorded forum on a local port: the replay's state and the forum's address.
+async fn start_forum() -> anyhow::Result<(Arc<Replay>, String)> {
     let replay = Arc::new(Replay {
         vote: Thread::load(&VOTE)?,
         discussion: Thread::load(&DISCUSSION)?,
@@ -163,7 +220,12 @@ async fn replay_game(dir: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
+    Ok((replay, forum))
+}
 
+/// The demo's game and daemon configs, against the replay at `forum`; `poll` is the daemon
+/// config's `[poll]` table. Returns the daemon config's path.
+fn write_config(dir: &Path, forum: &str, poll: &str) -> anyhow::Result<PathBuf> {
     std::fs::write(dir.join("games/banshayishi-12.toml"), GAME)?;
     let config = dir.join("daemon.toml");
     std::fs::write(
@@ -175,11 +237,18 @@ async fn replay_game(dir: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
              posts_per_page = 10\nmin_gap_ms = 0\nretries = 1\ntimeout_secs = 10\n\n\
              [smtp]\nfolder = \"mails\"\nfrom = \"bansha@localhost\"\n\n\
              [judge]\nto = [\"judge@localhost\"]\n\n\
-             [poll]\ninterim_every_hours = 6\n\n\
+             [poll]\n{poll}\n\n\
              [status]\nlisten = \"127.0.0.1:0\"\n\n\
              [[games]]\nconfig = \"games/banshayishi-12.toml\"\n"
         ),
     )?;
+    Ok(config)
+}
+
+async fn replay_game(dir: &Path, out: &mut dyn Write) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    let (replay, forum) = start_forum().await?;
+    let config = write_config(dir, &forum, "interim_every_hours = 6")?;
     let settings = crate::io::files::load_settings(&config).map_err(|e| anyhow::anyhow!("{e}"))?;
     let offset = settings.games[0].utc_offset;
     let daemon = Daemon::open(settings)?;
@@ -312,10 +381,16 @@ pub struct DemoCommand {
     /// 演示文件（配置、记录、邮件）放在这里；重新运行会清空它
     #[arg(long, default_value = "bansha-demo")]
     pub dir: PathBuf,
+    /// 不结束：回放论坛和守护进程一直运行（时间加速），打印仪表盘地址，可在浏览器里看一天的经过；Ctrl-C 结束
+    #[arg(long)]
+    pub serve: bool,
+    /// 与 --serve 一起用：时间走得比真实快多少倍（默认 60：真实 1 秒 = 演示 1 分钟）
+    #[arg(long, default_value_t = 60, requires = "serve", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    pub speed: u32,
 }
 
 impl DemoCommand {
     pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
-        run(&self.dir, out, err)
+        run(&self.dir, self.serve.then_some(self.speed), out, err)
     }
 }

@@ -87,6 +87,30 @@ pub fn roster(text: &str) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// The roster answer: the path of a roster file when there is such a file, else the names
+/// pasted inline (separated by 、，, or spaces). With where they came from, said to the judge.
+fn roster_answer(s: &str) -> Result<(Vec<String>, String), String> {
+    let p = Path::new(s);
+    if p.is_file() {
+        let text =
+            std::fs::read_to_string(p).map_err(|e| format!("无法读取 {}：{e}", p.display()))?;
+        let names = roster(&text).map_err(|e| format!("{}：{e}", p.display()))?;
+        return Ok((names, format!("取自文件 {}", p.display())));
+    }
+    let inline: Vec<&str> = s
+        .split([',', '，', '、', ' ', '\t', '\u{3000}'])
+        .filter(|n| !n.trim().is_empty())
+        .collect();
+    if inline.len() < 2 {
+        return Err(format!(
+            "无法读取 {}：没有这个文件；若是直接粘贴的名单，请用 、，或空格分隔名字",
+            p.display()
+        ));
+    }
+    let names = roster(&inline.join("\n")).map_err(|e| format!("粘贴的名单：{e}"))?;
+    Ok((names, "取自粘贴的名单".to_string()))
+}
+
 fn quoted(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
@@ -359,19 +383,14 @@ fn ask_all(a: &mut Asker<'_>, daemon_path: &Path) -> anyhow::Result<Answers> {
         })?;
         (forum, mail)
     };
-    let players = a.ask(
-        "玩家名单文件（每行一个论坛用户名，或用逗号、顿号分隔）",
+    let (players, from) = a.ask(
+        "玩家名单：名单文件的路径（每行一个论坛用户名，或用逗号、顿号分隔），或直接粘贴名单（用 、，或空格分隔）",
         None,
-        |s| {
-            let p = Path::new(s);
-            let text =
-                std::fs::read_to_string(p).map_err(|e| format!("无法读取 {}：{e}", p.display()))?;
-            roster(&text).map_err(|e| format!("{}：{e}", p.display()))
-        },
+        roster_answer,
     )?;
     writeln!(
         a.err,
-        "  ✓ {} 名玩家：{}",
+        "  ✓ {} 名玩家（{from}）：{}",
         players.len(),
         players.join("、")
     )?;

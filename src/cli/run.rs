@@ -25,6 +25,12 @@ pub fn run(
             return Ok(2);
         }
     };
+    // The mails' timeline pictures need a font that writes Chinese: refuse now, where the
+    // judge looks (the terminal, or journalctl under systemd), not with wordless pictures later.
+    if let Err(why) = crate::io::fonts::check() {
+        writeln!(err, "错误：无法启动：{why}")?;
+        return Ok(2);
+    }
     let offset = settings.games[0].utc_offset;
     let clock = SystemClock(offset);
     let now = match now {

@@ -593,13 +593,16 @@ async fn tally(State(s): State<Arc<Service>>, Query(q): Query<TallyQuery>) -> (S
     }
 }
 
-/// Start answering on the configured loopback address.
-pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
+/// Start answering on the configured loopback address; returns the address really bound (the
+/// system's port when the configured one is 0).
+pub async fn serve(service: Arc<Service>) -> anyhow::Result<std::net::SocketAddr> {
     let addr = service.daemon.settings().status.listen.clone();
     let listener = crate::io::listen::bind(&addr).await?;
-    // Where the judge opens the dashboard (the token goes as ?token=… when one is set).
+    // Where the judge opens the dashboard (the token goes as ?token=… when one is set): the
+    // address really bound, so `listen = "127.0.0.1:0"` shows the port the system gave.
+    let bound = listener.local_addr()?;
     crate::io::log::line(&format!(
-        "dashboard: http://{addr}/{}",
+        "仪表盘（dashboard）：http://{bound}/{}",
         if service.daemon.settings().status_token.is_some() {
             "?token=…"
         } else {
@@ -631,7 +634,7 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
     tokio::spawn(async move {
         let _ = axum::serve(listener, app).await;
     });
-    Ok(())
+    Ok(bound)
 }
 
 /// Every request carries the token when one is configured.
@@ -814,11 +817,7 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
                 draft: d.night_draft(&n.game.name, n.night, now),
             })
             .collect(),
-        moves: d
-            .deadline_moves(now)
-            .into_iter()
-            .map(|(game, day, at, words)| (game, day, at, words))
-            .collect(),
+        moves: d.deadline_moves(now),
         found_days: d
             .proposals()
             .into_iter()

@@ -28,7 +28,7 @@ impl FetchError {
     /// For the judge's mail.
     pub fn zh(&self) -> String {
         match self {
-            FetchError::Network(e) => format!("无法连接论坛或论坛没有响应（{e}）"),
+            FetchError::Network(e) => format!("无法读取论坛：{e}"),
             FetchError::Http(404) => "论坛返回 HTTP 404：帖子不存在或已删除；若所有帖子都是这样，可能是论坛关闭了手机接口（api/mobile），在守护进程配置的 [forum] 里写 source = \"desktop\" 改读网页".to_string(),
             FetchError::Http(403) => "论坛返回 HTTP 403：没有权限（帖子所在版块需要登录，或论坛拦截了访问；检查 [forum] 的登录设置）".to_string(),
             FetchError::Http(s) => format!("论坛返回 HTTP {s}"),
@@ -181,7 +181,10 @@ impl Forum {
             match r {
                 Ok(resp) => self.note_date(resp.headers()),
                 Err(e) => {
-                    crate::io::log::line(&format!("clock: asking the forum its time: {e}"));
+                    crate::io::log::line(&format!(
+                        "clock: 向论坛询问时间失败：{}",
+                        crate::io::net_error::cause(&e)
+                    ));
                     false
                 }
             }
@@ -238,7 +241,7 @@ impl Forum {
                     Err(e) if e.is_redirect() => {
                         return Err(FetchError::Network(format!("论坛的重定向没有尽头（{e}）")))
                     }
-                    Err(e) => Err(FetchError::Network(e.to_string())),
+                    Err(e) => Err(FetchError::Network(crate::io::net_error::cause(&e))),
                     Ok(resp) if resp.status().is_redirection() && repeated < DELETION_REPEATS => {
                         repeated += 1;
                         crate::io::log::line(&format!(
@@ -728,7 +731,7 @@ async fn read_capped(mut resp: reqwest::Response) -> Result<Vec<u8>, Read> {
     while let Some(chunk) = resp
         .chunk()
         .await
-        .map_err(|e| Read::Failed(e.to_string()))?
+        .map_err(|e| Read::Failed(crate::io::net_error::cause(&e)))?
     {
         if body.len() + chunk.len() > MAX_BODY {
             return Err(Read::TooLarge);

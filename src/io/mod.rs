@@ -10,6 +10,7 @@ pub mod forum;
 pub mod listen;
 pub mod log;
 pub mod memory;
+pub mod net_error;
 pub mod progress;
 pub mod qq;
 pub mod replay;

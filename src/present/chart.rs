@@ -1,15 +1,18 @@
 //! The vote timeline drawn: plotters writes the SVG (the dashboard shows it as is) and resvg
-//! renders the same SVG to PNG for the mail, with the machine's fonts (Chinese names need a CJK
-//! font such as fonts-wqy-microhei; without one the lines and axes still draw).
+//! renders the same SVG to PNG for the mail, with the machine's fonts (`io::fonts`; bansha
+//! refuses to run without one that writes Chinese). What a judge asks of it — who voted whom
+//! when, who changed, what did not count — is a row per voter coloured by the target of the
+//! standing ballot, a dark edge at each change that counted, a numbered red circle at each
+//! ballot that did not, listed with its reason under the legend. A long day's last hours (from
+//! an hour before the lock to the close) get half the width.
 
-use crate::domain::rules::timeline::Timeline;
+use crate::domain::rules::timeline::{Mark, Timeline};
 use chrono::{DateTime, Duration, FixedOffset};
 use plotters::prelude::*;
 use std::sync::Arc;
 
 type Time = DateTime<FixedOffset>;
 
-const SIZE: (u32, u32) = (860, 380);
 const FONT: &str = "sans-serif";
 
 /// The timeline as an SVG document. `lock_from`: the lock window is shaded from there to the
@@ -52,8 +55,85 @@ const COLOURS: [(u8, u8, u8); 12] = [
     (99, 121, 57),
 ];
 
-/// The width of the legend column to the right of the plot.
-const LEGEND_WIDTH: u32 = 170;
+/// The picture's width; its height grows with the voters.
+const WIDTH: i32 = 960;
+/// The voters' names column.
+const NAMES: i32 = 120;
+const ROW: i32 = 28;
+const TOP: i32 = 76;
+/// The last hours before the close get this share of the width when the day is longer.
+const CLOSE_SHARE: f64 = 0.5;
+
+/// The time axis: linear, or in two panels — the day up to an hour before the lock, then
+/// the last hours (that hour, the lock, the close) magnified to half the width.
+struct Axis {
+    start: Time,
+    cut: Option<Time>,
+    end: Time,
+    x0: i32,
+    xs: i32,
+    x1: i32,
+}
+
+impl Axis {
+    fn new(start: Time, end: Time, lock_from: Option<Time>) -> Axis {
+        let (x0, x1) = (NAMES + 10, WIDTH - 34);
+        let cut = lock_from
+            .map(|l| l - Duration::hours(1))
+            .filter(|c| *c > start && *c < end && (*c - start) > (end - *c));
+        let xs = match cut {
+            Some(_) => x1 - ((x1 - x0) as f64 * CLOSE_SHARE) as i32,
+            None => x1,
+        };
+        Axis {
+            start,
+            cut,
+            end,
+            x0,
+            xs,
+            x1,
+        }
+    }
+
+    fn x(&self, t: Time) -> i32 {
+        let t = t.clamp(self.start, self.end);
+        let frac = |a: Time, b: Time| {
+            let span = (b - a).num_seconds().max(1) as f64;
+            ((t - a).num_seconds() as f64 / span).clamp(0.0, 1.0)
+        };
+        match self.cut {
+            Some(c) if t < c => self.x0 + (frac(self.start, c) * (self.xs - self.x0) as f64) as i32,
+            Some(c) => self.xs + (frac(c, self.end) * (self.x1 - self.xs) as f64) as i32,
+            None => self.x0 + (frac(self.start, self.end) * (self.x1 - self.x0) as f64) as i32,
+        }
+    }
+
+    /// Tick moments between `a` and `b`, at round multiples of a step giving at most `n`.
+    fn ticks(a: Time, b: Time, n: i64) -> Vec<Time> {
+        let steps = [5, 10, 15, 30, 60, 120, 180, 360, 720, 1440];
+        let span = (b - a).num_minutes().max(1);
+        let step = steps
+            .iter()
+            .copied()
+            .find(|s| span / s <= n)
+            .unwrap_or(1440);
+        let local = a.naive_local();
+        let minutes = local.and_utc().timestamp() / 60;
+        let first = (minutes + step - 1) / step * step;
+        (0..)
+            .map(|k| a + Duration::minutes(first + k * step - minutes))
+            .map(|t| t - Duration::seconds(t.timestamp() % 60))
+            .take_while(|t| *t <= b)
+            .collect()
+    }
+}
+
+/// An estimate of the drawn width of `s` at `size` px: CJK characters are square.
+fn text_width(s: &str, size: i32) -> i32 {
+    s.chars()
+        .map(|c| if c.is_ascii() { size * 55 / 100 } else { size })
+        .sum()
+}
 
 fn draw_on<'a>(
     out: &'a mut String,
@@ -61,160 +141,231 @@ fn draw_on<'a>(
     t: &Timeline,
     lock_from: Option<Time>,
 ) -> Result<(), Box<dyn std::error::Error + 'a>> {
-    let root = SVGBackend::with_string(out, SIZE).into_drawing_area();
-    root.fill(&WHITE)?;
-    let root = root.titled(title, (FONT, 20))?;
-    // The legend has its own column: it never covers the first hours of the day.
-    let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_WIDTH);
     let end = if t.end > t.start {
         t.end
     } else {
         t.start + Duration::minutes(1)
     };
-    // A day whose votes come late in a long window starts where they start (a little before),
-    // so the activity fills the picture rather than a corner of it.
-    let first = t
-        .series
-        .iter()
-        .filter_map(|s| s.points.first().map(|p| p.0))
-        .chain(t.changes.iter().map(|c| c.at))
-        .filter(|x| *x >= t.start && *x < end)
-        .min();
-    let start = match first {
-        Some(f) if f > t.start => (f - (end - f) / 20).max(t.start),
-        _ => t.start,
+    let axis = Axis::new(t.start, end, lock_from);
+    // The ballots that did not count, numbered in the order they were posted.
+    let mut notes: Vec<&Mark> = t.rows.iter().flat_map(|r| r.void.iter()).collect();
+    notes.sort_by_key(|m| m.at);
+    let rows_bottom = TOP + ROW * t.rows.len().max(1) as i32;
+    let legend_lines = 1 + t.series.len() as i32 / 6;
+    let height = rows_bottom + 44 + 26 * legend_lines + 22 * notes.len() as i32 + 16;
+    let root = SVGBackend::with_string(out, (WIDTH as u32, height as u32)).into_drawing_area();
+    root.fill(&WHITE)?;
+    root.draw(&Text::new(
+        title.to_string(),
+        (16, 12),
+        (FONT, 22).into_font().style(FontStyle::Bold),
+    ))?;
+    let colour = |target: &str| -> RGBColor {
+        match t.series.iter().position(|s| s.target == target) {
+            Some(i) => series_colour(i),
+            None => RGBColor(170, 170, 170),
+        }
     };
-    let top = t
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold(0.0f64, f64::max)
-        .max(1.0)
-        .ceil()
-        + 1.0;
-    let long = end - start > Duration::hours(20);
-    let mut chart = ChartBuilder::on(&plot)
-        .margin(12)
-        .x_label_area_size(32)
-        .y_label_area_size(40)
-        .build_cartesian_2d(start..end, 0f64..top)?;
-    chart
-        .configure_mesh()
-        .x_labels(6)
-        .y_labels(top as usize + 1)
-        .y_label_formatter(&|v| format!("{v:.0}"))
-        .x_label_formatter(&|x: &Time| {
-            if long {
-                x.format("%m-%d %H:%M").to_string()
-            } else {
-                x.format("%H:%M").to_string()
-            }
-        })
-        .y_desc("票数")
-        .label_style((FONT, 12))
-        .light_line_style(RGBColor(238, 238, 238))
-        .draw()?;
-    if let Some(lock) = lock_from.filter(|l| *l < end) {
-        let from = lock.max(start);
-        chart.draw_series(std::iter::once(Rectangle::new(
-            [(from, 0.0), (end, top)],
-            RGBColor(253, 236, 236).filled(),
-        )))?;
-    }
-    for (i, s) in t.series.iter().enumerate() {
-        let color = series_colour(i);
-        // A step function: each value holds until the next point.
-        let mut steps = Vec::with_capacity(s.points.len() * 2 + 1);
-        for (j, (at, v)) in s.points.iter().enumerate() {
-            if j > 0 {
-                steps.push((*at, s.points[j - 1].1));
-            }
-            steps.push((*at, *v));
+    draw_frame(&root, &axis, lock_from, rows_bottom)?;
+    for (i, r) in t.rows.iter().enumerate() {
+        let y = TOP + ROW * i as i32;
+        if i % 2 == 1 {
+            root.draw(&Rectangle::new(
+                [(axis.x0, y), (axis.x1, y + ROW)],
+                RGBColor(246, 246, 246).filled(),
+            ))?;
         }
-        if let Some((_, v)) = s.points.last() {
-            steps.push((end, *v));
-        }
-        let steps: Vec<(Time, f64)> = steps.into_iter().map(|(x, v)| (x.max(start), v)).collect();
-        chart.draw_series(LineSeries::new(steps, color.stroke_width(2)))?;
-    }
-    // Change labels take turns on three rows, are kept inside the plot (a label near the
-    // right edge ends at its line), and are left out where they would overlap (the lines stay;
-    // the mail and the dashboard list every change).
-    let (plot_left, plot_right) = {
-        let l = chart.backend_coord(&(start, 0.0)).0;
-        let r = chart.backend_coord(&(end, 0.0)).0;
-        (l, r)
-    };
-    let mut taken: [Vec<(i32, i32)>; 3] = Default::default();
-    for c in &t.changes {
-        if c.at < start || c.at > end {
-            continue;
-        }
-        let color = if c.valid {
-            RGBColor(120, 120, 120)
-        } else {
-            RGBColor(200, 30, 30)
-        };
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(c.at, 0.0), (c.at, top - 0.35)],
-            color.stroke_width(1),
-        )))?;
-        let label = if c.valid {
-            format!("{}改票", c.voter)
-        } else {
-            format!("{}改票（无效）", c.voter)
-        };
-        let (x, _) = chart.backend_coord(&(c.at, 0.0));
-        let width = 11 * label.chars().count() as i32 + 4;
-        let left = if x + width > plot_right {
-            (x - width).max(plot_left)
-        } else {
-            x + 2
-        };
-        let span = (left, left + width);
-        let Some(row) = (0..3).find(|r| taken[*r].iter().all(|(a, b)| span.1 < *a || span.0 > *b))
-        else {
-            continue;
-        };
-        taken[row].push(span);
-        let y = chart.backend_coord(&(c.at, top - 0.2 - 0.3 * row as f64)).1;
-        plot.draw(&Text::new(
-            label,
-            (left, y),
-            (FONT, 11).into_font().color(&color),
+        let name_w = text_width(&r.voter, 15);
+        root.draw(&Text::new(
+            r.voter.clone(),
+            ((NAMES - name_w).max(4), y + 6),
+            (FONT, 15).into_font(),
         ))?;
+        for (j, (from, targets)) in r.spans.iter().enumerate() {
+            let until = r.spans.get(j + 1).map(|s| s.0).unwrap_or(end);
+            let (a, b) = (axis.x(*from), axis.x(until).max(axis.x(*from) + 2));
+            let c = colour(targets.first().map(String::as_str).unwrap_or(""));
+            root.draw(&Rectangle::new([(a, y + 5), (b, y + ROW - 5)], c.filled()))?;
+            if j > 0 {
+                // A change that counted: a dark edge where the colour changes.
+                root.draw(&PathElement::new(
+                    vec![(a, y + 1), (a, y + ROW - 1)],
+                    BLACK.stroke_width(2),
+                ))?;
+            }
+            let label = targets.join("、");
+            if b - a >= text_width(&label, 13) + 8 {
+                root.draw(&Text::new(
+                    label,
+                    (a + 4, y + 7),
+                    (FONT, 13).into_font().color(&WHITE),
+                ))?;
+            }
+        }
+        for m in &r.void {
+            let note = 1 + notes.iter().position(|n| std::ptr::eq(*n, m)).unwrap_or(0);
+            let x = axis.x(m.at);
+            let red = RGBColor(200, 20, 20);
+            root.draw(&Circle::new((x, y + ROW / 2), 10, WHITE.filled()))?;
+            root.draw(&Circle::new((x, y + ROW / 2), 10, red.stroke_width(2)))?;
+            let n = note.to_string();
+            root.draw(&Text::new(
+                n.clone(),
+                (x - text_width(&n, 12) / 2, y + ROW / 2 - 7),
+                (FONT, 12).into_font().color(&red),
+            ))?;
+        }
     }
-    draw_legend(&legend, t)?;
+    let y = rows_bottom + 40;
+    draw_legend(&root, t, y)?;
+    let y = y + 26 * legend_lines;
+    draw_notes(&root, &notes, end - t.start > Duration::hours(20), y)?;
     root.present()?;
     Ok(())
 }
 
-/// The legend column: each target with its final count, in the order of the series.
-fn draw_legend<'a, DB: DrawingBackend + 'a>(
-    legend: &DrawingArea<DB, plotters::coord::Shift>,
-    t: &Timeline,
-) -> Result<(), Box<dyn std::error::Error + 'a>>
-where
-    DB::ErrorType: 'static,
-{
-    for (i, s) in t.series.iter().enumerate() {
-        let y = 24 + 20 * i as i32;
-        if y > SIZE.1 as i32 - 40 {
-            legend.draw(&Text::new(
-                format!("……另有 {} 人", t.series.len() - i),
-                (8, y),
-                (FONT, 12).into_font(),
-            ))?;
-            break;
-        }
-        legend.draw(&PathElement::new(
-            vec![(6, y + 7), (26, y + 7)],
-            series_colour(i).stroke_width(3),
+/// The ballots that did not count, one line each under the legend: number, time, voter,
+/// what it named and why it did not count.
+fn draw_notes<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    notes: &[&Mark],
+    long: bool,
+    y: i32,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    for (k, m) in notes.iter().enumerate() {
+        root.draw(&Text::new(
+            format!(
+                "({}) {}  {}{}：{}",
+                k + 1,
+                m.at.format(if long { "%m-%d %H:%M" } else { "%H:%M" }),
+                m.voter,
+                if m.to.is_empty() {
+                    String::new()
+                } else {
+                    format!(" 投 {}", m.to.join("、"))
+                },
+                m.reason
+            ),
+            (16, y + 22 * k as i32),
+            (FONT, 14).into_font().color(&RGBColor(170, 20, 20)),
         ))?;
-        legend.draw(&Text::new(
+    }
+    Ok(())
+}
+
+/// The panels' headings, the lock window, the close and the time axis under the rows.
+fn draw_frame<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    axis: &Axis,
+    lock_from: Option<Time>,
+    bottom: i32,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let grey = RGBColor(110, 110, 110);
+    let long = axis.end - axis.start > Duration::hours(20);
+    let heading =
+        |text: String, a: i32| Text::new(text, (a, TOP - 24), (FONT, 14).into_font().color(&grey));
+    if let Some(lock) = lock_from.filter(|l| *l < axis.end && *l >= axis.start) {
+        let x = axis.x(lock);
+        root.draw(&Rectangle::new(
+            [(x, TOP - 4), (axis.x1, bottom)],
+            RGBColor(253, 232, 232).filled(),
+        ))?;
+        root.draw(&Text::new(
+            format!("{} 起锁定", lock.format("%H:%M")),
+            (x + 4, TOP - 24),
+            (FONT, 13).into_font().color(&RGBColor(190, 30, 30)),
+        ))?;
+    }
+    match axis.cut {
+        Some(c) => {
+            root.draw(&heading(
+                format!("全天（至 {}）", c.format("%H:%M")),
+                axis.x0,
+            ))?;
+            root.draw(&heading(
+                format!(
+                    "最后 {} 小时（放大）",
+                    ((axis.end - c).num_minutes() + 30) / 60
+                ),
+                axis.xs + 6,
+            ))?;
+            for dx in [-2, 2] {
+                root.draw(&PathElement::new(
+                    vec![(axis.xs + dx, TOP - 28), (axis.xs + dx, bottom + 6)],
+                    grey.stroke_width(1),
+                ))?;
+            }
+        }
+        None => root.draw(&heading("全天".to_string(), axis.x0))?,
+    }
+    root.draw(&PathElement::new(
+        vec![(axis.x0, bottom), (axis.x1, bottom)],
+        grey.stroke_width(1),
+    ))?;
+    let mut ticks: Vec<(Time, bool)> = Vec::new();
+    match axis.cut {
+        Some(c) => {
+            ticks.extend(Axis::ticks(axis.start, c, 5).into_iter().map(|t| (t, long)));
+            ticks.extend(Axis::ticks(c, axis.end, 8).into_iter().map(|t| (t, false)));
+        }
+        None => ticks.extend(
+            Axis::ticks(axis.start, axis.end, 8)
+                .into_iter()
+                .map(|t| (t, long)),
+        ),
+    }
+    let mut last_right = i32::MIN;
+    for (t, with_day) in ticks {
+        let x = axis.x(t);
+        let label = t
+            .format(if with_day { "%m-%d %H:%M" } else { "%H:%M" })
+            .to_string();
+        let w = text_width(&label, 13);
+        root.draw(&PathElement::new(
+            vec![(x, TOP - 4), (x, bottom)],
+            RGBColor(225, 225, 225).stroke_width(1),
+        ))?;
+        if x - w / 2 > last_right + 6 && x + w / 2 <= WIDTH {
+            root.draw(&Text::new(
+                label,
+                (x - w / 2, bottom + 6),
+                (FONT, 13).into_font().color(&grey),
+            ))?;
+            last_right = x + w / 2;
+        }
+    }
+    let x = axis.x(axis.end);
+    root.draw(&PathElement::new(
+        vec![(x, TOP - 4), (x, bottom)],
+        RGBColor(190, 30, 30).stroke_width(2),
+    ))?;
+    root.draw(&Text::new(
+        format!("{} 截止", axis.end.format("%H:%M")),
+        (x - 60, bottom + 22),
+        (FONT, 13).into_font().color(&RGBColor(190, 30, 30)),
+    ))?;
+    Ok(())
+}
+
+/// The legend under the axis: each target's colour with its final count, in the order of the
+/// series (the final leader first), six to a line.
+fn draw_legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    t: &Timeline,
+    y: i32,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    for (i, s) in t.series.iter().enumerate() {
+        let (col, line) = ((i % 6) as i32, (i / 6) as i32);
+        let x = 16 + col * 155;
+        let y = y + 26 * line;
+        root.draw(&Rectangle::new(
+            [(x, y + 2), (x + 22, y + 16)],
+            series_colour(i).filled(),
+        ))?;
+        root.draw(&Text::new(
             format!("{}（{}）", s.target, fmt_votes(s.points.last())),
-            (32, y),
-            (FONT, 13).into_font(),
+            (x + 28, y),
+            (FONT, 14).into_font(),
         ))?;
     }
     Ok(())
@@ -250,4 +401,83 @@ pub fn png(svg: &str, fonts: &Fonts) -> Option<Vec<u8>> {
         &mut pixmap.as_mut(),
     );
     pixmap.encode_png().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::rules::timeline::{Row, Series};
+    use chrono::TimeZone;
+
+    fn at(d: u32, h: u32, m: u32) -> Time {
+        FixedOffset::east_opt(8 * 3600)
+            .unwrap()
+            .with_ymd_and_hms(2026, 11, d, h, m, 0)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_last_hours_of_a_long_day_get_half_the_width() {
+        let axis = Axis::new(at(28, 12, 0), at(29, 21, 0), Some(at(29, 20, 0)));
+        assert_eq!(axis.cut, Some(at(29, 19, 0)));
+        let (a, b, c) = (
+            axis.x(at(28, 12, 0)),
+            axis.x(at(29, 19, 0)),
+            axis.x(at(29, 21, 0)),
+        );
+        // 31 hours on the left half, 2 on the right.
+        assert!(((c - b) - (b - a)).abs() <= 2, "{a} {b} {c}");
+        assert!(axis.x(at(29, 20, 0)) - b >= (c - b) / 2 - 1);
+        // A short day stays linear.
+        let short = Axis::new(at(29, 18, 0), at(29, 21, 0), Some(at(29, 20, 0)));
+        assert_eq!(short.cut, None);
+    }
+
+    #[test]
+    fn each_voter_has_a_row_and_each_void_ballot_a_numbered_note() {
+        let mark = |h, m, voter: &str, to: &str, reason: &str| Mark {
+            at: at(29, h, m),
+            voter: voter.into(),
+            from: vec![],
+            to: vec![to.into()],
+            valid: false,
+            reason: reason.into(),
+        };
+        let t = Timeline {
+            start: at(28, 12, 0),
+            end: at(29, 21, 0),
+            series: vec![Series {
+                target: "李逵".into(),
+                points: vec![(at(28, 12, 0), 0.0), (at(28, 13, 0), 1.0)],
+            }],
+            changes: vec![],
+            rows: vec![
+                Row {
+                    voter: "小飞".into(),
+                    spans: vec![(at(28, 13, 0), vec!["李逵".into()])],
+                    void: vec![mark(20, 31, "小飞", "冷雪", "无效：锁定时段内不得改票")],
+                },
+                Row {
+                    voter: "超人".into(),
+                    spans: vec![],
+                    void: vec![mark(15, 22, "超人", "李逵", "无效：格式错误")],
+                },
+            ],
+        };
+        let svg = svg("第2天 投票时间线", &t, Some(at(29, 20, 0)));
+        for text in [
+            "小飞",
+            "超人",
+            "最后 2 小时（放大）",
+            "20:00 起锁定",
+            "21:00 截止",
+            "李逵（1 票）",
+            // Numbered in posting order: 超人's 15:22 before 小飞's 20:31.
+            "(1) 11-29 15:22  超人 投 李逵：无效：格式错误",
+            "(2) 11-29 20:31  小飞 投 冷雪：无效：锁定时段内不得改票",
+        ] {
+            assert!(svg.contains(text), "{text}\n{svg}");
+        }
+        assert!(!svg.contains("timeline chart:"), "{svg}");
+    }
 }

@@ -468,7 +468,9 @@ async fn the_judges_rulings_are_applied_shown_and_undone() {
     let _ = tokio::task::block_in_place(|| child.wait());
 }
 
-/// Issue 21: the service says where its dashboard is when it starts.
+/// Issue 21: the service says where its dashboard is when it starts. Issue 32: with
+/// `listen = "127.0.0.1:0"` it says the port the system gave (not `:0`), and the page answers
+/// there.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_service_logs_the_dashboard_url_at_start() {
     use std::io::BufRead;
@@ -477,7 +479,9 @@ async fn the_service_logs_the_dashboard_url_at_start() {
     forum.lock().unwrap().at = 1795000000;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let port = pin_status_port(&config);
+    assert!(std::fs::read_to_string(&config)
+        .unwrap()
+        .contains("127.0.0.1:0"));
     let mut child = Running(
         std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
             .args(["run", "--now", "2026-11-20 12:00:00", "--config"])
@@ -488,17 +492,26 @@ async fn the_service_logs_the_dashboard_url_at_start() {
             .unwrap(),
     );
     let stderr = child.0.stderr.take().unwrap();
-    let want = format!("dashboard: http://127.0.0.1:{port}/");
-    let found = tokio::task::spawn_blocking(move || {
+    let prefix = "仪表盘（dashboard）：http://127.0.0.1:";
+    let line = tokio::task::spawn_blocking(move || {
         std::io::BufReader::new(stderr)
             .lines()
             .take(50)
             .map_while(Result::ok)
-            .any(|l| l.contains(&want))
+            .find(|l| l.contains(prefix))
     })
     .await
-    .unwrap();
-    assert!(found, "the dashboard's address is logged at start");
+    .unwrap()
+    .expect("the dashboard's address is logged at start");
+    let port: u16 = line[line.find(prefix).unwrap() + prefix.len()..]
+        .trim_end_matches('/')
+        .parse()
+        .unwrap_or_else(|_| panic!("{line}"));
+    assert_ne!(port, 0, "{line}");
+    let page = reqwest::get(format!("http://127.0.0.1:{port}/status"))
+        .await
+        .unwrap();
+    assert!(page.status().is_success(), "{line}: {}", page.status());
 }
 
 /// Issue 21: the judge rules on single ballots from the dashboard, in a real browser — each

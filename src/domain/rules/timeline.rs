@@ -17,6 +17,19 @@ pub struct Timeline {
     pub series: Vec<Series>,
     /// Changes of a standing ballot, including void ones (late, over the limit).
     pub changes: Vec<Mark>,
+    /// One per voter who cast a ballot, in the order of their first ballot: what their
+    /// standing ballot named from when, and each of their ballots that did not count.
+    pub rows: Vec<Row>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub voter: String,
+    /// (from when, the targets the standing ballot named from then on); a step function.
+    pub spans: Vec<(Time, Vec<String>)>,
+    /// The voter's ballots that did not count (a change in the lock, over the limit, a
+    /// format the rules do not read), in order.
+    pub void: Vec<Mark>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -63,8 +76,10 @@ pub fn of(tally: &Tally) -> Timeline {
     let mut votes: BTreeMap<String, f64> = BTreeMap::new();
     let mut points: BTreeMap<String, Vec<(Time, f64)>> = BTreeMap::new();
     let mut changes = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     for b in ballots {
         let at = b.posted_at.expect("filtered");
+        row_of(&mut rows, &b.voter).record(b, at);
         if b.kind == BallotKind::Change {
             changes.push(Mark {
                 at,
@@ -118,10 +133,46 @@ pub fn of(tally: &Tally) -> Timeline {
             .cmp(&rank(&b.target))
             .then(a.target.cmp(&b.target))
     });
+    rows.retain(|r| !r.spans.is_empty() || !r.void.is_empty());
     Timeline {
         start,
         end,
         series,
         changes,
+        rows,
+    }
+}
+
+/// The row of `voter`, added at the end when new.
+fn row_of<'a>(rows: &'a mut Vec<Row>, voter: &str) -> &'a mut Row {
+    let i = match rows.iter().position(|r| r.voter == voter) {
+        Some(i) => i,
+        None => {
+            rows.push(Row {
+                voter: voter.to_string(),
+                spans: Vec::new(),
+                void: Vec::new(),
+            });
+            rows.len() - 1
+        }
+    };
+    &mut rows[i]
+}
+
+impl Row {
+    /// One ballot of the row's voter, in posting order.
+    fn record(&mut self, b: &super::tally::Ballot, at: Time) {
+        if !b.valid {
+            self.void.push(Mark {
+                at,
+                voter: b.voter.clone(),
+                from: b.replaces.clone(),
+                to: b.targets.clone(),
+                valid: false,
+                reason: b.reason.clone(),
+            });
+        } else if b.kind != BallotKind::Repeat && !b.targets.is_empty() {
+            self.spans.push((at, b.targets.clone()));
+        }
     }
 }
