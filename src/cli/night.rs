@@ -30,12 +30,74 @@ pub struct NightCommand {
     /// 输出 JSON（键与结算结果相同）
     #[arg(long)]
     pub json: bool,
-    /// 夜间行动文件（TOML：[[action]] 含 by、power、target，可选 platform、sent_at）
-    pub actions: PathBuf,
+    /// 交给正在运行的守护进程（它在夜里收集私信和 QQ 里的行动、截止时发结算草稿）：守护进程配置文件；与 --add 或 --confirm 一起用
+    #[arg(long)]
+    pub daemon: Option<PathBuf>,
+    /// 替玩家录入一条行动（QQ、当面告诉法官的）：“谁 能力 对象 [炮架子]”，如 --add "宋江 杀人 李逵 吴用"
+    #[arg(long, requires = "daemon")]
+    pub add: Option<String>,
+    /// 确认这一夜的结算：死亡、已用的特权和带到下一天的效果写入局面（在截止时间之后）
+    #[arg(long, requires = "daemon", conflicts_with = "add")]
+    pub confirm: bool,
+    /// 夜间行动文件（TOML：[[action]] 含 by、power、target，可选 platform、sent_at），离线结算时用
+    #[arg(required_unless_present = "daemon", conflicts_with = "daemon")]
+    pub actions: Option<PathBuf>,
+}
+
+/// `bansha night --daemon D --add … | --confirm`: the running daemon records the judge's entry
+/// or confirms the night, as the dashboard's form and button do.
+fn to_daemon(
+    c: &NightCommand,
+    daemon: &std::path::Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<i32> {
+    let game = match crate::io::files::load_game(&c.config) {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(err, "配置错误：{e}")?;
+            return Ok(2);
+        }
+    };
+    let body = if let Some(add) = &c.add {
+        let words: Vec<&str> = add.split_whitespace().collect();
+        if words.len() < 2 {
+            writeln!(
+                err,
+                "错误：--add 要写“谁 能力 对象 [炮架子]”，如 --add \"宋江 杀人 李逵\""
+            )?;
+            return Ok(2);
+        }
+        serde_json::json!({
+            "game": game.name, "night": c.night, "action": "add",
+            "by": words[0], "power": words[1],
+            "target": words.get(2).copied().unwrap_or(""),
+            "platform": words.get(3).copied().unwrap_or(""),
+        })
+    } else if c.confirm {
+        serde_json::json!({ "game": game.name, "night": c.night, "action": "confirm" })
+    } else {
+        writeln!(err, "错误：--daemon 要与 --add 或 --confirm 一起用")?;
+        return Ok(2);
+    };
+    match crate::cli::client::ask_daemon_with(daemon, "/night", Some(body), err)? {
+        Ok(text) => {
+            write!(out, "{text}")?;
+            Ok(0)
+        }
+        Err(code) => Ok(code),
+    }
 }
 
 impl NightCommand {
     pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
+        if let Some(daemon) = &self.daemon {
+            return to_daemon(&self, daemon, out, err);
+        }
+        let Some(actions_file) = self.actions.clone() else {
+            writeln!(err, "错误：离线结算要给出夜间行动文件")?;
+            return Ok(2);
+        };
         let game = match crate::io::files::load_game(&self.config) {
             Ok(g) => g,
             Err(e) => {
@@ -44,13 +106,12 @@ impl NightCommand {
             }
         };
         let state = load_state(&state_path(&self.config, self.state.as_deref()))?;
-        let text = std::fs::read_to_string(&self.actions)
-            .map_err(|e| anyhow::anyhow!("无法读取行动文件 {}：{e}", self.actions.display()))?;
-        let file = self
-            .actions
+        let text = std::fs::read_to_string(&actions_file)
+            .map_err(|e| anyhow::anyhow!("无法读取行动文件 {}：{e}", actions_file.display()))?;
+        let file = actions_file
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_else(|| self.actions.display().to_string());
+            .unwrap_or_else(|| actions_file.display().to_string());
         let acts = match actions::parse(&file, &text, game.utc_offset) {
             Ok(a) => a,
             Err(e) => {

@@ -502,3 +502,81 @@ pub(crate) async fn a_mail_server_that_is_down_holds_no_qq_message() {
     assert_eq!(final_texts(&mailbox).len(), 1);
     assert_eq!(took.lock().unwrap().len(), 2, "QQ sent nothing again");
 }
+
+/// Issue 35 with issue 31: a chuhan player's night action by QQ (`[roster.qq]`) reaches the
+/// night: the digest lists it, the draft at the deadline resolves it (000 L80: the 左士's
+/// curse, +1 in the next day's round 1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(crate) async fn a_night_action_by_qq_reaches_the_nights_draft() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let (onebot, _mode, _took) = bot().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    with_qq(&config, &onebot.uri(), "");
+    std::fs::write(
+        dir.path().join("games/banshayishi-12.toml"),
+        format!(
+            "ruleset = \"chuhan\"\nname = \"楚汉局\"\nid = \"ch\"\n{}\n\
+             [roster.roles]\n\"大灰狼\" = {{ role = \"左士\", faction = \"楚\" }}\n\
+             \"小飞\" = {{ role = \"右士\", faction = \"汉\" }}\n\
+             [roster.qq]\n\"30001\" = \"大灰狼\"\n\
+             [[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\n\
+             dead = [\"龙舌\", \"青鸾花\"]\n\
+             [rules.night]\ndeadline_after_close_minutes = 600\n",
+            crate::common::ROSTER
+        ),
+    )
+    .unwrap();
+    let port = pin_status_port(&config);
+    forum.lock().unwrap().at = 1795957205; // 21:00:05
+    let r = cycle_at(&config, "2026-11-29 21:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let (service, status) = start_service(&config, Some("2026-11-29 22:00:00")).await;
+    assert!(!status.is_empty(), "the service answers");
+    let action = event(30001, 1795960800, 21, "行动：诅咒 李逵"); // 22:00
+    assert!(post_event(port, &action, Some(&signed(&action))).starts_with("HTTP/1.1 204"));
+    // What reached the judge in person, entered from the terminal (`bansha night --add`).
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let daemon = config.to_str().unwrap().to_string();
+    let (code, out, err) = tokio::task::block_in_place(|| {
+        cli(
+            &game,
+            &[
+                "night",
+                "--night",
+                "2",
+                "--daemon",
+                &daemon,
+                "--add",
+                "小飞 庇佑 花千树",
+            ],
+        )
+    });
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("已记下第 2 夜的行动"), "{out}");
+    drop(service);
+    let r = cycle_at(&config, "2026-11-29 22:30:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let digest = mails_about(&mailbox, "第2夜 已收到");
+    assert_eq!(digest.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(digest[0].1.contains("QQ 30001"), "{}", digest[0].1);
+    assert!(digest[0].1.contains("诅咒"), "{}", digest[0].1);
+    cycle_at(&config, "2026-11-30 07:00:05").await;
+    let draft = mails_about(&mailbox, "第2夜结算草稿");
+    assert_eq!(draft.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(draft[0].1.contains("李逵：+1 票"), "{}", draft[0].1);
+    assert!(draft[0].1.contains("花千树：−1 票"), "{}", draft[0].1);
+    // Confirmed from the terminal (`bansha night --confirm`): written to the state.
+    let (_service, _) = start_service(&config, Some("2026-11-30 07:10:00")).await;
+    let (code, out, err) = tokio::task::block_in_place(|| {
+        cli(
+            &game,
+            &["night", "--night", "2", "--daemon", &daemon, "--confirm"],
+        )
+    });
+    assert_eq!(code, Some(0), "{out}{err}");
+    let state = std::fs::read_to_string(game.with_file_name("banshayishi-12.state.json")).unwrap();
+    assert!(state.contains("adjust:3:李逵"), "{state}");
+    assert!(state.contains("adjust:3:花千树"), "{state}");
+}
