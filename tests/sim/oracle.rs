@@ -50,6 +50,9 @@ pub fn count(preset: Preset, day: &Day) -> Counted {
         .collect();
     let mut standing: BTreeMap<String, Standing> = BTreeMap::new();
     let mut unmodeled = None;
+    // Every change of a count, in time order (seconds from the close, target, delta): day 1's
+    // sheriff is the first to reach the top count.
+    let mut history: Vec<(i64, Target, f64)> = Vec::new();
     let mut posts: Vec<&GenPost> = day.posts.iter().collect();
     posts.sort_by_key(|p| (p.secs, p.pid));
     for p in posts {
@@ -68,6 +71,7 @@ pub fn count(preset: Preset, day: &Day) -> Counted {
             Intent::Malformed | Intent::Chatter => {}
             Intent::Vote(t) => match standing.get_mut(&p.author) {
                 None => {
+                    history.push((p.secs, t.clone(), 1.0));
                     standing.insert(
                         p.author.clone(),
                         Standing {
@@ -101,6 +105,8 @@ pub fn count(preset: Preset, day: &Day) -> Counted {
                         a == &p.author && s.own.contains(q) && *q != p.pid
                     });
                 if !(in_lock || over || unquoted) && *t != s.target {
+                    history.push((p.secs, s.target.clone(), -1.0));
+                    history.push((p.secs, t.clone(), 1.0));
                     s.target = t.clone();
                     s.pid = p.pid;
                     s.changes += 1;
@@ -173,7 +179,7 @@ fn outcome(
         .collect();
     let one = |kind: &str, top: Vec<String>| Some((kind.to_string(), top));
     match preset {
-        // 002 L152 day 1's sheriff (the first to reach the top count): not modeled.
+        // Day 1's sheriff: `sheriff`, from the history.
         Preset::M103 if day == 1 => None,
         // 002 L61 "获得投票最多的角色将出局。平票则无人出局".
         Preset::M103 => match top.len() {

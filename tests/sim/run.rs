@@ -82,6 +82,9 @@ fn post_of(day: u32, g: &GenPost) -> Post {
 pub struct Outcome {
     pub trace: String,
     pub failure: Option<(u32, String)>,
+    /// Days whose counts the oracle judged, and of them whose outcome it judged too.
+    pub judged: u64,
+    pub outcomes: u64,
 }
 
 fn kind_name(k: OutcomeKind) -> String {
@@ -217,8 +220,13 @@ pub fn run(game: &Game) -> Outcome {
         game.days.len()
     );
     let mut failure = None;
+    let (mut judged, mut outcomes) = (0, 0);
     for day in &game.days {
         let want = oracle::count(game.preset, day);
+        if want.unmodeled.is_none() {
+            judged += 1;
+            outcomes += want.outcome.is_some() as u64;
+        }
         trace_day(&mut trace, day, &want);
         let posts: Vec<Post> = day.posts.iter().map(|g| post_of(day.day, g)).collect();
         let now = close_of(day.day) + Duration::hours(3);
@@ -240,5 +248,10 @@ pub fn run(game: &Game) -> Outcome {
             failure = Some((day.day, bad.join("\n")));
         }
     }
-    Outcome { trace, failure }
+    Outcome {
+        trace,
+        failure,
+        judged,
+        outcomes,
+    }
 }
