@@ -133,7 +133,19 @@ pub struct Day {
     pub dead: Vec<String>,
     pub sheriff: Option<String>,
     pub posts: Vec<GenPost>,
+    /// Round 2, where round 1 ends in a tie at the top (chuhan, jiaohui).
+    pub runoff: Option<Runoff>,
 }
+
+/// Round 2 of a day: its candidates and its posts (in the same thread), their `secs` counted
+/// from round 2's close, `RUNOFF_SECS` after round 1's (000 L105 "白天自动延长真实时间的24小时").
+#[derive(Clone, Debug)]
+pub struct Runoff {
+    pub candidates: Vec<String>,
+    pub posts: Vec<GenPost>,
+}
+
+pub const RUNOFF_SECS: i64 = 24 * 3600;
 
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -154,21 +166,15 @@ pub fn zh_number(n: u32) -> String {
 
 /// The text of a ballot in the preset's wording (m103 002 L254–L260, chuhan the same format,
 /// jiaohui 001 L175–L179).
-fn ballot_text(
-    p: Preset,
-    voter: &str,
-    day: u32,
-    change: bool,
-    target: &str,
-    reason: Option<&str>,
-) -> String {
+fn ballot_text(c: &Ctx, voter: &str, change: bool, target: &str, reason: Option<&str>) -> String {
     let r = reason.unwrap_or("");
-    match (p, change) {
+    match (c.p, change) {
         (Preset::Jiaohui, false) => {
             let tail = reason.map(|r| format!(" 原因是 {r}")).unwrap_or_default();
             format!(
-                "{voter} 第{}天 第一次 投票的对象是 {target}{tail}",
-                zh_number(day)
+                "{voter} 第{}天 第{}次 投票的对象是 {target}{tail}",
+                zh_number(c.day),
+                zh_number(c.round)
             )
         }
         (Preset::Jiaohui, true) => format!("现在改为——投票的对象是 {target} 原因是 {r}"),
@@ -182,8 +188,12 @@ fn ballot_text(
 
 /// When a post goes up, in seconds from the close, drawn towards the rules' boundaries: the
 /// lock (60 minutes before the close in all three presets) and the close itself.
-fn when(rng: &mut Rng, day: u32) -> i64 {
-    let earliest = if day == 1 { -20 * 3600 } else { -23 * 3600 };
+fn when(rng: &mut Rng, c: &Ctx) -> i64 {
+    let earliest = if c.day == 1 && c.round == 1 {
+        -20 * 3600
+    } else {
+        -23 * 3600
+    };
     match rng.below(10) {
         0 => -3600 + rng.range(-120, 120),
         1 => rng.range(-3599, -1),
@@ -191,6 +201,17 @@ fn when(rng: &mut Rng, day: u32) -> i64 {
         3 => rng.range(1, 2 * 3600),
         _ => rng.range(earliest, -3601),
     }
+}
+
+/// What the posts of one round are written for: the preset, the day, the round (2: the run-off),
+/// whom a ballot may name (the living; in round 2 the candidates), the living and the dead.
+struct Ctx {
+    p: Preset,
+    day: u32,
+    round: u32,
+    pool: Vec<String>,
+    living: Vec<String>,
+    dead: Vec<String>,
 }
 
 struct Draft {
@@ -216,23 +237,32 @@ fn living_target(rng: &mut Rng, living: &[String], not: &[&Target]) -> Target {
 }
 
 /// One living voter's posts this day: maybe a malformed try, a first ballot, up to two changes.
-fn voter_posts(
-    rng: &mut Rng,
-    p: Preset,
-    day: u32,
-    voter: &str,
-    living: &[String],
-    out: &mut Vec<Draft>,
-) {
+fn voter_posts(rng: &mut Rng, c: &Ctx, voter: &str, out: &mut Vec<Draft>) {
+    let (p, living) = (c.p, &c.pool);
     if !rng.chance(85) {
         return;
     }
-    let mut t = when(rng, day);
+    let mut t = when(rng, c);
     if rng.chance(12) {
+        // Round 2: a living player who is no candidate (000 L113 "所有最高票得主接受第二轮高票辩论投票").
+        let outside: Vec<String> = c
+            .living
+            .iter()
+            .filter(|l| !c.pool.contains(l))
+            .cloned()
+            .collect();
         let text = if p != Preset::Chuhan && rng.chance(50) {
-            ballot_text(p, voter, day, false, &rng.pick(living), None)
+            ballot_text(c, voter, false, &rng.pick(living), None)
+        } else if c.round == 2 && !outside.is_empty() && rng.chance(50) {
+            ballot_text(
+                c,
+                voter,
+                false,
+                &rng.pick(&outside),
+                Some(rng.pick(&REASONS)),
+            )
         } else {
-            ballot_text(p, voter, day, false, NOBODY, Some(rng.pick(&REASONS)))
+            ballot_text(c, voter, false, NOBODY, Some(rng.pick(&REASONS)))
         };
         out.push(Draft {
             author: voter.into(),
@@ -244,7 +274,7 @@ fn voter_posts(
         t += rng.range(1, 3 * 3600);
     }
     let first = living_target(rng, living, &[]);
-    let first_text = ballot_text(p, voter, day, false, first.name(), Some(rng.pick(&REASONS)));
+    let first_text = ballot_text(c, voter, false, first.name(), Some(rng.pick(&REASONS)));
     let quote = if rng.chance(10) {
         QuoteOf::Other
     } else {
@@ -262,11 +292,11 @@ fn voter_posts(
     for _ in 0..rng.below(3) {
         t += rng.range(1, 4 * 3600);
         if rng.chance(40) {
-            t = t.max(when(rng, day));
+            t = t.max(when(rng, c));
         }
         let not: Vec<&Target> = targets.iter().collect();
         let to = living_target(rng, living, &not);
-        let mut text = ballot_text(p, voter, day, true, to.name(), Some(rng.pick(&REASONS)));
+        let mut text = ballot_text(c, voter, true, to.name(), Some(rng.pick(&REASONS)));
         if p == Preset::Jiaohui {
             // 001 L179: the change restates the original line, then "现在改为——…".
             text = format!("“{first_text}”；{text}");
@@ -290,48 +320,28 @@ fn voter_posts(
 
 /// Posts that are not a living player's ballot: dead voters, outsiders, the judge, chatter,
 /// quotes of others' ballots, and (m103) a change with no ballot before it.
-fn other_posts(
-    rng: &mut Rng,
-    p: Preset,
-    day: u32,
-    living: &[String],
-    dead: &[String],
-    out: &mut Vec<Draft>,
-) {
+fn other_posts(rng: &mut Rng, c: &Ctx, out: &mut Vec<Draft>) {
+    let (p, living, dead) = (c.p, &c.pool, &c.dead);
     for _ in 0..rng.below(4) {
         let kind = rng.below(6);
         let author: String = match kind {
             0 if !dead.is_empty() => rng.pick(dead),
             0 | 1 => rng.pick(&OUTSIDERS).to_string(),
             2 => JUDGE.into(),
-            _ => rng.pick(living),
+            _ => rng.pick(&c.living),
         };
-        let secs = when(rng, day);
+        let secs = when(rng, c);
         let target = living_target(rng, living, &[]);
         let d = match kind {
             0..=2 => Draft {
-                text: ballot_text(
-                    p,
-                    &author,
-                    day,
-                    false,
-                    target.name(),
-                    Some(rng.pick(&REASONS)),
-                ),
+                text: ballot_text(c, &author, false, target.name(), Some(rng.pick(&REASONS))),
                 author,
                 secs,
                 intent: Intent::Vote(target),
                 quote: QuoteOf::None,
             },
             3 if p == Preset::M103 => Draft {
-                text: ballot_text(
-                    p,
-                    &author,
-                    day,
-                    true,
-                    target.name(),
-                    Some(rng.pick(&REASONS)),
-                ),
+                text: ballot_text(c, &author, true, target.name(), Some(rng.pick(&REASONS))),
                 author,
                 secs,
                 intent: Intent::Change(target),
@@ -354,12 +364,12 @@ fn other_posts(
 }
 
 /// Give pids in the forum's order (by time) and resolve the quotes.
-fn materialise(rng: &mut Rng, day: u32, drafts: Vec<Draft>) -> Vec<GenPost> {
+fn materialise(rng: &mut Rng, first_pid: u64, drafts: Vec<Draft>) -> Vec<GenPost> {
     let mut order: Vec<usize> = (0..drafts.len()).collect();
     order.sort_by_key(|&i| (drafts[i].secs, i));
     let mut pid_of = vec![0u64; drafts.len()];
     for (rank, &i) in order.iter().enumerate() {
-        pid_of[i] = day as u64 * 1000 + rank as u64 + 1;
+        pid_of[i] = first_pid + rank as u64;
     }
     let mut posts: Vec<GenPost> = Vec::new();
     for &i in &order {
@@ -401,6 +411,41 @@ fn materialise(rng: &mut Rng, day: u32, drafts: Vec<Draft>) -> Vec<GenPost> {
     posts
 }
 
+/// Round 2's posts, when the oracle's round 1 ends in a run-off: the judge configures it with
+/// the tied top scorers as candidates (000 L113, 001 L173).
+fn runoff(
+    rng: &mut Rng,
+    base: &Ctx,
+    posts: &[GenPost],
+    sheriff: &Option<String>,
+) -> Option<Runoff> {
+    let probe = Day {
+        day: base.day,
+        dead: base.dead.clone(),
+        sheriff: sheriff.clone(),
+        posts: posts.to_vec(),
+        runoff: None,
+    };
+    let (kind, candidates) = crate::oracle::count(base.p, &probe).outcome?;
+    if kind != "runoff" {
+        return None;
+    }
+    let c = Ctx {
+        round: 2,
+        pool: candidates.clone(),
+        living: base.living.clone(),
+        dead: base.dead.clone(),
+        ..*base
+    };
+    let mut drafts = Vec::new();
+    for v in &c.living {
+        voter_posts(rng, &c, v, &mut drafts);
+    }
+    other_posts(rng, &c, &mut drafts);
+    let posts = materialise(rng, c.day as u64 * 1000 + 501, drafts);
+    Some(Runoff { candidates, posts })
+}
+
 pub fn generate(seed: u64) -> Game {
     let mut rng = Rng::new(seed);
     let preset = rng.pick(&PRESETS);
@@ -427,17 +472,27 @@ pub fn generate(seed: u64) -> Game {
             .collect();
         let sheriff =
             (preset == Preset::M103 && day > 1 && rng.chance(50)).then(|| rng.pick(&living));
+        let c = Ctx {
+            p: preset,
+            day,
+            round: 1,
+            pool: living.clone(),
+            living,
+            dead: dead.clone(),
+        };
         let mut drafts = Vec::new();
-        for v in &living {
-            voter_posts(&mut rng, preset, day, v, &living, &mut drafts);
+        for v in &c.living {
+            voter_posts(&mut rng, &c, v, &mut drafts);
         }
-        other_posts(&mut rng, preset, day, &living, &dead, &mut drafts);
-        let posts = materialise(&mut rng, day, drafts);
+        other_posts(&mut rng, &c, &mut drafts);
+        let posts = materialise(&mut rng, day as u64 * 1000 + 1, drafts);
+        let runoff = runoff(&mut rng, &c, &posts, &sheriff);
         out.push(Day {
             day,
             dead: dead.clone(),
             sheriff,
             posts,
+            runoff,
         });
     }
     Game {

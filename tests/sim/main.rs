@@ -20,7 +20,7 @@ const FRESH: u64 = 6;
 /// Run `seeds`; on the first failure, shrink it and panic with the replay command.
 fn check(seeds: impl Iterator<Item = u64>, label: &str) {
     let start = Instant::now();
-    let (mut n, mut days, mut judged, mut outcomes) = (0u64, 0u64, 0u64, 0u64);
+    let (mut n, mut days, mut judged, mut outcomes, mut runoffs) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for seed in seeds {
         let game = gen::generate(seed);
         days += game.days.len() as u64;
@@ -28,25 +28,26 @@ fn check(seeds: impl Iterator<Item = u64>, label: &str) {
         let first = run::run(&game);
         judged += first.judged;
         outcomes += first.outcomes;
+        runoffs += first.runoffs;
         let again = run::run(&gen::generate(seed));
         assert!(
             first.trace == again.trace,
             "seed {seed}: the same seed gave two different traces"
         );
-        if let Some((day, why)) = first.failure {
-            let small = shrink::shrink(game, day, &why);
+        if let Some((day, round, why)) = first.failure {
+            let small = shrink::shrink(game, day, round, &why);
             let out = run::run(&small);
             panic!(
-                "simulator: seed {seed} fails on day {day}:\n{why}\n\nshrunk to day {} with {} posts:\n{}\n{}\nreplay: BANSHA_SIM_SEED={seed} cargo test --test sim",
+                "simulator: seed {seed} fails on day {day}, round {round}:\n{why}\n\nshrunk to day {} with {} posts:\n{}\n{}\nreplay: BANSHA_SIM_SEED={seed} cargo test --test sim",
                 small.days.last().map_or(0, |d| d.day),
-                small.days.last().map_or(0, |d| d.posts.len()),
+                small.days.last().map_or(0, |d| d.posts.len() + d.runoff.as_ref().map_or(0, |r| r.posts.len())),
                 out.trace,
-                out.failure.map(|f| f.1).unwrap_or_default(),
+                out.failure.map(|f| f.2).unwrap_or_default(),
             );
         }
     }
     let secs = start.elapsed().as_secs_f64();
-    println!("sim {label}: the oracle judged the counts of {judged} of {days} days and the outcome of {outcomes}");
+    println!("sim {label}: the oracle judged the counts of {judged} rounds ({days} days, {runoffs} run-offs) and the outcome of {outcomes}");
     println!(
         "sim {label}: {n} seeds, {days} game-days in {secs:.2}s: {:.1} seeds/s, {:.0} game-days/s ({}; each seed generated and run twice, for the determinism check)",
         n as f64 / secs,
@@ -135,6 +136,12 @@ fn generator_covers_the_kinds() {
             .iter()
             .any(|d| d.posts.iter().any(|p| d.dead.contains(&p.author)))),
         "dead voters"
+    );
+    assert!(
+        games
+            .iter()
+            .any(|g| g.days.iter().any(|d| d.runoff.is_some())),
+        "run-offs"
     );
     // Second changes: a voter with two change posts in a day.
     assert!(games.iter().any(|g| g.days.iter().any(|d| {

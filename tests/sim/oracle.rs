@@ -4,7 +4,7 @@
 //! change, the lock, late ballots, the quote m103 asks of a change, and the outcome rule.
 //! Seed lines are `nl -ba` lines of tests/fixtures/seeds/ (000 chuhan, 001 jiaohui, 002 m103).
 
-use crate::gen::{Day, GenPost, Intent, Preset, Target, PLAYERS};
+use crate::gen::{Day, GenPost, Intent, Preset, Target, PLAYERS, RUNOFF_SECS};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One day's result as the oracle counts it.
@@ -39,7 +39,37 @@ struct Standing {
     own: Vec<u64>,
 }
 
+/// Round 1 of `day`.
 pub fn count(preset: Preset, day: &Day) -> Counted {
+    let posts: Vec<(i64, &GenPost)> = day.posts.iter().map(|p| (p.secs, p)).collect();
+    judge(preset, day, &posts, None)
+}
+
+/// Round 2 of `day`, if it has one: its posts, and in chuhan round 1's posts after round 1's
+/// close (000 L119: ballots are replies in the day's one vote thread, and a post after round 1's
+/// close is in round 2's time). Not in jiaohui, whose ballots name their round (001 L175 "第几次":
+/// a "第一次" ballot is round 1's).
+pub fn count_runoff(preset: Preset, day: &Day) -> Option<Counted> {
+    let r = day.runoff.as_ref()?;
+    let mut posts: Vec<(i64, &GenPost)> = r.posts.iter().map(|p| (p.secs, p)).collect();
+    if preset == Preset::Chuhan {
+        posts.extend(
+            day.posts
+                .iter()
+                .filter(|p| p.secs > 0)
+                .map(|p| (p.secs - RUNOFF_SECS, p)),
+        );
+    }
+    Some(judge(preset, day, &posts, Some(&r.candidates)))
+}
+
+/// One round's posts (each with its time from the round's close) judged and counted.
+fn judge(
+    preset: Preset,
+    day: &Day,
+    posts: &[(i64, &GenPost)],
+    candidates: Option<&[String]>,
+) -> Counted {
     // Only living players vote: 000 L109 "在所有活着的玩家之间进行，每人可以投一票"; 002 L61
     // "所有角色均可参与投票" (the roles: not outsiders) and L319 "禁止已出局角色在…投票帖…发言";
     // jiaohui's roster likewise (outsiders and the dead are no players of the day).
@@ -53,15 +83,21 @@ pub fn count(preset: Preset, day: &Day) -> Counted {
     // Every change of a count, in time order (seconds from the close, target, delta): day 1's
     // sheriff is the first to reach the top count.
     let mut history: Vec<(i64, Target, f64)> = Vec::new();
-    let mut posts: Vec<&GenPost> = day.posts.iter().collect();
-    posts.sort_by_key(|p| (p.secs, p.pid));
-    for p in posts {
+    let mut posts: Vec<(i64, &GenPost)> = posts.to_vec();
+    posts.sort_by_key(|(secs, p)| (*secs, p.pid));
+    // Round 2 names only its candidates (000 L113 "所有最高票得主接受第二轮高票辩论投票", 001 L173
+    // "进入第二轮高票辩论投票"); abstaining stays allowed (000 L118 "白天的各轮投票中…可以投弃权票").
+    let allowed = |t: &Target| match (t, candidates) {
+        (Target::Player(n), Some(c)) => c.contains(n),
+        _ => true,
+    };
+    for (secs, p) in posts {
         if !living.contains(&p.author.as_str()) {
             continue;
         }
         // Late: 002 L249 "投票截止时间是当天白天结束"; 000 L119 "允许在投票时间内再次投票或改票";
         // 001 L182 "超过一律视为弃权票". A post at the close itself is in time.
-        if p.secs > 0 {
+        if secs > 0 {
             continue;
         }
         match &p.intent {
@@ -69,9 +105,10 @@ pub fn count(preset: Preset, day: &Day) -> Counted {
             // 允许在投票时间内再次投票或改票直至符合格式要求"; 001 L175 the format. A void ballot changes
             // nothing and uses nothing.
             Intent::Malformed | Intent::Chatter => {}
+            Intent::Vote(t) if !allowed(t) => {}
             Intent::Vote(t) => match standing.get_mut(&p.author) {
                 None => {
-                    history.push((p.secs, t.clone(), 1.0));
+                    history.push((secs, t.clone(), 1.0));
                     standing.insert(
                         p.author.clone(),
                         Standing {
@@ -95,7 +132,7 @@ pub fn count(preset: Preset, day: &Day) -> Counted {
                     continue;
                 };
                 s.own.push(p.pid);
-                let in_lock = p.secs >= -LOCK_SECS;
+                let in_lock = secs >= -LOCK_SECS;
                 // One change: 000 L116 "每轮投票允许玩家改票1次，超过1次的改票无效", 001 L179 "每次投票只允许
                 // 改票1次，超过1次的改票无效", 002 L249 "（只）有一次改票机会".
                 let over = s.changes >= 1;
@@ -104,9 +141,9 @@ pub fn count(preset: Preset, day: &Day) -> Counted {
                     && !p.quote.as_ref().is_some_and(|(q, a, _, _)| {
                         a == &p.author && s.own.contains(q) && *q != p.pid
                     });
-                if !(in_lock || over || unquoted) && *t != s.target {
-                    history.push((p.secs, s.target.clone(), -1.0));
-                    history.push((p.secs, t.clone(), 1.0));
+                if !(in_lock || over || unquoted) && allowed(t) && *t != s.target {
+                    history.push((secs, s.target.clone(), -1.0));
+                    history.push((secs, t.clone(), 1.0));
                     s.target = t.clone();
                     s.pid = p.pid;
                     s.changes += 1;
@@ -114,9 +151,51 @@ pub fn count(preset: Preset, day: &Day) -> Counted {
             }
         }
     }
-    Counted {
-        unmodeled,
-        ..tally_up(preset, day, &living, standing)
+    let mut c = tally_up(preset, day, &living, standing, candidates.is_some());
+    if preset == Preset::M103 && day.day == 1 && candidates.is_none() {
+        c.outcome = sheriff(&c.counts, &history);
+    }
+    Counted { unmodeled, ..c }
+}
+
+/// Day 1 of m103: 002 L152 "在游戏的第一天投票结束后，最先获得投票数最多的角色当选警长". With changes a
+/// count can reach the top, fall and reach it again: the seed does not say which reaching is
+/// "最先" (the first time, or the time since which the count held). Where the two readings name
+/// different players, or two reach it at the same second, the oracle does not judge (None).
+fn sheriff(
+    counts: &BTreeMap<String, f64>,
+    history: &[(i64, Target, f64)],
+) -> Option<(String, Vec<String>)> {
+    let max = counts.values().cloned().fold(0.0, f64::max);
+    if max <= 0.0 {
+        return None;
+    }
+    let mut first: Vec<(i64, String)> = Vec::new();
+    let mut held: Vec<(i64, String)> = Vec::new();
+    for (name, v) in counts {
+        if *v != max {
+            continue;
+        }
+        let (mut running, mut f, mut h) = (0.0, None, None);
+        for (t, who, delta) in history {
+            if who.name() == name {
+                let before = running;
+                running += delta;
+                if before < max && running >= max {
+                    f = f.or(Some(*t));
+                    h = Some(*t);
+                }
+            }
+        }
+        first.push((f?, name.clone()));
+        held.push((h?, name.clone()));
+    }
+    first.sort();
+    held.sort();
+    let unique = |v: &[(i64, String)]| (v.len() == 1 || v[0].0 < v[1].0).then(|| v[0].1.clone());
+    match (unique(&first), unique(&held)) {
+        (Some(a), Some(b)) if a == b => Some(("sheriff".into(), vec![a])),
+        _ => None,
     }
 }
 
@@ -125,6 +204,7 @@ fn tally_up(
     day: &Day,
     living: &[&str],
     standing: BTreeMap<String, Standing>,
+    round_two: bool,
 ) -> Counted {
     let mut counts: BTreeMap<String, f64> = BTreeMap::new();
     let mut abstain = 0.0;
@@ -153,7 +233,11 @@ fn tally_up(
         // 001 L182 "超过一律视为弃权票", L181 "不能不投": who has no ballot abstains.
         total += non_voters.len() as f64;
     }
-    let outcome = outcome(preset, day.day, &counts, total);
+    let outcome = if round_two {
+        runoff_outcome(preset, &counts)
+    } else {
+        outcome(preset, day.day, &counts, total)
+    };
     Counted {
         ballots,
         counts,
@@ -162,6 +246,22 @@ fn tally_up(
         non_voters,
         outcome,
         unmodeled: None,
+    }
+}
+
+/// Round 2's top goes out: 000 L113 "第二轮的最高票得主被处决。如再度平票，则当天不处决任何人"; 001
+/// L173 "此轮得票最高者死" (a second tie the seed leaves open: not judged).
+fn runoff_outcome(preset: Preset, counts: &BTreeMap<String, f64>) -> Option<(String, Vec<String>)> {
+    let max = counts.values().cloned().fold(0.0, f64::max);
+    let top: Vec<String> = counts
+        .iter()
+        .filter(|(_, v)| **v == max && max > 0.0)
+        .map(|(k, _)| k.clone())
+        .collect();
+    match (top.len(), preset) {
+        (1, _) => Some(("eliminated".into(), top)),
+        (_, Preset::Chuhan) => Some(("none".into(), vec![])),
+        _ => None,
     }
 }
 

@@ -2,7 +2,7 @@
 //! against the oracle and the invariants, and a trace of everything (the same seed must give
 //! the same trace, byte for byte).
 
-use crate::gen::{Game, GenPost, Intent, JUDGE, PLAYERS};
+use crate::gen::{Day, Game, GenPost, Intent, JUDGE, PLAYERS, RUNOFF_SECS};
 use crate::oracle::{self, Counted};
 use bansha::domain::config::GameConfig;
 use bansha::domain::rules::{tally, OutcomeKind, Tally};
@@ -10,11 +10,17 @@ use bansha_parsers::{Post, Quote};
 use chrono::{DateTime, Duration, FixedOffset};
 use std::fmt::Write;
 
-/// Day 1 closes at this time; day d a day later each.
+/// Day 1 closes at this time; each day two days after the one before (room for a run-off of
+/// 24 hours, 000 L105).
 const FIRST_CLOSE: &str = "2026-12-01T21:00:00+08:00";
 
 pub fn close_of(day: u32) -> DateTime<FixedOffset> {
-    DateTime::parse_from_rfc3339(FIRST_CLOSE).unwrap() + Duration::days(day as i64 - 1)
+    DateTime::parse_from_rfc3339(FIRST_CLOSE).unwrap() + Duration::days(2 * (day as i64 - 1))
+}
+
+/// When round 2 of `day` closes.
+pub fn runoff_close_of(day: u32) -> DateTime<FixedOffset> {
+    close_of(day) + Duration::seconds(RUNOFF_SECS)
 }
 
 fn quoted(names: &[String]) -> String {
@@ -42,6 +48,14 @@ pub fn config_text(game: &Game) -> String {
         if let Some(sh) = &d.sheriff {
             let _ = writeln!(s, "sheriff = \"{sh}\"");
         }
+        if let Some(r) = &d.runoff {
+            let _ = writeln!(
+                s,
+                "runoff = {{ closes_at = \"{}\", candidates = [{}] }}",
+                runoff_close_of(d.day).format("%Y-%m-%d %H:%M:%S"),
+                quoted(&r.candidates)
+            );
+        }
     }
     s
 }
@@ -56,13 +70,13 @@ pub fn load(game: &Game) -> GameConfig {
         })
 }
 
-fn post_of(day: u32, g: &GenPost) -> Post {
+fn post_of(day: u32, close: DateTime<FixedOffset>, g: &GenPost) -> Post {
     let mut p = Post::text_only(
         g.pid,
         100 + day as u64,
         format!("{}#", g.pid % 1000),
         g.author.clone(),
-        Some(close_of(day) + Duration::seconds(g.secs)),
+        Some(close + Duration::seconds(g.secs)),
         g.text.clone(),
     );
     p.quotes = g
@@ -81,10 +95,13 @@ fn post_of(day: u32, g: &GenPost) -> Post {
 /// What one run found: the trace, and the first failure if any (day, message).
 pub struct Outcome {
     pub trace: String,
-    pub failure: Option<(u32, String)>,
-    /// Days whose counts the oracle judged, and of them whose outcome it judged too.
+    /// (day, round, what failed).
+    pub failure: Option<(u32, u32, String)>,
+    /// Rounds whose counts the oracle judged, of them whose outcome it judged too, and how many
+    /// were run-offs.
     pub judged: u64,
     pub outcomes: u64,
+    pub runoffs: u64,
 }
 
 fn kind_name(k: OutcomeKind) -> String {
@@ -137,7 +154,7 @@ fn nums(m: &std::collections::BTreeMap<String, f64>) -> String {
 }
 
 /// Every disagreement between the oracle and the tally, and every broken invariant.
-fn compare(day: &crate::gen::Day, want: &Counted, t: &Tally) -> Vec<String> {
+fn compare(day: &crate::gen::Day, posts: &[GenPost], want: &Counted, t: &Tally) -> Vec<String> {
     let got = as_counted(t);
     let mut bad = Vec::new();
     if !t.closed {
@@ -145,7 +162,7 @@ fn compare(day: &crate::gen::Day, want: &Counted, t: &Tally) -> Vec<String> {
     }
     // Every post that is a ballot by a non-judge has a verdict, and so has a living player's
     // post whose only ballot is a quoted well-formed one ("只引用了别人的投票").
-    for p in &day.posts {
+    for p in posts {
         let quotes_ballot = p.quote.as_ref().is_some_and(|q| q.3);
         let living = PLAYERS.contains(&p.author.as_str()) && !day.dead.contains(&p.author);
         let needs = p.author != JUDGE && (p.intent != Intent::Chatter || (living && quotes_ballot));
@@ -185,13 +202,9 @@ fn compare(day: &crate::gen::Day, want: &Counted, t: &Tally) -> Vec<String> {
     bad
 }
 
-fn trace_day(out: &mut String, day: &crate::gen::Day, want: &Counted) {
-    let _ = writeln!(
-        out,
-        "day {} dead={:?} sheriff={:?}",
-        day.day, day.dead, day.sheriff
-    );
-    for p in &day.posts {
+fn trace_round(out: &mut String, round: u32, posts: &[GenPost], want: &Counted) {
+    let _ = writeln!(out, " round {round}");
+    for p in posts {
         let q = p
             .quote
             .as_ref()
@@ -210,7 +223,55 @@ fn trace_day(out: &mut String, day: &crate::gen::Day, want: &Counted) {
     let _ = writeln!(out, "  oracle: {want:?}");
 }
 
-/// Run the game: every day's tally at three hours after its close against the oracle.
+/// One round of one day: the tally of the thread (both rounds' posts) three hours after the
+/// round's close, against the oracle; the trace written, the failures returned.
+fn round(
+    config: &GameConfig,
+    game: &Game,
+    day: &Day,
+    round: u32,
+    trace: &mut String,
+) -> (Vec<String>, Counted) {
+    let (want, posts, close) = match round {
+        1 => (
+            oracle::count(game.preset, day),
+            &day.posts,
+            close_of(day.day),
+        ),
+        _ => {
+            let r = day.runoff.as_ref().expect("a run-off");
+            let want = oracle::count_runoff(game.preset, day).expect("a run-off");
+            (want, &r.posts, runoff_close_of(day.day))
+        }
+    };
+    trace_round(trace, round, posts, &want);
+    let mut thread: Vec<Post> = day
+        .posts
+        .iter()
+        .map(|g| post_of(day.day, close_of(day.day), g))
+        .collect();
+    if let Some(r) = &day.runoff {
+        thread.extend(
+            r.posts
+                .iter()
+                .map(|g| post_of(day.day, runoff_close_of(day.day), g)),
+        );
+    }
+    let now = close + Duration::hours(3);
+    let got = std::panic::catch_unwind(|| tally(config, day.day, round, now, &thread));
+    let bad = match got {
+        Err(_) => vec!["the tally panicked".to_string()],
+        Ok(Err(e)) => vec![format!("the tally refused: {e}")],
+        Ok(Ok(t)) => {
+            let c = as_counted(&t);
+            let _ = writeln!(trace, "  tally: {} {:?}", nums(&c.counts), c.outcome);
+            compare(day, posts, &want, &t)
+        }
+    };
+    (bad, want)
+}
+
+/// Run the game: every round of every day against the oracle.
 pub fn run(game: &Game) -> Outcome {
     let config = load(game);
     let mut trace = format!(
@@ -220,32 +281,24 @@ pub fn run(game: &Game) -> Outcome {
         game.days.len()
     );
     let mut failure = None;
-    let (mut judged, mut outcomes) = (0, 0);
+    let (mut judged, mut outcomes, mut runoffs) = (0, 0, 0);
     for day in &game.days {
-        let want = oracle::count(game.preset, day);
-        if want.unmodeled.is_none() {
-            judged += 1;
-            outcomes += want.outcome.is_some() as u64;
-        }
-        trace_day(&mut trace, day, &want);
-        let posts: Vec<Post> = day.posts.iter().map(|g| post_of(day.day, g)).collect();
-        let now = close_of(day.day) + Duration::hours(3);
-        let got = std::panic::catch_unwind(|| tally(&config, day.day, 1, now, &posts));
-        let bad = match got {
-            Err(_) => vec!["the tally panicked".to_string()],
-            Ok(Err(e)) => vec![format!("the tally refused: {e}")],
-            Ok(Ok(t)) => {
-                let _ = writeln!(
-                    trace,
-                    "  tally: {:?} {:?}",
-                    as_counted(&t).counts,
-                    as_counted(&t).outcome
-                );
-                compare(day, &want, &t)
+        let _ = writeln!(
+            trace,
+            "day {} dead={:?} sheriff={:?}",
+            day.day, day.dead, day.sheriff
+        );
+        let rounds = if day.runoff.is_some() { 2 } else { 1 };
+        for r in 1..=rounds {
+            let (bad, want) = round(&config, game, day, r, &mut trace);
+            if want.unmodeled.is_none() {
+                judged += 1;
+                runoffs += (r == 2) as u64;
+                outcomes += want.outcome.is_some() as u64;
             }
-        };
-        if !bad.is_empty() && failure.is_none() {
-            failure = Some((day.day, bad.join("\n")));
+            if !bad.is_empty() && failure.is_none() {
+                failure = Some((day.day, r, bad.join("\n")));
+            }
         }
     }
     Outcome {
@@ -253,5 +306,6 @@ pub fn run(game: &Game) -> Outcome {
         failure,
         judged,
         outcomes,
+        runoffs,
     }
 }
