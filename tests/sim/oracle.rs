@@ -106,22 +106,24 @@ fn judge(
             // nothing and uses nothing.
             Intent::Malformed | Intent::Chatter => {}
             Intent::Vote(t) if !allowed(t) => {}
-            Intent::Vote(t) => match standing.get_mut(&p.author) {
-                None => {
-                    history.push((secs, t.clone(), 1.0));
-                    standing.insert(
-                        p.author.clone(),
-                        Standing {
-                            target: t.clone(),
-                            pid: p.pid,
-                            changes: 0,
-                            own: vec![p.pid],
-                        },
-                    );
-                }
-                Some(s) => s.own.push(p.pid),
-            },
-            Intent::Change(t) => {
+            Intent::Vote(t) if !standing.contains_key(&p.author) => {
+                history.push((secs, t.clone(), 1.0));
+                standing.insert(
+                    p.author.clone(),
+                    Standing {
+                        target: t.clone(),
+                        pid: p.pid,
+                        changes: 0,
+                        own: vec![p.pid],
+                    },
+                );
+            }
+            // A second ballot while one stands changes the vote, whatever its wording: 000 L116
+            // "每轮投票允许玩家改票1次", L118 "弃权票也视为一次投票或改票"; 002 L249 "投票后，（只）有一次
+            // 改票机会，改票时必须引用原投票帖". (Found by seed 100155: a chuhan round-1 ballot posted
+            // after round 1's close is round 2's first ballot, and the round-2 ballot after it a
+            // change; the oracle had ignored such a second ballot.)
+            Intent::Vote(t) | Intent::Change(t) => {
                 // m103: a change with no ballot before it has no 原投票帖 to quote (002 L249). In
                 // chuhan and jiaohui the seed does not say (the generator writes none; shrinking
                 // can leave one): the day is not compared.
