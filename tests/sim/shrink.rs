@@ -40,10 +40,9 @@ pub fn shrink_by(mut game: Game, day: u32, fails: &dyn Fn(&Game) -> bool) -> Gam
     }
     loop {
         // Round 1's posts, then round 2's (the run-off's candidates stay: the judge's config).
-        let smaller = [false, true]
-            .into_iter()
-            .map(|two| drop_posts(&mut game, two, fails))
-            .fold(false, |a, b| a || b);
+        let one = drop_posts(&mut game, false, fails);
+        let two = drop_posts(&mut game, true, fails);
+        let smaller = one || two;
         if !smaller {
             return game;
         }
