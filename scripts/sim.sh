@@ -7,6 +7,8 @@
 #
 #   scripts/sim.sh --seeds N [--start S] [--release]
 #
+# --release builds with the `profiling` profile (release code without the slow link-time
+# optimisation): about 70 seeds/s there against 6–8 in a debug build (2 shared cores).
 # Exits non-zero on the first failing seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +19,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --seeds) seeds="$2"; shift 2 ;;
     --start) start="$2"; shift 2 ;;
-    --release) profile=(--release); shift ;;
+    --release) profile=(--profile profiling); shift ;;
     *) echo "usage: scripts/sim.sh --seeds N [--start S] [--release]" >&2; exit 2 ;;
   esac
 done
