@@ -1,0 +1,503 @@
+//! The seeded game generator: from a u64, a game on a preset of 1–15 days whose vote threads
+//! hold every kind of post the vote rules judge. Each post carries what the generator meant by
+//! it (`Intent`), which the oracle judges; the tally reads only the text.
+//!
+//! The PRNG is ChaCha8 (`rand_chacha`), seeded with `SeedableRng::seed_from_u64`: its output
+//! stream is specified and portable (the same on every platform and every `rand_chacha` 0.9.x),
+//! and numbers are drawn only with `next_u64` and our own `below` — no `rand` distribution
+//! whose algorithm could change between versions.
+
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+pub struct Rng(ChaCha8Rng);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(ChaCha8Rng::seed_from_u64(seed))
+    }
+    /// A number in 0..n (the modulo's bias is below 2^-50 for the small n used here).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0.next_u64() % n.max(1)
+    }
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + self.below((hi - lo + 1) as u64) as i64
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    pub fn pick<T: Clone>(&mut self, v: &[T]) -> T {
+        v[self.below(v.len() as u64) as usize].clone()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preset {
+    M103,
+    Chuhan,
+    Jiaohui,
+}
+
+/// The presets whose ballots are posts in a vote thread. qipan and bansha42 are not simulated
+/// yet (bansha42 votes in a poll; qipan's ballots are not generated).
+pub const PRESETS: [Preset; 3] = [Preset::M103, Preset::Chuhan, Preset::Jiaohui];
+
+impl Preset {
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::M103 => "m103",
+            Preset::Chuhan => "chuhan",
+            Preset::Jiaohui => "jiaohui",
+        }
+    }
+}
+
+pub const PLAYERS: [&str; 14] = [
+    "大灰狼",
+    "小飞",
+    "李逵",
+    "花千树",
+    "不见",
+    "冷雪",
+    "蝈蝈",
+    "小熊维尼",
+    "超人",
+    "音乐虫子",
+    "yucca",
+    "龙舌",
+    "青鸾花",
+    "雪罂子",
+];
+pub const JUDGE: &str = "版杀一室法官";
+/// Posters who are not in the roster.
+pub const OUTSIDERS: [&str; 2] = ["路人甲", "过路的猫"];
+/// A target that is nobody in the game.
+pub const NOBODY: &str = "张三丰";
+const REASONS: [&str; 6] = ["划水", "发言奇怪", "直觉", "跟票", "悍跳", "站边有问题"];
+const CHATTER: [&str; 4] = ["今天天气不错", "我再想想", "同意楼上的分析", "晚点来投"];
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Target {
+    Player(String),
+    Abstain,
+}
+
+impl Target {
+    pub fn name(&self) -> &str {
+        match self {
+            Target::Player(p) => p,
+            Target::Abstain => "弃权",
+        }
+    }
+}
+
+/// What a post is, as the generator wrote it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Intent {
+    /// A well-formed first ballot (vote wording).
+    Vote(Target),
+    /// A well-formed change (change wording).
+    Change(Target),
+    /// A ballot in the vote wording that the rules call malformed: no reason where one is
+    /// required, or a target who is nobody in the game.
+    Malformed,
+    /// No ballot of its own; it may quote someone else's ballot.
+    Chatter,
+}
+
+/// Which post a post quotes (by generation index, resolved to a pid once pids are given).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum QuoteOf {
+    None,
+    /// The voter's own first well-formed ballot.
+    Own(usize),
+    /// The latest earlier ballot post by somebody else (resolved at materialisation).
+    Other,
+}
+
+#[derive(Clone, Debug)]
+pub struct GenPost {
+    pub pid: u64,
+    pub author: String,
+    /// Seconds from the day's close (negative: before it).
+    pub secs: i64,
+    pub intent: Intent,
+    pub text: String,
+    /// (pid, author, text, whether it is a well-formed ballot) of the quoted post.
+    pub quote: Option<(u64, String, String, bool)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Day {
+    pub day: u32,
+    pub dead: Vec<String>,
+    pub sheriff: Option<String>,
+    pub posts: Vec<GenPost>,
+    /// Round 2, where round 1 ends in a tie at the top (chuhan, jiaohui).
+    pub runoff: Option<Runoff>,
+}
+
+/// Round 2 of a day: its candidates and its posts (in the same thread), their `secs` counted
+/// from round 2's close, `RUNOFF_SECS` after round 1's (000 L105 "白天自动延长真实时间的24小时").
+#[derive(Clone, Debug)]
+pub struct Runoff {
+    pub candidates: Vec<String>,
+    pub posts: Vec<GenPost>,
+}
+
+pub const RUNOFF_SECS: i64 = 24 * 3600;
+
+#[derive(Clone, Debug)]
+pub struct Game {
+    pub seed: u64,
+    pub preset: Preset,
+    pub days: Vec<Day>,
+}
+
+pub fn zh_number(n: u32) -> String {
+    const D: [&str; 10] = ["零", "一", "二", "三", "四", "五", "六", "七", "八", "九"];
+    match n {
+        0..=9 => D[n as usize].into(),
+        10 => "十".into(),
+        11..=19 => format!("十{}", D[(n - 10) as usize]),
+        _ => n.to_string(),
+    }
+}
+
+/// The text of a ballot in the preset's wording (m103 002 L254–L260, chuhan the same format,
+/// jiaohui 001 L175–L179).
+fn ballot_text(c: &Ctx, voter: &str, change: bool, target: &str, reason: Option<&str>) -> String {
+    let r = reason.unwrap_or("");
+    match (c.p, change) {
+        (Preset::Jiaohui, false) => {
+            let tail = reason.map(|r| format!(" 原因是 {r}")).unwrap_or_default();
+            format!(
+                "{voter} 第{}天 第{}次 投票的对象是 {target}{tail}",
+                zh_number(c.day),
+                zh_number(c.round)
+            )
+        }
+        (Preset::Jiaohui, true) => format!("现在改为——投票的对象是 {target} 原因是 {r}"),
+        (_, false) => match reason {
+            Some(r) => format!("投票对象：{target}\n投票理由：{r}"),
+            None => format!("投票对象：{target}"),
+        },
+        (_, true) => format!("改票对象：{target}\n改票理由：{r}"),
+    }
+}
+
+/// When a post goes up, in seconds from the close, drawn towards the rules' boundaries: the
+/// lock (60 minutes before the close in all three presets) and the close itself.
+fn when(rng: &mut Rng, c: &Ctx) -> i64 {
+    let earliest = if c.day == 1 && c.round == 1 {
+        -20 * 3600
+    } else {
+        -23 * 3600
+    };
+    match rng.below(10) {
+        0 => -3600 + rng.range(-120, 120),
+        1 => rng.range(-3599, -1),
+        2 => rng.range(-5, 5),
+        3 => rng.range(1, 2 * 3600),
+        _ => rng.range(earliest, -3601),
+    }
+}
+
+/// What the posts of one round are written for: the preset, the day, the round (2: the run-off),
+/// whom a ballot may name (the living; in round 2 the candidates), the living and the dead.
+struct Ctx {
+    p: Preset,
+    day: u32,
+    round: u32,
+    pool: Vec<String>,
+    living: Vec<String>,
+    dead: Vec<String>,
+}
+
+struct Draft {
+    author: String,
+    secs: i64,
+    intent: Intent,
+    text: String,
+    quote: QuoteOf,
+}
+
+fn living_target(rng: &mut Rng, living: &[String], not: &[&Target]) -> Target {
+    for _ in 0..20 {
+        let t = if rng.chance(10) {
+            Target::Abstain
+        } else {
+            Target::Player(rng.pick(living))
+        };
+        if !not.contains(&&t) {
+            return t;
+        }
+    }
+    Target::Abstain
+}
+
+/// One living voter's posts this day: maybe a malformed try, a first ballot, up to two changes.
+fn voter_posts(rng: &mut Rng, c: &Ctx, voter: &str, out: &mut Vec<Draft>) {
+    let (p, living) = (c.p, &c.pool);
+    if !rng.chance(85) {
+        return;
+    }
+    let mut t = when(rng, c);
+    if rng.chance(12) {
+        // Round 2: a living player who is no candidate (000 L113 "所有最高票得主接受第二轮高票辩论投票").
+        let outside: Vec<String> = c
+            .living
+            .iter()
+            .filter(|l| !c.pool.contains(l))
+            .cloned()
+            .collect();
+        let text = if p != Preset::Chuhan && rng.chance(50) {
+            ballot_text(c, voter, false, &rng.pick(living), None)
+        } else if c.round == 2 && !outside.is_empty() && rng.chance(50) {
+            ballot_text(
+                c,
+                voter,
+                false,
+                &rng.pick(&outside),
+                Some(rng.pick(&REASONS)),
+            )
+        } else {
+            ballot_text(c, voter, false, NOBODY, Some(rng.pick(&REASONS)))
+        };
+        out.push(Draft {
+            author: voter.into(),
+            secs: t,
+            intent: Intent::Malformed,
+            text,
+            quote: QuoteOf::None,
+        });
+        t += rng.range(1, 3 * 3600);
+    }
+    let first = living_target(rng, living, &[]);
+    let first_text = ballot_text(c, voter, false, first.name(), Some(rng.pick(&REASONS)));
+    let quote = if rng.chance(10) {
+        QuoteOf::Other
+    } else {
+        QuoteOf::None
+    };
+    let first_index = out.len();
+    out.push(Draft {
+        author: voter.into(),
+        secs: t,
+        intent: Intent::Vote(first.clone()),
+        text: first_text.clone(),
+        quote,
+    });
+    let mut targets = vec![first];
+    for _ in 0..rng.below(3) {
+        t += rng.range(1, 4 * 3600);
+        if rng.chance(40) {
+            t = t.max(when(rng, c));
+        }
+        let not: Vec<&Target> = targets.iter().collect();
+        let to = living_target(rng, living, &not);
+        let mut text = ballot_text(c, voter, true, to.name(), Some(rng.pick(&REASONS)));
+        if p == Preset::Jiaohui {
+            // 001 L179: the change restates the original line, then "现在改为——…".
+            text = format!("“{first_text}”；{text}");
+        }
+        let quote = match (p, rng.below(10)) {
+            (Preset::M103, 0) => QuoteOf::None,
+            (Preset::M103, 1) => QuoteOf::Other,
+            (Preset::M103, _) => QuoteOf::Own(first_index),
+            _ => QuoteOf::None,
+        };
+        out.push(Draft {
+            author: voter.into(),
+            secs: t,
+            intent: Intent::Change(to.clone()),
+            text,
+            quote,
+        });
+        targets.push(to);
+    }
+}
+
+/// Posts that are not a living player's ballot: dead voters, outsiders, the judge, chatter,
+/// quotes of others' ballots, and (m103) a change with no ballot before it.
+fn other_posts(rng: &mut Rng, c: &Ctx, out: &mut Vec<Draft>) {
+    let (p, living, dead) = (c.p, &c.pool, &c.dead);
+    for _ in 0..rng.below(4) {
+        let kind = rng.below(6);
+        let author: String = match kind {
+            0 if !dead.is_empty() => rng.pick(dead),
+            0 | 1 => rng.pick(&OUTSIDERS).to_string(),
+            2 => JUDGE.into(),
+            _ => rng.pick(&c.living),
+        };
+        let secs = when(rng, c);
+        let target = living_target(rng, living, &[]);
+        let d = match kind {
+            0..=2 => Draft {
+                text: ballot_text(c, &author, false, target.name(), Some(rng.pick(&REASONS))),
+                author,
+                secs,
+                intent: Intent::Vote(target),
+                quote: QuoteOf::None,
+            },
+            3 if p == Preset::M103 => Draft {
+                text: ballot_text(c, &author, true, target.name(), Some(rng.pick(&REASONS))),
+                author,
+                secs,
+                intent: Intent::Change(target),
+                quote: QuoteOf::None,
+            },
+            _ => Draft {
+                text: rng.pick(&CHATTER).to_string(),
+                author,
+                secs,
+                intent: Intent::Chatter,
+                quote: if rng.chance(60) {
+                    QuoteOf::Other
+                } else {
+                    QuoteOf::None
+                },
+            },
+        };
+        out.push(d);
+    }
+}
+
+/// Give pids in the forum's order (by time) and resolve the quotes.
+fn materialise(rng: &mut Rng, first_pid: u64, drafts: Vec<Draft>) -> Vec<GenPost> {
+    let mut order: Vec<usize> = (0..drafts.len()).collect();
+    order.sort_by_key(|&i| (drafts[i].secs, i));
+    let mut pid_of = vec![0u64; drafts.len()];
+    for (rank, &i) in order.iter().enumerate() {
+        pid_of[i] = first_pid + rank as u64;
+    }
+    let mut posts: Vec<GenPost> = Vec::new();
+    for &i in &order {
+        let d = &drafts[i];
+        let quote = match d.quote {
+            QuoteOf::None => None,
+            QuoteOf::Own(j) => Some((
+                pid_of[j],
+                drafts[j].author.clone(),
+                drafts[j].text.clone(),
+                true,
+            )),
+            QuoteOf::Other => {
+                let others: Vec<&GenPost> = posts
+                    .iter()
+                    .filter(|q| q.author != d.author && !matches!(q.intent, Intent::Chatter))
+                    .collect();
+                (!others.is_empty()).then(|| {
+                    let q = rng.pick(&others);
+                    (
+                        q.pid,
+                        q.author.clone(),
+                        q.text.clone(),
+                        q.intent != Intent::Malformed,
+                    )
+                })
+            }
+        };
+        posts.push(GenPost {
+            pid: pid_of[i],
+            author: d.author.clone(),
+            // Every post is up within three hours of the close (the tally is read then).
+            secs: d.secs.min(3 * 3600),
+            intent: d.intent.clone(),
+            text: d.text.clone(),
+            quote,
+        });
+    }
+    posts
+}
+
+/// Round 2's posts, when the oracle's round 1 ends in a run-off: the judge configures it with
+/// the tied top scorers as candidates (000 L113, 001 L173).
+fn runoff(
+    rng: &mut Rng,
+    base: &Ctx,
+    posts: &[GenPost],
+    sheriff: &Option<String>,
+) -> Option<Runoff> {
+    let probe = Day {
+        day: base.day,
+        dead: base.dead.clone(),
+        sheriff: sheriff.clone(),
+        posts: posts.to_vec(),
+        runoff: None,
+    };
+    let (kind, candidates) = crate::oracle::count(base.p, &probe).outcome?;
+    if kind != "runoff" {
+        return None;
+    }
+    let c = Ctx {
+        round: 2,
+        pool: candidates.clone(),
+        living: base.living.clone(),
+        dead: base.dead.clone(),
+        ..*base
+    };
+    let mut drafts = Vec::new();
+    for v in &c.living {
+        voter_posts(rng, &c, v, &mut drafts);
+    }
+    other_posts(rng, &c, &mut drafts);
+    let posts = materialise(rng, c.day as u64 * 1000 + 501, drafts);
+    Some(Runoff { candidates, posts })
+}
+
+pub fn generate(seed: u64) -> Game {
+    let mut rng = Rng::new(seed);
+    let preset = rng.pick(&PRESETS);
+    let days = rng.range(1, 15) as u32;
+    let mut dead: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for day in 1..=days {
+        if day > 1 {
+            for _ in 0..rng.below(3) {
+                let living: Vec<String> = PLAYERS
+                    .iter()
+                    .map(|s| s.to_string())
+                    .filter(|p| !dead.contains(p))
+                    .collect();
+                if living.len() > 4 {
+                    dead.push(rng.pick(&living));
+                }
+            }
+        }
+        let living: Vec<String> = PLAYERS
+            .iter()
+            .map(|s| s.to_string())
+            .filter(|p| !dead.contains(p))
+            .collect();
+        let sheriff =
+            (preset == Preset::M103 && day > 1 && rng.chance(50)).then(|| rng.pick(&living));
+        let c = Ctx {
+            p: preset,
+            day,
+            round: 1,
+            pool: living.clone(),
+            living,
+            dead: dead.clone(),
+        };
+        let mut drafts = Vec::new();
+        for v in &c.living {
+            voter_posts(&mut rng, &c, v, &mut drafts);
+        }
+        other_posts(&mut rng, &c, &mut drafts);
+        let posts = materialise(&mut rng, day as u64 * 1000 + 1, drafts);
+        let runoff = runoff(&mut rng, &c, &posts, &sheriff);
+        out.push(Day {
+            day,
+            dead: dead.clone(),
+            sheriff,
+            posts,
+            runoff,
+        });
+    }
+    Game {
+        seed,
+        preset,
+        days: out,
+    }
+}

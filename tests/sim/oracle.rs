@@ -1,0 +1,305 @@
+//! The oracle: a second, minimal counter written for the simulator from the seed posts, not
+//! from the tally's code. It judges each post by what the generator meant by it (`Intent`),
+//! never by its text, with only the plainest rules: who may vote, first ballots, the one
+//! change, the lock, late ballots, the quote m103 asks of a change, and the outcome rule.
+//! Seed lines are `nl -ba` lines of tests/fixtures/seeds/ (000 chuhan, 001 jiaohui, 002 m103).
+
+use crate::gen::{Day, GenPost, Intent, Preset, Target, PLAYERS, RUNOFF_SECS};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One day's result as the oracle counts it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Counted {
+    /// Each voter's counted ballot: its pid and target.
+    pub ballots: BTreeMap<String, (u64, String)>,
+    /// Votes per player (weighted).
+    pub counts: BTreeMap<String, f64>,
+    /// Abstentions (weighted).
+    pub abstain: f64,
+    /// The votes the share rules divide by.
+    pub total: f64,
+    /// Living players with no counted ballot at the close.
+    pub non_voters: BTreeSet<String>,
+    /// The outcome kind (the tally's snake_case name) and who, where the oracle models it.
+    pub outcome: Option<(String, Vec<String>)>,
+    /// A post the seed leaves open was met (a shrunk game can hold one): the day is not compared.
+    pub unmodeled: Option<String>,
+}
+
+/// The lock: no change in the last 60 minutes (all three presets: 000 L117 "投票时间结束前1小时内
+/// 禁止改票", 001 L180 "投票时间结束前1小时内不允许改票", 002 L249 "白天结束前一个小时不得改票"). A
+/// change at exactly 60 minutes before the close is inside the hour ("前1小时内").
+const LOCK_SECS: i64 = 3600;
+
+struct Standing {
+    target: Target,
+    pid: u64,
+    changes: u32,
+    /// The voter's own well-formed ballot posts so far (what a change may quote).
+    own: Vec<u64>,
+}
+
+/// Round 1 of `day`.
+pub fn count(preset: Preset, day: &Day) -> Counted {
+    let posts: Vec<(i64, &GenPost)> = day.posts.iter().map(|p| (p.secs, p)).collect();
+    judge(preset, day, &posts, None)
+}
+
+/// Round 2 of `day`, if it has one: its posts, and in chuhan round 1's posts after round 1's
+/// close (000 L119: ballots are replies in the day's one vote thread, and a post after round 1's
+/// close is in round 2's time). Not in jiaohui, whose ballots name their round (001 L175 "第几次":
+/// a "第一次" ballot is round 1's).
+pub fn count_runoff(preset: Preset, day: &Day) -> Option<Counted> {
+    let r = day.runoff.as_ref()?;
+    let mut posts: Vec<(i64, &GenPost)> = r.posts.iter().map(|p| (p.secs, p)).collect();
+    if preset == Preset::Chuhan {
+        posts.extend(
+            day.posts
+                .iter()
+                .filter(|p| p.secs > 0)
+                .map(|p| (p.secs - RUNOFF_SECS, p)),
+        );
+    }
+    Some(judge(preset, day, &posts, Some(&r.candidates)))
+}
+
+/// One round's posts (each with its time from the round's close) judged and counted.
+fn judge(
+    preset: Preset,
+    day: &Day,
+    posts: &[(i64, &GenPost)],
+    candidates: Option<&[String]>,
+) -> Counted {
+    // Only living players vote: 000 L109 "在所有活着的玩家之间进行，每人可以投一票"; 002 L61
+    // "所有角色均可参与投票" (the roles: not outsiders) and L319 "禁止已出局角色在…投票帖…发言";
+    // jiaohui's roster likewise (outsiders and the dead are no players of the day).
+    let living: Vec<&str> = PLAYERS
+        .iter()
+        .copied()
+        .filter(|p| !day.dead.iter().any(|d| d == p))
+        .collect();
+    let mut standing: BTreeMap<String, Standing> = BTreeMap::new();
+    let mut unmodeled = None;
+    // Every change of a count, in time order (seconds from the close, target, delta): day 1's
+    // sheriff is the first to reach the top count.
+    let mut history: Vec<(i64, Target, f64)> = Vec::new();
+    let mut posts: Vec<(i64, &GenPost)> = posts.to_vec();
+    posts.sort_by_key(|(secs, p)| (*secs, p.pid));
+    // Round 2 names only its candidates (000 L113 "所有最高票得主接受第二轮高票辩论投票", 001 L173
+    // "进入第二轮高票辩论投票"); abstaining stays allowed (000 L118 "白天的各轮投票中…可以投弃权票").
+    let allowed = |t: &Target| match (t, candidates) {
+        (Target::Player(n), Some(c)) => c.contains(n),
+        _ => true,
+    };
+    for (secs, p) in posts {
+        if !living.contains(&p.author.as_str()) {
+            continue;
+        }
+        // Late: 002 L249 "投票截止时间是当天白天结束"; 000 L119 "允许在投票时间内再次投票或改票";
+        // 001 L182 "超过一律视为弃权票". A post at the close itself is in time.
+        if secs > 0 {
+            continue;
+        }
+        match &p.intent {
+            // Malformed: 002 L249 "投票格式有误的投票将算作废票"; 000 L119 "格式错误的投票或改票无效，
+            // 允许在投票时间内再次投票或改票直至符合格式要求"; 001 L175 the format. A void ballot changes
+            // nothing and uses nothing.
+            Intent::Malformed | Intent::Chatter => {}
+            Intent::Vote(t) if !allowed(t) => {}
+            Intent::Vote(t) if !standing.contains_key(&p.author) => {
+                history.push((secs, t.clone(), 1.0));
+                standing.insert(
+                    p.author.clone(),
+                    Standing {
+                        target: t.clone(),
+                        pid: p.pid,
+                        changes: 0,
+                        own: vec![p.pid],
+                    },
+                );
+            }
+            // A second ballot while one stands changes the vote, whatever its wording: 000 L116
+            // "每轮投票允许玩家改票1次", L118 "弃权票也视为一次投票或改票"; 002 L249 "投票后，（只）有一次
+            // 改票机会，改票时必须引用原投票帖". (Found by seed 100155: a chuhan round-1 ballot posted
+            // after round 1's close is round 2's first ballot, and the round-2 ballot after it a
+            // change; the oracle had ignored such a second ballot.)
+            Intent::Vote(t) | Intent::Change(t) => {
+                // m103: a change with no ballot before it has no 原投票帖 to quote (002 L249). In
+                // chuhan and jiaohui the seed does not say (the generator writes none; shrinking
+                // can leave one): the day is not compared.
+                let Some(s) = standing.get_mut(&p.author) else {
+                    if preset != Preset::M103 {
+                        unmodeled = Some(format!("{}: a change with no ballot before it", p.pid));
+                    }
+                    continue;
+                };
+                s.own.push(p.pid);
+                let in_lock = secs >= -LOCK_SECS;
+                // One change: 000 L116 "每轮投票允许玩家改票1次，超过1次的改票无效", 001 L179 "每次投票只允许
+                // 改票1次，超过1次的改票无效", 002 L249 "（只）有一次改票机会".
+                let over = s.changes >= 1;
+                // 002 L249 "改票时必须引用原投票帖".
+                let unquoted = preset == Preset::M103
+                    && !p.quote.as_ref().is_some_and(|(q, a, _, _)| {
+                        a == &p.author && s.own.contains(q) && *q != p.pid
+                    });
+                if !(in_lock || over || unquoted) && allowed(t) && *t != s.target {
+                    history.push((secs, s.target.clone(), -1.0));
+                    history.push((secs, t.clone(), 1.0));
+                    s.target = t.clone();
+                    s.pid = p.pid;
+                    s.changes += 1;
+                }
+            }
+        }
+    }
+    let mut c = tally_up(preset, day, &living, standing, candidates.is_some());
+    if preset == Preset::M103 && day.day == 1 && candidates.is_none() {
+        c.outcome = sheriff(&c.counts, &history);
+    }
+    Counted { unmodeled, ..c }
+}
+
+/// Day 1 of m103: 002 L152 "在游戏的第一天投票结束后，最先获得投票数最多的角色当选警长". With changes a
+/// count can reach the top, fall and reach it again: the seed does not say which reaching is
+/// "最先" (the first time, or the time since which the count held). Where the two readings name
+/// different players, or two reach it at the same second, the oracle does not judge (None).
+fn sheriff(
+    counts: &BTreeMap<String, f64>,
+    history: &[(i64, Target, f64)],
+) -> Option<(String, Vec<String>)> {
+    let max = counts.values().cloned().fold(0.0, f64::max);
+    if max <= 0.0 {
+        return None;
+    }
+    let mut first: Vec<(i64, String)> = Vec::new();
+    let mut held: Vec<(i64, String)> = Vec::new();
+    for (name, v) in counts {
+        if *v != max {
+            continue;
+        }
+        let (mut running, mut f, mut h) = (0.0, None, None);
+        for (t, who, delta) in history {
+            if who.name() == name {
+                let before = running;
+                running += delta;
+                if before < max && running >= max {
+                    f = f.or(Some(*t));
+                    h = Some(*t);
+                }
+            }
+        }
+        first.push((f?, name.clone()));
+        held.push((h?, name.clone()));
+    }
+    first.sort();
+    held.sort();
+    let unique = |v: &[(i64, String)]| (v.len() == 1 || v[0].0 < v[1].0).then(|| v[0].1.clone());
+    match (unique(&first), unique(&held)) {
+        (Some(a), Some(b)) if a == b => Some(("sheriff".into(), vec![a])),
+        _ => None,
+    }
+}
+
+fn tally_up(
+    preset: Preset,
+    day: &Day,
+    living: &[&str],
+    standing: BTreeMap<String, Standing>,
+    round_two: bool,
+) -> Counted {
+    let mut counts: BTreeMap<String, f64> = BTreeMap::new();
+    let mut abstain = 0.0;
+    let mut ballots = BTreeMap::new();
+    for (voter, s) in &standing {
+        // 002 L153 "计算投票数量时警长投出的票计为1.5票".
+        let w = if day.sheriff.as_deref() == Some(voter.as_str()) {
+            1.5
+        } else {
+            1.0
+        };
+        match &s.target {
+            Target::Player(t) => *counts.entry(t.clone()).or_default() += w,
+            // Abstentions are votes cast: 000 L118 "弃权票也视为一次投票或改票", 001 L181, 002 L249.
+            Target::Abstain => abstain += w,
+        }
+        ballots.insert(voter.clone(), (s.pid, s.target.name().to_string()));
+    }
+    let non_voters: BTreeSet<String> = living
+        .iter()
+        .filter(|p| !standing.contains_key(**p))
+        .map(|p| p.to_string())
+        .collect();
+    let mut total = counts.values().sum::<f64>() + abstain;
+    if preset == Preset::Jiaohui {
+        // 001 L182 "超过一律视为弃权票", L181 "不能不投": who has no ballot abstains.
+        total += non_voters.len() as f64;
+    }
+    let outcome = if round_two {
+        runoff_outcome(preset, &counts)
+    } else {
+        outcome(preset, day.day, &counts, total)
+    };
+    Counted {
+        ballots,
+        counts,
+        abstain,
+        total,
+        non_voters,
+        outcome,
+        unmodeled: None,
+    }
+}
+
+/// Round 2's top goes out: 000 L113 "第二轮的最高票得主被处决。如再度平票，则当天不处决任何人"; 001
+/// L173 "此轮得票最高者死" (a second tie the seed leaves open: not judged).
+fn runoff_outcome(preset: Preset, counts: &BTreeMap<String, f64>) -> Option<(String, Vec<String>)> {
+    let max = counts.values().cloned().fold(0.0, f64::max);
+    let top: Vec<String> = counts
+        .iter()
+        .filter(|(_, v)| **v == max && max > 0.0)
+        .map(|(k, _)| k.clone())
+        .collect();
+    match (top.len(), preset) {
+        (1, _) => Some(("eliminated".into(), top)),
+        (_, Preset::Chuhan) => Some(("none".into(), vec![])),
+        _ => None,
+    }
+}
+
+fn outcome(
+    preset: Preset,
+    day: u32,
+    counts: &BTreeMap<String, f64>,
+    total: f64,
+) -> Option<(String, Vec<String>)> {
+    let max = counts.values().cloned().fold(0.0, f64::max);
+    let top: Vec<String> = counts
+        .iter()
+        .filter(|(_, v)| **v == max && max > 0.0)
+        .map(|(k, _)| k.clone())
+        .collect();
+    let one = |kind: &str, top: Vec<String>| Some((kind.to_string(), top));
+    match preset {
+        // Day 1's sheriff: `sheriff`, from the history.
+        Preset::M103 if day == 1 => None,
+        // 002 L61 "获得投票最多的角色将出局。平票则无人出局".
+        Preset::M103 => match top.len() {
+            1 => one("eliminated", top),
+            _ => one("none", vec![]),
+        },
+        // 000 L111 "得票等于或超过总票数30%的最高票得主被处决…如无人等于或超过总票数30%，则当天不处决任何人";
+        // L113 several such top scorers go to round 2. 001 L172 "得票超过25%(含25%)的最高票被判出局",
+        // L173 a tie among them goes to round 2.
+        Preset::Chuhan | Preset::Jiaohui => {
+            let percent = if preset == Preset::Chuhan { 30.0 } else { 25.0 };
+            if top.is_empty() || max < total * percent / 100.0 {
+                one("none", vec![])
+            } else if top.len() == 1 {
+                one("eliminated", top)
+            } else {
+                one("runoff", top)
+            }
+        }
+    }
+}

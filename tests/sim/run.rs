@@ -1,0 +1,311 @@
+//! One simulated game: its config and posts handed to the tally, the tally's result checked
+//! against the oracle and the invariants, and a trace of everything (the same seed must give
+//! the same trace, byte for byte).
+
+use crate::gen::{Day, Game, GenPost, Intent, JUDGE, PLAYERS, RUNOFF_SECS};
+use crate::oracle::{self, Counted};
+use bansha::domain::config::GameConfig;
+use bansha::domain::rules::{tally, OutcomeKind, Tally};
+use bansha_parsers::{Post, Quote};
+use chrono::{DateTime, Duration, FixedOffset};
+use std::fmt::Write;
+
+/// Day 1 closes at this time; each day two days after the one before (room for a run-off of
+/// 24 hours, 000 L105).
+const FIRST_CLOSE: &str = "2026-12-01T21:00:00+08:00";
+
+pub fn close_of(day: u32) -> DateTime<FixedOffset> {
+    DateTime::parse_from_rfc3339(FIRST_CLOSE).unwrap() + Duration::days(2 * (day as i64 - 1))
+}
+
+/// When round 2 of `day` closes.
+pub fn runoff_close_of(day: u32) -> DateTime<FixedOffset> {
+    close_of(day) + Duration::seconds(RUNOFF_SECS)
+}
+
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub fn config_text(game: &Game) -> String {
+    let mut s = format!(
+        "ruleset = \"{}\"\nname = \"模拟局\"\nutc_offset = \"+08:00\"\n[roster]\nplayers = [{}]\njudges = [\"{JUDGE}\"]\n",
+        game.preset.name(),
+        quoted(&PLAYERS.iter().map(|p| p.to_string()).collect::<Vec<_>>())
+    );
+    for d in &game.days {
+        let _ = write!(
+            s,
+            "\n[[days]]\nday = {}\ncloses_at = \"{}\"\ndead = [{}]\n",
+            d.day,
+            close_of(d.day).format("%Y-%m-%d %H:%M:%S"),
+            quoted(&d.dead)
+        );
+        if let Some(sh) = &d.sheriff {
+            let _ = writeln!(s, "sheriff = \"{sh}\"");
+        }
+        if let Some(r) = &d.runoff {
+            let _ = writeln!(
+                s,
+                "runoff = {{ closes_at = \"{}\", candidates = [{}] }}",
+                runoff_close_of(d.day).format("%Y-%m-%d %H:%M:%S"),
+                quoted(&r.candidates)
+            );
+        }
+    }
+    s
+}
+
+pub fn load(game: &Game) -> GameConfig {
+    bansha::domain::game::load_str(&config_text(game), std::path::Path::new("sim.toml"))
+        .unwrap_or_else(|e| {
+            panic!(
+                "seed {}: the simulated config does not load: {e:?}",
+                game.seed
+            )
+        })
+}
+
+fn post_of(day: u32, close: DateTime<FixedOffset>, g: &GenPost) -> Post {
+    let mut p = Post::text_only(
+        g.pid,
+        100 + day as u64,
+        format!("{}#", g.pid % 1000),
+        g.author.clone(),
+        Some(close + Duration::seconds(g.secs)),
+        g.text.clone(),
+    );
+    p.quotes = g
+        .quote
+        .iter()
+        .map(|(pid, author, text, _)| Quote {
+            author: Some(author.clone()),
+            pid: Some(*pid),
+            posted_at: None,
+            text: text.clone(),
+        })
+        .collect();
+    p
+}
+
+/// What one run found: the trace, and the first failure if any (day, message).
+pub struct Outcome {
+    pub trace: String,
+    /// (day, round, what failed).
+    pub failure: Option<(u32, u32, String)>,
+    /// Rounds whose counts the oracle judged, of them whose outcome it judged too, and how many
+    /// were run-offs.
+    pub judged: u64,
+    pub outcomes: u64,
+    pub runoffs: u64,
+}
+
+fn kind_name(k: OutcomeKind) -> String {
+    serde_json::to_value(k)
+        .unwrap()
+        .as_str()
+        .unwrap_or("?")
+        .to_string()
+}
+
+/// The tally's view of the day, in the oracle's shape.
+fn as_counted(t: &Tally) -> Counted {
+    let ballots = t
+        .ballots
+        .iter()
+        .filter(|b| b.counted)
+        .map(|b| {
+            (
+                b.voter.clone(),
+                (b.pid.unwrap_or(0), b.target.clone().unwrap_or_default()),
+            )
+        })
+        .collect();
+    let counts = t
+        .counts
+        .iter()
+        .filter(|c| c.votes != 0.0)
+        .map(|c| (c.target.clone(), c.votes))
+        .collect();
+    let mut players = t.outcome.players.clone();
+    players.sort();
+    Counted {
+        ballots,
+        counts,
+        abstain: t.abstain_votes(),
+        total: t.total_votes,
+        non_voters: t.non_voters.iter().map(|n| n.player.clone()).collect(),
+        outcome: Some((kind_name(t.outcome.kind), players)),
+        unmodeled: None,
+    }
+}
+
+/// A vote count for comparing (sums of 1 and 1.5 are exact; -0 is 0).
+fn num(x: f64) -> String {
+    format!("{:.3}", x + 0.0)
+}
+
+fn nums(m: &std::collections::BTreeMap<String, f64>) -> String {
+    m.iter().map(|(k, v)| format!("{k}={} ", num(*v))).collect()
+}
+
+/// Every disagreement between the oracle and the tally, and every broken invariant.
+fn compare(day: &crate::gen::Day, posts: &[GenPost], want: &Counted, t: &Tally) -> Vec<String> {
+    let got = as_counted(t);
+    let mut bad = Vec::new();
+    if !t.closed {
+        bad.push("the tally after the close is not closed".into());
+    }
+    // Every post that is a ballot by a non-judge has a verdict, and so has a living player's
+    // post whose only ballot is a quoted well-formed one ("只引用了别人的投票").
+    for p in posts {
+        let quotes_ballot = p.quote.as_ref().is_some_and(|q| q.3);
+        let living = PLAYERS.contains(&p.author.as_str()) && !day.dead.contains(&p.author);
+        let needs = p.author != JUDGE && (p.intent != Intent::Chatter || (living && quotes_ballot));
+        let has = t.ballots.iter().any(|b| b.pid == Some(p.pid))
+            || t.ignored.iter().any(|i| i.pid == p.pid);
+        if needs && !has {
+            bad.push(format!("post {} ({}) has no verdict", p.pid, p.author));
+        }
+    }
+    if want.unmodeled.is_some() {
+        return bad;
+    }
+    for (what, w, g) in [
+        (
+            "counted ballots",
+            format!("{:?}", want.ballots),
+            format!("{:?}", got.ballots),
+        ),
+        ("counts", nums(&want.counts), nums(&got.counts)),
+        ("abstentions", num(want.abstain), num(got.abstain)),
+        ("total", num(want.total), num(got.total)),
+        (
+            "non-voters",
+            format!("{:?}", want.non_voters),
+            format!("{:?}", got.non_voters),
+        ),
+    ] {
+        if w != g {
+            bad.push(format!("{what}: oracle {w}, tally {g}"));
+        }
+    }
+    if let Some(o) = &want.outcome {
+        if Some(o) != got.outcome.as_ref() {
+            bad.push(format!("outcome: oracle {o:?}, tally {:?}", got.outcome));
+        }
+    }
+    bad
+}
+
+fn trace_round(out: &mut String, round: u32, posts: &[GenPost], want: &Counted) {
+    let _ = writeln!(out, " round {round}");
+    for p in posts {
+        let q = p
+            .quote
+            .as_ref()
+            .map(|(pid, a, t, _)| format!(" quotes {pid}({a}: {})", t.replace('\n', "⏎")))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {} {:+}s {} {:?}{q} | {}",
+            p.pid,
+            p.secs,
+            p.author,
+            p.intent,
+            p.text.replace('\n', "⏎")
+        );
+    }
+    let _ = writeln!(out, "  oracle: {want:?}");
+}
+
+/// One round of one day: the tally of the thread (both rounds' posts) three hours after the
+/// round's close, against the oracle; the trace written, the failures returned.
+fn round(
+    config: &GameConfig,
+    game: &Game,
+    day: &Day,
+    round: u32,
+    trace: &mut String,
+) -> (Vec<String>, Counted) {
+    let (want, posts, close) = match round {
+        1 => (
+            oracle::count(game.preset, day),
+            &day.posts,
+            close_of(day.day),
+        ),
+        _ => {
+            let r = day.runoff.as_ref().expect("a run-off");
+            let want = oracle::count_runoff(game.preset, day).expect("a run-off");
+            (want, &r.posts, runoff_close_of(day.day))
+        }
+    };
+    trace_round(trace, round, posts, &want);
+    let mut thread: Vec<Post> = day
+        .posts
+        .iter()
+        .map(|g| post_of(day.day, close_of(day.day), g))
+        .collect();
+    if let Some(r) = &day.runoff {
+        thread.extend(
+            r.posts
+                .iter()
+                .map(|g| post_of(day.day, runoff_close_of(day.day), g)),
+        );
+    }
+    let now = close + Duration::hours(3);
+    let got = std::panic::catch_unwind(|| tally(config, day.day, round, now, &thread));
+    let bad = match got {
+        Err(_) => vec!["the tally panicked".to_string()],
+        Ok(Err(e)) => vec![format!("the tally refused: {e}")],
+        Ok(Ok(t)) => {
+            let c = as_counted(&t);
+            let _ = writeln!(trace, "  tally: {} {:?}", nums(&c.counts), c.outcome);
+            compare(day, posts, &want, &t)
+        }
+    };
+    (bad, want)
+}
+
+/// Run the game: every round of every day against the oracle.
+pub fn run(game: &Game) -> Outcome {
+    let config = load(game);
+    let mut trace = format!(
+        "seed {} preset {} days {}\n",
+        game.seed,
+        game.preset.name(),
+        game.days.len()
+    );
+    let mut failure = None;
+    let (mut judged, mut outcomes, mut runoffs) = (0, 0, 0);
+    for day in &game.days {
+        let _ = writeln!(
+            trace,
+            "day {} dead={:?} sheriff={:?}",
+            day.day, day.dead, day.sheriff
+        );
+        let rounds = if day.runoff.is_some() { 2 } else { 1 };
+        for r in 1..=rounds {
+            let (bad, want) = round(&config, game, day, r, &mut trace);
+            if want.unmodeled.is_none() {
+                judged += 1;
+                runoffs += (r == 2) as u64;
+                outcomes += want.outcome.is_some() as u64;
+            }
+            if !bad.is_empty() && failure.is_none() {
+                failure = Some((day.day, r, bad.join("\n")));
+            }
+        }
+    }
+    Outcome {
+        trace,
+        failure,
+        judged,
+        outcomes,
+        runoffs,
+    }
+}
