@@ -50,7 +50,7 @@ pub struct Daemon {
     /// The config files behind the running settings, and what the last reload found.
     pub(crate) reload: std::sync::Mutex<crate::daemon::reload::Reload>,
     /// The judge's QQ (`[qq]`, as at the start): `daemon::qq`.
-    pub qq: Option<crate::daemon::qq::Qq>,
+    pub qq: Option<crate::io::qq::Qq>,
 }
 
 impl Daemon {
@@ -85,7 +85,7 @@ impl Daemon {
         let qq = settings
             .qq
             .as_ref()
-            .map(crate::daemon::qq::Qq::new)
+            .map(crate::io::qq::Qq::new)
             .transpose()?;
         Ok(Daemon {
             settings: std::sync::RwLock::new(std::sync::Arc::new(settings)),
@@ -282,7 +282,7 @@ impl Daemon {
         for d in g.days.iter_mut() {
             d.sheriff = decide::carry_sheriff(d, elected.as_deref()).0.sheriff;
         }
-        crate::daemon::qq::with_proxies(self, &mut g);
+        self.qq_with_proxies(&mut g);
         Ok(g)
     }
 
@@ -589,24 +589,7 @@ impl Daemon {
         if let Err(e) = self.close_edit_windows(now, &mut report) {
             report.errors.push(e.to_string());
         }
-        if let Err(e) = self.remind(now, &mut report) {
-            report.errors.push(e.to_string());
-        }
-        for g in &self.settings().games {
-            if let Err(e) = self.ledger_after_close(g, now, &mut report) {
-                report.errors.push(format!("{}: {e:#}", g.name));
-            }
-        }
-        for g in &self.settings().games {
-            if let Err(e) = self.watch_state(g, now, &mut report) {
-                report.errors.push(format!("{}: {e:#}", g.name));
-            }
-        }
-        // The nights after the days' closes (this cycle's finals included): actions gathered,
-        // digest, reminder, draft.
-        self.watch_nights(now, &mut report).await;
-        // A running day's first post edited to another deadline: asked, never guessed.
-        self.watch_deadlines(now, &mut report);
+        self.after_days(now, &mut report).await;
         // What the cycle recorded and queued is on disk before any of it is mailed: a store
         // that cannot write holds the mails (they could not be marked sent) and ends the
         // service's run, for systemd to start it again on a store opened afresh.
@@ -616,8 +599,7 @@ impl Daemon {
         } else {
             self.send_outbox(now, &mut report).await;
             // After the mails: QQ never holds them.
-            (report.qq_sent, report.qq_waiting) =
-                crate::daemon::qq::deliver(self, now, &mut report.errors).await;
+            (report.qq_sent, report.qq_waiting) = self.qq_deliver(now, &mut report.errors).await;
         }
         report.requests = self.forum.requests.load(Ordering::Relaxed) - before;
         let saved = self.store.set_meta("last_cycle", &report);
@@ -631,6 +613,27 @@ impl Daemon {
             );
         }
         report
+    }
+
+    /// What follows the days each cycle: the rules' reminders, the ledger after the closes,
+    /// the judge's state, the nights (this cycle's finals included), and a running day's first
+    /// post edited to another deadline (asked, never guessed).
+    async fn after_days(&self, now: Time, report: &mut CycleReport) {
+        if let Err(e) = self.remind(now, report) {
+            report.errors.push(e.to_string());
+        }
+        for g in &self.settings().games {
+            if let Err(e) = self.ledger_after_close(g, now, report) {
+                report.errors.push(format!("{}: {e:#}", g.name));
+            }
+        }
+        for g in &self.settings().games {
+            if let Err(e) = self.watch_state(g, now, report) {
+                report.errors.push(format!("{}: {e:#}", g.name));
+            }
+        }
+        self.watch_nights(now, report).await;
+        self.watch_deadlines(now, report);
     }
 
     /// Read a watched day's threads into the record, tally and decide. `state_read`: the
@@ -755,20 +758,36 @@ impl Daemon {
         // A final held for the poll's lists holds what follows from the final too.
         let stale = stale || (close_due && decide::held_for_poll(&tally));
         if close_due && !stale {
-            // What the judge confirms the day from (`confirm_day`), at the round's close.
-            self.store.set_meta(
-                &final_key(g, d.day, round),
-                &Final {
-                    outcome: tally.outcome.clone(),
-                    close: d.closes_at,
-                },
-            )?;
+            self.round_closed(g, d, round, &tally, now, report)?;
         }
-        if round == 1 && close_due && !stale {
+        Ok(())
+    }
+
+    /// What a round's final, made at its close and not held, leaves in the record: the final
+    /// itself (for the confirmation), round 1's roll call, day 1's sheriff, round 2's
+    /// candidates (or none, when a final made again no longer ties).
+    fn round_closed(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        round: u32,
+        tally: &Tally,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        // What the judge confirms the day from (`confirm_day`), at the round's close.
+        self.store.set_meta(
+            &final_key(g, d.day, round),
+            &Final {
+                outcome: tally.outcome.clone(),
+                close: d.closes_at,
+            },
+        )?;
+        if round == 1 {
             self.roll_call(g, d, now, report)?;
         }
         // m103: day 1's vote elected the sheriff, whose vote weighs more from day 2 on.
-        if round == 1 && close_due && !stale && tally.outcome.kind == rules::OutcomeKind::Sheriff {
+        if round == 1 && tally.outcome.kind == rules::OutcomeKind::Sheriff {
             if let Some(s) = tally.outcome.players.first() {
                 self.store.set_meta(&format!("sheriff/{}", g.id), s)?;
             }
@@ -782,13 +801,13 @@ impl Daemon {
             format!("runoff_candidates/{}/{}", g.id, d.day),
             format!("runoff_places/{}/{}", g.id, d.day),
         );
-        if round == 1 && close_due && !stale && to_round_two {
+        if round == 1 && to_round_two {
             self.store.set_meta(&candidates, &tally.outcome.players)?;
             match tally.outcome.places {
                 Some(n) => self.store.set_meta(&places, &n)?,
                 None => self.store.remove_meta(&places)?,
             }
-        } else if round == 1 && close_due && !stale {
+        } else if round == 1 {
             // A final made again (a later close, a ruling) that no longer ties: no round 2.
             self.store.remove_meta(&candidates)?;
             self.store.remove_meta(&places)?;
@@ -2503,7 +2522,7 @@ impl Daemon {
         // A refusal queues a notice for the judge; it goes out in the same cycle.
         for _ in 0..2 {
             // Each mail of a kind the judge wants in QQ too becomes its QQ message while queued.
-            if let Err(e) = crate::daemon::qq::mirror(self, now) {
+            if let Err(e) = self.qq_mirror(now) {
                 report.errors.push(format!("qq: {e}"));
             }
             let queued = report.mails_queued;

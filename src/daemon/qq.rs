@@ -18,7 +18,7 @@ use crate::daemon::cycle::Daemon;
 use crate::daemon::service::Service;
 use crate::domain::qq::{self as q, Inbound, Kind, Outgoing, Streak, Target};
 use crate::domain::settings::QqSettings;
-use crate::io::qq::{Bot, SendError};
+use crate::io::qq::{Qq, SendError};
 use crate::present::qq as words;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -42,26 +42,20 @@ const DRAFTS: &str = "qq/drafts";
 /// The current failure streak.
 const STREAK: &str = "qq/streak";
 
-/// The QQ side of a running daemon.
-pub struct Qq {
-    pub settings: QqSettings,
-    bot: Bot,
-    /// The record's QQ values are read, changed and written under this (the cycle and the
-    /// event handler both write them).
-    lock: std::sync::Mutex<()>,
-}
-
-impl Qq {
-    pub fn new(settings: &QqSettings) -> anyhow::Result<Qq> {
-        Ok(Qq {
-            settings: settings.clone(),
-            bot: Bot::new(settings).map_err(anyhow::Error::msg)?,
-            lock: std::sync::Mutex::new(()),
-        })
+/// The bot's side of a running daemon (`io::qq::Qq`), through the daemon's own methods: the
+/// cycle and the service call these, so the import goes one way (this module → the cycle).
+impl Daemon {
+    pub(crate) fn qq_with_proxies(&self, g: &mut crate::domain::config::GameConfig) {
+        with_proxies(self, g)
     }
-
-    fn guard(&self) -> std::sync::MutexGuard<'_, ()> {
-        self.lock.lock().unwrap_or_else(|p| p.into_inner())
+    pub(crate) async fn qq_deliver(&self, now: Time, errors: &mut Vec<String>) -> (usize, usize) {
+        deliver(self, now, errors).await
+    }
+    pub(crate) fn qq_mirror(&self, now: Time) -> anyhow::Result<usize> {
+        mirror(self, now)
+    }
+    pub fn qq_failing(&self) -> Option<String> {
+        failing(self)
     }
 }
 

@@ -312,7 +312,7 @@ impl Service {
             },
             now,
         );
-        if let Some(line) = crate::daemon::qq::failing(&self.daemon) {
+        if let Some(line) = self.daemon.qq_failing() {
             problems.push(crate::domain::report::Problem::QqFailing { line });
         }
         problems

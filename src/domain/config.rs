@@ -1370,7 +1370,6 @@ fn check_rules(rules: &Rules, g: &GameText, ruleset: &RulesetText) -> Result<(),
             ),
         ));
     }
-    check_night(rules, g, ruleset)?;
     if let Err(e) = regex::Regex::new(&rules.acceleration.request) {
         return Err(at(
             &["rules", "acceleration", "request"],
@@ -1392,7 +1391,7 @@ fn check_discovery(
         ("vote_subject", &d.vote_subject),
         ("discussion_subject", &d.discussion_subject),
     ] {
-        if let Err(message) = crate::domain::days::SubjectPattern::new(pattern) {
+        if let Err(message) = crate::domain::subject::SubjectPattern::new(pattern) {
             let path = ["discovery", key];
             let (file, line) = match locate(g.text, &path) {
                 Some(l) => (g.file.to_string(), Some(l)),
@@ -1411,61 +1410,6 @@ fn check_discovery(
             &["discovery", "judges"],
             format!("{p} 在玩家名单里：玩家开的帖子不会被当作某一天的投票帖或讨论帖"),
         ));
-    }
-    Ok(())
-}
-
-/// `[night]`: a resolver bansha has, and readings its choices know (`night::check_readings`);
-/// the error points at the key, in the game config or else in the ruleset.
-fn check_night(rules: &Rules, g: &GameText, ruleset: &RulesetText) -> Result<(), ConfigError> {
-    let night = &rules.night;
-    let at = |key: &[&str], message: String| {
-        let mut in_game = vec!["rules"];
-        in_game.extend(key);
-        match locate(g.text, &in_game) {
-            Some(l) => ConfigError {
-                file: g.file.to_string(),
-                line: Some(l),
-                key: in_game.join("."),
-                message,
-            },
-            None => ConfigError {
-                file: ruleset.file.clone(),
-                line: (1..=key.len())
-                    .rev()
-                    .find_map(|n| locate(&ruleset.text, &key[..n])),
-                key: in_game.join("."),
-                message,
-            },
-        }
-    };
-    let Some(name) = night.resolver.as_deref() else {
-        if let Some(k) = night.readings.keys().next() {
-            return Err(at(
-                &["night", "readings", k],
-                "没有设夜晚结算（night.resolver），读法无从适用".into(),
-            ));
-        }
-        return Ok(());
-    };
-    let Some(r) = crate::domain::night::resolver(name) else {
-        return Err(at(
-            &["night", "resolver"],
-            format!("bansha 没有“{name}”这个夜晚结算，请检查名字（如 chuhan）"),
-        ));
-    };
-    if let Err(message) = crate::domain::night::check_readings(r.choices(), &night.readings) {
-        let bad = night
-            .readings
-            .iter()
-            .find(|(k, v)| {
-                !r.choices()
-                    .iter()
-                    .any(|c| c.key == k.as_str() && c.readings.iter().any(|(x, _)| x == v))
-            })
-            .map(|(k, _)| k.clone())
-            .unwrap_or_default();
-        return Err(at(&["night", "readings", &bad], message));
     }
     Ok(())
 }

@@ -15,4 +15,5 @@ pub mod report;
 pub mod rules;
 pub mod settings;
 pub mod sources;
+pub mod subject;
 pub mod time;

@@ -155,3 +155,26 @@ impl Bot {
         }
     }
 }
+
+/// The QQ side of a running daemon.
+pub struct Qq {
+    pub settings: QqSettings,
+    pub(crate) bot: Bot,
+    /// The record's QQ values are read, changed and written under this (the cycle and the
+    /// event handler both write them).
+    lock: std::sync::Mutex<()>,
+}
+
+impl Qq {
+    pub fn new(settings: &QqSettings) -> anyhow::Result<Qq> {
+        Ok(Qq {
+            settings: settings.clone(),
+            bot: Bot::new(settings).map_err(anyhow::Error::msg)?,
+            lock: std::sync::Mutex::new(()),
+        })
+    }
+
+    pub(crate) fn guard(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.lock.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}

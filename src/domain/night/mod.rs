@@ -478,7 +478,7 @@ mod tests {
     /// and a day the judge set by hand keeps his entry.
     #[test]
     fn a_confirmed_nights_facts_reach_the_next_day() {
-        let game = crate::domain::game::load_str(
+        let game = crate::domain::config::parse_str(
             "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\"]\n\
              [[days]]\nday = 1\nvote_thread = 1\ncloses_at = \"2026-12-01 21:00:00\"\n\
              [[days]]\nday = 2\nvote_thread = 2\ncloses_at = \"2026-12-02 21:00:00\"\n\

@@ -105,7 +105,7 @@ mod tests {
     use super::*;
 
     fn game() -> GameConfig {
-        crate::domain::game::load_str(
+        crate::domain::config::parse_str(
             "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"宋江\", \"吴用\", \"李逵\"]\n\
              [roster.aliases]\n\"李逵\" = [\"黑旋风\"]\n",
             std::path::Path::new("t.toml"),

@@ -94,7 +94,7 @@ mod tests {
     use super::*;
 
     fn game(days: &str) -> GameConfig {
-        crate::domain::game::load_str(
+        crate::domain::config::parse_str(
             &format!(
                 "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\"]\n{days}"
             ),
