@@ -947,12 +947,16 @@ fn late_actions_are_listed_not_resolved() {
 
 #[test]
 fn an_unknown_reading_is_an_error_naming_the_key() {
-    let g = game(&[("crusader_armour", "magic")]);
-    let err = resolve_game(&g, &state(&[], &[]), 2, &[], None).unwrap_err();
+    // Refused when the game config loads, at its key and line.
+    let err = match std::panic::catch_unwind(|| game(&[("crusader_armour", "magic")])) {
+        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_default(),
+        Ok(_) => panic!("a reading no choice knows was accepted"),
+    };
     assert!(
-        err.contains("crusader_armour") && err.contains("heretic_attack_once"),
+        err.contains("rules.night.readings.crusader_armour") && err.contains("heretic_attack_once"),
         "{err}"
     );
+    assert!(err.contains("line: Some("), "{err}");
 }
 
 #[test]

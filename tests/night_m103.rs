@@ -1041,15 +1041,18 @@ fn the_preset_lists_every_reading_with_its_lines() {
 /// A reading the resolver does not have is an error naming the key, nothing resolved.
 #[test]
 fn an_unknown_reading_is_an_error() {
-    let g = game(&readings(&[("doctor_self_save", "maybe")]));
-    let err = resolve_game(&g, &GameState::default(), 1, &[], None).unwrap_err();
+    // Refused when the game config loads, at its key.
+    let load_error = |extra: String| match std::panic::catch_unwind(|| game(&extra)) {
+        Err(e) => e.downcast_ref::<String>().cloned().unwrap_or_default(),
+        Ok(_) => panic!("a reading no choice knows was accepted"),
+    };
+    let err = load_error(readings(&[("doctor_self_save", "maybe")]));
     assert!(
-        err.contains("doctor_self_save") && err.contains("not_allowed"),
+        err.contains("rules.night.readings.doctor_self_save") && err.contains("not_allowed"),
         "{err}"
     );
-    let g = game(&readings(&[("no_such", "x")]));
-    let err = resolve_game(&g, &GameState::default(), 1, &[], None).unwrap_err();
-    assert!(err.contains("no_such"), "{err}");
+    let err = load_error(readings(&[("no_such", "x")]));
+    assert!(err.contains("rules.night.readings.no_such"), "{err}");
 }
 
 // ------------------------------------------------------------ order independence, bad input

@@ -151,6 +151,14 @@ fn the_readmes_install_puts_bansha_where_the_unit_looks_and_systemd_verifies_it(
         .status()
         .unwrap();
     assert!(copied.success());
+    // The unit's other commands (`ExecReload=/bin/kill -HUP $MAINPID`) are looked up in the
+    // root as well.
+    std::fs::create_dir_all(root.path().join("bin")).unwrap();
+    std::fs::copy(
+        std::fs::canonicalize("/bin/kill").unwrap(),
+        root.path().join("bin/kill"),
+    )
+    .unwrap();
     let verify = std::process::Command::new("systemd-analyze")
         .args(["verify", "--man=no"])
         .arg(format!("--root={}", root.path().display()))

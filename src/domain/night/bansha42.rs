@@ -9,8 +9,7 @@
 //! - 解药, 毒药, 魔术 (the 巫师, L16–L18); 禁权 (L20).
 
 use super::{
-    last_of_each, used_key, Action, Choice, Death, Feedback, Night, PowerUse, ReadingUsed, Refused,
-    Resolution, Resolver,
+    last_of_each, used_key, Action, Choice, Death, Feedback, Night, PowerUse, Resolution, Resolver,
 };
 use crate::domain::rules::state::Seat;
 use chrono::{DateTime, FixedOffset};
@@ -218,27 +217,11 @@ impl<'a, 'n> Work<'a, 'n> {
             })
     }
     fn refuse(&mut self, action: &Action, reason: impl Into<String>) {
-        self.res.refused.push(Refused {
-            action: action.clone(),
-            reason: reason.into(),
-        });
+        self.res.refuse(action, reason);
     }
     fn reading(&mut self, c: &Choice, decided: impl Into<String>) -> String {
         let r = self.night.reading(c).to_string();
-        let decided = decided.into();
-        if !self
-            .res
-            .readings_used
-            .iter()
-            .any(|u| u.id == c.id && u.decided == decided)
-        {
-            self.res.readings_used.push(ReadingUsed {
-                id: c.id.into(),
-                key: c.key.into(),
-                reading: r.clone(),
-                decided,
-            });
-        }
+        self.res.note_reading(c, &r, decided);
         r
     }
     /// Records a death at dawn; `public` is the dawn post's line (None: another line covers it).

@@ -187,6 +187,31 @@ pub struct Resolution {
 }
 
 impl Resolution {
+    /// List `action` as not resolved, with the reason in Chinese.
+    pub fn refuse(&mut self, action: &Action, reason: impl Into<String>) {
+        self.refused.push(Refused {
+            action: action.clone(),
+            reason: reason.into(),
+        });
+    }
+
+    /// Record that `reading` of `choice` decided something (once per choice and decision).
+    pub fn note_reading(&mut self, choice: &Choice, reading: &str, decided: impl Into<String>) {
+        let decided = decided.into();
+        if !self
+            .readings_used
+            .iter()
+            .any(|u| u.id == choice.id && u.decided == decided)
+        {
+            self.readings_used.push(ReadingUsed {
+                id: choice.id.into(),
+                key: choice.key.into(),
+                reading: reading.to_string(),
+                decided,
+            });
+        }
+    }
+
     /// The changes confirming this night writes to the state.
     pub fn changes(&self) -> Vec<Change> {
         let mut out: Vec<Change> = self.updates.clone();

@@ -14,10 +14,7 @@
 //! (解毒药 → a player, 光照魔法 → a cell, 探路灯 → a direction, 客栈, 隐身, 扫帚魔法 → a
 //! direction, 陷阱 → a cell, the holder's own by default).
 
-use super::{
-    last_of_each, Action, Choice, Death, Feedback, Night, PowerUse, ReadingUsed, Refused,
-    Resolution, Resolver,
-};
+use super::{last_of_each, Action, Choice, Death, Feedback, Night, PowerUse, Resolution, Resolver};
 use crate::domain::config::{NightMap, NightRules};
 use crate::domain::rules::state::Seat;
 use std::collections::{BTreeMap, BTreeSet};
@@ -296,27 +293,11 @@ struct Work<'a, 'n> {
 
 impl Work<'_, '_> {
     fn refuse(&mut self, action: &Action, reason: impl Into<String>) {
-        self.res.refused.push(Refused {
-            action: action.clone(),
-            reason: reason.into(),
-        });
+        self.res.refuse(action, reason);
     }
     fn reading(&mut self, c: &Choice, decided: impl Into<String>) -> String {
         let r = self.night.reading(c).to_string();
-        let decided = decided.into();
-        if !self
-            .res
-            .readings_used
-            .iter()
-            .any(|u| u.id == c.id && u.decided == decided)
-        {
-            self.res.readings_used.push(ReadingUsed {
-                id: c.id.into(),
-                key: c.key.into(),
-                reading: r.clone(),
-                decided,
-            });
-        }
+        self.res.note_reading(c, &r, decided);
         r
     }
     fn tell(&mut self, to: &str, text: String) {
