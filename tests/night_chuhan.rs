@@ -1569,3 +1569,48 @@ mod random_nights {
         }
     }
 }
+
+/// Issue 31: the offline command reads saved pages of the judge's inbox as well as an actions
+/// file (000 L80 "左士…每夜可以通过短消息向法官提交一个诅咒对象的名字"): a player's message after the
+/// day's close in his own words is his action; one sent before the close is not the night's; one
+/// that reads as no action is told to the judge, never dropped.
+#[test]
+fn cli_reads_the_nights_actions_from_saved_private_message_pages() {
+    let dir = fixture_dir();
+    let page: serde_json::Value = serde_json::from_slice(
+        &std::fs::read("tests/fixtures/discuz/pm/mobile_v1_mypm_subop_view_touid10_judge.json")
+            .unwrap(),
+    )
+    .unwrap();
+    let template = page["Variables"]["list"][0].clone();
+    let message = |pmid: u64, from: &str, at: i64, text: &str| {
+        let mut m = template.clone();
+        m["pmid"] = pmid.to_string().into();
+        m["author"] = from.into();
+        m["msgfrom"] = from.into();
+        m["dateline"] = at.to_string().into();
+        m["message"] = text.into();
+        m["subject"] = text.into();
+        m
+    };
+    let mut page = page.clone();
+    page["Variables"]["list"] = serde_json::json!([
+        message(11, "楚士1", 1796047200, "诅咒：汉兵3"), // 22:00, after the 21:00 close
+        message(12, "楚士2", 1796040000, "庇佑：汉兵4"), // 20:00, before it: the day's
+        message(13, "楚兵1", 1796047500, "法官好，今晚我休息"), // reads as nothing
+    ]);
+    page["Variables"]["count"] = "3".into();
+    std::fs::write(dir.path().join("inbox.json"), page.to_string()).unwrap();
+    let out = night_cmd(dir.path(), &["inbox.json"]).success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let warn = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(text.contains("汉兵3：+1 票"), "{text}");
+    assert!(
+        !text.contains("汉兵4"),
+        "a message before the close is not the night's: {text}"
+    );
+    assert!(
+        warn.contains("短消息 pmid 13 楚兵1 的短信读不出夜间行动"),
+        "{warn}"
+    );
+}

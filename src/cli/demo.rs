@@ -329,7 +329,10 @@ struct Written {
 /// The .eml files lettre wrote since the last call (named by a random id), renamed in the order
 /// they were sent as `NN-subject.eml` so the folder reads like an inbox.
 fn name_mails(folder: &Path, before: usize) -> anyhow::Result<Vec<Written>> {
-    let mut files: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+    // By name: the time the mail was made, then its subject (`io::smtp::file_name`). Not by
+    // the file's mtime: Linux stamps files at the kernel tick, so two mails written within a
+    // few milliseconds tied and their order was the machine's speed.
+    let mut files: Vec<((), PathBuf)> = Vec::new();
     if !folder.exists() {
         return Ok(Vec::new());
     }
@@ -340,7 +343,7 @@ fn name_mails(folder: &Path, before: usize) -> anyhow::Result<Vec<Written>> {
             .and_then(|n| n.to_str())
             .is_some_and(|n| n.ends_with(".eml") && !renamed(n));
         if fresh {
-            files.push((std::fs::metadata(&p)?.modified()?, p));
+            files.push(((), p));
         }
     }
     files.sort();

@@ -39,9 +39,80 @@ pub struct NightCommand {
     /// 确认这一夜的结算：死亡、已用的特权和带到下一天的效果写入局面（在截止时间之后）
     #[arg(long, requires = "daemon", conflicts_with = "add")]
     pub confirm: bool,
-    /// 夜间行动文件（TOML：[[action]] 含 by、power、target，可选 platform、sent_at），离线结算时用
+    /// 离线结算的行动：夜间行动文件（.toml：[[action]] 含 by、power、target，可选 platform、sent_at），或保存的短信页面（法官收件箱里玩家的短信，按玩家自己的写法读，如“杀人：宋江 炮架子：吴用”）；可以给多个
     #[arg(required_unless_present = "daemon", conflicts_with = "daemon")]
-    pub actions: Option<PathBuf>,
+    pub actions: Vec<PathBuf>,
+}
+
+/// The actions of the offline inputs: each `.toml` an actions file, anything else a saved page
+/// of private messages to the judge, read in the players' own words (`night::read`); a
+/// message by a player sent before the night (the day's last close) is not the night's, one that
+/// reads as no action is told to the judge. `Err`: the exit code, the error written.
+fn offline_actions(
+    game: &crate::domain::config::GameConfig,
+    night: u32,
+    inputs: &[PathBuf],
+    err: &mut dyn Write,
+) -> anyhow::Result<Result<Vec<crate::domain::night::Action>, i32>> {
+    let mut acts = Vec::new();
+    let mut pages = Vec::new();
+    for path in inputs {
+        if path.extension().is_some_and(|e| e == "toml") {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("无法读取行动文件 {}：{e}", path.display()))?;
+            let file = path
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.display().to_string());
+            match actions::parse(&file, &text, game.utc_offset) {
+                Ok(a) => acts.extend(a),
+                Err(e) => {
+                    writeln!(err, "行动文件错误：{e}")?;
+                    return Ok(Err(2));
+                }
+            }
+        } else {
+            pages.push(path.clone());
+        }
+    }
+    if pages.is_empty() {
+        return Ok(Ok(acts));
+    }
+    let opts = bansha_parsers::ParseOptions {
+        utc_offset: game.utc_offset,
+    };
+    let mut problems = crate::cli::poll_pm::Problems::default();
+    let messages = crate::cli::poll_pm::read_pms(&pages, &opts, &mut problems);
+    for l in problems.errors.iter().chain(&problems.notes) {
+        writeln!(err, "{l}")?;
+    }
+    if !problems.errors.is_empty() {
+        return Ok(Err(1));
+    }
+    let opens = game.day(night).map(|d| d.last_close());
+    for m in messages {
+        if !game.roster.players.contains(&m.from) {
+            continue;
+        }
+        if let (Some(at), Some(opens)) = (m.sent_at, opens) {
+            if at < opens {
+                continue;
+            }
+        }
+        let source = format!("短消息 pmid {}", m.pmid);
+        let read =
+            crate::domain::night::read::actions_in(game, &m.from, &m.text, m.sent_at, &source);
+        if read.is_empty() {
+            writeln!(
+                err,
+                "提示：{source} {} 的短信读不出夜间行动，请自己看一下：{}",
+                m.from,
+                m.text.trim()
+            )?;
+        }
+        acts.extend(read);
+    }
+    Ok(Ok(acts))
 }
 
 /// `bansha night --daemon D --add … | --confirm`: the running daemon records the judge's entry
@@ -94,10 +165,6 @@ impl NightCommand {
         if let Some(daemon) = &self.daemon {
             return to_daemon(&self, daemon, out, err);
         }
-        let Some(actions_file) = self.actions.clone() else {
-            writeln!(err, "错误：离线结算要给出夜间行动文件")?;
-            return Ok(2);
-        };
         let game = match crate::io::files::load_game(&self.config) {
             Ok(g) => g,
             Err(e) => {
@@ -106,18 +173,9 @@ impl NightCommand {
             }
         };
         let state = load_state(&state_path(&self.config, self.state.as_deref()))?;
-        let text = std::fs::read_to_string(&actions_file)
-            .map_err(|e| anyhow::anyhow!("无法读取行动文件 {}：{e}", actions_file.display()))?;
-        let file = actions_file
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_else(|| actions_file.display().to_string());
-        let acts = match actions::parse(&file, &text, game.utc_offset) {
+        let acts = match offline_actions(&game, self.night, &self.actions, err)? {
             Ok(a) => a,
-            Err(e) => {
-                writeln!(err, "行动文件错误：{e}")?;
-                return Ok(2);
-            }
+            Err(code) => return Ok(code),
         };
         let deadline = match &self.deadline {
             Some(t) => match crate::domain::time::parse_local_time(t, game.utc_offset) {
