@@ -332,7 +332,7 @@ fn name_mails(folder: &Path, before: usize) -> anyhow::Result<Vec<Written>> {
     // By name: the time the mail was made, then its subject (`io::smtp::file_name`). Not by
     // the file's mtime: Linux stamps files at the kernel tick, so two mails written within a
     // few milliseconds tied and their order was the machine's speed.
-    let mut files: Vec<((), PathBuf)> = Vec::new();
+    let mut files: Vec<PathBuf> = Vec::new();
     if !folder.exists() {
         return Ok(Vec::new());
     }
@@ -343,12 +343,12 @@ fn name_mails(folder: &Path, before: usize) -> anyhow::Result<Vec<Written>> {
             .and_then(|n| n.to_str())
             .is_some_and(|n| n.ends_with(".eml") && !renamed(n));
         if fresh {
-            files.push(((), p));
+            files.push(p);
         }
     }
     files.sort();
     let mut out = Vec::new();
-    for (i, (_, path)) in files.into_iter().enumerate() {
+    for (i, path) in files.into_iter().enumerate() {
         let raw = std::fs::read(&path)?;
         let Some(m) = mail_parser::MessageParser::default().parse(&raw) else {
             continue;

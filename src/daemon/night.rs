@@ -132,7 +132,10 @@ impl Daemon {
         }
         if let Some(deadline) = n.deadline {
             if now >= deadline - Duration::minutes(30) && now < deadline {
-                let silent = silent_roles(&self.played(&g), &n.record);
+                let state = crate::io::state_file::load_state(&crate::io::state_file::state_path(
+                    &g.path, None,
+                ))?;
+                let silent = silent_roles(&state.snapshot(&g).seats, &n.record);
                 if !silent.is_empty() {
                     let k = format!("night_remind/{}/{}", g.id, n.night);
                     let mail = crate::present::mails::night_reminder(
@@ -262,17 +265,13 @@ impl Daemon {
     }
 }
 
-/// The living players with a role who have sent nothing this night.
-fn silent_roles(g: &GameConfig, record: &NightRecord) -> Vec<String> {
-    let out: Vec<String> = g
-        .roster
-        .roles
-        .keys()
-        .filter(|p| {
-            !g.days.last().is_some_and(|d| d.dead.contains(p))
-                && !record.actions.iter().any(|a| a.by.contains(p))
-        })
-        .cloned()
-        .collect();
-    out
+/// The players alive in the state now (the day's own vote and earlier nights applied, a
+/// substitute in his seat) with a role, who have sent nothing this night.
+fn silent_roles(seats: &[crate::domain::rules::state::Seat], record: &NightRecord) -> Vec<String> {
+    seats
+        .iter()
+        .filter(|s| s.alive && !s.role.is_empty())
+        .filter(|s| !record.actions.iter().any(|a| a.by.contains(&s.player)))
+        .map(|s| s.player.clone())
+        .collect()
 }

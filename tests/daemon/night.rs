@@ -75,6 +75,19 @@ async fn a_chuhan_night_from_the_inbox_is_drafted_confirmed_and_carried_into_the
     // Nothing new: no second digest.
     cycle_at(&config, "2026-11-29 23:00:00").await;
     assert_eq!(mails_about(&mailbox, "第2夜 已收到").len(), 1);
+    // Half an hour before the deadline: the living roles that sent nothing (不见's message read
+    // as no action), once.
+    for t in ["2026-11-30 06:40:00", "2026-11-30 06:45:00"] {
+        cycle_at(&config, t).await;
+    }
+    let reminders = mails_about(&mailbox, "第2夜 还有");
+    assert_eq!(reminders.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(
+        reminders[0].0.contains("还有 1 人没有行动"),
+        "{}",
+        reminders[0].0
+    );
+    assert!(reminders[0].1.contains("：不见。"), "{}", reminders[0].1);
     // At the deadline (07:00): the draft.
     cycle_at(&config, "2026-11-30 07:00:05").await;
     let drafts = mails_about(&mailbox, "第2夜结算草稿");
