@@ -1465,7 +1465,18 @@ impl Run<'_, '_> {
         for a in &mut self.res.late {
             as_sent(a);
         }
-        let key = |a: &Action| (a.by.clone(), a.power.clone(), a.source.clone(), a.sent_at);
+        // A total order over what an action holds: two actions alike in all but their target
+        // or platform must not keep the order they were sent in (the proptest found one).
+        let key = |a: &Action| {
+            (
+                a.by.clone(),
+                a.power.clone(),
+                a.source.clone(),
+                a.sent_at,
+                a.target.clone(),
+                a.platform.clone(),
+            )
+        };
         self.res.refused.sort_by(|x, y| {
             key(&x.action)
                 .cmp(&key(&y.action))
