@@ -68,15 +68,7 @@ async fn a_day_opened_on_the_forum_is_found_accepted_on_the_dashboard_and_watche
     assert!(page.contains("开始监视第 2 天"), "{page}");
     assert!(page.contains("value=\"2026-11-29 21:00\""), "{page}");
     let body = r#"{"game":"版杀一室 第十二局","day":2,"closes_at":"2026-11-29 21:00"}"#;
-    let answer = tokio::task::block_in_place(|| {
-        raw_http(
-            port,
-            &format!(
-                "POST /accept-day HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Bansha: judge\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            ),
-        )
-    });
+    let answer = tokio::task::block_in_place(|| post_json(port, "/accept-day", body));
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     let written = std::fs::read_to_string(&game).unwrap();
     assert!(
@@ -169,15 +161,7 @@ async fn a_deadline_moved_by_an_edit_of_the_first_post_is_asked_then_taken() {
     let page = tokio::task::block_in_place(|| http_get(port, "/"));
     assert!(page.contains("改为这个截止时间（11-29 21:30）"), "{page}");
     let body = r#"{"game":"版杀一室 第十二局","day":2,"closes_at":"2026-11-29 21:30:00"}"#;
-    let answer = tokio::task::block_in_place(|| {
-        raw_http(
-            port,
-            &format!(
-                "POST /move-close HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Bansha: judge\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            ),
-        )
-    });
+    let answer = tokio::task::block_in_place(|| post_json(port, "/move-close", body));
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     let written = std::fs::read_to_string(&game).unwrap();
     assert!(written.contains("2026-11-29 21:30"), "{written}");

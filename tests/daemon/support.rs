@@ -964,6 +964,18 @@ pub(crate) fn http_get(port: u16, path: &str) -> String {
     )
 }
 
+/// A POST of JSON `body` to the dashboard's `path`, as the dashboard's own buttons send it
+/// (the `X-Bansha` header), and the whole answer.
+pub(crate) fn post_json(port: u16, path: &str, body: &str) -> String {
+    raw_http(
+        port,
+        &format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Bansha: judge\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+}
+
 /// One HTTP request written as given to the dashboard on `port`, and the whole answer.
 pub(crate) fn raw_http(port: u16, request: &str) -> String {
     use std::io::{Read, Write};
