@@ -212,6 +212,28 @@ impl Resolution {
         }
     }
 
+    /// Put the lists a resolver fills in the order of what they hold, not of the actions'
+    /// arrival: the resolution of a night never depends on the order its actions came in
+    /// (refused and late actions alike but for a target or a platform included).
+    pub fn canonical_order(&mut self) {
+        fn key(a: &Action) -> impl Ord + '_ {
+            (
+                &a.by,
+                &a.power,
+                &a.target,
+                &a.platform,
+                a.sent_at,
+                &a.source,
+            )
+        }
+        self.refused.sort_by(|x, y| {
+            key(&x.action)
+                .cmp(&key(&y.action))
+                .then(x.reason.cmp(&y.reason))
+        });
+        self.late.sort_by(|x, y| key(x).cmp(&key(y)));
+    }
+
     /// The changes confirming this night writes to the state.
     pub fn changes(&self) -> Vec<Change> {
         let mut out: Vec<Change> = self.updates.clone();
@@ -425,6 +447,7 @@ pub fn resolve_game(
     };
     let mut res = r.resolve_in(game, state, &night, actions);
     res.night = number;
+    res.canonical_order();
     let mut after = state.clone();
     for c in res.changes() {
         after.push(c, String::new());
@@ -574,6 +597,27 @@ mod tests {
             sent_at: DateTime::parse_from_rfc3339(at).ok(),
             source: format!("{by} {at}"),
         }
+    }
+
+    /// Found by chuhan's random nights in CI: two refused actions alike but for the platform
+    /// kept the order they came in. Every resolver's lists are put in one order.
+    #[test]
+    fn refused_and_late_actions_come_in_one_order_whatever_the_arrival() {
+        let mut a = act("甲", "杀人", "乙", "");
+        let mut b = a.clone();
+        b.platform = Some("丙".into());
+        a.source = "x".into();
+        b.source = "x".into();
+        let res = |first: &Action, second: &Action| {
+            let mut r = Resolution::default();
+            for x in [first, second] {
+                r.refuse(x, "冲突");
+                r.late.push(x.clone());
+            }
+            r.canonical_order();
+            r
+        };
+        assert_eq!(res(&a, &b), res(&b, &a));
     }
 
     #[test]
