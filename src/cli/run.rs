@@ -9,12 +9,15 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// `bansha run --config daemon.toml [--once] [--now TIME]`. Returns the exit code. Without
-/// `--once`, `--now` starts the service's clock at TIME (a rehearsal on a recorded game).
+/// `bansha run --config daemon.toml [--once] [--now TIME | --clock-file F]`. Returns the exit
+/// code. Without `--once`, `--now` starts the service's clock at TIME (a rehearsal on a
+/// recorded game); `--clock-file` reads "now" from a file at each look (a rehearsal stepped
+/// by hand, days at a time, in one running service).
 pub fn run(
     config: &Path,
     once: bool,
     now: Option<&str>,
+    clock_file: Option<&Path>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> anyhow::Result<i32> {
@@ -33,8 +36,18 @@ pub fn run(
     }
     let offset = settings.games[0].utc_offset;
     let clock = SystemClock(offset);
-    let now = match now {
+    let file_clock = match clock_file {
         None => None,
+        Some(f) => match crate::io::clock::FileClock::open(f, offset) {
+            Ok(c) => Some(Arc::new(c)),
+            Err(m) => {
+                writeln!(err, "错误：--clock-file：{m}")?;
+                return Ok(2);
+            }
+        },
+    };
+    let now = match now {
+        None => file_clock.as_ref().map(|c| c.now()),
         Some(s) => match parse_local_time(s, offset) {
             Ok(t) => Some(t),
             Err(m) => {
@@ -84,9 +97,10 @@ pub fn run(
             writeln!(out)?;
             return Ok(if report.errors.is_empty() { 0 } else { 1 });
         }
-        let clock: Arc<dyn Clock> = match now {
-            Some(t) => Arc::new(ShiftedClock::new(t, 1)),
-            None => Arc::new(clock),
+        let clock: Arc<dyn Clock> = match (file_clock, now) {
+            (Some(c), _) => c,
+            (None, Some(t)) => Arc::new(ShiftedClock::new(t, 1)),
+            (None, None) => Arc::new(clock),
         };
         let service = Arc::new(Service::new(Arc::new(daemon), clock));
         crate::daemon::http::serve(service.clone()).await?;
@@ -113,10 +127,20 @@ pub struct RunCommand {
     /// 把“现在”当作这个时刻（论坛时间）：与 --once 一起用于补算；单独用时时钟从这一刻起走（演练录下的游戏）
     #[arg(long)]
     pub now: Option<String>,
+    /// 演练：每次需要“现在”时从这个文件读（文件里写论坛时间，如 2026-11-29 21:00:05），改文件即推进时间
+    #[arg(long, conflicts_with = "now")]
+    pub clock_file: Option<PathBuf>,
 }
 
 impl RunCommand {
     pub fn run(self, out: &mut dyn Write, err: &mut dyn Write) -> anyhow::Result<i32> {
-        run(&self.config, self.once, self.now.as_deref(), out, err)
+        run(
+            &self.config,
+            self.once,
+            self.now.as_deref(),
+            self.clock_file.as_deref(),
+            out,
+            err,
+        )
     }
 }

@@ -302,3 +302,91 @@ impl Daemon {
         ))
     }
 }
+
+/// A run-off whose time only the judge can give (the rules set none): round 1 closed tied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunoffAsk {
+    pub game: String,
+    pub day: u32,
+    pub candidates: Vec<String>,
+    /// Round 1's close (round 2 must close after it).
+    pub after: Time,
+}
+
+impl Daemon {
+    /// The days whose round 1 closed tied into a run-off the rules give no time for
+    /// (`decide::RunoffPlan::NeedsTime`): the dashboard asks the judge for its time.
+    pub fn runoff_asks(&self) -> Vec<RunoffAsk> {
+        let settings = self.settings();
+        let mut out = Vec::new();
+        for g in &settings.games {
+            for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
+                let meta = |what: &str| format!("{what}/{}/{}", g.id, d.day);
+                let round1: Option<Vec<String>> = self
+                    .store
+                    .get_meta(&meta("runoff_candidates"))
+                    .ok()
+                    .flatten();
+                let places: Option<u32> =
+                    self.store.get_meta(&meta("runoff_places")).ok().flatten();
+                if let crate::daemon::decide::RunoffPlan::NeedsTime(candidates) =
+                    crate::daemon::decide::runoff_plan(g, d, round1.as_deref(), places)
+                {
+                    out.push(RunoffAsk {
+                        game: g.name.clone(),
+                        day: d.day,
+                        candidates,
+                        after: d.closes_at,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The judge gives day `day`'s run-off time on the dashboard: `runoff = { closes_at,
+    /// candidates }` written into the game config (round 1's tied candidates, as recorded at
+    /// its close) and taken by the reload at once.
+    pub fn set_runoff(
+        &self,
+        game: &str,
+        day: u32,
+        closes_at: Time,
+        now: Time,
+    ) -> Result<String, String> {
+        let Some(ask) = self
+            .runoff_asks()
+            .into_iter()
+            .find(|a| a.game == game && a.day == day)
+        else {
+            return Err(format!(
+                "{game} 第 {day} 天没有等待设定时间的第二轮（第一轮还没截止、没有平票，或已经设定）"
+            ));
+        };
+        if closes_at <= now || closes_at <= ask.after {
+            return Err(format!(
+                "第二轮截止时间 {} 必须晚于现在（{}）和第一轮截止（{}）",
+                closes_at.format("%Y-%m-%d %H:%M"),
+                now.format("%m-%d %H:%M"),
+                ask.after.format("%m-%d %H:%M")
+            ));
+        }
+        let settings = self.settings();
+        let g = settings
+            .games
+            .iter()
+            .find(|g| g.name == game)
+            .ok_or_else(|| format!("没有游戏“{game}”"))?;
+        let edited =
+            crate::io::config_edit::set_runoff(&g.path, day, closes_at, &ask.candidates, now)
+                .map_err(|e| e.to_string())?;
+        self.ask_reload();
+        Ok(format!(
+            "第 {day} 天第二轮（{}）截止时间已设为 {}（写入 {}，原文件备份为 {}）",
+            ask.candidates.join("、"),
+            closes_at.format("%Y-%m-%d %H:%M"),
+            g.path.display(),
+            edited.backup.display()
+        ))
+    }
+}

@@ -514,6 +514,28 @@ async fn move_close(
     }
 }
 
+/// `POST /runoff` (the dashboard's "设定第 N 天第二轮截止时间" when round 1 closed tied and the
+/// rules give round 2 no time): written into the game config and taken at once.
+async fn runoff(State(s): State<Arc<Service>>, Json(b): Json<MoveClose>) -> (StatusCode, String) {
+    let now = s.clock.now() + s.daemon.clock_offset();
+    let at = match crate::domain::time::parse_local_time(b.closes_at.trim(), now.timezone()) {
+        Ok(t) => t,
+        Err(e) => {
+            return (
+                StatusCode::BAD_REQUEST,
+                format!("第二轮截止时间 {}：{e}\n", b.closes_at),
+            )
+        }
+    };
+    match s.daemon.set_runoff(&b.game, b.day, at, now) {
+        Ok(text) => {
+            s.tick(true).await;
+            (StatusCode::OK, text + "\n")
+        }
+        Err(m) => (StatusCode::CONFLICT, m + "\n"),
+    }
+}
+
 /// `POST /reload` (`bansha reload`): look at the config files now, take a changed one (or say
 /// why not), and answer the status after that cycle.
 async fn reload(State(s): State<Arc<Service>>) -> Json<Status> {
@@ -618,6 +640,7 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<std::net::SocketAddr
         .route("/accept-day", axum::routing::post(accept_day))
         .route("/night", axum::routing::post(night))
         .route("/move-close", axum::routing::post(move_close))
+        .route("/runoff", axum::routing::post(runoff))
         .route("/tally", get(tally))
         .route("/ledger", axum::routing::post(ledger))
         .route("/rulings", axum::routing::post(rulings))
@@ -818,6 +841,11 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
             })
             .collect(),
         moves: d.deadline_moves(now),
+        runoffs: d
+            .runoff_asks()
+            .into_iter()
+            .map(|a| (a.game, a.day, a.candidates))
+            .collect(),
         found_days: d
             .proposals()
             .into_iter()

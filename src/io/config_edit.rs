@@ -200,6 +200,50 @@ pub fn with_closes_at(
     Ok(doc.to_string())
 }
 
+/// `text` with day `day`'s round 2 set (`runoff = { closes_at, candidates }`), as the judge
+/// gave its time on the dashboard, with a comment line above it saying when and why. A day that
+/// already has a `runoff` is refused: its time is the judge's to change by hand.
+#[allow(clippy::too_many_arguments)]
+pub fn with_runoff(
+    text: &str,
+    path: &Path,
+    day: u32,
+    closes_at: DateTime<FixedOffset>,
+    candidates: &[String],
+    offset: FixedOffset,
+    now: DateTime<FixedOffset>,
+) -> Result<String, ConfigError> {
+    let mut doc = parse(text, path)?;
+    let missing = || error(path, "days", format!("配置里没有第 {day} 天的 [[days]] 块"));
+    let Some(Item::ArrayOfTables(days)) = doc.get_mut("days") else {
+        return Err(missing());
+    };
+    let block = days
+        .iter_mut()
+        .find(|t| t.get("day").and_then(Item::as_integer) == Some(i64::from(day)))
+        .ok_or_else(missing)?;
+    if block.contains_key("runoff") || block.contains_key("no_runoff") {
+        return Err(error(
+            path,
+            "runoff",
+            format!("第 {day} 天的第二轮已经写在配置里：要改请直接编辑配置文件"),
+        ));
+    }
+    let mut runoff = toml_edit::InlineTable::new();
+    runoff.insert("closes_at", Value::from(local(closes_at, offset)));
+    let names: Array = candidates.iter().map(String::as_str).collect();
+    runoff.insert("candidates", Value::Array(names));
+    block.insert("runoff", toml_edit::value(runoff));
+    if let Some(mut key) = block.key_mut("runoff") {
+        key.leaf_decor_mut().set_prefix(format!(
+            "# bansha 于 {} 按法官在仪表盘给的时间写入第二轮（候选：{}）\n",
+            local(now, offset),
+            one_line(&candidates.join("、"))
+        ));
+    }
+    Ok(doc.to_string())
+}
+
 /// Reads `path` as `text` and everything else from the disk: a ruleset file next to the game
 /// config is read as loading would read it.
 struct Overlay<'a> {
@@ -286,6 +330,50 @@ pub fn set_closes_at(
             path,
             "days",
             format!("修改第 {day} 天的截止时间后配置读出来不对，文件没有改动"),
+        ));
+    }
+    let backup = write_atomically(path, &text, &new_text, now)?;
+    Ok(Edited {
+        game: after,
+        backup,
+    })
+}
+
+/// Set day `day`'s round 2 in the game config at `path` (see `with_runoff`): the run-off's
+/// time the judge gave on the dashboard, with round 1's tied candidates.
+pub fn set_runoff(
+    path: &Path,
+    day: u32,
+    closes_at: DateTime<FixedOffset>,
+    candidates: &[String],
+    now: DateTime<FixedOffset>,
+) -> Result<Edited, ConfigError> {
+    let text = read(path)?;
+    let before = load(path, &text).map_err(unloadable)?;
+    let new_text = with_runoff(
+        &text,
+        path,
+        day,
+        closes_at,
+        candidates,
+        before.utc_offset,
+        now,
+    )?;
+    let after = load(path, &new_text)?;
+    let set = after
+        .day(day)
+        .and_then(|d| d.runoff.as_ref())
+        .is_some_and(|r| r.closes_at == closes_at && r.candidates == candidates);
+    let others_kept = before
+        .days
+        .iter()
+        .filter(|d| d.day != day)
+        .all(|d| after.day(d.day) == Some(d));
+    if !set || !others_kept || after.days.len() != before.days.len() {
+        return Err(error(
+            path,
+            "runoff",
+            format!("写入第 {day} 天的第二轮后配置读出来不对，文件没有改动"),
         ));
     }
     let backup = write_atomically(path, &text, &new_text, now)?;
@@ -452,6 +540,41 @@ lock_minutes = 60
         one.day = 1;
         let e = with_day_added(GAME, Path::new("g.toml"), &one, cst(), now).unwrap_err();
         assert!(e.message.contains("第 1 天已经在配置里"), "{e}");
+    }
+
+    #[test]
+    fn a_runoff_time_given_on_the_dashboard_is_written_into_its_day_once() {
+        let now = t("2026-11-28T21:05:00+08:00");
+        let names = vec!["李逵".to_string(), "小飞".to_string()];
+        let out = with_runoff(
+            GAME,
+            Path::new("g.toml"),
+            1,
+            t("2026-11-28T23:00:00+08:00"),
+            &names,
+            cst(),
+            now,
+        )
+        .unwrap();
+        // The judge's lines are all there, in order; one comment and one key added.
+        let added: Vec<&str> = out.lines().filter(|l| !GAME.contains(*l)).collect();
+        assert_eq!(
+            added,
+            [
+                "# bansha 于 2026-11-28 21:05 按法官在仪表盘给的时间写入第二轮（候选：李逵、小飞）",
+                "runoff = { closes_at = \"2026-11-28 23:00\", candidates = [\"李逵\", \"小飞\"] }"
+            ],
+            "{out}"
+        );
+        assert!(out.contains("closes_at = \"2026-11-28 21:00\"   # as announced\n"));
+        let after = load_str(&out, Path::new("g.toml")).unwrap();
+        let r = after.days[0].runoff.as_ref().unwrap();
+        assert_eq!(r.closes_at, t("2026-11-28T23:00:00+08:00"));
+        assert_eq!(r.candidates, names);
+        // Once: a day whose run-off is written is the judge's to change by hand.
+        let e = with_runoff(&out, Path::new("g.toml"), 1, now, &names, cst(), now).unwrap_err();
+        assert_eq!(e.key, "runoff");
+        assert!(e.message.contains("已经写在配置里"), "{e}");
     }
 
     #[test]

@@ -52,6 +52,8 @@ pub struct Dashboard<'a> {
     pub found_days: Vec<FoundDayView>,
     /// Running days whose first post now says another deadline: (game, day, read, words).
     pub moves: Vec<(String, u32, Time, String)>,
+    /// Round 1 closed tied and the rules give round 2 no time: (game, day, candidates).
+    pub runoffs: Vec<(String, u32, Vec<String>)>,
     /// The nights open now.
     pub nights: Vec<NightView>,
     /// The discipline ledger, by game name, as the judge reads it.
@@ -164,7 +166,7 @@ pub fn page(d: &Dashboard) -> String {
     }
     h += "</section>\n";
 
-    h += &waiting_html(&d.to_confirm, &d.found_days, &d.moves);
+    h += &waiting_html(&d.to_confirm, &d.found_days, &d.moves, &d.runoffs);
     for n in &d.nights {
         h += &night_html(n, d.now);
     }
@@ -230,12 +232,24 @@ fn waiting_html(
     to_confirm: &[crate::domain::report::ToConfirm],
     found: &[FoundDayView],
     moves: &[(String, u32, Time, String)],
+    runoffs: &[(String, u32, Vec<String>)],
 ) -> String {
     let mut h = String::from("<section id=\"waiting\"><h2>等法官处理</h2>\n");
-    if to_confirm.is_empty() && found.is_empty() && moves.is_empty() {
+    if to_confirm.is_empty() && found.is_empty() && moves.is_empty() && runoffs.is_empty() {
         return h + "<p>无。</p>\n</section>\n";
     }
     h += "<ul>\n";
+    for (game, day, candidates) in runoffs {
+        let name = serde_json::to_string(game).unwrap_or_default();
+        h += &format!(
+            "<li class=\"runoff\">{}：第 {day} 天第一轮平票，进入第二轮（候选：{}）。本局规则没有规定第二轮何时截止，请设定：<br>\n\
+             第二轮截止时间 <input class=\"closes\" placeholder=\"YYYY-MM-DD HH:MM\"> \
+             <button onclick=\"{}\">设定第 {day} 天第二轮截止时间</button> <span class=\"msg\"></span></li>\n",
+            esc(game),
+            esc(&candidates.join("、")),
+            crate::present::html::attr(&format!("banshaRunoff(this,{name},{day})")),
+        );
+    }
     for (game, day, at, words) in moves {
         let body = serde_json::json!({"game": game, "day": day, "closes_at": at.format("%Y-%m-%d %H:%M:%S").to_string()});
         h += &format!(
@@ -563,6 +577,8 @@ banshaPost('/accept-day',{game:game,day:day,closes_at:at},function(ok,x){msg.sty
 function banshaNight(body,f){var msg=f.querySelector('.msg');msg.textContent='提交中…';banshaPost('/night',body,function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;if(ok){setTimeout(function(){location.reload();},800);}});}\
 function banshaNightConfirm(b,game,night){var msg=b.parentNode.querySelector('.msg');b.disabled=true;msg.textContent='正在写入局面…';\
 banshaPost('/night',{game:game,night:night,action:'confirm'},function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=ok?'已确认，已写入局面':x;if(ok){setTimeout(function(){location.reload();},1500);}else{b.disabled=false;}});}\
+function banshaRunoff(b,game,day){var li=b.parentNode,msg=li.querySelector('.msg'),at=li.querySelector('.closes').value.trim();if(!at){msg.textContent='请填写第二轮截止时间';return;}b.disabled=true;msg.textContent='正在写入配置…';\
+banshaPost('/runoff',{game:game,day:day,closes_at:at},function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;if(ok){setTimeout(function(){location.reload();},1500);}else{b.disabled=false;}});}\
 function banshaMoveClose(b,body){var msg=b.parentNode.querySelector('.msg');b.disabled=true;msg.textContent='正在改写配置…';\
 banshaPost('/move-close',body,function(ok,x){msg.style.color=ok?'#1a7f37':'#c62828';msg.textContent=x;if(ok){setTimeout(function(){location.reload();},1500);}else{b.disabled=false;}});}\
 function banshaRuling(body){banshaPost('/rulings',body,function(ok,x){if(!ok){alert(x);}else{location.reload();}});}\

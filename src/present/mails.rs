@@ -939,7 +939,8 @@ pub fn runoff_needs_time(g: &GameConfig, d: &DayConfig, candidates: &[String], n
             "第{}天第一轮最高票并列，进入第二轮，候选人：{}。\n\
              本局规则没有规定第二轮何时截止（由法官安排）。请在游戏配置第{}天的 [[days]] 里写上\n\
                runoff = {{ closes_at = \"YYYY-MM-DD HH:MM\", candidates = [{}] }}\n\
-             然后重启 bansha；它会按这个时间监视、锁定、统计第二轮。不进行第二轮请写 no_runoff = true。\n",
+             保存后 bansha 自动读入（不用重启），按这个时间监视、锁定、统计第二轮。也可以在仪表盘“等法官处理”里填第二轮截止时间，bansha 替你写进配置。\n\
+             不进行第二轮请写 no_runoff = true。\n",
             d.day,
             candidates.join("、"),
             d.day,
@@ -961,7 +962,7 @@ pub fn sheriff_gone(g: &GameConfig, d: &DayConfig, name: &str, now: Time) -> Mai
             "第一天选出的警长 {name} 已出局，第{}天起没有警长（投票不再有人计 {} 票）。\n\
              规则：警长并非因为罚下而出局后，须选择一名未出局的角色来继任警长；\n\
              警长因红牌罚下而出局后，下任警长将被随机指定。\n\n\
-             继任者定下后，请在这一天及以后各天的 [[days]] 里写 sheriff = \"继任者\" 并重启 bansha。\n",
+             继任者定下后，请在这一天及以后各天的 [[days]] 里写 sheriff = \"继任者\"，保存后 bansha 自动读入（不用重启）。\n",
             d.day,
             crate::domain::rules::tally::fmt_votes(g.rules.vote.sheriff_weight)
         ),
@@ -995,7 +996,7 @@ pub fn overtime(
             "第{}天 {} 平票且票同时到：加时 15 分钟，到 {}，票一出{places}（每人一票，{places} 人出局）。\n\
              请开加时投票机，然后在游戏配置第{}天的 [[days]] 里写上（tid 换成加时投票机的帖子）：\n\
                runoff = {{ closes_at = \"{}\", candidates = [{}], eliminate = {places}, vote_thread = tid }}\n\
-             并重启 bansha；它会读加时投票机，到 {} 出加时的最终计票。\n",
+             保存后 bansha 自动读入（不用重启）；它会读加时投票机，到 {} 出加时的最终计票。\n",
             d.day,
             candidates.join("、"),
             fmt(closes_at),
@@ -1043,7 +1044,7 @@ pub fn unverified(name: &str, ids: &[String], now: Time) -> Mail {
         format!("[{name}] 记录里没有这一局：如果是改名，请写 id"),
         format!(
             "记录里没有“{name}”。记录里另有 bansha 较早版本记下的：{}；那时没有记下投票帖，无法核对是不是这一局。\n\
-             如果这局是其中一局改了名字，请在它的配置里写 id = \"旧名\" 后重启，已发的邮件就不会重发；如果是新的一局，不用理会。\n",
+             如果这局是其中一局改了名字，请在它的配置里写 id = \"旧名\"（保存后自动读入，不用重启），已发的邮件就不会重发；如果是新的一局，不用理会。\n",
             ids.join("、")
         ),
         now,

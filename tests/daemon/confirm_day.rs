@@ -21,7 +21,7 @@ fn confirm(
     cli(game, &args)
 }
 
-fn eliminations(game: &std::path::Path) -> Vec<(String, String)> {
+pub(crate) fn eliminations(game: &std::path::Path) -> Vec<(String, String)> {
     let path = game.with_file_name("banshayishi-12.state.json");
     let Ok(text) = std::fs::read_to_string(path) else {
         return Vec::new();

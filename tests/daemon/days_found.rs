@@ -9,7 +9,7 @@ use wiremock::{Mock, ResponseTemplate};
 
 /// The captured game with only day 1 written down (no thread of its own here): day 2's threads
 /// are on the board (the captured forumdisplay page: 投票帖 tid 3, 讨论帖 tid 4, the poll tid 5).
-fn day_one_only(dir: &std::path::Path) -> std::path::PathBuf {
+pub(crate) fn day_one_only(dir: &std::path::Path) -> std::path::PathBuf {
     let game = dir.join("games/banshayishi-12.toml");
     let text = std::fs::read_to_string(&game).unwrap();
     let start = text.find("[[days]]").unwrap();

@@ -25,6 +25,7 @@ mod day;
 mod days_found;
 mod disk;
 mod faults;
+mod game_days;
 mod identity;
 mod judge_records;
 mod judge_state;
