@@ -469,138 +469,29 @@ impl Daemon {
         now
     }
 
-    /// One cycle at the machine's time `machine` (the forum's where they disagree).
+    /// One cycle at the machine's time `machine` (the forum's where they disagree), in the
+    /// rooms ARCHITECTURE.md names: what the cycle is told before it reads (the configs, new
+    /// days, the judge's records), the days as the record plays them, each day read and
+    /// decided, the after-close reads, what follows the days, and last the sending, only once
+    /// the record holds everything the mails say.
     pub async fn cycle(&self, machine: Time) -> CycleReport {
         let _guard = self.lock.lock().await;
         let before = self.forum.requests.load(Ordering::Relaxed);
         let mut report = CycleReport::default();
         let now = self.cycle_time(machine, &mut report).await;
         report.at = Some(now);
-        // A changed config is taken (or refused) before anything is read or decided: the whole
-        // cycle runs on one version.
-        self.reload_if_changed(now, &mut report);
-        // New days on the games' boards, proposed to the judge (or taken, `auto_days`).
-        self.find_days(now, &mut report).await;
-        if let Err(e) = self.reopen_moved(now, &mut report) {
-            report.errors.push(e.to_string());
-        }
-        if let Err(e) = self.reopen_ruled() {
-            report.errors.push(e.to_string());
-        }
-        if let Err(e) = self.tell_identity(now, &mut report) {
-            report.errors.push(e.to_string());
-        }
-        // What opening the store had to repair (sled's files set aside, the record rebuilt
-        // from its journal): the judge is told once.
-        let dir = self.settings().state_dir.display().to_string();
-        match self
-            .store
-            .tell_repairs(|r| mails::store_repaired(r, &dir, now))
-        {
-            Ok(n) => report.mails_queued += n,
-            Err(e) => report.errors.push(e.to_string()),
-        }
-        // Each game as the judge's recorded state leaves it (eliminations added to `dead`). A
-        // state file that cannot be read leaves the day's record read but nothing decided: a
-        // tally without the judge's eliminations could count a dead player's ballot.
-        let mut days: Vec<(GameConfig, DayConfig, bool)> = Vec::new();
-        let mut state_failed: BTreeSet<String> = BTreeSet::new();
+        self.before_days(now, &mut report).await;
         let settings = self.settings();
-        for (g, d) in self.active_days(&settings, now) {
-            match self.as_played(g) {
-                Ok(mut g) => {
-                    let d = g.day(d.day).cloned().unwrap_or_else(|| d.clone());
-                    // The tally reads the day from the game: both get the sheriff.
-                    let d = self.with_sheriff(&g, d, now, &mut report);
-                    if let Some(x) = g.days.iter_mut().find(|x| x.day == d.day) {
-                        x.sheriff = d.sheriff.clone();
-                    }
-                    days.push((g, d, true));
-                }
-                Err(e) => {
-                    if state_failed.insert(g.name.clone()) {
-                        report.errors.push(format!("{}: {e:#}", g.name));
-                        if let Err(e) =
-                            self.state_unreadable(g, &format!("{e:#}"), now, &mut report)
-                        {
-                            report.errors.push(e.to_string());
-                        }
-                    }
-                    days.push((g.clone(), d.clone(), false));
-                }
-            }
-        }
-        for g in &self.settings().games {
-            if !state_failed.contains(&g.name) {
-                if let Err(e) = self
-                    .store
-                    .remove_meta(&format!("state_failing_since/{}", g.id))
-                {
-                    report.errors.push(e.to_string());
-                }
-            }
-        }
+        let days = self.days_as_played(&settings, now, &mut report);
         for (g, d, state_read) in &days {
             if let Err(e) = self.watch_day(g, d, 1, *state_read, now, &mut report).await {
                 report.errors.push(e.to_string());
             }
         }
-        // Round 2 of each day whose round 1 closed in a tie for a run-off.
-        for (g, d) in self.runoffs(now, Some(&mut report)) {
-            let Ok(g) = self.as_played(&g) else {
-                continue; // the round-1 pass above has told the judge
-            };
-            let Some(d) = g.day(d.day).cloned() else {
-                continue;
-            };
-            let (g2, d2) = match self.runoff_of(&g, &d) {
-                Ok(Some(r)) => decide::round_two(&g, &d, &r),
-                Ok(None) => continue,
-                Err(e) => {
-                    report.errors.push(e.to_string());
-                    continue;
-                }
-            };
-            if let Err(e) = self.watch_day(&g2, &d2, 2, true, now, &mut report).await {
-                report.errors.push(e.to_string());
-            }
-        }
-        // Ten minutes after a close the vote thread is read once more, in full: a ballot edited
-        // or deleted after the deadline is shown to the judge (the tally keeps the text as of
-        // the close).
-        for (g, d) in self.rechecks(&settings, now) {
-            // The living as the close counted them: nothing is decided without the state.
-            let Ok(g) = self.as_played(g) else {
-                continue;
-            };
-            let Some(d) = g.day(d.day).cloned() else {
-                continue;
-            };
-            if let Err(e) = self.recheck(&g, &d, now, &mut report).await {
-                report.errors.push(format!("{}: {e:#}", g.name));
-            }
-        }
-        if let Err(e) = self.held_runoff_lurk(now, &mut report).await {
-            report.errors.push(e.to_string());
-        }
-        if let Err(e) = self.keep_closed_views(now) {
-            report.errors.push(e.to_string());
-        }
-        if let Err(e) = self.close_edit_windows(now, &mut report) {
-            report.errors.push(e.to_string());
-        }
+        self.watch_runoffs(now, &mut report).await;
+        self.after_close_reads(&settings, now, &mut report).await;
         self.after_days(now, &mut report).await;
-        // What the cycle recorded and queued is on disk before any of it is mailed: a store
-        // that cannot write holds the mails (they could not be marked sent) and ends the
-        // service's run, for systemd to start it again on a store opened afresh.
-        if let Err(e) = self.store.flush().await {
-            report.store_failed = true;
-            report.errors.push(format!("{e}: mails held"));
-        } else {
-            self.send_outbox(now, &mut report).await;
-            // After the mails: QQ never holds them.
-            (report.qq_sent, report.qq_waiting) = self.qq_deliver(now, &mut report.errors).await;
-        }
+        self.send_recorded(now, &mut report).await;
         report.requests = self.forum.requests.load(Ordering::Relaxed) - before;
         let saved = self.store.set_meta("last_cycle", &report);
         if let Err(e) = saved.and(self.store.flush().await) {
@@ -613,6 +504,145 @@ impl Daemon {
             );
         }
         report
+    }
+
+    /// What the cycle takes in before it reads a day: a changed config (taken or refused first,
+    /// so the whole cycle runs on one version), new days on the boards, the judge's moved
+    /// deadlines and rulings, which record each game is, and what opening the store repaired.
+    async fn before_days(&self, now: Time, report: &mut CycleReport) {
+        self.reload_if_changed(now, report);
+        self.find_days(now, report).await;
+        if let Err(e) = self.reopen_moved(now, report) {
+            report.errors.push(e.to_string());
+        }
+        if let Err(e) = self.reopen_ruled() {
+            report.errors.push(e.to_string());
+        }
+        if let Err(e) = self.tell_identity(now, report) {
+            report.errors.push(e.to_string());
+        }
+        // What opening the store had to repair (sled's files set aside, the record rebuilt
+        // from its journal): the judge is told once.
+        let dir = self.settings().state_dir.display().to_string();
+        match self
+            .store
+            .tell_repairs(|r| mails::store_repaired(r, &dir, now))
+        {
+            Ok(n) => report.mails_queued += n,
+            Err(e) => report.errors.push(e.to_string()),
+        }
+    }
+
+    /// Each active day as the judge's recorded state leaves its game (eliminations added to
+    /// `dead`, the sheriff), with whether the state could be read. A state file that cannot be
+    /// read leaves the day's record read but nothing decided: a tally without the judge's
+    /// eliminations could count a dead player's ballot.
+    fn days_as_played(
+        &self,
+        settings: &Settings,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> Vec<(GameConfig, DayConfig, bool)> {
+        let mut days: Vec<(GameConfig, DayConfig, bool)> = Vec::new();
+        let mut state_failed: BTreeSet<String> = BTreeSet::new();
+        for (g, d) in self.active_days(settings, now) {
+            match self.as_played(g) {
+                Ok(mut g) => {
+                    let d = g.day(d.day).cloned().unwrap_or_else(|| d.clone());
+                    // The tally reads the day from the game: both get the sheriff.
+                    let d = self.with_sheriff(&g, d, now, report);
+                    if let Some(x) = g.days.iter_mut().find(|x| x.day == d.day) {
+                        x.sheriff = d.sheriff.clone();
+                    }
+                    days.push((g, d, true));
+                }
+                Err(e) => {
+                    if state_failed.insert(g.name.clone()) {
+                        report.errors.push(format!("{}: {e:#}", g.name));
+                        if let Err(e) = self.state_unreadable(g, &format!("{e:#}"), now, report) {
+                            report.errors.push(e.to_string());
+                        }
+                    }
+                    days.push((g.clone(), d.clone(), false));
+                }
+            }
+        }
+        for g in &settings.games {
+            if !state_failed.contains(&g.name) {
+                if let Err(e) = self
+                    .store
+                    .remove_meta(&format!("state_failing_since/{}", g.id))
+                {
+                    report.errors.push(e.to_string());
+                }
+            }
+        }
+        days
+    }
+
+    /// Round 2 of each day whose round 1 closed in a tie for a run-off.
+    async fn watch_runoffs(&self, now: Time, report: &mut CycleReport) {
+        for (g, d) in self.runoffs(now, Some(report)) {
+            let Ok(g) = self.as_played(&g) else {
+                continue; // the round-1 pass has told the judge
+            };
+            let Some(d) = g.day(d.day).cloned() else {
+                continue;
+            };
+            let (g2, d2) = match self.runoff_of(&g, &d) {
+                Ok(Some(r)) => decide::round_two(&g, &d, &r),
+                Ok(None) => continue,
+                Err(e) => {
+                    report.errors.push(e.to_string());
+                    continue;
+                }
+            };
+            if let Err(e) = self.watch_day(&g2, &d2, 2, true, now, report).await {
+                report.errors.push(e.to_string());
+            }
+        }
+    }
+
+    /// The reads after a close: ten minutes after it the vote thread is read once more, in
+    /// full (a ballot edited or deleted after the deadline is shown to the judge; the tally
+    /// keeps the text as of the close); a 潜水 count held for a run-off; the closed days' views
+    /// kept; the edit windows closed.
+    async fn after_close_reads(&self, settings: &Settings, now: Time, report: &mut CycleReport) {
+        for (g, d) in self.rechecks(settings, now) {
+            // The living as the close counted them: nothing is decided without the state.
+            let Ok(g) = self.as_played(g) else {
+                continue;
+            };
+            let Some(d) = g.day(d.day).cloned() else {
+                continue;
+            };
+            if let Err(e) = self.recheck(&g, &d, now, report).await {
+                report.errors.push(format!("{}: {e:#}", g.name));
+            }
+        }
+        if let Err(e) = self.held_runoff_lurk(now, report).await {
+            report.errors.push(e.to_string());
+        }
+        if let Err(e) = self.keep_closed_views(now) {
+            report.errors.push(e.to_string());
+        }
+        if let Err(e) = self.close_edit_windows(now, report) {
+            report.errors.push(e.to_string());
+        }
+    }
+
+    /// The sending: what the cycle recorded and queued is on disk before any of it is mailed; a
+    /// store that cannot write holds the mails (they could not be marked sent) and ends the
+    /// service's run, for systemd to start it again on a store opened afresh. QQ after the
+    /// mails, never holding them.
+    async fn send_recorded(&self, now: Time, report: &mut CycleReport) {
+        if let Err(e) = self.store.flush().await {
+            report.store_failed = true;
+            report.errors.push(format!("{e}: mails held"));
+        } else {
+            self.send_outbox(now, report).await;
+            (report.qq_sent, report.qq_waiting) = self.qq_deliver(now, &mut report.errors).await;
+        }
     }
 
     /// What follows the days each cycle: the rules' reminders, the ledger after the closes,
