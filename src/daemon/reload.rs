@@ -10,7 +10,7 @@
 //! line, key), and `status` and the dashboard show it until a mended file is taken.
 //!
 //! The sections the running service is built from (the forum and its login, the mail relay,
-//! the judges' addresses, the state directory, the listener and its token) take effect at the
+//! the judges' addresses, the state directory, the listener and its token, the QQ bot) take effect at the
 //! next restart; the judge is told so, once per version.
 
 use crate::daemon::{CycleReport, Daemon};
@@ -72,7 +72,16 @@ pub fn restart_only(old: &Settings, new: &Settings) -> Vec<String> {
             )
         })
     };
-    let checks: [(&str, bool); 7] = [
+    let qq = |s: &Settings| {
+        s.qq.as_ref().map(|q| {
+            (
+                format!("{q:?}"),
+                secret(&q.access_token),
+                secret(&q.event_secret),
+            )
+        })
+    };
+    let checks: [(&str, bool); 8] = [
         ("state_dir", old.state_dir != new.state_dir),
         (
             "[forum]",
@@ -96,6 +105,8 @@ pub fn restart_only(old: &Settings, new: &Settings) -> Vec<String> {
             "[status] 令牌",
             secret(&old.status_token) != secret(&new.status_token),
         ),
+        // The bot's client is built at the start (`Daemon::qq`).
+        ("[qq]", qq(old) != qq(new)),
     ];
     for (name, differs) in checks {
         if differs {
@@ -215,4 +226,60 @@ impl Daemon {
 fn digest_of(v: &[FileVersion]) -> String {
     let all: Vec<&str> = v.iter().map(|f| f.digest.as_str()).collect();
     format!("{:08x}", crc32fast::hash(all.join(",").as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::sources::Sources;
+    use std::path::{Path, PathBuf};
+
+    struct Files(Vec<(PathBuf, String)>);
+
+    impl Sources for Files {
+        fn read(&self, path: &Path) -> std::io::Result<String> {
+            self.0
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, t)| t.clone())
+                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+        }
+        fn mode(&self, path: &Path) -> std::io::Result<Option<u32>> {
+            self.read(path).map(|_| Some(0o600))
+        }
+        fn env(&self, _: &str) -> Option<String> {
+            None
+        }
+    }
+
+    fn settings(qq: &str, token: &str) -> Settings {
+        let dir = PathBuf::from("/etc/bansha");
+        let daemon = format!(
+            "state_dir = \"state\"\n[forum]\nbase_url = \"http://127.0.0.1:1/\"\n\
+             [smtp]\nhost = \"127.0.0.1\"\nfrom = \"b@j.test\"\nsecurity = \"plain\"\n\
+             [judge]\nto = [\"j@j.test\"]\n{qq}\n[[games]]\nconfig = \"g.toml\"\n"
+        );
+        let game = "ruleset = \"m103\"\nname = \"局\"\n[roster]\nplayers = [\"甲\", \"乙\"]\n\
+                    [[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00\"\n";
+        let files = Files(vec![
+            (dir.join("daemon.toml"), daemon),
+            (dir.join("g.toml"), game.into()),
+            (dir.join("qq-token"), token.into()),
+        ]);
+        crate::domain::settings::load_from(&dir.join("daemon.toml"), &files)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_changed_qq_section_or_its_token_needs_a_restart_and_says_so() {
+        let qq = "[qq]\napi = \"http://127.0.0.1:3000/\"\naccess_token_file = \"qq-token\"\njudges = [10001]\n";
+        let base = settings(qq, "t1\n");
+        assert!(restart_only(&base, &settings(qq, "t1\n")).is_empty());
+        assert_eq!(
+            restart_only(&base, &settings(&qq.replace("10001", "10002"), "t1\n")),
+            ["[qq]"]
+        );
+        assert_eq!(restart_only(&base, &settings(qq, "t2\n")), ["[qq]"]);
+        assert_eq!(restart_only(&base, &settings("", "t1\n")), ["[qq]"]);
+    }
 }
