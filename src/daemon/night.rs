@@ -46,6 +46,9 @@ impl Daemon {
             // nights resolved by the judge alone.
             .filter(|g| g.rules.night.resolver.is_some() && !g.roster.roles.is_empty())
         {
+            if let Some(n) = self.first_night(g, now) {
+                out.push(n);
+            }
             for d in &g.days {
                 // The day's final (round 2's when it ran); none while a run-off is to come.
                 let Some((_, fin)) = self.final_of(g, d.day).ok().filter(|(_, f)| f.close <= now)
@@ -81,6 +84,41 @@ impl Daemon {
             }
         }
         out
+    }
+
+    /// Night 0, where the rule post starts the game with a night (`night.first_night`, m103
+    /// 002 L223 "直接入夜"): open until day 1's close, unless confirmed; due when day 1 opens
+    /// (its settlement comes before "开始第一天讨论日", L230), no deadline when the config gives
+    /// day 1 no opening. Actions are taken from a day before day 1 opens (or two before its
+    /// close).
+    fn first_night(&self, g: &GameConfig, now: Time) -> Option<OpenNight> {
+        if !g.rules.night.first_night {
+            return None;
+        }
+        let day1 = g.day(1)?;
+        if day1.last_close() <= now {
+            return None;
+        }
+        let record: NightRecord = self
+            .store
+            .get_meta(&key(g, 0))
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        if record.confirmed.is_some() {
+            return None;
+        }
+        let opens = match day1.opens_at {
+            Some(o) => o - Duration::days(1),
+            None => day1.closes_at - Duration::days(2),
+        };
+        Some(OpenNight {
+            game: g.clone(),
+            night: 0,
+            opens,
+            deadline: day1.opens_at,
+            record,
+        })
     }
 
     /// Gather, digest, remind and draft each open night (see the module).

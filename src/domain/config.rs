@@ -425,6 +425,9 @@ pub struct NightRules {
     /// the daemon reads the judge's inbox during the night. Off where the rule post has them
     /// sent some other way (m103 by QQ, 002 L215; bansha42 kill posts in the thread).
     pub actions_by_pm: bool,
+    /// The game starts with a night, before day 1 (m103, 002 L223 "直接入夜"; L222 the 红娘's
+    /// 红线 "游戏开始时"): night 0, open until day 1's close, due when day 1 opens.
+    pub first_night: bool,
 }
 
 /// `[night.map]` (qipan): the valid cells on a grid, each player's start, the items.
