@@ -17,6 +17,7 @@ pub mod actions;
 pub mod bansha42;
 pub mod chuhan;
 pub mod jiaohui;
+pub mod kill_posts;
 pub mod m103;
 pub mod qipan;
 pub mod read;
