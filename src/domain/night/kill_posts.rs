@@ -52,6 +52,8 @@ pub enum Reading {
     /// A line for the judge (the digest's unread list): what could not be read, or the ruling
     /// he must make.
     ForJudge(String),
+    /// No kill post: a judge's post naming no code (his notices in the thread).
+    Nothing,
 }
 
 /// How many non-empty lines from the top hold the header.
@@ -61,6 +63,10 @@ const HEADER_LINES: usize = 3;
 pub fn read_kill_post(game: &GameConfig, post: &KillPost, verdict: &PostVerdict) -> Reading {
     let source = post.source();
     let ask = |why: String| Reading::ForJudge(format!("{source} {}：{why}", post.author));
+    if game.roster.judges.iter().any(|j| j == post.author) && named_codes(game, post.text).is_empty()
+    {
+        return Reading::Nothing;
+    }
     let by = match poster(game, post) {
         Ok(by) => by,
         Err(why) => return ask(why),
@@ -97,15 +103,7 @@ pub fn read_kill_post(game: &GameConfig, post: &KillPost, verdict: &PostVerdict)
 
 /// The player who posted: the code the post names (L59), else its author when a player.
 fn poster(game: &GameConfig, post: &KillPost) -> Result<String, String> {
-    let text = normalize(post.text);
-    let mut named: Vec<(&str, &str)> = game
-        .roster
-        .roles
-        .iter()
-        .filter_map(|(p, r)| Some((p.as_str(), r.code.as_deref()?)))
-        .filter(|(_, code)| !code.trim().is_empty() && text.contains(&normalize(code)))
-        .collect();
-    named.dedup_by_key(|(p, _)| *p);
+    let named = named_codes(game, post.text);
     match named.as_slice() {
         [(p, _)] => Ok(p.to_string()),
         [] if game.roster.players.iter().any(|p| p == post.author) => Ok(post.author.to_string()),
@@ -122,6 +120,17 @@ fn poster(game: &GameConfig, post: &KillPost) -> Result<String, String> {
             many.iter().map(|(_, c)| *c).collect::<Vec<_>>().join("、")
         )),
     }
+}
+
+/// The roster's (player, code) whose code the text names.
+fn named_codes<'g>(game: &'g GameConfig, text: &str) -> Vec<(&'g str, &'g str)> {
+    let text = normalize(text);
+    game.roster
+        .roles
+        .iter()
+        .filter_map(|(p, r)| Some((p.as_str(), r.code.as_deref()?)))
+        .filter(|(_, code)| !code.trim().is_empty() && text.contains(&normalize(code)))
+        .collect()
 }
 
 /// The victim the post's header names: in its first lines, a kill word then a player.
@@ -233,14 +242,14 @@ mod tests {
     fn action(r: Reading) -> Action {
         match r {
             Reading::Action(a) => a,
-            Reading::ForJudge(l) => panic!("read as a question: {l}"),
+            other => panic!("not an action: {other:?}"),
         }
     }
 
     fn question(r: Reading) -> String {
         match r {
             Reading::ForJudge(l) => l,
-            Reading::Action(a) => panic!("read as an action: {a:?}"),
+            other => panic!("not a question: {other:?}"),
         }
     }
 
@@ -299,6 +308,22 @@ mod tests {
             &format!("杀手七叶明芝之歌\n{}", body(820)),
         ));
         assert!(q.contains("没有读出被帖的玩家"), "{q}");
+    }
+
+    /// The judge's notices in the thread are no kill posts; a kill post he hands in for a
+    /// killer (L60 "给哨") names the code and is the killer's.
+    #[test]
+    fn the_judges_posts_are_read_only_when_they_name_a_code() {
+        let mut g = game();
+        g.roster.judges.push("哨子".into());
+        let notice = "交帖楼：请按口令交帖，注明代号与被帖者";
+        let v = verdict(&g, notice, &[]);
+        assert_eq!(read_at(&g, "哨子", notice, &v), Reading::Nothing);
+        let text = format!("贴杀：林冲\n代号：冰蚕丝\n{}", body(820));
+        let v = verdict(&g, &text, &[]);
+        let a = action(read_at(&g, "哨子", &text, &v));
+        assert_eq!(a.by, ["吴用"]);
+        assert_eq!(a.target.as_deref(), Some("林冲"));
     }
 
     /// 004 L64 "杀帖体裁不合格或字数不够引用过多等不符合杀帖要求的一律判出帖者重写": a short post is a
