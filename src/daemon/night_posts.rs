@@ -98,7 +98,11 @@ impl Daemon {
         kill_threads: &[u64],
     ) -> anyhow::Result<Vec<Earlier>> {
         let mut threads: Vec<u64> = kill_threads.to_vec();
-        for d in g.days.iter().filter(|d| d.day == night || d.day == night + 1) {
+        for d in g
+            .days
+            .iter()
+            .filter(|d| d.day == night || d.day == night + 1)
+        {
             threads.extend(d.vote_thread);
             threads.extend(&d.discussion_threads);
             threads.extend(d.checked_threads.iter().map(|c| c.tid));

@@ -63,7 +63,8 @@ const HEADER_LINES: usize = 3;
 pub fn read_kill_post(game: &GameConfig, post: &KillPost, verdict: &PostVerdict) -> Reading {
     let source = post.source();
     let ask = |why: String| Reading::ForJudge(format!("{source} {}：{why}", post.author));
-    if game.roster.judges.iter().any(|j| j == post.author) && named_codes(game, post.text).is_empty()
+    if game.roster.judges.iter().any(|j| j == post.author)
+        && named_codes(game, post.text).is_empty()
     {
         return Reading::Nothing;
     }
@@ -164,7 +165,16 @@ fn victim(game: &GameConfig, text: &str) -> Result<String, String> {
 
 /// The words a kill header starts with, longest first.
 const KILL_WORDS: [&str; 10] = [
-    "被贴杀", "被帖杀", "贴杀", "帖杀", "杀帖", "被贴", "被帖", "贴", "帖", "杀",
+    "被贴杀",
+    "被帖杀",
+    "贴杀",
+    "帖杀",
+    "杀帖",
+    "被贴",
+    "被帖",
+    "贴",
+    "帖",
+    "杀",
 ];
 
 /// `贴杀：李逵`, `杀 李逵`, `被帖:黑旋风` → the player; anything else → None.
@@ -218,7 +228,14 @@ mod tests {
 
     fn verdict(g: &GameConfig, text: &str, earlier: &[(String, String)]) -> PostVerdict {
         let rule = g.rules.checks.get("kill").unwrap();
-        check_post(rule, text, &[], &g.days[0].code_names, (false, false), earlier)
+        check_post(
+            rule,
+            text,
+            &[],
+            &g.days[0].code_names,
+            (false, false),
+            earlier,
+        )
     }
 
     fn read(author: &str, text: &str) -> Reading {
@@ -303,10 +320,7 @@ mod tests {
         ));
         assert!(q.contains("多个代号"), "{q}");
         // "杀手" is no header: a kill word followed by more text, not a name.
-        let q = question(read(
-            "宋江",
-            &format!("杀手七叶明芝之歌\n{}", body(820)),
-        ));
+        let q = question(read("宋江", &format!("杀手七叶明芝之歌\n{}", body(820))));
         assert!(q.contains("没有读出被帖的玩家"), "{q}");
     }
 
@@ -356,7 +370,10 @@ mod tests {
         let v = verdict(&g, &text, &[("讨论帖 5# 林冲".into(), prose.clone())]);
         assert!(v.similar.is_some());
         let q = question(read_at(&g, "宋江", &text, &v));
-        assert!(q.contains("宋江 贴 李逵 的杀帖与 讨论帖 5# 林冲 高度相似"), "{q}");
+        assert!(
+            q.contains("宋江 贴 李逵 的杀帖与 讨论帖 5# 林冲 高度相似"),
+            "{q}"
+        );
         assert!(q.contains("004 L63"), "{q}");
     }
 }
