@@ -50,9 +50,9 @@ async fn bansha42_kill_posts_read_from_the_thread_reach_the_next_rounds_tally_as
          \"大灰狼\" = { role = \"联合杀\", faction = \"黑道\", code = \"七叶明芝\" }\n\
          \"冷雪\" = { role = \"情侣刺\", faction = \"黑道\", code = \"圣火令\" }\n\
          \"蝈蝈\" = { role = \"独立刺\", faction = \"黑道\", code = \"冰蚕丝\" }\n\
-         \"小熊维尼\" = { role = \"平民\", faction = \"白道\" }\n\
-         \"花千树\" = { role = \"平民\", faction = \"白道\" }\n\
-         \"李逵\" = { role = \"平民\", faction = \"白道\" }\n\
+         \"小熊维尼\" = { role = \"游侠\", faction = \"白道\" }\n\
+         \"花千树\" = { role = \"游侠\", faction = \"白道\" }\n\
+         \"李逵\" = { role = \"游侠\", faction = \"白道\" }\n\
          [[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-11-28 16:00:00\"\n\
          [[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\n\
          code_names = [\"七叶明芝\", \"圣火令\", \"冰蚕丝\"]\n\

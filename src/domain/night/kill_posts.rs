@@ -203,14 +203,14 @@ mod tests {
     use crate::domain::rules::checks::check_post;
 
     /// A bansha42 game: 宋江 (联合杀, code 七叶明芝) and 吴用 (独立刺, 冰蚕丝), 李逵 and 林冲
-    /// (白道); the codes of 004 L93, L95.
+    /// (白道, 游侠: L5); the codes of 004 L93, L95.
     fn game() -> GameConfig {
         crate::domain::config::parse_str(
             "ruleset = \"bansha42\"\nname = \"t\"\n[roster]\nplayers = [\"宋江\", \"吴用\", \"李逵\", \"林冲\"]\n\
              [roster.aliases]\n\"李逵\" = [\"黑旋风\"]\n\
              [roster.roles]\n\"宋江\" = { role = \"联合杀\", faction = \"黑道\", code = \"七叶明芝\" }\n\
              \"吴用\" = { role = \"独立刺\", faction = \"黑道\", code = \"冰蚕丝\" }\n\
-             \"李逵\" = { role = \"平民\", faction = \"白道\" }\n\
+             \"李逵\" = { role = \"游侠\", faction = \"白道\" }\n\
              [[days]]\nday = 1\nvote_thread = 1\ncloses_at = \"2026-12-01 21:00:00\"\n\
              code_names = [\"七叶明芝\", \"冰蚕丝\"]\n",
             std::path::Path::new("t.toml"),
