@@ -166,6 +166,10 @@ async fn bansha42_kill_posts_read_from_the_thread_reach_the_next_rounds_tally_as
     .await;
     let digests = mails_about(&mailbox, "第1夜 已收到");
     assert_eq!(digests.len(), 2, "{:?}", subject_lines(&mailbox));
+    // Each post once in the record, whichever cycle read it.
+    assert!(digests[1].0.contains("已收到 3 条行动"), "{}", digests[1].0);
+    assert_eq!(digests[1].1.matches("（pid 9001）").count(), 1);
+    assert_eq!(digests[1].1.matches("（pid 9003）").count(), 1);
     let drafts = mails_about(&mailbox, "第1夜结算草稿");
     assert_eq!(drafts.len(), 1, "{:?}", subject_lines(&mailbox));
     let (subject, draft) = &drafts[0];

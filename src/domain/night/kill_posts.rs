@@ -102,9 +102,21 @@ pub fn read_kill_post(game: &GameConfig, post: &KillPost, verdict: &PostVerdict)
     })
 }
 
-/// The player who posted: the code the post names (L59), else its author when a player.
+/// The player who posted: the code the post names (L59) — on a line starting 代号 when it has
+/// one (a code may also be a forum name the story mentions), else anywhere — else its author
+/// when a player.
 fn poster(game: &GameConfig, post: &KillPost) -> Result<String, String> {
-    let named = named_codes(game, post.text);
+    let code_lines: String = post
+        .text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("代号"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut named = named_codes(game, &code_lines);
+    if named.is_empty() {
+        named = named_codes(game, post.text);
+    }
     match named.as_slice() {
         [(p, _)] => Ok(p.to_string()),
         [] if game.roster.players.iter().any(|p| p == post.author) => Ok(post.author.to_string()),
@@ -284,6 +296,15 @@ mod tests {
         assert!(a.sent_at.is_some());
     }
 
+    /// The code on the 代号 line is the poster's, whatever other code the story names (004
+    /// L59 "杀帖必须注明杀手的代号").
+    #[test]
+    fn the_code_line_names_the_poster() {
+        let text = format!("贴杀：李逵\n代号：冰蚕丝\n七叶明芝的故事{}", body(820));
+        let a = action(read("交帖马甲", &text));
+        assert_eq!(a.by, ["吴用"]);
+    }
+
     /// The header's other forms: `杀 NAME`, `【贴杀】NAME`-style brackets, an alias; a post
     /// naming no code from a player's own account is his (L59 is then the check's business).
     #[test]
@@ -317,6 +338,12 @@ mod tests {
         let q = question(read(
             "交帖马甲",
             &format!("贴杀：李逵\n代号：七叶明芝、冰蚕丝\n{}", body(820)),
+        ));
+        assert!(q.contains("多个代号"), "{q}");
+        // Without a 代号 line, two codes anywhere are two codes.
+        let q = question(read(
+            "交帖马甲",
+            &format!("贴杀：李逵\n七叶明芝与冰蚕丝\n{}", body(820)),
         ));
         assert!(q.contains("多个代号"), "{q}");
         // "杀手" is no header: a kill word followed by more text, not a name.
