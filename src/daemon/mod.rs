@@ -9,6 +9,7 @@ pub mod decide;
 pub mod http;
 pub mod identity;
 pub mod night;
+mod night_posts;
 pub mod qq;
 pub mod reload;
 pub mod reply;

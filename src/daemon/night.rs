@@ -156,6 +156,8 @@ impl Daemon {
                 n.record.actions.push(a);
             }
         }
+        // bansha42's kill posts handed in to the forum (004 L60), each read once.
+        self.night_kill_posts(&g, &mut n, now)?;
         if n.record.actions.len() > n.record.digested || !n.record.unread.is_empty() {
             let k = format!(
                 "night_digest/{}/{}/{}/{}",

@@ -351,7 +351,7 @@ fn night_html(n: &NightView, now: Time) -> String {
     }
     h += "</ul>\n";
     if !n.unread.is_empty() {
-        h += "<h4>读不出行动的消息</h4>\n<ul>\n";
+        h += "<h4>读不出行动、或要法官裁定的消息和杀帖</h4>\n<ul>\n";
         for u in &n.unread {
             h += &format!("<li>{}</li>\n", esc(u));
         }

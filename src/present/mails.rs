@@ -1247,7 +1247,8 @@ pub fn night_digest(
         body += &format!("  {}\n", crate::present::night::action(a));
     }
     if !record.unread.is_empty() {
-        body += "\n读不出行动的消息（请自己看一下，需要时在仪表盘替玩家录入）：\n";
+        body +=
+            "\n读不出行动、或要法官裁定的消息和杀帖（请自己看一下，需要时在仪表盘替玩家录入）：\n";
         for u in &record.unread {
             body += &format!("  {u}\n");
         }

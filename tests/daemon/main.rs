@@ -32,6 +32,7 @@ mod judge_state;
 mod live_game;
 mod lurk;
 mod night;
+mod night_bansha42;
 mod qq;
 mod refresh;
 mod reload;

@@ -17,6 +17,7 @@ pub mod actions;
 pub mod bansha42;
 pub mod chuhan;
 pub mod jiaohui;
+pub mod kill_posts;
 pub mod m103;
 pub mod qipan;
 pub mod read;
@@ -312,6 +313,10 @@ pub struct NightRecord {
     pub unread: Vec<String>,
     /// The private messages already read for this night.
     pub seen: std::collections::BTreeSet<u64>,
+    /// The kill posts (pids) of the forum already read for this night (bansha42 004 L60), each
+    /// once across cycles and restarts (`kill_posts`).
+    #[serde(default)]
+    pub posts: std::collections::BTreeSet<u64>,
     /// How many actions the last digest mail covered.
     pub digested: usize,
     /// When the judge confirmed the night.

@@ -76,7 +76,7 @@ fn power_and_target(game: &GameConfig, part: &str) -> Option<(String, String)> {
 }
 
 /// The roster player `name` means (exactly, or by an alias).
-fn player(game: &GameConfig, name: &str) -> Option<String> {
+pub(super) fn player(game: &GameConfig, name: &str) -> Option<String> {
     let name = name.trim_matches(|c: char| c.is_whitespace() || "「」“”\"'【】[]".contains(c));
     if game.roster.players.iter().any(|p| p == name) {
         return Some(name.to_string());

@@ -1,0 +1,142 @@
+//! bansha42's kill posts in the forum read into the open night (issue 34; 004 L60 "自己根据交帖
+//! 口令提交至论坛"). Each post of the game's kill-post threads (`checked_threads` of kind `kill`,
+//! any day) posted after the day's close, while the night is open, is checked as `check-post`
+//! checks it (`[checks.kill]`, the code names, earlier texts for 原创首发) and kept in the night
+//! record as `domain::night::kill_posts` reads it: a 贴杀 or 重写 action (one after the
+//! deadline is late: the resolver lists it so), or a line for the judge in the digest. Each post
+//! is read once (`NightRecord::posts`), across cycles and restarts.
+
+use super::night::OpenNight;
+use crate::daemon::Daemon;
+use crate::domain::config::GameConfig;
+use crate::domain::night::kill_posts::{read_kill_post, KillPost, Reading};
+use chrono::{DateTime, FixedOffset};
+
+type Time = DateTime<FixedOffset>;
+
+/// The `[checks.KIND]` a kill post passes (config/rulesets/bansha42.toml).
+const KIND: &str = "kill";
+
+/// (pid, posted at, label, text) of a post seen before, for 原创首发.
+type Earlier = (u64, Option<Time>, String, String);
+
+impl Daemon {
+    /// Read the kill posts of night `n` not read yet into its record (see the module).
+    pub(crate) fn night_kill_posts(
+        &self,
+        g: &GameConfig,
+        n: &mut OpenNight,
+        now: Time,
+    ) -> anyhow::Result<()> {
+        let Some(rule) = g.rules.checks.get(KIND) else {
+            return Ok(());
+        };
+        if g.rules.night.resolver.as_deref() != Some("bansha42") {
+            return Ok(());
+        }
+        let mut tids: Vec<u64> = g
+            .days
+            .iter()
+            .flat_map(|d| d.checked_threads.iter())
+            .filter(|c| c.kind == KIND)
+            .map(|c| c.tid)
+            .collect();
+        tids.sort();
+        tids.dedup();
+        if tids.is_empty() {
+            return Ok(());
+        }
+        let codes = code_names(g, n.night);
+        let earlier = self.earlier_texts(g, n.night, &tids)?;
+        for tid in tids {
+            for p in self.store.posts_at_close(tid, now, now)? {
+                let Some(at) = p.posted_at else {
+                    continue;
+                };
+                if at <= n.opens || n.record.posts.contains(&p.pid) {
+                    continue;
+                }
+                let quotes: Vec<&str> = p.quotes.iter().map(|q| q.text.as_str()).collect();
+                let before: Vec<(String, String)> = earlier
+                    .iter()
+                    .filter(|(pid, t, _, _)| *pid != p.pid && t.is_some_and(|t| t < at))
+                    .map(|(_, _, label, text)| (label.clone(), text.clone()))
+                    .collect();
+                let verdict = crate::domain::rules::checks::check_post(
+                    rule,
+                    &p.text,
+                    &quotes,
+                    &codes,
+                    (p.edited_at.is_some(), false),
+                    &before,
+                );
+                let post = KillPost {
+                    tid,
+                    pid: p.pid,
+                    floor: &p.floor,
+                    author: &p.author,
+                    posted_at: p.posted_at,
+                    text: &p.text,
+                };
+                match read_kill_post(g, &post, &verdict) {
+                    Reading::Action(a) => n.record.actions.push(a),
+                    Reading::ForJudge(line) => n.record.unread.push(line),
+                    Reading::Nothing => {}
+                }
+                n.record.posts.insert(p.pid);
+            }
+        }
+        Ok(())
+    }
+
+    /// The first versions of the posts in the kill-post threads and in the threads of the night's
+    /// day and the next (vote, discussion, required posts), for 原创首发 (004 L63).
+    fn earlier_texts(
+        &self,
+        g: &GameConfig,
+        night: u32,
+        kill_threads: &[u64],
+    ) -> anyhow::Result<Vec<Earlier>> {
+        let mut threads: Vec<u64> = kill_threads.to_vec();
+        for d in g
+            .days
+            .iter()
+            .filter(|d| d.day == night || d.day == night + 1)
+        {
+            threads.extend(d.vote_thread);
+            threads.extend(&d.discussion_threads);
+            threads.extend(d.checked_threads.iter().map(|c| c.tid));
+        }
+        threads.sort();
+        threads.dedup();
+        let mut out = Vec::new();
+        for t in threads {
+            for rec in self.store.records(t)? {
+                if let Some(v) = rec.versions.first() {
+                    out.push((
+                        v.post.pid,
+                        v.post.posted_at,
+                        format!("{} {}（pid {}）", v.post.floor, v.post.author, v.post.pid),
+                        v.post.text.clone(),
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The code names a kill post of night `night` must name (004 L59): those of the round the
+/// posts belong to (day `night + 1`), else of the day, else the roster's codes.
+fn code_names(g: &GameConfig, night: u32) -> Vec<String> {
+    for day in [night + 1, night] {
+        if let Some(d) = g.day(day).filter(|d| !d.code_names.is_empty()) {
+            return d.code_names.clone();
+        }
+    }
+    g.roster
+        .roles
+        .values()
+        .filter_map(|r| r.code.clone())
+        .collect()
+}
