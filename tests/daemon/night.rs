@@ -146,3 +146,65 @@ async fn a_chuhan_night_from_the_inbox_is_drafted_confirmed_and_carried_into_the
     assert!(day3.contains("诅咒"), "{day3}");
     assert!(day3.contains("李逵"), "{day3}");
 }
+
+/// m103 starts with a night (002 L223 "直接入夜", before L230 "开始第一天讨论日"): night 0 is
+/// open in the daemon before day 1, with the 红娘's 红线 of the game's start (L142, L222); the
+/// judge enters what reached him by QQ (L215) on the dashboard and confirms it; its deaths are
+/// in the state before day 1 opens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn m103_night_zero_is_open_before_day_one_and_confirmed_on_the_dashboard() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, _forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = pin_status_port(&config);
+    // The 14 seats of 002 L12–L13.
+    let seats = [
+        ("阿大", "卧底刺客", "杀了狗皇帝"),
+        ("阿二", "卧底刺客", "杀了狗皇帝"),
+        ("阿三", "卧底刺客", "杀了狗皇帝"),
+        ("阿四", "卧底刺客", "杀了狗皇帝"),
+        ("小明", "大内密探", "我爱皇帝"),
+        ("小红", "妙手太医", "我爱皇帝"),
+        ("小刚", "御前侍卫", "我爱皇帝"),
+        ("小强", "东宫太子", "我爱皇帝"),
+        ("小美", "牵线红娘", "我爱皇帝"),
+        ("春桃", "绝色宠妃", "我爱皇帝"),
+        ("夏荷", "绝色宠妃", "我爱皇帝"),
+        ("秋菊", "绝色宠妃", "我爱皇帝"),
+        ("冬梅", "绝色宠妃", "我爱皇帝"),
+        ("老王", "至尊帝王", "我爱皇帝"),
+    ];
+    let names: Vec<String> = seats.iter().map(|(p, _, _)| format!("\"{p}\"")).collect();
+    let mut text = format!(
+        "ruleset = \"m103\"\nname = \"首夜局\"\nid = \"m0\"\n[roster]\nplayers = [{}]\njudges = [\"版杀一室法官\"]\n[roster.roles]\n",
+        names.join(", ")
+    );
+    for (p, role, faction) in seats {
+        text += &format!("\"{p}\" = {{ role = \"{role}\", faction = \"{faction}\" }}\n");
+    }
+    text += "[[days]]\nday = 1\nvote_thread = 3\nopens_at = \"2026-11-28 09:00:00\"\ncloses_at = \"2026-11-28 21:00:00\"\n";
+    let game = dir.path().join("games/banshayishi-12.toml");
+    std::fs::write(&game, text).unwrap();
+
+    let (mut child, _) = start_service(&config, Some("2026-11-27 22:00:00")).await;
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(page.contains("首夜局 第0夜"), "{page}");
+    for (by, power, target) in [("小美", "红线", "阿四、春桃"), ("阿大", "杀人", "夏荷")]
+    {
+        let body = serde_json::json!({"game": "首夜局", "night": 0, "action": "add", "by": by, "power": power, "target": target});
+        let answer = tokio::task::block_in_place(|| post_json(port, "/night", &body.to_string()));
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
+    let body = r#"{"game":"首夜局","night":0,"action":"confirm"}"#;
+    let answer = tokio::task::block_in_place(|| post_json(port, "/night", body));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains("首夜"), "{answer}");
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(!page.contains("首夜局 第0夜"), "confirmed once: {page}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let state = std::fs::read_to_string(game.with_file_name("banshayishi-12.state.json")).unwrap();
+    assert!(state.contains("夏荷"), "the night's kill: {state}");
+    assert!(state.contains("情侣"), "the lovers of the 红线: {state}");
+}
