@@ -242,6 +242,34 @@ fn bansha42() {
             },
         },
         Case {
+            name: "a post-killed player who does not vote is not a suicide, and is not living",
+            seed: (SEED, 73, "逾期不投票的判为自杀"),
+            ruleset: "bansha42",
+            config: "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\nhalf_voters = [\"蝈蝈\"]\n",
+            pages: one_by_one(vec![
+                ("大灰狼", vec!["李逵"]),
+                ("花千树", vec!["李逵"]),
+                ("李逵", vec!["小飞"]),
+            ]),
+            day: 1,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                // L74 "当轮被贴杀的人投票算半票": 蝈蝈 was killed by a post this round; he may vote
+                // at half weight, but L73's duty is the living's: no 自杀 for him.
+                let absent = g
+                    .text
+                    .lines()
+                    .find(|l| l.contains("未投票"))
+                    .unwrap_or_default()
+                    .to_string();
+                assert!(!absent.contains("蝈蝈"), "{}", g.text);
+                assert!(absent.contains("冷雪"), "{}", g.text);
+                assert!(g.text.contains("存活玩家：11 人"), "{}", g.text);
+                g.assert_outcome("eliminated", &["李逵"]);
+            },
+        },
+        Case {
             name: "a half vote does not count when there is no tie",
             seed: (SEED, 74, "仅在平票时计算生效"),
             ruleset: "bansha42",

@@ -1751,7 +1751,14 @@ impl Engine<'_> {
                 .then(a.reached_at.cmp(&b.reached_at))
                 .then(a.target.cmp(&b.target))
         });
-        let living = self.roster.alive().len() as f64;
+        // Killed by a kill post this round (bansha42 L74): a half vote if they vote, but not
+        // among the living.
+        let living = self
+            .roster
+            .alive()
+            .iter()
+            .filter(|p| !self.day.half_voters.contains(*p))
+            .count() as f64;
         let threshold = self.threshold(total, living);
         let outcome = if !closed {
             Outcome {
@@ -1854,6 +1861,11 @@ impl Engine<'_> {
         let rules = &self.config.rules;
         let mut out = Vec::new();
         for p in self.roster.alive() {
+            // Killed by a kill post this round (bansha42 L74 "当轮被贴杀的人投票算半票"): the
+            // duty of L73 "活着的全部玩家参加投票…逾期不投票的判为自杀" is not theirs.
+            if self.day.half_voters.contains(p) {
+                continue;
+            }
             if !self.standing.contains_key(p.as_str()) && !self.undetermined.contains(p.as_str()) {
                 // One vote each and a vote of theirs seen in the poll: not one of the unnamed.
                 let seen_in_poll = self.votes_per_player == 1
