@@ -217,7 +217,8 @@ async fn step(game: &Game, clock: &Path, port: u16, t: &str) {
     std::fs::write(clock, t).unwrap();
     let want =
         chrono::DateTime::parse_from_str(&format!("{t} +0800"), "%Y-%m-%d %H:%M:%S %z").unwrap();
-    for _ in 0..300 {
+    // Generous: a close's cycle (a full read, the chart, the mails) on a loaded 2-core machine.
+    for _ in 0..1800 {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
             // Not listening yet (the service is starting).
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -260,7 +261,7 @@ fn click(b: &mut Browser, port: u16, button: &str, input: Option<&str>) {
     b.eval(&format!("window.__row = {find}.parentNode; {find}.click()"));
     // Done: the page reloads (the script reloads it after a success; an error stays shown and
     // the wait fails with the page's text).
-    b.wait("window.__row === undefined", Duration::from_secs(30));
+    b.wait("window.__row === undefined", Duration::from_secs(120));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
