@@ -1614,3 +1614,25 @@ fn cli_reads_the_nights_actions_from_saved_private_message_pages() {
         "{warn}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// A second reading (audit of issue 31).
+
+#[test]
+fn a_lone_ma_still_checks_and_is_told() {
+    // 000 L63 “马拥有查证权…天亮时法官将通过论坛短消息告诉双马所查证对象的身份和所属阵营”: the
+    // power is the 马's; with his partner dead at dusk the survivor sends the check alone and is
+    // told (nothing in 2.6.3 takes the power away with the pair; A-C4 is only about 兑子).
+    let s = dead(&["汉马2"]);
+    let r = run_with(&game(), &s, &[act("汉马1", "查证", "楚车1")]);
+    assert!(r.refused.is_empty(), "{:?}", r.refused);
+    assert_eq!(
+        told(&r, "汉马1"),
+        ["查证结果：楚车1 的身份是车，属楚方（L63）"]
+    );
+    assert!(told(&r, "汉马2").is_empty(), "the dead 马 is told nothing");
+    assert!(r
+        .powers_used
+        .iter()
+        .any(|u| u.player == "汉马1" && u.power == "查证"));
+}

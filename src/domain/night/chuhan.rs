@@ -366,17 +366,21 @@ impl Run<'_, '_> {
     }
 
     /// The 马 check is the pair's one action (L63 “共同向法官提交一个查证对象”): a 查证 by either
-    /// 马 is the pair's, so a later one from the other 马 changes it.
+    /// 马 is the pair's, so a later one from the other 马 changes it. The pair is the 马 alive at
+    /// dusk: a 马 whose partner is dead still holds the power (L63 “马拥有查证权”) and checks alone.
     fn joint_check(&self, a: &Action) -> Action {
         let mut a = a.clone();
-        if a.power == "查证" && !a.by.is_empty() && a.by.iter().all(|b| self.role(b) == "马") {
+        if a.power == "查证"
+            && !a.by.is_empty()
+            && a.by.iter().all(|b| self.role(b) == "马" && self.n.alive(b))
+        {
             let f = self.faction(&a.by[0]);
             if a.by.iter().all(|b| self.faction(b) == f) {
                 let mut pair: Vec<String> = self
                     .n
                     .seats
                     .iter()
-                    .filter(|s| s.role == "马" && s.faction == f)
+                    .filter(|s| s.role == "马" && s.faction == f && s.alive)
                     .map(|s| s.player.clone())
                     .collect();
                 pair.sort();
