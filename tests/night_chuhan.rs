@@ -1636,3 +1636,94 @@ fn a_lone_ma_still_checks_and_is_told() {
         .iter()
         .any(|u| u.player == "汉马1" && u.power == "查证"));
 }
+
+#[test]
+fn a_heal_does_not_save_from_dying_with_a_mine() {
+    // 000 L73 “如果该救治对象当夜被帅或炮所杀，不会死亡”: the heal is against a kill by a 帅 or a
+    // 炮; L152 “无论死于帅、炮之手还是死于兑子” tells the two deaths apart, and L42 “夜间被杀死时一定
+    // 是和攻击者同归于尽”: 楚炮1, healed by 楚相1, kills 汉马1 (连环马, L65) and dies with him.
+    let r = run(&[
+        kill("楚炮1", "汉马1", "汉兵5"),
+        act("楚相1", "救治", "楚炮1"),
+    ]);
+    assert_eq!(died(&r), sorted(&["汉马1", "楚炮1"]));
+    // … while a 炮's kill on him is healed (L73).
+    let r = run(&[
+        kill("楚炮1", "汉兵1", "汉兵5"),
+        act("楚相1", "救治", "楚炮1"),
+        kill("汉炮1", "楚炮1", "汉兵4"),
+    ]);
+    assert_eq!(died(&r), sorted(&["汉兵1"]));
+}
+
+#[test]
+fn reading_a_c12_xiang_invulnerable_and_sai_xiang_yan() {
+    // 000 L78 “一个相选择救治本方另一个相且没有被塞相眼时，构成连环相”, L77 “该相被塞相眼。当夜
+    // 进入禁锢状态”, L31 (1) “如果某个玩家同时处于无敌状态和禁锢状态，则禁锢状态无效”: 楚相1 heals
+    // 楚相2, 汉兵1 prays for 楚相2 (塞相眼), 楚兵1 and 楚兵2 make 楚相1 无敌 (x = 2, L86). His heal
+    // stands; is 楚相2 a 连环相 mine? The 必杀 of 汉炮1 (over 汉炮2) tells: with the mine, the
+    // shooter dies with 楚相2 (L78 “必杀者也会同归于尽”).
+    let acts = [
+        act("楚相1", "救治", "楚相2"),
+        act("汉兵1", "祈祷", "楚相2"),
+        act("楚兵1", "祈祷", "楚相1"),
+        act("楚兵2", "祈祷", "楚相1"),
+        kill("汉炮1", "楚相2", "汉炮2"),
+    ];
+    let r = run(&acts);
+    assert!(has(&r, "楚相1", "无敌") && has(&r, "楚相1", "禁锢（无效）"));
+    assert!(!has(&r, "楚相2", "兑子"));
+    assert_eq!(died(&r), sorted(&["楚相2"]));
+    assert_eq!(
+        reading_used(&r, "xiang_invulnerable_blocked").as_deref(),
+        Some("blocked")
+    );
+    let g = game_with(&[("xiang_invulnerable_blocked", "effective_only")]);
+    let r = run_with(&g, &GameState::default(), &acts);
+    assert!(has(&r, "楚相2", "兑子"));
+    assert_eq!(died(&r), sorted(&["楚相2", "汉炮1"]));
+    assert_eq!(
+        reading_used(&r, "xiang_invulnerable_blocked").as_deref(),
+        Some("effective_only")
+    );
+    // Not 塞相眼 at all: no reading is needed.
+    let r = run(&[act("楚相1", "救治", "楚相2")]);
+    assert_eq!(reading_used(&r, "xiang_invulnerable_blocked"), None);
+}
+
+#[test]
+fn reading_a_c13_the_healer_of_a_one_way_lianhuan_xiang() {
+    // 000 L78 “一个相选择救治本方另一个相…构成连环相。被救治的相进入兑子状态。…连环相都不能被普通
+    // 杀人权（帅、炮）杀害，但是可以被必杀（重叠炮），但是必杀者也会同归于尽”: 楚相1 heals 楚相2; is
+    // the healer 楚相1, one of the 连环相 but not healed nor in 兑子, safe from a plain kill?
+    let plain = [
+        act("楚相1", "救治", "楚相2"),
+        kill("汉炮1", "楚相1", "汉兵5"),
+    ];
+    let bisha = [
+        act("楚相1", "救治", "楚相2"),
+        kill("汉炮1", "楚相1", "汉炮2"),
+    ];
+    let r = run(&plain);
+    assert!(r.deaths.is_empty(), "{:?}", r.deaths);
+    assert!(!has(&r, "楚相1", "兑子"), "L78: only the healed 相 is in 兑子");
+    assert_eq!(
+        reading_used(&r, "lianhuan_xiang_healer").as_deref(),
+        Some("both")
+    );
+    assert!(!r.announce.contains("楚相1"));
+    let r = run(&bisha);
+    assert_eq!(died(&r), sorted(&["楚相1", "汉炮1"]));
+    let g = game_with(&[("lianhuan_xiang_healer", "healed_only")]);
+    let r = run_with(&g, &GameState::default(), &plain);
+    assert_eq!(died(&r), sorted(&["楚相1"]));
+    let r = run_with(&g, &GameState::default(), &bisha);
+    assert_eq!(died(&r), sorted(&["楚相1"]));
+    // No 连环相 when the healer is 塞相眼 (L78 “且没有被塞相眼”): a plain kill takes him.
+    let r = run(&[
+        act("楚相1", "救治", "楚相2"),
+        act("汉兵1", "祈祷", "楚相2"),
+        kill("汉炮1", "楚相1", "汉兵5"),
+    ]);
+    assert_eq!(died(&r), sorted(&["楚相1"]));
+}

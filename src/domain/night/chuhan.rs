@@ -22,7 +22,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub struct Chuhan;
 
-/// The open points of seed 000's night (`../shared/NIGHT_AMBIGUITIES.md`, A-C1 … A-C11).
+/// The open points of seed 000's night (`../shared/NIGHT_AMBIGUITIES.md`, A-C1 … A-C11; A-C12
+/// and A-C13 found on a second reading of L78).
 pub const CHOICES: &[Choice] = &[
     Choice {
         key: "imprison_own_side",
@@ -145,6 +146,26 @@ pub const CHOICES: &[Choice] = &[
         ],
         default: "told",
     },
+    Choice {
+        key: "xiang_invulnerable_blocked",
+        id: "A-C12",
+        lines: "000 L78 “一个相选择救治本方另一个相且没有被塞相眼时，构成连环相”, L77 “该相被塞相眼。当夜进入禁锢状态”, L31 (1)",
+        readings: &[
+            ("blocked", "相被塞相眼即使无敌（禁锢无效），也不构成连环相"),
+            ("effective_only", "只有生效的塞相眼（禁锢）才使连环相不成立"),
+        ],
+        default: "blocked",
+    },
+    Choice {
+        key: "lianhuan_xiang_healer",
+        id: "A-C13",
+        lines: "000 L78 “一个相选择救治本方另一个相…构成连环相。被救治的相进入兑子状态。…连环相都不能被普通杀人权（帅、炮）杀害，但是可以被必杀（重叠炮），但是必杀者也会同归于尽”",
+        readings: &[
+            ("both", "单向连环相的两个相都不能被普通杀人权杀害；救人的相被必杀时，必杀者也同归于尽"),
+            ("healed_only", "只有被救治的相受保护，救人的相照常可被杀"),
+        ],
+        default: "both",
+    },
 ];
 
 fn choice(key: &str) -> &'static Choice {
@@ -246,6 +267,8 @@ struct States {
     ma_blocked: BTreeSet<String>,
     /// 相 who were 塞相眼.
     xiang_blocked: BTreeSet<String>,
+    /// The healer of a one-way 连环相 (healer → the 相 he heals), not in 兑子 himself (L78; A-C13).
+    xiang_healers: BTreeMap<String, String>,
 }
 
 /// The conditions of 禁锢 and 无敌 given a set of voided players: (player → (source, why)).
@@ -980,22 +1003,42 @@ impl Run<'_, '_> {
         }
         self.ma_mines(st, &mut mine);
         // 连环相 (L78): a 相 healing his own other 相, not 塞相眼 and not imprisoned (L49 (5)).
+        let mut healers = BTreeMap::new();
         for (h, t) in &acts.heal {
             if self.role(t) == "相"
                 && !self.enemies(h, t)
                 && h != t
-                && !st.xiang_blocked.contains(h)
                 && !st.void.contains(h)
+                && !self.xiang_eye_blocks(h, st)
             {
                 mine.insert(
                     t.clone(),
                     format!("得到本方相 {h} 的救治，构成连环相（L78）"),
                 );
+                healers.insert(h.clone(), t.clone());
             }
         }
         // L47: 无敌 and 兑子 → 兑子 is void.
         mine.retain(|p, _| !st.invulnerable.contains_key(p));
+        healers.retain(|h, _| !mine.contains_key(h));
         st.mine = mine;
+        st.xiang_healers = healers;
+    }
+
+    /// L78 “且没有被塞相眼”: whether the 塞相眼 of `h` keeps him out of 连环相; when his 禁锢 is
+    /// invalid (无敌, L31 (1), or 2.6.9), as A-C12 reads.
+    fn xiang_eye_blocks(&mut self, h: &str, st: &States) -> bool {
+        if !st.xiang_blocked.contains(h) {
+            return false;
+        }
+        if st.void.contains(h) {
+            return true;
+        }
+        let rd = self.reading(
+            "xiang_invulnerable_blocked",
+            format!("相 {h} 被塞相眼但禁锢无效：是否仍不构成连环相"),
+        );
+        rd != "effective_only"
     }
 
     /// 连环马 (L65): both 马 of a side unless 别马腿 (L43, L65; A-C5) or one imprisoned (L49 (5));
@@ -1146,6 +1189,13 @@ impl Run<'_, '_> {
                 continue;
             }
             let bisha = st.bisha.contains_key(a);
+            let guarded = self.xiang_guarded(a, t, st);
+            if guarded && !bisha {
+                self.judge(format!(
+                    "{a} 杀 {t}：{t} 是连环相中救人的相，不能被普通杀人权杀害，不死（L78，A-C13）"
+                ));
+                continue;
+            }
             if !bisha {
                 if let Some(h) = healed.get(t) {
                     self.judge(format!(
@@ -1181,6 +1231,13 @@ impl Run<'_, '_> {
             if st.mine.contains_key(t) && !self.is_shuai(a) && !st.invulnerable.contains_key(a) {
                 mine_hits.entry(t.clone()).or_default().push(a.clone());
             }
+            // L78 “必杀者也会同归于尽”: the 必杀 on a 连环相's healer, as A-C13 reads.
+            if guarded && !self.is_shuai(a) && !st.invulnerable.contains_key(a) {
+                deaths
+                    .entry(a.clone())
+                    .or_default()
+                    .push(format!("必杀连环相的 {t}，同归于尽（L78）"));
+            }
         }
         self.mine_deaths(mine_hits, &mut deaths);
         self.chou_jiang(acts, shuai_hit, &mut deaths, &mut hits);
@@ -1188,6 +1245,19 @@ impl Run<'_, '_> {
         self.curses(acts, st);
         self.checks(acts, st);
         self.used_powers(acts, st);
+    }
+
+    /// Whether `t`, the healer of a one-way 连环相 (not in 兑子 himself), is one of the “连环相”
+    /// that L78 keeps from a plain kill and that take the 必杀者 with them (A-C13).
+    fn xiang_guarded(&mut self, a: &str, t: &str, st: &States) -> bool {
+        let Some(partner) = st.xiang_healers.get(t) else {
+            return false;
+        };
+        let rd = self.reading(
+            "lianhuan_xiang_healer",
+            format!("{a} 杀连环相中救人的相 {t}（他救治 {partner}）"),
+        );
+        rd == "both"
     }
 
     /// L42 (A-C8): every attacker of a 兑子 target dies with it, or the judge decides.
