@@ -1727,3 +1727,31 @@ fn reading_a_c13_the_healer_of_a_one_way_lianhuan_xiang() {
     ]);
     assert_eq!(died(&r), sorted(&["楚相1"]));
 }
+
+#[test]
+fn reading_a_c14_an_invulnerable_substitute_for_chou_jiang() {
+    // 000 L53 “本方被抓来抽将的这个人被抽杀” vs L23 “处于无敌状态的玩家，将不受任何负面特权（被杀、
+    // 被禁锢、被诅咒）影响”: 汉车2, named for 抽将, is 无敌 as the platform of 楚炮1 (L24, L57), who
+    // kills 汉帅 with his 兵 all dead (L17).
+    let s = dead(&["汉兵1", "汉兵2", "汉兵3", "汉兵4", "汉兵5"]);
+    let acts = [kill("楚炮1", "汉帅", "汉车2"), act("汉帅", "抽将", "汉车2")];
+    let r = run_with(&game(), &s, &acts);
+    assert!(has(&r, "汉车2", "无敌"));
+    assert_eq!(died(&r), sorted(&["汉帅"]));
+    assert_eq!(r.win, ["楚胜：汉帅死亡"]);
+    assert_eq!(
+        reading_used(&r, "chou_jiang_invulnerable_substitute").as_deref(),
+        Some("shuai_dies")
+    );
+    let g = game_with(&[("chou_jiang_invulnerable_substitute", "substitute_dies")]);
+    let r = run_with(&g, &s, &acts);
+    assert_eq!(died(&r), sorted(&["汉车2"]));
+    // A substitute not 无敌: no reading.
+    let r = run_with(
+        &game(),
+        &s,
+        &[kill("楚炮1", "汉帅", "汉车1"), act("汉帅", "抽将", "汉车2")],
+    );
+    assert_eq!(died(&r), sorted(&["汉车2"]));
+    assert_eq!(reading_used(&r, "chou_jiang_invulnerable_substitute"), None);
+}

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Chuhan;
 
 /// The open points of seed 000's night (`../shared/NIGHT_AMBIGUITIES.md`, A-C1 … A-C11; A-C12
-/// and A-C13 found on a second reading of L78).
+/// and A-C13 found on a second reading of L78, A-C14 of L53 with L23).
 pub const CHOICES: &[Choice] = &[
     Choice {
         key: "imprison_own_side",
@@ -165,6 +165,16 @@ pub const CHOICES: &[Choice] = &[
             ("healed_only", "只有被救治的相受保护，救人的相照常可被杀"),
         ],
         default: "both",
+    },
+    Choice {
+        key: "chou_jiang_invulnerable_substitute",
+        id: "A-C14",
+        lines: "000 L53 “本方被抓来抽将的这个人被抽杀”, L23 “处于无敌状态的玩家，将不受任何负面特权（被杀、被禁锢、被诅咒）影响”, L54 “抽将无效，还是帅死”",
+        readings: &[
+            ("shuai_dies", "被抓来抽将的人当夜无敌，不受抽杀（L23），抽将无效，还是帅死"),
+            ("substitute_dies", "抽杀不受无敌影响，被抓来的人照样代帅死"),
+        ],
+        default: "shuai_dies",
     },
 ];
 
@@ -1240,7 +1250,7 @@ impl Run<'_, '_> {
             }
         }
         self.mine_deaths(mine_hits, &mut deaths);
-        self.chou_jiang(acts, shuai_hit, &mut deaths, &mut hits);
+        self.chou_jiang(acts, st, shuai_hit, &mut deaths, &mut hits);
         self.record_deaths(deaths, hits);
         self.curses(acts, st);
         self.checks(acts, st);
@@ -1315,6 +1325,7 @@ impl Run<'_, '_> {
     fn chou_jiang(
         &mut self,
         acts: &Acts,
+        st: &States,
         shuai_hit: BTreeMap<String, Vec<String>>,
         deaths: &mut BTreeMap<String, Vec<String>>,
         hits: &mut Vec<Hit>,
@@ -1341,7 +1352,7 @@ impl Run<'_, '_> {
         for (s, killers) in shuai_hit {
             let cause = format!("被 {} 杀死", killers.join("、"));
             match acts.chou.get(&s) {
-                Some(sub) if !self.enemies(&s, sub) => {
+                Some(sub) if !self.enemies(&s, sub) && !self.spared(&s, sub, st) => {
                     deaths.entry(sub.clone()).or_default().push(format!(
                         "帅 {s} 被杀（{cause}），抽将：被抓来代帅抽杀（L53）"
                     ));
@@ -1357,9 +1368,11 @@ impl Run<'_, '_> {
                     }
                 }
                 Some(sub) => {
-                    self.judge(format!(
-                        "帅 {s} 误抓了对方的 {sub} 抽将，抽将无效，还是帅死（L54）"
-                    ));
+                    self.judge(if self.enemies(&s, sub) {
+                        format!("帅 {s} 误抓了对方的 {sub} 抽将，抽将无效，还是帅死（L54）")
+                    } else {
+                        format!("帅 {s} 抽将的 {sub} 当夜无敌，不受抽杀，抽将无效，还是帅死（L23, L54，A-C14）")
+                    });
                     deaths.entry(s.clone()).or_default().push(cause);
                     hits.extend(killers.into_iter().map(|killer| Hit { killer }));
                 }
@@ -1369,6 +1382,18 @@ impl Run<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Whether the own player named for 抽将 is 无敌 and, as A-C14 reads, not taken (L23).
+    fn spared(&mut self, shuai: &str, sub: &str, st: &States) -> bool {
+        if !st.invulnerable.contains_key(sub) {
+            return false;
+        }
+        let rd = self.reading(
+            "chou_jiang_invulnerable_substitute",
+            format!("帅 {shuai} 抽将的 {sub} 当夜无敌：是否代帅死"),
+        );
+        rd == "shuai_dies"
     }
 
     fn record_deaths(&mut self, deaths: BTreeMap<String, Vec<String>>, hits: Vec<Hit>) {
