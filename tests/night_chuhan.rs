@@ -1755,3 +1755,33 @@ fn reading_a_c14_an_invulnerable_substitute_for_chou_jiang() {
     assert_eq!(died(&r), sorted(&["汉车2"]));
     assert_eq!(reading_used(&r, "chou_jiang_invulnerable_substitute"), None);
 }
+
+#[test]
+fn reading_a_c15_who_sent_first_when_a_pao_changed_his_message() {
+    // 000 L59 “本方双炮互相选对方做炮架子的话，先寄出短消息那一方行使特权，后寄出那一方作炮架子”
+    // with L96 “截至天亮之前10分钟，玩家都可以更换行使特权的对象”: 楚炮1 names 楚炮2 at 01:00,
+    // 楚炮2 names 楚炮1 at 02:00, 楚炮1 changes his target at 03:00 (still over 楚炮2).
+    let acts = [
+        at(kill("楚炮1", "汉兵1", "楚炮2"), "01:00"),
+        at(kill("楚炮2", "汉兵3", "楚炮1"), "02:00"),
+        at(kill("楚炮1", "汉兵2", "楚炮2"), "03:00"),
+    ];
+    let r = run(&acts);
+    assert_eq!(died(&r), sorted(&["汉兵2"]));
+    assert!(has(&r, "楚炮1", "必杀") && has(&r, "楚炮2", "禁锢"));
+    assert_eq!(
+        reading_used(&r, "overlap_first_sent").as_deref(),
+        Some("first_message")
+    );
+    let g = game_with(&[("overlap_first_sent", "last_message")]);
+    let r = run_with(&g, &GameState::default(), &acts);
+    assert_eq!(died(&r), sorted(&["汉兵3"]));
+    assert!(has(&r, "楚炮2", "必杀") && has(&r, "楚炮1", "禁锢"));
+    // One message each: both readings agree, none is listed.
+    let r = run(&[
+        at(kill("楚炮1", "汉兵1", "楚炮2"), "01:00"),
+        at(kill("楚炮2", "汉兵3", "楚炮1"), "02:00"),
+    ]);
+    assert_eq!(died(&r), sorted(&["汉兵1"]));
+    assert_eq!(reading_used(&r, "overlap_first_sent"), None);
+}

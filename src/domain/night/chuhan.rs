@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Chuhan;
 
 /// The open points of seed 000's night (`../shared/NIGHT_AMBIGUITIES.md`, A-C1 … A-C11; A-C12
-/// and A-C13 found on a second reading of L78, A-C14 of L53 with L23).
+/// and A-C13 found on a second reading of L78, A-C14 of L53 with L23, A-C15 of L59 with L96).
 pub const CHOICES: &[Choice] = &[
     Choice {
         key: "imprison_own_side",
@@ -176,6 +176,16 @@ pub const CHOICES: &[Choice] = &[
         ],
         default: "shuai_dies",
     },
+    Choice {
+        key: "overlap_first_sent",
+        id: "A-C15",
+        lines: "000 L59 “本方双炮互相选对方做炮架子的话，先寄出短消息那一方行使特权，后寄出那一方作炮架子”, L96 “截至天亮之前10分钟，玩家都可以更换行使特权的对象”",
+        readings: &[
+            ("first_message", "以各自第一次选对方作炮架子的短消息的寄出时间判先后"),
+            ("last_message", "以各自最后一条（有效的）短消息的寄出时间判先后"),
+        ],
+        default: "first_message",
+    },
 ];
 
 fn choice(key: &str) -> &'static Choice {
@@ -216,6 +226,7 @@ impl Resolver for Chuhan {
             used: BTreeSet::new(),
             quiet: false,
             originals: Vec::new(),
+            named_at: BTreeMap::new(),
         };
         let mut acts = r.sort_out(actions);
         acts.kill = r.overlapping_pao(&acts);
@@ -238,6 +249,8 @@ struct Run<'a, 'b> {
     /// 查证 actions made the pair's (normalised, as sent): refused and late lists show them as
     /// sent.
     originals: Vec<(Action, Action)>,
+    /// When each 炮 first named a platform, by the deadline: (炮, platform) → time (L59, A-C15).
+    named_at: BTreeMap<(String, String), DateTime<FixedOffset>>,
 }
 
 /// A kill (帅 or 炮), validated.
@@ -380,6 +393,7 @@ impl Run<'_, '_> {
             timely.push(joint);
         }
         let timely = self.untimed_conflicts(timely);
+        self.note_first_platforms(&timely);
         let (kept, late) = last_of_each(&timely, deadline);
         self.res.late.extend(late);
         let mut acts = Acts::default();
@@ -396,6 +410,25 @@ impl Run<'_, '_> {
         }
         self.shi_conflicts(&mut acts, &kept);
         acts
+    }
+
+    /// The first time, by the deadline, each 炮 named each platform (in a kill or on its own).
+    fn note_first_platforms(&mut self, timely: &[Action]) {
+        for a in timely {
+            let p = match a.power.as_str() {
+                "杀人" => a.platform.as_ref(),
+                "炮架子" => a.target.as_ref(),
+                _ => None,
+            };
+            let (Some(p), Some(t), [by]) = (p, a.sent_at, a.by.as_slice()) else {
+                continue;
+            };
+            if self.n.deadline.is_some_and(|d| t > d) {
+                continue;
+            }
+            let e = self.named_at.entry((by.clone(), p.clone())).or_insert(t);
+            *e = (*e).min(t);
+        }
     }
 
     /// The 马 check is the pair's one action (L63 “共同向法官提交一个查证对象”): a 查证 by either
@@ -752,12 +785,7 @@ impl Run<'_, '_> {
             })
             .collect();
         for (a, b) in pairs {
-            let (ta, tb) = (acts.kill[&a].sent_at, acts.kill[&b].sent_at);
-            let later = match (ta, tb) {
-                (Some(x), Some(y)) if x < y => Some(b.clone()),
-                (Some(x), Some(y)) if y < x => Some(a.clone()),
-                _ => None,
-            };
+            let later = self.later_of_pair(&a, &b, acts);
             match later {
                 Some(l) => {
                     let first = if l == a { &b } else { &a };
@@ -780,6 +808,34 @@ impl Run<'_, '_> {
 }
 
 impl Run<'_, '_> {
+    /// L59 “先寄出短消息那一方行使特权，后寄出那一方作炮架子”: which of two 炮 naming each other
+    /// sent later. A 炮 who changed his message (L96) sent first by his first message naming the
+    /// other and last by the one that counts: A-C15 picks.
+    fn later_of_pair(&mut self, a: &str, b: &str, acts: &Acts) -> Option<String> {
+        let later = |ta: Option<DateTime<FixedOffset>>, tb: Option<DateTime<FixedOffset>>| match (
+            ta, tb,
+        ) {
+            (Some(x), Some(y)) if x < y => Some(b.to_string()),
+            (Some(x), Some(y)) if y < x => Some(a.to_string()),
+            _ => None,
+        };
+        let by_last = later(acts.kill[a].sent_at, acts.kill[b].sent_at);
+        let first = |x: &str, y: &str| self.named_at.get(&(x.to_string(), y.to_string())).copied();
+        let by_first = later(first(a, b), first(b, a));
+        if by_first == by_last || by_first.is_none() {
+            return by_last;
+        }
+        let rd = self.reading(
+            "overlap_first_sent",
+            format!("双炮 {a}、{b} 互选对方作炮架子，其中有人改过短消息：谁算先寄出"),
+        );
+        if rd == "last_message" {
+            by_last
+        } else {
+            by_first
+        }
+    }
+
     /// The 禁锢 and 无敌 conditions with the powers of `void` removed.
     fn conds(&mut self, acts: &Acts, void: &BTreeSet<String>) -> Conds {
         let mut c = Conds::default();
