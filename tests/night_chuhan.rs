@@ -1785,3 +1785,112 @@ fn reading_a_c15_who_sent_first_when_a_pao_changed_his_message() {
     assert_eq!(died(&r), sorted(&["汉兵1"]));
     assert_eq!(reading_used(&r, "overlap_first_sent"), None);
 }
+
+#[test]
+fn the_preset_lists_every_reading_with_its_default() {
+    // Each open point is a Choice in `[night.readings]` (NIGHT_AMBIGUITIES; A-C12 … A-C15 from
+    // the second reading), listed in the preset's commented block with its default.
+    let preset = include_str!("../config/rulesets/chuhan.toml");
+    let r = bansha::domain::night::resolver("chuhan").unwrap();
+    for c in r.choices() {
+        assert!(
+            preset.contains(&format!("# {} = \"{}\"", c.key, c.default)),
+            "{}",
+            c.key
+        );
+        assert!(preset.contains(&format!("# {}.", c.id)), "{}", c.id);
+        for (reading, _) in c.readings {
+            assert!(
+                preset.contains(&format!("\"{reading}\"")),
+                "{}: {reading}",
+                c.key
+            );
+        }
+    }
+    let ids: std::collections::BTreeSet<&str> = r.choices().iter().map(|c| c.id).collect();
+    for n in 1..=15 {
+        assert!(ids.contains(format!("A-C{n}").as_str()), "A-C{n}");
+    }
+}
+
+/// Every quotation `000 Lnn “…”` in the choices and `Lnn "…"` in the preset's night readings is
+/// in the seed at that line (fragments between "…").
+#[test]
+fn the_quoted_seed_lines_are_the_seeds() {
+    let seed = include_str!("fixtures/seeds/000_chuhan.txt");
+    let lines: Vec<&str> = seed.lines().collect();
+    let preset = include_str!("../config/rulesets/chuhan.toml");
+    let night_part = &preset[preset.find("[night.readings]").unwrap()..];
+    let mut texts: Vec<String> = vec![night_part.replace("\n# ", "").replace("\n#   ", "")];
+    let r = bansha::domain::night::resolver("chuhan").unwrap();
+    texts.extend(r.choices().iter().map(|c| c.lines.to_string()));
+    let mut checked = 0;
+    for text in &texts {
+        for (n, quote) in quotes(text) {
+            for frag in quote.split('…').filter(|f| !f.is_empty()) {
+                assert!(
+                    lines[n - 1].contains(frag),
+                    "L{n}: “{frag}” is not in: {}",
+                    lines[n - 1]
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 30, "{checked}");
+}
+/// (line, quoted text) of each `Lnn "…"` (to the next ASCII quote) and `Lnn “…”` (nested
+/// quotes balanced) in `text`.
+fn quotes(text: &str) -> Vec<(usize, String)> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != 'L' || (i > 0 && chars[i - 1].is_ascii_alphanumeric()) {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < chars.len() && chars[j].is_ascii_digit() {
+            j += 1;
+        }
+        if j == i + 1 || j + 1 >= chars.len() || chars[j] != ' ' {
+            i += 1;
+            continue;
+        }
+        let n: usize = chars[i + 1..j].iter().collect::<String>().parse().unwrap();
+        let open = chars[j + 1];
+        let mut k = j + 2;
+        let mut depth = 1;
+        let mut quote = String::new();
+        match open {
+            '"' => {
+                while k < chars.len() && chars[k] != '"' {
+                    quote.push(chars[k]);
+                    k += 1;
+                }
+            }
+            '“' => {
+                while k < chars.len() {
+                    match chars[k] {
+                        '“' => depth += 1,
+                        '”' => depth -= 1,
+                        _ => {}
+                    }
+                    if depth == 0 {
+                        break;
+                    }
+                    quote.push(chars[k]);
+                    k += 1;
+                }
+            }
+            _ => {
+                i = j;
+                continue;
+            }
+        }
+        out.push((n, quote));
+        i = k + 1;
+    }
+    out
+}

@@ -88,7 +88,7 @@ pub const CHOICES: &[Choice] = &[
     Choice {
         key: "chou_jiang_kill_post",
         id: "A-C6",
-        lines: "000 L53 “帅也确实被成功杀死”, L100–L102 “如果杀人未成功，则不公布杀人帖”",
+        lines: "000 L53 “帅也确实被成功杀死”, L101 “如果杀人未成功，则不公布杀人帖”, L100–L102",
         readings: &[
             ("publish", "抽将代死时，杀帅的杀人帖照常公布（杀帅成功）"),
             ("withhold", "抽将代死时不公布杀人帖（帅没有死）"),
