@@ -1894,3 +1894,22 @@ fn quotes(text: &str) -> Vec<(usize, String)> {
     }
     out
 }
+
+#[test]
+fn every_night_death_is_told_of_his_last_words() {
+    // 000 L152 “夜间被杀者，无论死于帅、炮之手还是死于兑子，均有一次单开主题贴或跟帖留遗言的权力”:
+    // the judge is reminded to tell each of them; 汉马1 is killed, 楚炮1 dies with him (兑子).
+    let r = run(&[kill("楚炮1", "汉马1", "汉兵5")]);
+    assert_eq!(died(&r), sorted(&["汉马1", "楚炮1"]));
+    for p in ["汉马1", "楚炮1"] {
+        assert!(
+            r.for_judge
+                .iter()
+                .any(|l| l.contains(p) && l.contains("遗言") && l.contains("L152")),
+            "{p}: {:?}",
+            r.for_judge
+        );
+    }
+    // Nobody dead, no reminder.
+    assert!(!run(&[]).for_judge.iter().any(|l| l.contains("遗言")));
+}

@@ -1467,6 +1467,10 @@ impl Run<'_, '_> {
             .collect();
         // L13, L102: the dead's role is told to his side's 帅 by private message.
         for (_, p, _) in &ds {
+            // L152: every night death (a 帅's or a 炮's kill, 兑子) may leave last words.
+            self.judge(format!(
+                "通知 {p} 可以单开主题贴或跟帖留一次遗言，留完后禁言（L152）"
+            ));
             let f = self.faction(p).to_string();
             let role = self.role(p).to_string();
             let shuai = self
