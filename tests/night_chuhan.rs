@@ -1913,3 +1913,47 @@ fn every_night_death_is_told_of_his_last_words() {
     // Nobody dead, no reminder.
     assert!(!run(&[]).for_judge.iter().any(|l| l.contains("遗言")));
 }
+
+#[test]
+fn the_left_shi_only_curses_and_the_right_shi_only_blesses() {
+    // 000 L79–L80 “左士拥有诅咒权”, L81–L82 “右士拥有庇佑权”: the preset's role is 士 (its win
+    // checks count 士), so which 士 is which is a mark on the seat (`marks = ["左士"]`).
+    let text = GAME
+        .replace(
+            "\"楚士1\" = { role = \"士\", faction = \"楚\" }",
+            "\"楚士1\" = { role = \"士\", faction = \"楚\", marks = [\"左士\"] }",
+        )
+        .replace(
+            "\"楚士2\" = { role = \"士\", faction = \"楚\" }",
+            "\"楚士2\" = { role = \"士\", faction = \"楚\", marks = [\"右士\"] }",
+        );
+    let g = bansha::domain::game::load_str(&text, Path::new("game.toml")).unwrap();
+    let s = GameState::default();
+    let r = run_with(
+        &g,
+        &s,
+        &[act("楚士1", "庇佑", "楚兵1"), act("楚士2", "诅咒", "汉兵1")],
+    );
+    assert!(r.next_day.adjust.is_empty(), "{:?}", r.next_day.adjust);
+    assert!(refused_reason(&r, "楚士1").contains("L80"));
+    assert!(refused_reason(&r, "楚士2").contains("L82"));
+    let r = run_with(
+        &g,
+        &s,
+        &[act("楚士1", "诅咒", "汉兵1"), act("楚士2", "庇佑", "楚兵1")],
+    );
+    assert_eq!(r.next_day.adjust.get("汉兵1"), Some(&1));
+    assert_eq!(r.next_day.adjust.get("楚兵1"), Some(&-1));
+    assert!(r.refused.is_empty());
+    assert!(!r.for_judge.iter().any(|l| l.contains("左右")));
+    // Unmarked: the power is used, and the judge is asked to check it is the 士's own.
+    let r = run(&[act("汉士1", "诅咒", "楚兵1")]);
+    assert_eq!(r.next_day.adjust.get("楚兵1"), Some(&1));
+    assert!(
+        r.for_judge
+            .iter()
+            .any(|l| l.contains("汉士1") && l.contains("左右")),
+        "{:?}",
+        r.for_judge
+    );
+}

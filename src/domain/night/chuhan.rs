@@ -548,6 +548,15 @@ impl Run<'_, '_> {
                     s.role, a.power
                 ));
             }
+            match (shi_side(s), a.power.as_str()) {
+                (Some("左士"), "庇佑") => {
+                    return Err(format!("{b} 是左士，左士只有诅咒权（L80），没有庇佑权"))
+                }
+                (Some("右士"), "诅咒") => {
+                    return Err(format!("{b} 是右士，右士只有庇佑权（L82），没有诅咒权"))
+                }
+                _ => {}
+            }
         }
         if a.by.len() > 1
             && a.by
@@ -655,11 +664,19 @@ impl Run<'_, '_> {
             "救治" => {
                 acts.heal.insert(by, t);
             }
-            "诅咒" => {
-                acts.curse.insert(by, t);
-            }
-            "庇佑" => {
-                acts.bless.insert(by, t);
+            "诅咒" | "庇佑" => {
+                if self.seat(&by).is_some_and(|s| s.role == "士" && shi_side(s).is_none()) {
+                    self.judge(format!(
+                        "士 {by} 未注明左右（名单 marks = [\"左士\"] 或 [\"右士\"]）：诅咒只属左士（L80），庇佑只属右士（L82），请法官核对他的「{}」",
+                        a.power
+                    ));
+                }
+                let table = if a.power == "诅咒" {
+                    &mut acts.curse
+                } else {
+                    &mut acts.bless
+                };
+                table.insert(by, t);
             }
             "祈祷" => {
                 acts.pray.insert(by, t);
@@ -717,6 +734,14 @@ impl Run<'_, '_> {
             }
         }
     }
+}
+
+/// Which 士 a seat is: its role (左士 / 右士), or for the preset's role 士 (its win checks count
+/// 士) a mark on the seat; None when nothing says.
+fn shi_side(s: &crate::domain::rules::state::Seat) -> Option<&'static str> {
+    ["左士", "右士"]
+        .into_iter()
+        .find(|side| s.role == *side || (s.role == "士" && s.marks.iter().any(|m| m == side)))
 }
 
 fn names(by: &[String]) -> String {
