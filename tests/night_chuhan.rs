@@ -1706,7 +1706,10 @@ fn reading_a_c13_the_healer_of_a_one_way_lianhuan_xiang() {
     ];
     let r = run(&plain);
     assert!(r.deaths.is_empty(), "{:?}", r.deaths);
-    assert!(!has(&r, "楚相1", "兑子"), "L78: only the healed 相 is in 兑子");
+    assert!(
+        !has(&r, "楚相1", "兑子"),
+        "L78: only the healed 相 is in 兑子"
+    );
     assert_eq!(
         reading_used(&r, "lianhuan_xiang_healer").as_deref(),
         Some("both")

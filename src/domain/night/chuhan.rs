@@ -665,7 +665,10 @@ impl Run<'_, '_> {
                 acts.heal.insert(by, t);
             }
             "诅咒" | "庇佑" => {
-                if self.seat(&by).is_some_and(|s| s.role == "士" && shi_side(s).is_none()) {
+                if self
+                    .seat(&by)
+                    .is_some_and(|s| s.role == "士" && shi_side(s).is_none())
+                {
                     self.judge(format!(
                         "士 {by} 未注明左右（名单 marks = [\"左士\"] 或 [\"右士\"]）：诅咒只属左士（L80），庇佑只属右士（L82），请法官核对他的「{}」",
                         a.power
@@ -837,13 +840,12 @@ impl Run<'_, '_> {
     /// sent later. A 炮 who changed his message (L96) sent first by his first message naming the
     /// other and last by the one that counts: A-C15 picks.
     fn later_of_pair(&mut self, a: &str, b: &str, acts: &Acts) -> Option<String> {
-        let later = |ta: Option<DateTime<FixedOffset>>, tb: Option<DateTime<FixedOffset>>| match (
-            ta, tb,
-        ) {
-            (Some(x), Some(y)) if x < y => Some(b.to_string()),
-            (Some(x), Some(y)) if y < x => Some(a.to_string()),
-            _ => None,
-        };
+        let later =
+            |ta: Option<DateTime<FixedOffset>>, tb: Option<DateTime<FixedOffset>>| match (ta, tb) {
+                (Some(x), Some(y)) if x < y => Some(b.to_string()),
+                (Some(x), Some(y)) if y < x => Some(a.to_string()),
+                _ => None,
+            };
         let by_last = later(acts.kill[a].sent_at, acts.kill[b].sent_at);
         let first = |x: &str, y: &str| self.named_at.get(&(x.to_string(), y.to_string())).copied();
         let by_first = later(first(a, b), first(b, a));
