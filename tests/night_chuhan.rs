@@ -1960,3 +1960,53 @@ fn the_left_shi_only_curses_and_the_right_shi_only_blesses() {
         r.for_judge
     );
 }
+
+#[test]
+fn giving_up_a_power_withdraws_what_was_sent_before() {
+    // 000 L97 “所有玩家夜间都可以放弃行使当夜特权”, with L96 “截至天亮之前10分钟，玩家都可以更换
+    // 行使特权的对象”: 楚炮1 sends a kill, then gives it up (`power = "放弃"`, the power given up
+    // as the target); the kill is not made, his platform is not 无敌, and the judge sees why.
+    let r = run(&[
+        at(kill("楚炮1", "汉兵1", "汉兵5"), "01:00"),
+        at(act("楚炮1", "放弃", "杀人"), "02:00"),
+    ]);
+    assert!(r.deaths.is_empty(), "{:?}", r.deaths);
+    assert!(!has(&r, "汉兵5", "无敌"));
+    assert!(refused_reason(&r, "楚炮1").contains("L97"));
+    // A new kill after giving up counts again (L96).
+    let r = run(&[
+        at(kill("楚炮1", "汉兵1", "汉兵5"), "01:00"),
+        at(act("楚炮1", "放弃", "杀人"), "02:00"),
+        at(kill("楚炮1", "汉兵2", "汉兵5"), "03:00"),
+    ]);
+    assert_eq!(died(&r), sorted(&["汉兵2"]));
+    // Giving up without naming a power gives up all of that night's; other players' stand.
+    let r = run(&[
+        at(kill("汉帅", "楚兵1", ""), "01:00"),
+        at(act("汉帅", "抽将", "汉车2"), "01:00"),
+        at(act("楚兵2", "祈祷", "楚车1"), "01:00"),
+        at(act("楚兵3", "祈祷", "楚车1"), "01:00"),
+        {
+            let mut a = at(act("汉帅", "放弃", ""), "02:00");
+            a.target = None;
+            a
+        },
+    ]);
+    assert!(r.deaths.is_empty());
+    assert!(r.facts.get("used:汉帅:抽将").is_none(), "no 抽将 spent");
+    assert!(has(&r, "楚车1", "无敌"));
+    // One 马 gives up the pair's check (L63 “共同”).
+    let r = run(&[
+        at(act("汉马1", "查证", "楚车1"), "01:00"),
+        at(act("汉马2", "放弃", "查证"), "02:00"),
+    ]);
+    assert!(told(&r, "汉马1").is_empty() && told(&r, "汉马2").is_empty());
+    // A 放弃 naming no power of his role, or by a dead player, is refused with why.
+    let r = run_with(
+        &game(),
+        &dead(&["楚炮2"]),
+        &[act("楚车1", "放弃", "杀人"), act("楚炮2", "放弃", "杀人")],
+    );
+    assert!(refused_reason(&r, "楚车1").contains("杀人"));
+    assert!(refused_reason(&r, "楚炮2").contains("出局"));
+}

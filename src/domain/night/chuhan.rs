@@ -392,6 +392,7 @@ impl Run<'_, '_> {
             }
             timely.push(joint);
         }
+        let timely = self.give_ups(timely);
         let timely = self.untimed_conflicts(timely);
         self.note_first_platforms(&timely);
         let (kept, late) = last_of_each(&timely, deadline);
@@ -410,6 +411,85 @@ impl Run<'_, '_> {
         }
         self.shi_conflicts(&mut acts, &kept);
         acts
+    }
+
+    /// L97 “所有玩家夜间都可以放弃行使当夜特权”: a `放弃` (its target the power given up, or none
+    /// for all of them) withdraws that player's actions of the power sent before it (untimed
+    /// ones included); one sent after it counts again (L96). A 马 gives up the pair's 查证.
+    fn give_ups(&mut self, actions: Vec<Action>) -> Vec<Action> {
+        let (gives, rest): (Vec<Action>, Vec<Action>) =
+            actions.into_iter().partition(|a| a.power == "放弃");
+        let mut valid: Vec<(Action, Vec<&'static str>)> = Vec::new();
+        for g in gives {
+            if let (Some(t), Some(d)) = (g.sent_at, self.n.deadline) {
+                if t > d {
+                    self.res.late.push(g);
+                    continue;
+                }
+            }
+            match self.given_up(&g) {
+                Ok(powers) => valid.push((g, powers)),
+                Err(why) => self.refuse(&g, why),
+            }
+        }
+        let mut out = Vec::new();
+        for a in rest {
+            let by = valid.iter().find(|(g, powers)| {
+                a.by.iter().any(|b| g.by.contains(b))
+                    && powers.contains(&a.power.as_str())
+                    && match (a.sent_at, g.sent_at) {
+                        (Some(x), Some(y)) => x <= y,
+                        _ => true,
+                    }
+            });
+            match by {
+                Some((g, _)) => {
+                    let why = format!(
+                        "{} 之后放弃了当夜的「{}」（{}，L97）",
+                        names(&g.by),
+                        a.power,
+                        g.source
+                    );
+                    self.refuse(&a, why);
+                }
+                None => out.push(a),
+            }
+        }
+        out
+    }
+
+    /// The powers a `放弃` gives up: the one it names, or every power of the player's role.
+    fn given_up(&self, g: &Action) -> Result<Vec<&'static str>, String> {
+        let [b] = g.by.as_slice() else {
+            return Err("「放弃」要由一名玩家提交".into());
+        };
+        let Some(s) = self.seat(b) else {
+            return Err(format!("{b} 不是本局玩家"));
+        };
+        if !s.alive {
+            return Err(format!("{b} 已经出局，不能行使特权"));
+        }
+        let named = |p: &str| match g.target.as_deref() {
+            None => true,
+            Some(t) => t == p || (t == "杀人" && p == "炮架子"),
+        };
+        let mut powers: Vec<&'static str> = POWERS
+            .iter()
+            .filter(|(p, roles)| roles.contains(&s.role.as_str()) && named(p))
+            .map(|(p, _)| *p)
+            .collect();
+        if let Some(side) = shi_side(s) {
+            let other = if side == "左士" { "庇佑" } else { "诅咒" };
+            powers.retain(|p| *p != other);
+        }
+        if powers.is_empty() {
+            return Err(format!(
+                "{b} 的身份是{}，没有「{}」权可放弃（2.6）",
+                s.role,
+                g.target.as_deref().unwrap_or("")
+            ));
+        }
+        Ok(powers)
     }
 
     /// The first time, by the deadline, each 炮 named each platform (in a kill or on its own).
