@@ -2010,3 +2010,17 @@ fn giving_up_a_power_withdraws_what_was_sent_before() {
     assert!(refused_reason(&r, "楚车1").contains("杀人"));
     assert!(refused_reason(&r, "楚炮2").contains("出局"));
 }
+
+#[test]
+fn a_changed_action_is_listed_as_replaced_not_dropped() {
+    // 000 L96 “截至天亮之前10分钟，玩家都可以更换行使特权的对象”: the last one counts, and the one
+    // it replaced is shown to the judge with what replaced it.
+    let r = run(&[
+        at(act("楚士1", "诅咒", "汉兵3"), "01:00"),
+        at(act("楚士1", "诅咒", "汉兵4"), "02:00"),
+    ]);
+    assert_eq!(r.next_day.adjust.get("汉兵4"), Some(&1));
+    assert!(r.next_day.adjust.get("汉兵3").is_none());
+    let why = refused_reason(&r, "楚士1");
+    assert!(why.contains("取代") && why.contains("@02:00"), "{why}");
+}

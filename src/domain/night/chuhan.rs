@@ -396,6 +396,7 @@ impl Run<'_, '_> {
         let timely = self.untimed_conflicts(timely);
         self.note_first_platforms(&timely);
         let (kept, late) = last_of_each(&timely, deadline);
+        self.replaced(&timely, &kept, &late);
         self.res.late.extend(late);
         let mut acts = Acts::default();
         let platforms = self.platform_actions(&kept);
@@ -411,6 +412,27 @@ impl Run<'_, '_> {
         }
         self.shi_conflicts(&mut acts, &kept);
         acts
+    }
+
+    /// L96: the actions a later one of the same player and power replaced, listed with it (not
+    /// dropped silently).
+    fn replaced(&mut self, timely: &[Action], kept: &[Action], late: &[Action]) {
+        let mut rest: Vec<&Action> = kept.iter().chain(late).collect();
+        for a in timely {
+            if let Some(i) = rest.iter().position(|k| *k == a) {
+                rest.remove(i);
+                continue;
+            }
+            let same = |k: &&Action| k.by == a.by && k.power == a.power;
+            // The same action sent again is one action.
+            if let Some(k) = kept
+                .iter()
+                .find(|k| same(k) && (&k.target, &k.platform) != (&a.target, &a.platform))
+            {
+                let why = format!("已被之后的 {} 取代（L96 以最后一次为准）", k.source);
+                self.refuse(a, why);
+            }
+        }
     }
 
     /// L97 “所有玩家夜间都可以放弃行使当夜特权”: a `放弃` (its target the power given up, or none
