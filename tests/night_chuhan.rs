@@ -1993,7 +1993,7 @@ fn giving_up_a_power_withdraws_what_was_sent_before() {
         },
     ]);
     assert!(r.deaths.is_empty());
-    assert!(r.facts.get("used:汉帅:抽将").is_none(), "no 抽将 spent");
+    assert!(!r.facts.contains_key("used:汉帅:抽将"), "no 抽将 spent");
     assert!(has(&r, "楚车1", "无敌"));
     // One 马 gives up the pair's check (L63 “共同”).
     let r = run(&[
@@ -2020,7 +2020,7 @@ fn a_changed_action_is_listed_as_replaced_not_dropped() {
         at(act("楚士1", "诅咒", "汉兵4"), "02:00"),
     ]);
     assert_eq!(r.next_day.adjust.get("汉兵4"), Some(&1));
-    assert!(r.next_day.adjust.get("汉兵3").is_none());
+    assert!(!r.next_day.adjust.contains_key("汉兵3"));
     let why = refused_reason(&r, "楚士1");
     assert!(why.contains("取代") && why.contains("@02:00"), "{why}");
 }
