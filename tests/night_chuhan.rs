@@ -1614,3 +1614,413 @@ fn cli_reads_the_nights_actions_from_saved_private_message_pages() {
         "{warn}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// A second reading (audit of issue 31).
+
+#[test]
+fn a_lone_ma_still_checks_and_is_told() {
+    // 000 L63 “马拥有查证权…天亮时法官将通过论坛短消息告诉双马所查证对象的身份和所属阵营”: the
+    // power is the 马's; with his partner dead at dusk the survivor sends the check alone and is
+    // told (nothing in 2.6.3 takes the power away with the pair; A-C4 is only about 兑子).
+    let s = dead(&["汉马2"]);
+    let r = run_with(&game(), &s, &[act("汉马1", "查证", "楚车1")]);
+    assert!(r.refused.is_empty(), "{:?}", r.refused);
+    assert_eq!(
+        told(&r, "汉马1"),
+        ["查证结果：楚车1 的身份是车，属楚方（L63）"]
+    );
+    assert!(told(&r, "汉马2").is_empty(), "the dead 马 is told nothing");
+    assert!(r
+        .powers_used
+        .iter()
+        .any(|u| u.player == "汉马1" && u.power == "查证"));
+}
+
+#[test]
+fn a_heal_does_not_save_from_dying_with_a_mine() {
+    // 000 L73 “如果该救治对象当夜被帅或炮所杀，不会死亡”: the heal is against a kill by a 帅 or a
+    // 炮; L152 “无论死于帅、炮之手还是死于兑子” tells the two deaths apart, and L42 “夜间被杀死时一定
+    // 是和攻击者同归于尽”: 楚炮1, healed by 楚相1, kills 汉马1 (连环马, L65) and dies with him.
+    let r = run(&[
+        kill("楚炮1", "汉马1", "汉兵5"),
+        act("楚相1", "救治", "楚炮1"),
+    ]);
+    assert_eq!(died(&r), sorted(&["汉马1", "楚炮1"]));
+    // … while a 炮's kill on him is healed (L73).
+    let r = run(&[
+        kill("楚炮1", "汉兵1", "汉兵5"),
+        act("楚相1", "救治", "楚炮1"),
+        kill("汉炮1", "楚炮1", "汉兵4"),
+    ]);
+    assert_eq!(died(&r), sorted(&["汉兵1"]));
+}
+
+#[test]
+fn reading_a_c12_xiang_invulnerable_and_sai_xiang_yan() {
+    // 000 L78 “一个相选择救治本方另一个相且没有被塞相眼时，构成连环相”, L77 “该相被塞相眼。当夜
+    // 进入禁锢状态”, L31 (1) “如果某个玩家同时处于无敌状态和禁锢状态，则禁锢状态无效”: 楚相1 heals
+    // 楚相2, 汉兵1 prays for 楚相2 (塞相眼), 楚兵1 and 楚兵2 make 楚相1 无敌 (x = 2, L86). His heal
+    // stands; is 楚相2 a 连环相 mine? The 必杀 of 汉炮1 (over 汉炮2) tells: with the mine, the
+    // shooter dies with 楚相2 (L78 “必杀者也会同归于尽”).
+    let acts = [
+        act("楚相1", "救治", "楚相2"),
+        act("汉兵1", "祈祷", "楚相2"),
+        act("楚兵1", "祈祷", "楚相1"),
+        act("楚兵2", "祈祷", "楚相1"),
+        kill("汉炮1", "楚相2", "汉炮2"),
+    ];
+    let r = run(&acts);
+    assert!(has(&r, "楚相1", "无敌") && has(&r, "楚相1", "禁锢（无效）"));
+    assert!(!has(&r, "楚相2", "兑子"));
+    assert_eq!(died(&r), sorted(&["楚相2"]));
+    assert_eq!(
+        reading_used(&r, "xiang_invulnerable_blocked").as_deref(),
+        Some("blocked")
+    );
+    let g = game_with(&[("xiang_invulnerable_blocked", "effective_only")]);
+    let r = run_with(&g, &GameState::default(), &acts);
+    assert!(has(&r, "楚相2", "兑子"));
+    assert_eq!(died(&r), sorted(&["楚相2", "汉炮1"]));
+    assert_eq!(
+        reading_used(&r, "xiang_invulnerable_blocked").as_deref(),
+        Some("effective_only")
+    );
+    // Not 塞相眼 at all: no reading is needed.
+    let r = run(&[act("楚相1", "救治", "楚相2")]);
+    assert_eq!(reading_used(&r, "xiang_invulnerable_blocked"), None);
+}
+
+#[test]
+fn reading_a_c13_the_healer_of_a_one_way_lianhuan_xiang() {
+    // 000 L78 “一个相选择救治本方另一个相…构成连环相。被救治的相进入兑子状态。…连环相都不能被普通
+    // 杀人权（帅、炮）杀害，但是可以被必杀（重叠炮），但是必杀者也会同归于尽”: 楚相1 heals 楚相2; is
+    // the healer 楚相1, one of the 连环相 but not healed nor in 兑子, safe from a plain kill?
+    let plain = [
+        act("楚相1", "救治", "楚相2"),
+        kill("汉炮1", "楚相1", "汉兵5"),
+    ];
+    let bisha = [
+        act("楚相1", "救治", "楚相2"),
+        kill("汉炮1", "楚相1", "汉炮2"),
+    ];
+    let r = run(&plain);
+    assert!(r.deaths.is_empty(), "{:?}", r.deaths);
+    assert!(
+        !has(&r, "楚相1", "兑子"),
+        "L78: only the healed 相 is in 兑子"
+    );
+    assert_eq!(
+        reading_used(&r, "lianhuan_xiang_healer").as_deref(),
+        Some("both")
+    );
+    assert!(!r.announce.contains("楚相1"));
+    let r = run(&bisha);
+    assert_eq!(died(&r), sorted(&["楚相1", "汉炮1"]));
+    let g = game_with(&[("lianhuan_xiang_healer", "healed_only")]);
+    let r = run_with(&g, &GameState::default(), &plain);
+    assert_eq!(died(&r), sorted(&["楚相1"]));
+    let r = run_with(&g, &GameState::default(), &bisha);
+    assert_eq!(died(&r), sorted(&["楚相1"]));
+    // No 连环相 when the healer is 塞相眼 (L78 “且没有被塞相眼”): a plain kill takes him.
+    let r = run(&[
+        act("楚相1", "救治", "楚相2"),
+        act("汉兵1", "祈祷", "楚相2"),
+        kill("汉炮1", "楚相1", "汉兵5"),
+    ]);
+    assert_eq!(died(&r), sorted(&["楚相1"]));
+}
+
+#[test]
+fn reading_a_c14_an_invulnerable_substitute_for_chou_jiang() {
+    // 000 L53 “本方被抓来抽将的这个人被抽杀” vs L23 “处于无敌状态的玩家，将不受任何负面特权（被杀、
+    // 被禁锢、被诅咒）影响”: 汉车2, named for 抽将, is 无敌 as the platform of 楚炮1 (L24, L57), who
+    // kills 汉帅 with his 兵 all dead (L17).
+    let s = dead(&["汉兵1", "汉兵2", "汉兵3", "汉兵4", "汉兵5"]);
+    let acts = [kill("楚炮1", "汉帅", "汉车2"), act("汉帅", "抽将", "汉车2")];
+    let r = run_with(&game(), &s, &acts);
+    assert!(has(&r, "汉车2", "无敌"));
+    assert_eq!(died(&r), sorted(&["汉帅"]));
+    assert_eq!(r.win, ["楚胜：汉帅死亡"]);
+    assert_eq!(
+        reading_used(&r, "chou_jiang_invulnerable_substitute").as_deref(),
+        Some("shuai_dies")
+    );
+    let g = game_with(&[("chou_jiang_invulnerable_substitute", "substitute_dies")]);
+    let r = run_with(&g, &s, &acts);
+    assert_eq!(died(&r), sorted(&["汉车2"]));
+    // A substitute not 无敌: no reading.
+    let r = run_with(
+        &game(),
+        &s,
+        &[kill("楚炮1", "汉帅", "汉车1"), act("汉帅", "抽将", "汉车2")],
+    );
+    assert_eq!(died(&r), sorted(&["汉车2"]));
+    assert_eq!(reading_used(&r, "chou_jiang_invulnerable_substitute"), None);
+}
+
+#[test]
+fn reading_a_c15_who_sent_first_when_a_pao_changed_his_message() {
+    // 000 L59 “本方双炮互相选对方做炮架子的话，先寄出短消息那一方行使特权，后寄出那一方作炮架子”
+    // with L96 “截至天亮之前10分钟，玩家都可以更换行使特权的对象”: 楚炮1 names 楚炮2 at 01:00,
+    // 楚炮2 names 楚炮1 at 02:00, 楚炮1 changes his target at 03:00 (still over 楚炮2).
+    let acts = [
+        at(kill("楚炮1", "汉兵1", "楚炮2"), "01:00"),
+        at(kill("楚炮2", "汉兵3", "楚炮1"), "02:00"),
+        at(kill("楚炮1", "汉兵2", "楚炮2"), "03:00"),
+    ];
+    let r = run(&acts);
+    assert_eq!(died(&r), sorted(&["汉兵2"]));
+    assert!(has(&r, "楚炮1", "必杀") && has(&r, "楚炮2", "禁锢"));
+    assert_eq!(
+        reading_used(&r, "overlap_first_sent").as_deref(),
+        Some("first_message")
+    );
+    let g = game_with(&[("overlap_first_sent", "last_message")]);
+    let r = run_with(&g, &GameState::default(), &acts);
+    assert_eq!(died(&r), sorted(&["汉兵3"]));
+    assert!(has(&r, "楚炮2", "必杀") && has(&r, "楚炮1", "禁锢"));
+    // One message each: both readings agree, none is listed.
+    let r = run(&[
+        at(kill("楚炮1", "汉兵1", "楚炮2"), "01:00"),
+        at(kill("楚炮2", "汉兵3", "楚炮1"), "02:00"),
+    ]);
+    assert_eq!(died(&r), sorted(&["汉兵1"]));
+    assert_eq!(reading_used(&r, "overlap_first_sent"), None);
+}
+
+#[test]
+fn the_preset_lists_every_reading_with_its_default() {
+    // Each open point is a Choice in `[night.readings]` (NIGHT_AMBIGUITIES; A-C12 … A-C15 from
+    // the second reading), listed in the preset's commented block with its default.
+    let preset = include_str!("../config/rulesets/chuhan.toml");
+    let r = bansha::domain::night::resolver("chuhan").unwrap();
+    for c in r.choices() {
+        assert!(
+            preset.contains(&format!("# {} = \"{}\"", c.key, c.default)),
+            "{}",
+            c.key
+        );
+        assert!(preset.contains(&format!("# {}.", c.id)), "{}", c.id);
+        for (reading, _) in c.readings {
+            assert!(
+                preset.contains(&format!("\"{reading}\"")),
+                "{}: {reading}",
+                c.key
+            );
+        }
+    }
+    let ids: std::collections::BTreeSet<&str> = r.choices().iter().map(|c| c.id).collect();
+    for n in 1..=15 {
+        assert!(ids.contains(format!("A-C{n}").as_str()), "A-C{n}");
+    }
+}
+
+/// Every quotation `000 Lnn “…”` in the choices and `Lnn "…"` in the preset's night readings is
+/// in the seed at that line (fragments between "…").
+#[test]
+fn the_quoted_seed_lines_are_the_seeds() {
+    let seed = include_str!("fixtures/seeds/000_chuhan.txt");
+    let lines: Vec<&str> = seed.lines().collect();
+    let preset = include_str!("../config/rulesets/chuhan.toml");
+    let night_part = &preset[preset.find("[night.readings]").unwrap()..];
+    let mut texts: Vec<String> = vec![night_part.replace("\n# ", "").replace("\n#   ", "")];
+    let r = bansha::domain::night::resolver("chuhan").unwrap();
+    texts.extend(r.choices().iter().map(|c| c.lines.to_string()));
+    let mut checked = 0;
+    for text in &texts {
+        for (n, quote) in quotes(text) {
+            for frag in quote.split('…').filter(|f| !f.is_empty()) {
+                assert!(
+                    lines[n - 1].contains(frag),
+                    "L{n}: “{frag}” is not in: {}",
+                    lines[n - 1]
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 30, "{checked}");
+}
+/// (line, quoted text) of each `Lnn "…"` (to the next ASCII quote) and `Lnn “…”` (nested
+/// quotes balanced) in `text`.
+fn quotes(text: &str) -> Vec<(usize, String)> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != 'L' || (i > 0 && chars[i - 1].is_ascii_alphanumeric()) {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < chars.len() && chars[j].is_ascii_digit() {
+            j += 1;
+        }
+        if j == i + 1 || j + 1 >= chars.len() || chars[j] != ' ' {
+            i += 1;
+            continue;
+        }
+        let n: usize = chars[i + 1..j].iter().collect::<String>().parse().unwrap();
+        let open = chars[j + 1];
+        let mut k = j + 2;
+        let mut depth = 1;
+        let mut quote = String::new();
+        match open {
+            '"' => {
+                while k < chars.len() && chars[k] != '"' {
+                    quote.push(chars[k]);
+                    k += 1;
+                }
+            }
+            '“' => {
+                while k < chars.len() {
+                    match chars[k] {
+                        '“' => depth += 1,
+                        '”' => depth -= 1,
+                        _ => {}
+                    }
+                    if depth == 0 {
+                        break;
+                    }
+                    quote.push(chars[k]);
+                    k += 1;
+                }
+            }
+            _ => {
+                i = j;
+                continue;
+            }
+        }
+        out.push((n, quote));
+        i = k + 1;
+    }
+    out
+}
+
+#[test]
+fn every_night_death_is_told_of_his_last_words() {
+    // 000 L152 “夜间被杀者，无论死于帅、炮之手还是死于兑子，均有一次单开主题贴或跟帖留遗言的权力”:
+    // the judge is reminded to tell each of them; 汉马1 is killed, 楚炮1 dies with him (兑子).
+    let r = run(&[kill("楚炮1", "汉马1", "汉兵5")]);
+    assert_eq!(died(&r), sorted(&["汉马1", "楚炮1"]));
+    for p in ["汉马1", "楚炮1"] {
+        assert!(
+            r.for_judge
+                .iter()
+                .any(|l| l.contains(p) && l.contains("遗言") && l.contains("L152")),
+            "{p}: {:?}",
+            r.for_judge
+        );
+    }
+    // Nobody dead, no reminder.
+    assert!(!run(&[]).for_judge.iter().any(|l| l.contains("遗言")));
+}
+
+#[test]
+fn the_left_shi_only_curses_and_the_right_shi_only_blesses() {
+    // 000 L79–L80 “左士拥有诅咒权”, L81–L82 “右士拥有庇佑权”: the preset's role is 士 (its win
+    // checks count 士), so which 士 is which is a mark on the seat (`marks = ["左士"]`).
+    let text = GAME
+        .replace(
+            "\"楚士1\" = { role = \"士\", faction = \"楚\" }",
+            "\"楚士1\" = { role = \"士\", faction = \"楚\", marks = [\"左士\"] }",
+        )
+        .replace(
+            "\"楚士2\" = { role = \"士\", faction = \"楚\" }",
+            "\"楚士2\" = { role = \"士\", faction = \"楚\", marks = [\"右士\"] }",
+        );
+    let g = bansha::domain::game::load_str(&text, Path::new("game.toml")).unwrap();
+    let s = GameState::default();
+    let r = run_with(
+        &g,
+        &s,
+        &[act("楚士1", "庇佑", "楚兵1"), act("楚士2", "诅咒", "汉兵1")],
+    );
+    assert!(r.next_day.adjust.is_empty(), "{:?}", r.next_day.adjust);
+    assert!(refused_reason(&r, "楚士1").contains("L80"));
+    assert!(refused_reason(&r, "楚士2").contains("L82"));
+    let r = run_with(
+        &g,
+        &s,
+        &[act("楚士1", "诅咒", "汉兵1"), act("楚士2", "庇佑", "楚兵1")],
+    );
+    assert_eq!(r.next_day.adjust.get("汉兵1"), Some(&1));
+    assert_eq!(r.next_day.adjust.get("楚兵1"), Some(&-1));
+    assert!(r.refused.is_empty());
+    assert!(!r.for_judge.iter().any(|l| l.contains("左右")));
+    // Unmarked: the power is used, and the judge is asked to check it is the 士's own.
+    let r = run(&[act("汉士1", "诅咒", "楚兵1")]);
+    assert_eq!(r.next_day.adjust.get("楚兵1"), Some(&1));
+    assert!(
+        r.for_judge
+            .iter()
+            .any(|l| l.contains("汉士1") && l.contains("左右")),
+        "{:?}",
+        r.for_judge
+    );
+}
+
+#[test]
+fn giving_up_a_power_withdraws_what_was_sent_before() {
+    // 000 L97 “所有玩家夜间都可以放弃行使当夜特权”, with L96 “截至天亮之前10分钟，玩家都可以更换
+    // 行使特权的对象”: 楚炮1 sends a kill, then gives it up (`power = "放弃"`, the power given up
+    // as the target); the kill is not made, his platform is not 无敌, and the judge sees why.
+    let r = run(&[
+        at(kill("楚炮1", "汉兵1", "汉兵5"), "01:00"),
+        at(act("楚炮1", "放弃", "杀人"), "02:00"),
+    ]);
+    assert!(r.deaths.is_empty(), "{:?}", r.deaths);
+    assert!(!has(&r, "汉兵5", "无敌"));
+    assert!(refused_reason(&r, "楚炮1").contains("L97"));
+    // A new kill after giving up counts again (L96).
+    let r = run(&[
+        at(kill("楚炮1", "汉兵1", "汉兵5"), "01:00"),
+        at(act("楚炮1", "放弃", "杀人"), "02:00"),
+        at(kill("楚炮1", "汉兵2", "汉兵5"), "03:00"),
+    ]);
+    assert_eq!(died(&r), sorted(&["汉兵2"]));
+    // Giving up without naming a power gives up all of that night's; other players' stand.
+    let r = run(&[
+        at(kill("汉帅", "楚兵1", ""), "01:00"),
+        at(act("汉帅", "抽将", "汉车2"), "01:00"),
+        at(act("楚兵2", "祈祷", "楚车1"), "01:00"),
+        at(act("楚兵3", "祈祷", "楚车1"), "01:00"),
+        {
+            let mut a = at(act("汉帅", "放弃", ""), "02:00");
+            a.target = None;
+            a
+        },
+    ]);
+    assert!(r.deaths.is_empty());
+    assert!(!r.facts.contains_key("used:汉帅:抽将"), "no 抽将 spent");
+    assert!(has(&r, "楚车1", "无敌"));
+    // One 马 gives up the pair's check (L63 “共同”).
+    let r = run(&[
+        at(act("汉马1", "查证", "楚车1"), "01:00"),
+        at(act("汉马2", "放弃", "查证"), "02:00"),
+    ]);
+    assert!(told(&r, "汉马1").is_empty() && told(&r, "汉马2").is_empty());
+    // A 放弃 naming no power of his role, or by a dead player, is refused with why.
+    let r = run_with(
+        &game(),
+        &dead(&["楚炮2"]),
+        &[act("楚车1", "放弃", "杀人"), act("楚炮2", "放弃", "杀人")],
+    );
+    assert!(refused_reason(&r, "楚车1").contains("杀人"));
+    assert!(refused_reason(&r, "楚炮2").contains("出局"));
+}
+
+#[test]
+fn a_changed_action_is_listed_as_replaced_not_dropped() {
+    // 000 L96 “截至天亮之前10分钟，玩家都可以更换行使特权的对象”: the last one counts, and the one
+    // it replaced is shown to the judge with what replaced it.
+    let r = run(&[
+        at(act("楚士1", "诅咒", "汉兵3"), "01:00"),
+        at(act("楚士1", "诅咒", "汉兵4"), "02:00"),
+    ]);
+    assert_eq!(r.next_day.adjust.get("汉兵4"), Some(&1));
+    assert!(!r.next_day.adjust.contains_key("汉兵3"));
+    let why = refused_reason(&r, "楚士1");
+    assert!(why.contains("取代") && why.contains("@02:00"), "{why}");
+}

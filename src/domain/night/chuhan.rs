@@ -22,7 +22,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub struct Chuhan;
 
-/// The open points of seed 000's night (`../shared/NIGHT_AMBIGUITIES.md`, A-C1 … A-C11).
+/// The open points of seed 000's night (`../shared/NIGHT_AMBIGUITIES.md`, A-C1 … A-C11; A-C12
+/// and A-C13 found on a second reading of L78, A-C14 of L53 with L23, A-C15 of L59 with L96).
 pub const CHOICES: &[Choice] = &[
     Choice {
         key: "imprison_own_side",
@@ -87,7 +88,7 @@ pub const CHOICES: &[Choice] = &[
     Choice {
         key: "chou_jiang_kill_post",
         id: "A-C6",
-        lines: "000 L53 “帅也确实被成功杀死”, L100–L102 “如果杀人未成功，则不公布杀人帖”",
+        lines: "000 L53 “帅也确实被成功杀死”, L101 “如果杀人未成功，则不公布杀人帖”, L100–L102",
         readings: &[
             ("publish", "抽将代死时，杀帅的杀人帖照常公布（杀帅成功）"),
             ("withhold", "抽将代死时不公布杀人帖（帅没有死）"),
@@ -145,6 +146,46 @@ pub const CHOICES: &[Choice] = &[
         ],
         default: "told",
     },
+    Choice {
+        key: "xiang_invulnerable_blocked",
+        id: "A-C12",
+        lines: "000 L78 “一个相选择救治本方另一个相且没有被塞相眼时，构成连环相”, L77 “该相被塞相眼。当夜进入禁锢状态”, L31 (1)",
+        readings: &[
+            ("blocked", "相被塞相眼即使无敌（禁锢无效），也不构成连环相"),
+            ("effective_only", "只有生效的塞相眼（禁锢）才使连环相不成立"),
+        ],
+        default: "blocked",
+    },
+    Choice {
+        key: "lianhuan_xiang_healer",
+        id: "A-C13",
+        lines: "000 L78 “一个相选择救治本方另一个相…构成连环相。被救治的相进入兑子状态。…连环相都不能被普通杀人权（帅、炮）杀害，但是可以被必杀（重叠炮），但是必杀者也会同归于尽”",
+        readings: &[
+            ("both", "单向连环相的两个相都不能被普通杀人权杀害；救人的相被必杀时，必杀者也同归于尽"),
+            ("healed_only", "只有被救治的相受保护，救人的相照常可被杀"),
+        ],
+        default: "both",
+    },
+    Choice {
+        key: "chou_jiang_invulnerable_substitute",
+        id: "A-C14",
+        lines: "000 L53 “本方被抓来抽将的这个人被抽杀”, L23 “处于无敌状态的玩家，将不受任何负面特权（被杀、被禁锢、被诅咒）影响”, L54 “抽将无效，还是帅死”",
+        readings: &[
+            ("shuai_dies", "被抓来抽将的人当夜无敌，不受抽杀（L23），抽将无效，还是帅死"),
+            ("substitute_dies", "抽杀不受无敌影响，被抓来的人照样代帅死"),
+        ],
+        default: "shuai_dies",
+    },
+    Choice {
+        key: "overlap_first_sent",
+        id: "A-C15",
+        lines: "000 L59 “本方双炮互相选对方做炮架子的话，先寄出短消息那一方行使特权，后寄出那一方作炮架子”, L96 “截至天亮之前10分钟，玩家都可以更换行使特权的对象”",
+        readings: &[
+            ("first_message", "以各自第一次选对方作炮架子的短消息的寄出时间判先后"),
+            ("last_message", "以各自最后一条（有效的）短消息的寄出时间判先后"),
+        ],
+        default: "first_message",
+    },
 ];
 
 fn choice(key: &str) -> &'static Choice {
@@ -185,6 +226,7 @@ impl Resolver for Chuhan {
             used: BTreeSet::new(),
             quiet: false,
             originals: Vec::new(),
+            named_at: BTreeMap::new(),
         };
         let mut acts = r.sort_out(actions);
         acts.kill = r.overlapping_pao(&acts);
@@ -207,6 +249,8 @@ struct Run<'a, 'b> {
     /// 查证 actions made the pair's (normalised, as sent): refused and late lists show them as
     /// sent.
     originals: Vec<(Action, Action)>,
+    /// When each 炮 first named a platform, by the deadline: (炮, platform) → time (L59, A-C15).
+    named_at: BTreeMap<(String, String), DateTime<FixedOffset>>,
 }
 
 /// A kill (帅 or 炮), validated.
@@ -246,6 +290,8 @@ struct States {
     ma_blocked: BTreeSet<String>,
     /// 相 who were 塞相眼.
     xiang_blocked: BTreeSet<String>,
+    /// The healer of a one-way 连环相 (healer → the 相 he heals), not in 兑子 himself (L78; A-C13).
+    xiang_healers: BTreeMap<String, String>,
 }
 
 /// The conditions of 禁锢 and 无敌 given a set of voided players: (player → (source, why)).
@@ -346,8 +392,11 @@ impl Run<'_, '_> {
             }
             timely.push(joint);
         }
+        let timely = self.give_ups(timely);
         let timely = self.untimed_conflicts(timely);
+        self.note_first_platforms(&timely);
         let (kept, late) = last_of_each(&timely, deadline);
+        self.replaced(&timely, &kept, &late);
         self.res.late.extend(late);
         let mut acts = Acts::default();
         let platforms = self.platform_actions(&kept);
@@ -365,18 +414,141 @@ impl Run<'_, '_> {
         acts
     }
 
+    /// L96: the actions a later one of the same player and power replaced, listed with it (not
+    /// dropped silently).
+    fn replaced(&mut self, timely: &[Action], kept: &[Action], late: &[Action]) {
+        let mut rest: Vec<&Action> = kept.iter().chain(late).collect();
+        for a in timely {
+            if let Some(i) = rest.iter().position(|k| *k == a) {
+                rest.remove(i);
+                continue;
+            }
+            let same = |k: &&Action| k.by == a.by && k.power == a.power;
+            // The same action sent again is one action.
+            if let Some(k) = kept
+                .iter()
+                .find(|k| same(k) && (&k.target, &k.platform) != (&a.target, &a.platform))
+            {
+                let why = format!("已被之后的 {} 取代（L96 以最后一次为准）", k.source);
+                self.refuse(a, why);
+            }
+        }
+    }
+
+    /// L97 “所有玩家夜间都可以放弃行使当夜特权”: a `放弃` (its target the power given up, or none
+    /// for all of them) withdraws that player's actions of the power sent before it (untimed
+    /// ones included); one sent after it counts again (L96). A 马 gives up the pair's 查证.
+    fn give_ups(&mut self, actions: Vec<Action>) -> Vec<Action> {
+        let (gives, rest): (Vec<Action>, Vec<Action>) =
+            actions.into_iter().partition(|a| a.power == "放弃");
+        let mut valid: Vec<(Action, Vec<&'static str>)> = Vec::new();
+        for g in gives {
+            if let (Some(t), Some(d)) = (g.sent_at, self.n.deadline) {
+                if t > d {
+                    self.res.late.push(g);
+                    continue;
+                }
+            }
+            match self.given_up(&g) {
+                Ok(powers) => valid.push((g, powers)),
+                Err(why) => self.refuse(&g, why),
+            }
+        }
+        let mut out = Vec::new();
+        for a in rest {
+            let by = valid.iter().find(|(g, powers)| {
+                a.by.iter().any(|b| g.by.contains(b))
+                    && powers.contains(&a.power.as_str())
+                    && match (a.sent_at, g.sent_at) {
+                        (Some(x), Some(y)) => x <= y,
+                        _ => true,
+                    }
+            });
+            match by {
+                Some((g, _)) => {
+                    let why = format!(
+                        "{} 之后放弃了当夜的「{}」（{}，L97）",
+                        names(&g.by),
+                        a.power,
+                        g.source
+                    );
+                    self.refuse(&a, why);
+                }
+                None => out.push(a),
+            }
+        }
+        out
+    }
+
+    /// The powers a `放弃` gives up: the one it names, or every power of the player's role.
+    fn given_up(&self, g: &Action) -> Result<Vec<&'static str>, String> {
+        let [b] = g.by.as_slice() else {
+            return Err("「放弃」要由一名玩家提交".into());
+        };
+        let Some(s) = self.seat(b) else {
+            return Err(format!("{b} 不是本局玩家"));
+        };
+        if !s.alive {
+            return Err(format!("{b} 已经出局，不能行使特权"));
+        }
+        let named = |p: &str| match g.target.as_deref() {
+            None => true,
+            Some(t) => t == p || (t == "杀人" && p == "炮架子"),
+        };
+        let mut powers: Vec<&'static str> = POWERS
+            .iter()
+            .filter(|(p, roles)| roles.contains(&s.role.as_str()) && named(p))
+            .map(|(p, _)| *p)
+            .collect();
+        if let Some(side) = shi_side(s) {
+            let other = if side == "左士" { "庇佑" } else { "诅咒" };
+            powers.retain(|p| *p != other);
+        }
+        if powers.is_empty() {
+            return Err(format!(
+                "{b} 的身份是{}，没有「{}」权可放弃（2.6）",
+                s.role,
+                g.target.as_deref().unwrap_or("")
+            ));
+        }
+        Ok(powers)
+    }
+
+    /// The first time, by the deadline, each 炮 named each platform (in a kill or on its own).
+    fn note_first_platforms(&mut self, timely: &[Action]) {
+        for a in timely {
+            let p = match a.power.as_str() {
+                "杀人" => a.platform.as_ref(),
+                "炮架子" => a.target.as_ref(),
+                _ => None,
+            };
+            let (Some(p), Some(t), [by]) = (p, a.sent_at, a.by.as_slice()) else {
+                continue;
+            };
+            if self.n.deadline.is_some_and(|d| t > d) {
+                continue;
+            }
+            let e = self.named_at.entry((by.clone(), p.clone())).or_insert(t);
+            *e = (*e).min(t);
+        }
+    }
+
     /// The 马 check is the pair's one action (L63 “共同向法官提交一个查证对象”): a 查证 by either
-    /// 马 is the pair's, so a later one from the other 马 changes it.
+    /// 马 is the pair's, so a later one from the other 马 changes it. The pair is the 马 alive at
+    /// dusk: a 马 whose partner is dead still holds the power (L63 “马拥有查证权”) and checks alone.
     fn joint_check(&self, a: &Action) -> Action {
         let mut a = a.clone();
-        if a.power == "查证" && !a.by.is_empty() && a.by.iter().all(|b| self.role(b) == "马") {
+        if a.power == "查证"
+            && !a.by.is_empty()
+            && a.by.iter().all(|b| self.role(b) == "马" && self.n.alive(b))
+        {
             let f = self.faction(&a.by[0]);
             if a.by.iter().all(|b| self.faction(b) == f) {
                 let mut pair: Vec<String> = self
                     .n
                     .seats
                     .iter()
-                    .filter(|s| s.role == "马" && s.faction == f)
+                    .filter(|s| s.role == "马" && s.faction == f && s.alive)
                     .map(|s| s.player.clone())
                     .collect();
                 pair.sort();
@@ -477,6 +649,15 @@ impl Run<'_, '_> {
                     "{b} 的身份是{}，没有「{}」权（2.6）",
                     s.role, a.power
                 ));
+            }
+            match (shi_side(s), a.power.as_str()) {
+                (Some("左士"), "庇佑") => {
+                    return Err(format!("{b} 是左士，左士只有诅咒权（L80），没有庇佑权"))
+                }
+                (Some("右士"), "诅咒") => {
+                    return Err(format!("{b} 是右士，右士只有庇佑权（L82），没有诅咒权"))
+                }
+                _ => {}
             }
         }
         if a.by.len() > 1
@@ -585,11 +766,22 @@ impl Run<'_, '_> {
             "救治" => {
                 acts.heal.insert(by, t);
             }
-            "诅咒" => {
-                acts.curse.insert(by, t);
-            }
-            "庇佑" => {
-                acts.bless.insert(by, t);
+            "诅咒" | "庇佑" => {
+                if self
+                    .seat(&by)
+                    .is_some_and(|s| s.role == "士" && shi_side(s).is_none())
+                {
+                    self.judge(format!(
+                        "士 {by} 未注明左右（名单 marks = [\"左士\"] 或 [\"右士\"]）：诅咒只属左士（L80），庇佑只属右士（L82），请法官核对他的「{}」",
+                        a.power
+                    ));
+                }
+                let table = if a.power == "诅咒" {
+                    &mut acts.curse
+                } else {
+                    &mut acts.bless
+                };
+                table.insert(by, t);
             }
             "祈祷" => {
                 acts.pray.insert(by, t);
@@ -647,6 +839,14 @@ impl Run<'_, '_> {
             }
         }
     }
+}
+
+/// Which 士 a seat is: its role (左士 / 右士), or for the preset's role 士 (its win checks count
+/// 士) a mark on the seat; None when nothing says.
+fn shi_side(s: &crate::domain::rules::state::Seat) -> Option<&'static str> {
+    ["左士", "右士"]
+        .into_iter()
+        .find(|side| s.role == *side || (s.role == "士" && s.marks.iter().any(|m| m == side)))
 }
 
 fn names(by: &[String]) -> String {
@@ -715,12 +915,7 @@ impl Run<'_, '_> {
             })
             .collect();
         for (a, b) in pairs {
-            let (ta, tb) = (acts.kill[&a].sent_at, acts.kill[&b].sent_at);
-            let later = match (ta, tb) {
-                (Some(x), Some(y)) if x < y => Some(b.clone()),
-                (Some(x), Some(y)) if y < x => Some(a.clone()),
-                _ => None,
-            };
+            let later = self.later_of_pair(&a, &b, acts);
             match later {
                 Some(l) => {
                     let first = if l == a { &b } else { &a };
@@ -743,6 +938,33 @@ impl Run<'_, '_> {
 }
 
 impl Run<'_, '_> {
+    /// L59 “先寄出短消息那一方行使特权，后寄出那一方作炮架子”: which of two 炮 naming each other
+    /// sent later. A 炮 who changed his message (L96) sent first by his first message naming the
+    /// other and last by the one that counts: A-C15 picks.
+    fn later_of_pair(&mut self, a: &str, b: &str, acts: &Acts) -> Option<String> {
+        let later =
+            |ta: Option<DateTime<FixedOffset>>, tb: Option<DateTime<FixedOffset>>| match (ta, tb) {
+                (Some(x), Some(y)) if x < y => Some(b.to_string()),
+                (Some(x), Some(y)) if y < x => Some(a.to_string()),
+                _ => None,
+            };
+        let by_last = later(acts.kill[a].sent_at, acts.kill[b].sent_at);
+        let first = |x: &str, y: &str| self.named_at.get(&(x.to_string(), y.to_string())).copied();
+        let by_first = later(first(a, b), first(b, a));
+        if by_first == by_last || by_first.is_none() {
+            return by_last;
+        }
+        let rd = self.reading(
+            "overlap_first_sent",
+            format!("双炮 {a}、{b} 互选对方作炮架子，其中有人改过短消息：谁算先寄出"),
+        );
+        if rd == "last_message" {
+            by_last
+        } else {
+            by_first
+        }
+    }
+
     /// The 禁锢 and 无敌 conditions with the powers of `void` removed.
     fn conds(&mut self, acts: &Acts, void: &BTreeSet<String>) -> Conds {
         let mut c = Conds::default();
@@ -976,22 +1198,42 @@ impl Run<'_, '_> {
         }
         self.ma_mines(st, &mut mine);
         // 连环相 (L78): a 相 healing his own other 相, not 塞相眼 and not imprisoned (L49 (5)).
+        let mut healers = BTreeMap::new();
         for (h, t) in &acts.heal {
             if self.role(t) == "相"
                 && !self.enemies(h, t)
                 && h != t
-                && !st.xiang_blocked.contains(h)
                 && !st.void.contains(h)
+                && !self.xiang_eye_blocks(h, st)
             {
                 mine.insert(
                     t.clone(),
                     format!("得到本方相 {h} 的救治，构成连环相（L78）"),
                 );
+                healers.insert(h.clone(), t.clone());
             }
         }
         // L47: 无敌 and 兑子 → 兑子 is void.
         mine.retain(|p, _| !st.invulnerable.contains_key(p));
+        healers.retain(|h, _| !mine.contains_key(h));
         st.mine = mine;
+        st.xiang_healers = healers;
+    }
+
+    /// L78 “且没有被塞相眼”: whether the 塞相眼 of `h` keeps him out of 连环相; when his 禁锢 is
+    /// invalid (无敌, L31 (1), or 2.6.9), as A-C12 reads.
+    fn xiang_eye_blocks(&mut self, h: &str, st: &States) -> bool {
+        if !st.xiang_blocked.contains(h) {
+            return false;
+        }
+        if st.void.contains(h) {
+            return true;
+        }
+        let rd = self.reading(
+            "xiang_invulnerable_blocked",
+            format!("相 {h} 被塞相眼但禁锢无效：是否仍不构成连环相"),
+        );
+        rd != "effective_only"
     }
 
     /// 连环马 (L65): both 马 of a side unless 别马腿 (L43, L65; A-C5) or one imprisoned (L49 (5));
@@ -1142,6 +1384,13 @@ impl Run<'_, '_> {
                 continue;
             }
             let bisha = st.bisha.contains_key(a);
+            let guarded = self.xiang_guarded(a, t, st);
+            if guarded && !bisha {
+                self.judge(format!(
+                    "{a} 杀 {t}：{t} 是连环相中救人的相，不能被普通杀人权杀害，不死（L78，A-C13）"
+                ));
+                continue;
+            }
             if !bisha {
                 if let Some(h) = healed.get(t) {
                     self.judge(format!(
@@ -1177,13 +1426,33 @@ impl Run<'_, '_> {
             if st.mine.contains_key(t) && !self.is_shuai(a) && !st.invulnerable.contains_key(a) {
                 mine_hits.entry(t.clone()).or_default().push(a.clone());
             }
+            // L78 “必杀者也会同归于尽”: the 必杀 on a 连环相's healer, as A-C13 reads.
+            if guarded && !self.is_shuai(a) && !st.invulnerable.contains_key(a) {
+                deaths
+                    .entry(a.clone())
+                    .or_default()
+                    .push(format!("必杀连环相的 {t}，同归于尽（L78）"));
+            }
         }
         self.mine_deaths(mine_hits, &mut deaths);
-        self.chou_jiang(acts, shuai_hit, &mut deaths, &mut hits);
+        self.chou_jiang(acts, st, shuai_hit, &mut deaths, &mut hits);
         self.record_deaths(deaths, hits);
         self.curses(acts, st);
         self.checks(acts, st);
         self.used_powers(acts, st);
+    }
+
+    /// Whether `t`, the healer of a one-way 连环相 (not in 兑子 himself), is one of the “连环相”
+    /// that L78 keeps from a plain kill and that take the 必杀者 with them (A-C13).
+    fn xiang_guarded(&mut self, a: &str, t: &str, st: &States) -> bool {
+        let Some(partner) = st.xiang_healers.get(t) else {
+            return false;
+        };
+        let rd = self.reading(
+            "lianhuan_xiang_healer",
+            format!("{a} 杀连环相中救人的相 {t}（他救治 {partner}）"),
+        );
+        rd == "both"
     }
 
     /// L42 (A-C8): every attacker of a 兑子 target dies with it, or the judge decides.
@@ -1241,6 +1510,7 @@ impl Run<'_, '_> {
     fn chou_jiang(
         &mut self,
         acts: &Acts,
+        st: &States,
         shuai_hit: BTreeMap<String, Vec<String>>,
         deaths: &mut BTreeMap<String, Vec<String>>,
         hits: &mut Vec<Hit>,
@@ -1267,7 +1537,7 @@ impl Run<'_, '_> {
         for (s, killers) in shuai_hit {
             let cause = format!("被 {} 杀死", killers.join("、"));
             match acts.chou.get(&s) {
-                Some(sub) if !self.enemies(&s, sub) => {
+                Some(sub) if !self.enemies(&s, sub) && !self.spared(&s, sub, st) => {
                     deaths.entry(sub.clone()).or_default().push(format!(
                         "帅 {s} 被杀（{cause}），抽将：被抓来代帅抽杀（L53）"
                     ));
@@ -1283,9 +1553,11 @@ impl Run<'_, '_> {
                     }
                 }
                 Some(sub) => {
-                    self.judge(format!(
-                        "帅 {s} 误抓了对方的 {sub} 抽将，抽将无效，还是帅死（L54）"
-                    ));
+                    self.judge(if self.enemies(&s, sub) {
+                        format!("帅 {s} 误抓了对方的 {sub} 抽将，抽将无效，还是帅死（L54）")
+                    } else {
+                        format!("帅 {s} 抽将的 {sub} 当夜无敌，不受抽杀，抽将无效，还是帅死（L23, L54，A-C14）")
+                    });
                     deaths.entry(s.clone()).or_default().push(cause);
                     hits.extend(killers.into_iter().map(|killer| Hit { killer }));
                 }
@@ -1295,6 +1567,18 @@ impl Run<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Whether the own player named for 抽将 is 无敌 and, as A-C14 reads, not taken (L23).
+    fn spared(&mut self, shuai: &str, sub: &str, st: &States) -> bool {
+        if !st.invulnerable.contains_key(sub) {
+            return false;
+        }
+        let rd = self.reading(
+            "chou_jiang_invulnerable_substitute",
+            format!("帅 {shuai} 抽将的 {sub} 当夜无敌：是否代帅死"),
+        );
+        rd == "shuai_dies"
     }
 
     fn record_deaths(&mut self, deaths: BTreeMap<String, Vec<String>>, hits: Vec<Hit>) {
@@ -1312,6 +1596,10 @@ impl Run<'_, '_> {
             .collect();
         // L13, L102: the dead's role is told to his side's 帅 by private message.
         for (_, p, _) in &ds {
+            // L152: every night death (a 帅's or a 炮's kill, 兑子) may leave last words.
+            self.judge(format!(
+                "通知 {p} 可以单开主题贴或跟帖留一次遗言，留完后禁言（L152）"
+            ));
             let f = self.faction(p).to_string();
             let role = self.role(p).to_string();
             let shuai = self
