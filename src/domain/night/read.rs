@@ -22,6 +22,12 @@ pub fn actions_in(
         if part.is_empty() {
             continue;
         }
+        // chuhan 000 L97 "所有玩家夜间都可以放弃行使当夜特权": "放弃" (all of the night's),
+        // "放弃：杀人" (that power), in the player's words.
+        if let Some(given_up) = give_up(part) {
+            out.push(action(from, "放弃", given_up, sent_at, source));
+            continue;
+        }
         if let Some(dir) = direction(part) {
             out.push(action(from, "移动", Some(dir.to_string()), sent_at, source));
             continue;
@@ -88,6 +94,34 @@ pub(super) fn player(game: &GameConfig, name: &str) -> Option<String> {
         .map(|(p, _)| p.clone())
 }
 
+/// A message giving up the night's powers: `Some(None)` all of them ("放弃", "今晚放弃",
+/// "放弃行动"), `Some(Some(power))` one ("放弃：杀人", "放弃杀人").
+fn give_up(part: &str) -> Option<Option<String>> {
+    let mut bare = part.trim_start_matches(['我']);
+    for when in ["今晚", "今夜", "本夜", "当夜"] {
+        bare = bare.strip_prefix(when).unwrap_or(bare);
+    }
+    let bare = bare.trim_end_matches(['。', '！', '!', '.']);
+    let rest = bare
+        .strip_prefix("放弃")?
+        .trim_start_matches(['：', ':', ' ']);
+    const ALL: [&str; 8] = [
+        "",
+        "行动",
+        "特权",
+        "技能",
+        "本夜行动",
+        "今晚行动",
+        "当夜特权",
+        "夜间行动",
+    ];
+    if ALL.contains(&rest) {
+        return Some(None);
+    }
+    (rest.chars().count() <= 4 && !rest.chars().any(char::is_whitespace))
+        .then(|| Some(rest.to_string()))
+}
+
 /// A move in the player's own words: 向东, 东, 往北走, 向东南 (killers move diagonally).
 fn direction(part: &str) -> Option<&str> {
     let bare = part
@@ -137,6 +171,23 @@ mod tests {
             (a[0].power.as_str(), a[0].target.as_deref()),
             ("移动", Some("往北走"))
         );
+    }
+
+    /// 000 L97 "所有玩家夜间都可以放弃行使当夜特权": the resolver withdraws what was sent before.
+    #[test]
+    fn giving_up_is_read_as_an_action() {
+        let g = game();
+        let a = actions_in(&g, "宋江", "今晚放弃。", None, "x");
+        assert_eq!(
+            (a[0].power.as_str(), a[0].target.as_deref()),
+            ("放弃", None)
+        );
+        let a = actions_in(&g, "宋江", "放弃：杀人", None, "x");
+        assert_eq!(
+            (a[0].power.as_str(), a[0].target.as_deref()),
+            ("放弃", Some("杀人"))
+        );
+        assert!(actions_in(&g, "宋江", "放弃什么呢法官我还在想今晚的事", None, "x").is_empty());
     }
 
     #[test]
