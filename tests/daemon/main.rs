@@ -31,6 +31,7 @@ mod judge_state;
 mod live_game;
 mod lurk;
 mod night;
+mod night_m103;
 mod qq;
 mod refresh;
 mod reload;
