@@ -206,20 +206,33 @@ async fn an_m103_night_entered_on_the_dashboard_kills_and_its_missed_power_reach
         count.contains("不见 0 帖") && !count.contains("yucca"),
         "the night's dead is not counted on day 3: {ledger}"
     );
-    let line = ledger
-        .lines()
-        .filter(|l| l.contains("不见") && l.contains("夜间行动"))
-        .count();
     assert!(
-        line >= 1,
-        "the 密探's missed power in the ledger (L316): {ledger}"
+        entries_of(ledger, "不见")
+            .iter()
+            .any(|l| l.contains("第2天") && l.contains("没有在规定时间内行使夜间行动")),
+        "the 密探's missed power in the ledger, on day 2 (L316): {ledger}"
     );
-    for acted in ["小飞", "花千树", "大灰狼"] {
+    for acted in ["小飞", "花千树", "大灰狼", "冷雪"] {
         assert!(
-            !ledger
-                .lines()
-                .any(|l| l.contains(acted) && l.contains("夜间行动")),
+            !entries_of(ledger, acted)
+                .iter()
+                .any(|l| l.contains("夜间行动")),
             "{acted} acted: {ledger}"
         );
     }
+}
+
+/// A player's entries in a mail's ledger (`[b]违规记录[/b]`: "NAME：…", then an indented line
+/// each).
+pub(crate) fn entries_of(mail: &str, player: &str) -> Vec<String> {
+    let Some((_, ledger)) = mail.split_once("[b]违规记录[/b]") else {
+        return Vec::new();
+    };
+    ledger
+        .lines()
+        .skip_while(|l| !l.starts_with(&format!("{player}：")))
+        .skip(1)
+        .take_while(|l| l.starts_with(' '))
+        .map(str::to_string)
+        .collect()
 }
