@@ -131,19 +131,7 @@ impl Daemon {
             n.record.digested = n.record.actions.len();
         }
         if let Some(deadline) = n.deadline {
-            if now >= deadline - Duration::minutes(30) && now < deadline {
-                let state = crate::io::state_file::load_state(&crate::io::state_file::state_path(
-                    &g.path, None,
-                ))?;
-                let silent = silent_roles(&state.snapshot(&g).seats, &n.record);
-                if !silent.is_empty() {
-                    let k = format!("night_remind/{}/{}", g.id, n.night);
-                    let mail = crate::present::mails::night_reminder(
-                        &g.name, n.night, &silent, deadline, now,
-                    );
-                    self.queue(&k, report, || mail)?;
-                }
-            }
+            self.remind_night(&n, deadline, now, report)?;
             if now >= deadline {
                 let k = format!("night_draft/{}/{}", g.id, n.night);
                 if !self.store.mail_known(&k)? {
@@ -158,6 +146,61 @@ impl Daemon {
             }
         }
         self.store.set_meta(&key(&g, n.night), &n.record)?;
+        Ok(())
+    }
+
+    /// Half an hour before each limit of the night (its deadline; qipan's good players' moves
+    /// earlier, 003 L114: `night::due`), the living players who owe an action by it and have
+    /// sent none, once per limit. Where a night action not sent is a missed duty
+    /// (`lurk.night_move_duty`: m103 002 L316, qipan 003 L136) those who owe one are whom the
+    /// resolver counts missed now (not m103's 宠妃, who have no power); elsewhere every living
+    /// role that has sent nothing.
+    fn remind_night(
+        &self,
+        n: &OpenNight,
+        deadline: Time,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let g = &n.game;
+        let soon = |due: Time| now >= due - Duration::minutes(30) && now < due;
+        let close = n.opens;
+        let earliest = g
+            .rules
+            .night
+            .good_moves_after_close_minutes
+            .map_or(deadline, |m| {
+                deadline.min(close + Duration::minutes(i64::from(m)))
+            });
+        if !soon(deadline) && !soon(earliest) {
+            return Ok(());
+        }
+        let state =
+            crate::io::state_file::load_state(&crate::io::state_file::state_path(&g.path, None))?;
+        let seats = state.snapshot(g).seats;
+        let owing = match g.rules.lurk.night_move_duty {
+            true => self
+                .resolve_night(g, n.night, &n.record, n.deadline)
+                .map(|res| res.next_day.missed)
+                .unwrap_or_else(|_| silent_roles(&seats, &n.record)),
+            false => silent_roles(&seats, &n.record),
+        };
+        let mut by_limit: std::collections::BTreeMap<Time, Vec<String>> = Default::default();
+        for s in seats.iter().filter(|s| owing.contains(&s.player)) {
+            let due = crate::domain::night::due(&g.rules.night, s, close, Some(deadline));
+            if let Some(due) = due.filter(|d| soon(*d)) {
+                by_limit.entry(due).or_default().push(s.player.clone());
+            }
+        }
+        for (due, silent) in by_limit {
+            let k = if due == deadline {
+                format!("night_remind/{}/{}", g.id, n.night)
+            } else {
+                format!("night_remind/{}/{}/{}", g.id, n.night, due.timestamp())
+            };
+            let mail = crate::present::mails::night_reminder(&g.name, n.night, &silent, due, now);
+            self.queue(&k, report, || mail)?;
+        }
         Ok(())
     }
 

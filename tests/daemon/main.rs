@@ -32,6 +32,7 @@ mod live_game;
 mod lurk;
 mod night;
 mod night_m103;
+mod night_qipan;
 mod qq;
 mod refresh;
 mod reload;

@@ -84,6 +84,18 @@ async fn an_m103_night_entered_on_the_dashboard_kills_and_its_missed_power_reach
         subject_lines(&mailbox)
     );
 
+    // The reminder within the 30 minutes names who owes a power (L235 "夜晚侍卫、密探、太医、刺客或
+    // 黑情侣需要发动技能"), not the 宠妃, 帝王, 太子 or 红娘, who have none at night.
+    let reminders = mails_about(&mailbox, "第2夜 还有");
+    assert_eq!(reminders.len(), 1, "{:?}", subject_lines(&mailbox));
+    let owed = &reminders[0].1;
+    for owes in ["小飞", "不见", "花千树", "大灰狼", "冷雪"] {
+        assert!(owed.contains(owes), "{owes}: {owed}");
+    }
+    for none in ["雪罂子", "yucca", "超人", "蝈蝈", "小熊维尼"] {
+        assert!(!owed.contains(none), "{none}: {owed}");
+    }
+
     // 21:15, within the 30 minutes: what reached the judge by QQ, entered on the dashboard. The
     // 侍卫 guards 蝈蝈 (L127, L224), the 刺客 name yucca (L138, L225), the 太医 answers that she
     // does nothing (L238); the 密探 不见 never writes (L237).

@@ -373,6 +373,22 @@ pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
     }
 }
 
+/// When `seat`'s night actions are due: a qipan good player's move by
+/// `good_moves_after_close_minutes` after the day's close (003 L114 "截止时间为22:00", the
+/// killers' night running on to the deadline, L116), every other action by the night's deadline.
+/// The daemon reminds each player half an hour before his own limit.
+pub fn due(
+    rules: &crate::domain::config::NightRules,
+    seat: &Seat,
+    close: DateTime<FixedOffset>,
+    deadline: Option<DateTime<FixedOffset>>,
+) -> Option<DateTime<FixedOffset>> {
+    match rules.good_moves_after_close_minutes {
+        Some(m) if !qipan::is_killer(seat) => Some(close + chrono::Duration::minutes(i64::from(m))),
+        _ => deadline,
+    }
+}
+
 /// The fact a night duty missed leaves in the state (`missed:<night>:<player>` = 1; m103 002
 /// L316, qipan 003 L136): written when the judge confirms the night, read back into the days
 /// by [`missed_to_days`].
@@ -586,6 +602,42 @@ mod tests {
         let of = |n: &str| t.counts.iter().find(|c| c.target == n).map(|c| c.votes);
         assert_eq!(of("甲"), Some(2.0));
         assert_eq!(of("乙"), Some(0.0), "never below 0");
+    }
+
+    /// qipan 003 L114 "截止时间为22:00": a good player's move is due an hour after the 21:00
+    /// close, the killers' actions by the night's deadline (L116, 9:00); elsewhere everything
+    /// by the deadline.
+    #[test]
+    fn a_good_players_move_is_due_before_the_killers_night_ends() {
+        let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap();
+        let close = t("2026-11-29T21:00:00+08:00");
+        let deadline = Some(t("2026-11-30T09:00:00+08:00"));
+        let seat = |role: &str, faction: &str| Seat {
+            player: "甲".into(),
+            role: role.into(),
+            faction: faction.into(),
+            code: None,
+            alive: true,
+            cause: None,
+            marks: Vec::new(),
+        };
+        let rules = crate::domain::config::NightRules {
+            good_moves_after_close_minutes: Some(60),
+            ..Default::default()
+        };
+        assert_eq!(
+            due(&rules, &seat("好人", "好人"), close, deadline),
+            Some(t("2026-11-29T22:00:00+08:00"))
+        );
+        assert_eq!(
+            due(&rules, &seat("主杀", "杀手"), close, deadline),
+            deadline
+        );
+        let rules = crate::domain::config::NightRules::default();
+        assert_eq!(
+            due(&rules, &seat("好人", "好人"), close, deadline),
+            deadline
+        );
     }
 
     fn act(by: &str, power: &str, target: &str, at: &str) -> Action {
