@@ -806,7 +806,8 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
             .map(|n| crate::present::dashboard::NightView {
                 game: n.game.name.clone(),
                 night: n.night,
-                deadline: n.deadline,
+                // The last limit of whoever still owes an action (m103's 太医, 002 L238).
+                deadline: d.settles_at(&n),
                 actions: n
                     .record
                     .actions

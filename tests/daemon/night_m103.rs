@@ -89,16 +89,18 @@ async fn an_m103_night_entered_on_the_dashboard_kills_and_its_missed_power_reach
     let reminders = mails_about(&mailbox, "第2夜 还有");
     assert_eq!(reminders.len(), 1, "{:?}", subject_lines(&mailbox));
     let owed = &reminders[0].1;
-    for owes in ["小飞", "不见", "花千树", "大灰狼", "冷雪"] {
+    for owes in ["小飞", "不见", "大灰狼", "冷雪"] {
         assert!(owed.contains(owes), "{owes}: {owed}");
     }
+    // The 太医's own limit is later (L238): she is reminded before it.
+    assert!(!owed.contains("花千树"), "{owed}");
     for none in ["雪罂子", "yucca", "超人", "蝈蝈", "小熊维尼"] {
         assert!(!owed.contains(none), "{none}: {owed}");
     }
 
     // 21:15, within the 30 minutes: what reached the judge by QQ, entered on the dashboard. The
-    // 侍卫 guards 蝈蝈 (L127, L224), the 刺客 name yucca (L138, L225), the 太医 answers that she
-    // does nothing (L238); the 密探 不见 never writes (L237).
+    // 侍卫 guards 蝈蝈 (L127, L224), the 刺客 name yucca (L138, L225); the 密探 不见 never writes
+    // (L237).
     let (mut child, _) = start_service(&config, Some("2026-11-29 21:15:00")).await;
     // The judge first confirms the day: 李逵, a 刺客, voted out at the close (L61), is no longer
     // of the night's kill group.
@@ -130,13 +132,45 @@ async fn an_m103_night_entered_on_the_dashboard_kills_and_its_missed_power_reach
         );
         enter(&mut b, "小飞", "守卫", "蝈蝈");
         enter(&mut b, "大灰狼", "指杀", "yucca");
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // 21:30, the limit of all but the 太医, who has not answered: hers runs 30 minutes from her
+    // 通灵 feedback (L238; no time of it entered: from the deadline), so no draft yet, and she
+    // alone is reminded.
+    cycle_at(&config, "2026-11-29 21:30:05").await;
+    assert!(
+        mails_about(&mailbox, "第2夜结算草稿").is_empty(),
+        "{:?}",
+        subject_lines(&mailbox)
+    );
+    let reminders = mails_about(&mailbox, "第2夜 还有");
+    assert_eq!(reminders.len(), 2, "{:?}", subject_lines(&mailbox));
+    assert!(
+        reminders[1].0.contains("还有 1 人没有行动") && reminders[1].1.contains("11-29 22:00 截止"),
+        "{:?}",
+        reminders[1]
+    );
+    assert!(reminders[1].1.contains("：花千树。"), "{}", reminders[1].1);
+    // 21:40: no confirming while she may still answer; her answer (she does nothing) entered.
+    let (mut child, _) = start_service(&config, Some("2026-11-29 21:40:00")).await;
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(!page.contains("确认第 2 夜结算"), "{page}");
+    assert!(page.contains("行动截止 11-29 22:00"), "{page}");
+    tokio::task::block_in_place(|| {
+        let mut b = crate::browser::Browser::launch(&dir.path().join("cdp"));
+        b.open(
+            &format!("http://127.0.0.1:{port}/"),
+            "!!document.querySelector('form.night-add')",
+        );
         enter(&mut b, "花千树", "放弃", "");
     });
     child.kill().unwrap();
     child.wait().unwrap();
 
-    // 21:30, the limit: the draft, nothing written yet.
-    cycle_at(&config, "2026-11-29 21:30:05").await;
+    // The next cycle: everyone past his limit or answered, the draft; nothing written yet.
+    cycle_at(&config, "2026-11-29 21:45:00").await;
     let drafts = mails_about(&mailbox, "第2夜结算草稿");
     assert_eq!(drafts.len(), 1, "{:?}", subject_lines(&mailbox));
     let draft = &drafts[0].1;
@@ -161,8 +195,8 @@ async fn an_m103_night_entered_on_the_dashboard_kills_and_its_missed_power_reach
         "not written before the judge confirms"
     );
 
-    // 21:40: confirmed by its button.
-    let (mut child, _) = start_service(&config, Some("2026-11-29 21:40:00")).await;
+    // 21:50: confirmed by its button.
+    let (mut child, _) = start_service(&config, Some("2026-11-29 21:50:00")).await;
     tokio::task::block_in_place(|| {
         let mut b = crate::browser::Browser::launch(&dir.path().join("cdp"));
         let ready = "[...document.querySelectorAll('button')].some(x => x.textContent.includes('确认第 2 夜结算'))";

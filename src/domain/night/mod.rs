@@ -375,16 +375,25 @@ pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
 
 /// When `seat`'s night actions are due: a qipan good player's move by
 /// `good_moves_after_close_minutes` after the day's close (003 L114 "截止时间为22:00", the
-/// killers' night running on to the deadline, L116), every other action by the night's deadline.
-/// The daemon reminds each player half an hour before his own limit.
+/// killers' night running on to the deadline, L116); m103's 太医 30 minutes after her 通灵
+/// feedback (002 L238, [`m103::due`]); every other action by the night's deadline. The daemon
+/// reminds each player half an hour before his own limit, and drafts the night once those who
+/// still owe an action are past theirs.
 pub fn due(
     rules: &crate::domain::config::NightRules,
     seat: &Seat,
     close: DateTime<FixedOffset>,
     deadline: Option<DateTime<FixedOffset>>,
+    actions: &[Action],
 ) -> Option<DateTime<FixedOffset>> {
-    match rules.good_moves_after_close_minutes {
-        Some(m) if !qipan::is_killer(seat) => Some(close + chrono::Duration::minutes(i64::from(m))),
+    match (
+        rules.resolver.as_deref(),
+        rules.good_moves_after_close_minutes,
+    ) {
+        (Some("m103"), _) => m103::due(seat, deadline, actions),
+        (_, Some(m)) if !qipan::is_killer(seat) => {
+            Some(close + chrono::Duration::minutes(i64::from(m)))
+        }
         _ => deadline,
     }
 }
@@ -605,10 +614,10 @@ mod tests {
     }
 
     /// qipan 003 L114 "截止时间为22:00": a good player's move is due an hour after the 21:00
-    /// close, the killers' actions by the night's deadline (L116, 9:00); elsewhere everything
-    /// by the deadline.
+    /// close, the killers' actions by the night's deadline (L116, 9:00); m103's 太医 30
+    /// minutes after her 通灵 (002 L238); elsewhere everything by the deadline.
     #[test]
-    fn a_good_players_move_is_due_before_the_killers_night_ends() {
+    fn each_players_limit_is_the_rule_posts() {
         let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap();
         let close = t("2026-11-29T21:00:00+08:00");
         let deadline = Some(t("2026-11-30T09:00:00+08:00"));
@@ -625,19 +634,33 @@ mod tests {
             good_moves_after_close_minutes: Some(60),
             ..Default::default()
         };
+        let good = seat("好人", "好人");
         assert_eq!(
-            due(&rules, &seat("好人", "好人"), close, deadline),
+            due(&rules, &good, close, deadline, &[]),
             Some(t("2026-11-29T22:00:00+08:00"))
         );
-        assert_eq!(
-            due(&rules, &seat("主杀", "杀手"), close, deadline),
-            deadline
-        );
+        let killer = seat("主杀", "杀手");
+        assert_eq!(due(&rules, &killer, close, deadline, &[]), deadline);
         let rules = crate::domain::config::NightRules::default();
+        assert_eq!(due(&rules, &good, close, deadline, &[]), deadline);
+        let rules = crate::domain::config::NightRules {
+            resolver: Some("m103".into()),
+            ..Default::default()
+        };
+        let deadline = Some(t("2026-11-29T21:30:00+08:00"));
+        let doctor = seat("妙手太医", "我爱皇帝");
         assert_eq!(
-            due(&rules, &seat("好人", "好人"), close, deadline),
-            deadline
+            due(&rules, &doctor, close, deadline, &[]),
+            Some(t("2026-11-29T22:00:00+08:00")),
+            "no feedback time entered: 30 minutes after the deadline"
         );
+        let fed = act("乙", "通灵", "", "2026-11-29T21:20:00+08:00");
+        assert_eq!(
+            due(&rules, &doctor, close, deadline, &[fed]),
+            Some(t("2026-11-29T21:50:00+08:00"))
+        );
+        let spy = seat("大内密探", "我爱皇帝");
+        assert_eq!(due(&rules, &spy, close, deadline, &[]), deadline);
     }
 
     fn act(by: &str, power: &str, target: &str, at: &str) -> Action {
