@@ -132,6 +132,7 @@ impl Daemon {
         }
         if let Some(deadline) = n.deadline {
             self.remind_night(&n, deadline, now, report)?;
+            self.early_feedback(&n, deadline, now, report)?;
             if self.settles_at(&n).is_some_and(|t| now >= t) {
                 let k = format!("night_draft/{}/{}", g.id, n.night);
                 if !self.store.mail_known(&k)? {
@@ -184,6 +185,42 @@ impl Daemon {
             };
             let mail = crate::present::mails::night_reminder(&g.name, n.night, &silent, due, now);
             self.queue(&k, report, || mail)?;
+        }
+        Ok(())
+    }
+
+    /// At qipan's good players' limit (003 L114 "截止时间为22:00"), once: the judge is mailed
+    /// the replies the moves in so far are owed (L26–L29, L112 "法官将及时反馈位置信息") and the
+    /// positions the killers are told before they move (L48, their night running to the
+    /// deadline, L116), from the resolver run on the actions in so far.
+    fn early_feedback(
+        &self,
+        n: &OpenNight,
+        deadline: Time,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let g = &n.game;
+        let Some(m) = g.rules.night.good_moves_after_close_minutes else {
+            return Ok(());
+        };
+        let limit = n.opens + Duration::minutes(i64::from(m));
+        let k = format!("night_feedback/{}/{}", g.id, n.night);
+        if limit >= deadline || now < limit || now >= deadline || self.store.mail_known(&k)? {
+            return Ok(());
+        }
+        match self.resolve_night(g, n.night, &n.record, n.deadline) {
+            Ok(res) => {
+                let mail = crate::present::mails::night_feedback(
+                    &g.name,
+                    n.night,
+                    &res.feedback,
+                    limit,
+                    now,
+                );
+                self.queue(&k, report, || mail)?;
+            }
+            Err(e) => report.errors.push(format!("{}：{e}", g.name)),
         }
         Ok(())
     }

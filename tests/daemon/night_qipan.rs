@@ -138,6 +138,22 @@ async fn a_qipan_night_of_private_messages_moves_kills_and_counts_the_missed_mov
     );
     assert!(!reminders[0].1.contains("李逵"), "{}", reminders[0].1);
 
+    // At 22:00 (L114), the replies the good players are owed (L26–L29, L112 "法官将及时反馈位置信息")
+    // and what the killers are told before they move (L48), once.
+    for t in ["2026-11-29 22:00:05", "2026-11-29 22:02:00"] {
+        let r = cycle_at(&config, t).await;
+        assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    }
+    let fed = mails_about(&mailbox, "好人移动结果");
+    assert_eq!(fed.len(), 1, "{:?}", subject_lines(&mailbox));
+    let fed = &fed[0].1;
+    assert!(fed.contains("→ 李逵：移动成功，你现在位于B1区域"), "{fed}");
+    assert!(fed.contains("→ 花千树：移动失败，原地停留"), "{fed}");
+    assert!(
+        fed.contains("→ 大灰狼：好人移动后的位置（003 L48）：") && fed.contains("李逵 在 B1"),
+        "{fed}"
+    );
+
     // 蝈蝈 moves after 22:00: late (L114). The killers, after the good players (L48): the 主杀
     // steps north-east to E2 and kills 冷雪 there (L36, L46); the 副杀 steps north-west.
     inbox.lock().unwrap().extend([
