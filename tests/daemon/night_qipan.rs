@@ -184,6 +184,13 @@ async fn a_qipan_night_of_private_messages_moves_kills_and_counts_the_missed_mov
         draft.contains("→ 不见：移动成功，你现在位于C1区域"),
         "{draft}"
     );
+    // Day 3's ballots are private messages too (L106): day 2's ballots and the night's moves and
+    // kill are none of its (too early) ballots.
+    assert!(
+        mails_about(&mailbox, "第3天 无效票").is_empty(),
+        "{:?}",
+        subject_lines(&mailbox)
+    );
     let state = game.with_file_name("banshayishi-12.state.json");
     assert!(!std::fs::read_to_string(&state)
         .unwrap_or_default()
