@@ -132,13 +132,15 @@ async fn an_m103_night_entered_on_the_dashboard_kills_and_its_missed_power_reach
         );
         enter(&mut b, "小飞", "守卫", "蝈蝈");
         enter(&mut b, "大灰狼", "指杀", "yucca");
+        // The judge gives the 太医 her 通灵 feedback (L119: yucca was named) and enters it: her
+        // 30 minutes run from now (L238).
+        enter(&mut b, "花千树", "通灵", "");
     });
     child.kill().unwrap();
     child.wait().unwrap();
 
     // 21:30, the limit of all but the 太医, who has not answered: hers runs 30 minutes from her
-    // 通灵 feedback (L238; no time of it entered: from the deadline), so no draft yet, and she
-    // alone is reminded.
+    // 通灵 feedback (L238), to 21:45, so no draft yet, and she alone is reminded.
     cycle_at(&config, "2026-11-29 21:30:05").await;
     assert!(
         mails_about(&mailbox, "第2夜结算草稿").is_empty(),
@@ -148,7 +150,7 @@ async fn an_m103_night_entered_on_the_dashboard_kills_and_its_missed_power_reach
     let reminders = mails_about(&mailbox, "第2夜 还有");
     assert_eq!(reminders.len(), 2, "{:?}", subject_lines(&mailbox));
     assert!(
-        reminders[1].0.contains("还有 1 人没有行动") && reminders[1].1.contains("11-29 22:00 截止"),
+        reminders[1].0.contains("还有 1 人没有行动") && reminders[1].1.contains("11-29 21:45 截止"),
         "{:?}",
         reminders[1]
     );
@@ -157,7 +159,7 @@ async fn an_m103_night_entered_on_the_dashboard_kills_and_its_missed_power_reach
     let (mut child, _) = start_service(&config, Some("2026-11-29 21:40:00")).await;
     let page = tokio::task::block_in_place(|| http_get(port, "/"));
     assert!(!page.contains("确认第 2 夜结算"), "{page}");
-    assert!(page.contains("行动截止 11-29 22:00"), "{page}");
+    assert!(page.contains("行动截止 11-29 21:45"), "{page}");
     tokio::task::block_in_place(|| {
         let mut b = crate::browser::Browser::launch(&dir.path().join("cdp"));
         b.open(

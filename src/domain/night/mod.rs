@@ -398,6 +398,14 @@ pub fn due(
     }
 }
 
+/// The time an action the judge enters himself is given: none (what reached him by QQ or in
+/// person is often entered after it was sent, so it is not judged late), but for his own act
+/// whose time is a limit's start, m103's 通灵 feedback to the 太医 (002 L238 "收到通灵反馈后30分钟
+/// 内"): entered when he gives it, it is stamped `now`.
+pub fn entered_at(power: &str, now: DateTime<FixedOffset>) -> Option<DateTime<FixedOffset>> {
+    (power.trim() == "通灵").then_some(now)
+}
+
 /// The fact a night duty missed leaves in the state (`missed:<night>:<player>` = 1; m103 002
 /// L316, qipan 003 L136): written when the judge confirms the night, read back into the days
 /// by [`missed_to_days`].
@@ -661,6 +669,9 @@ mod tests {
         );
         let spy = seat("大内密探", "我爱皇帝");
         assert_eq!(due(&rules, &spy, close, deadline, &[]), deadline);
+        // The judge's own 通灵 entry is stamped when he gives it; what reached him is not.
+        assert_eq!(entered_at(" 通灵 ", close), Some(close));
+        assert_eq!(entered_at("救药", close), None);
     }
 
     fn act(by: &str, power: &str, target: &str, at: &str) -> Action {
