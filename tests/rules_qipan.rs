@@ -227,6 +227,32 @@ fn qipan() {
             },
         },
         Case {
+            name: "the next day's messages leave out the day before's ballots and the night's moves and kills, and show a night ballot as too early",
+            seed: (SEED, 112, "所有存活的好人给法官发移动"),
+            ruleset: "qipan",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n\
+                     [[days]]\nday = 3\nopens_at = \"2026-11-30 09:00:00\"\ncloses_at = \"2026-11-30 21:00:00\"\n",
+            pages: Pages::Pm(vec![
+                p(501, "小飞", "2026-11-29 18:00:00", "投票对象：李逵\n投票理由：第二天的票"),
+                p(502, "大灰狼", "2026-11-29 21:10:00", "向东"),
+                p(503, "冷雪", "2026-11-29 22:30:00", "东北；杀人：小飞"),
+                p(504, "蝈蝈", "2026-11-29 23:00:00", "投票对象：李逵\n投票理由：早投"),
+                p(505, "花千树", "2026-11-30 10:00:00", "投票对象：李逵\n投票理由：他太黑"),
+            ]),
+            day: 3,
+            round: 1,
+            at: Some("2026-11-30 21:30"),
+            check: |g| {
+                let pids: Vec<i64> = g.json["ballots"].as_array().unwrap().iter().filter_map(|b| b["pid"].as_i64()).collect();
+                for gone in [501, 502, 503] {
+                    assert!(!pids.contains(&gone), "{gone} is not day 3's: {pids:?}");
+                }
+                g.void(504, "早于本轮开始");
+                assert!(g.is_valid(505));
+                assert_eq!(g.votes("李逵"), 1.0);
+            },
+        },
+        Case {
             name: "in round 2 no reasoning is needed: a name alone is the vote",
             seed: (SEED, 100, "投票可以不写原因"),
             ruleset: "qipan",

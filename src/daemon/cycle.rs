@@ -1933,8 +1933,9 @@ impl Daemon {
     }
 
     /// Duties missed recorded after a day's end-of-day mail (qipan 003 L110–L114: the night
-    /// move falls after the close; L136; m103 002 L316): a day whose `missed_night_moves`
-    /// changed since its 潜水 was counted is counted again (its automatic entries updated).
+    /// move falls after the close; L136; m103 002 L316): a day whose `missed_night_moves` (the
+    /// judge's, and those a confirmed night recorded) changed since its 潜水 was counted is
+    /// counted again (its automatic entries updated).
     /// Then, whatever was recorded (those, or entries the judge added or struck out with
     /// `bansha ledger`, the service running or not), a change in what the ledger decides
     /// (`ledger::verdicts`) is mailed as a corrected ledger, with the 潜水 lines of the days
@@ -1946,7 +1947,14 @@ impl Daemon {
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
         let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
-        for d in g.days.iter().filter(|d| d.vote_thread.is_some() && lurk_on) {
+        // The days as played: a confirmed night's missed duties (`night::missed_to_days`) are
+        // in no config, only in the state.
+        let played = self.as_played(g).unwrap_or_else(|_| g.clone());
+        for d in played
+            .days
+            .iter()
+            .filter(|d| d.vote_thread.is_some() && lurk_on)
+        {
             let key = format!("night_moves/{}/{}", g.id, d.day);
             let counted: Option<Vec<String>> = self.store.get_meta(&key)?;
             if counted.is_none_or(|c| c == night_moves(d))

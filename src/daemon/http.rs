@@ -462,8 +462,8 @@ async fn night(State(s): State<Arc<Service>>, Json(b): Json<NightBody>) -> (Stat
                 target: opt(&b.target),
                 platform: opt(&b.platform),
                 // The judge enters what reached him by QQ or in person, often after the
-                // deadline: when it was sent is his to know, so it is not judged late.
-                sent_at: None,
+                // deadline: not judged late; his own 通灵 feedback is stamped now (m103 L238).
+                sent_at: crate::domain::night::entered_at(&b.power, now),
                 source: format!("法官录入（{}）", now.format("%m-%d %H:%M")),
             };
             d.add_night_action(&b.game, b.night, action, now).await
@@ -829,7 +829,8 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
             .map(|n| crate::present::dashboard::NightView {
                 game: n.game.name.clone(),
                 night: n.night,
-                deadline: n.deadline,
+                // The last limit of whoever still owes an action (m103's 太医, 002 L238).
+                deadline: d.settles_at(&n),
                 actions: n
                     .record
                     .actions

@@ -171,20 +171,9 @@ impl Daemon {
             n.record.digested = n.record.actions.len();
         }
         if let Some(deadline) = n.deadline {
-            if now >= deadline - Duration::minutes(30) && now < deadline {
-                let state = crate::io::state_file::load_state(&crate::io::state_file::state_path(
-                    &g.path, None,
-                ))?;
-                let silent = silent_roles(&state.snapshot(&g).seats, &n.record);
-                if !silent.is_empty() {
-                    let k = format!("night_remind/{}/{}", g.id, n.night);
-                    let mail = crate::present::mails::night_reminder(
-                        &g.name, n.night, &silent, deadline, now,
-                    );
-                    self.queue(&k, report, || mail)?;
-                }
-            }
-            if now >= deadline {
+            self.remind_night(&n, deadline, now, report)?;
+            self.early_feedback(&n, deadline, now, report)?;
+            if self.settles_at(&n).is_some_and(|t| now >= t) {
                 let k = format!("night_draft/{}/{}", g.id, n.night);
                 if !self.store.mail_known(&k)? {
                     match self.resolve_night(&g, n.night, &n.record, n.deadline) {
@@ -199,6 +188,127 @@ impl Daemon {
         }
         self.store.set_meta(&key(&g, n.night), &n.record)?;
         Ok(())
+    }
+
+    /// Half an hour before each limit of the night (its deadline; qipan's good players' moves
+    /// earlier, 003 L114; m103's 太医 later, 002 L238: `night::due`), the living players who owe
+    /// an action by it and have sent none ([`Daemon::owing`]), once per limit.
+    fn remind_night(
+        &self,
+        n: &OpenNight,
+        deadline: Time,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let g = &n.game;
+        let earliest = g
+            .rules
+            .night
+            .good_moves_after_close_minutes
+            .map_or(deadline, |m| {
+                deadline.min(n.opens + Duration::minutes(i64::from(m)))
+            });
+        if now < earliest - Duration::minutes(30) {
+            return Ok(());
+        }
+        let mut by_limit: std::collections::BTreeMap<Time, Vec<String>> = Default::default();
+        for (player, due) in self.owing(n)? {
+            if let Some(due) = due.filter(|d| now >= *d - Duration::minutes(30) && now < *d) {
+                by_limit.entry(due).or_default().push(player);
+            }
+        }
+        for (due, silent) in by_limit {
+            let k = if due == deadline {
+                format!("night_remind/{}/{}", g.id, n.night)
+            } else {
+                format!("night_remind/{}/{}/{}", g.id, n.night, due.timestamp())
+            };
+            let mail = crate::present::mails::night_reminder(&g.name, n.night, &silent, due, now);
+            self.queue(&k, report, || mail)?;
+        }
+        Ok(())
+    }
+
+    /// At qipan's good players' limit (003 L114 "截止时间为22:00"), once: the judge is mailed
+    /// the replies the moves in so far are owed (L26–L29, L112 "法官将及时反馈位置信息") and the
+    /// positions the killers are told before they move (L48, their night running to the
+    /// deadline, L116), from the resolver run on the actions in so far.
+    fn early_feedback(
+        &self,
+        n: &OpenNight,
+        deadline: Time,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<()> {
+        let g = &n.game;
+        let Some(m) = g.rules.night.good_moves_after_close_minutes else {
+            return Ok(());
+        };
+        let limit = n.opens + Duration::minutes(i64::from(m));
+        let k = format!("night_feedback/{}/{}", g.id, n.night);
+        if limit >= deadline || now < limit || now >= deadline || self.store.mail_known(&k)? {
+            return Ok(());
+        }
+        match self.resolve_night(g, n.night, &n.record, n.deadline) {
+            Ok(res) => {
+                let mail = crate::present::mails::night_feedback(
+                    &g.name,
+                    n.night,
+                    &res.feedback,
+                    limit,
+                    now,
+                );
+                self.queue(&k, report, || mail)?;
+            }
+            Err(e) => report.errors.push(format!("{}：{e}", g.name)),
+        }
+        Ok(())
+    }
+
+    /// Who owes an action now, in seat order, each with his limit (`night::due`). Where a night
+    /// action not sent is a missed duty (`lurk.night_move_duty`: m103 002 L316, qipan 003 L136)
+    /// they are whom the resolver counts missed now (not m103's 宠妃, who have no power at
+    /// night); elsewhere every living role that has sent nothing.
+    fn owing(&self, n: &OpenNight) -> anyhow::Result<Vec<(String, Option<Time>)>> {
+        let g = &n.game;
+        let state =
+            crate::io::state_file::load_state(&crate::io::state_file::state_path(&g.path, None))?;
+        let seats = state.snapshot(g).seats;
+        let owing = match g.rules.lurk.night_move_duty {
+            true => self
+                .resolve_night(g, n.night, &n.record, n.deadline)
+                .map(|res| res.next_day.missed)
+                .unwrap_or_else(|_| silent_roles(&seats, &n.record)),
+            false => silent_roles(&seats, &n.record),
+        };
+        Ok(seats
+            .iter()
+            .filter(|s| owing.contains(&s.player))
+            .map(|s| {
+                let due = crate::domain::night::due(
+                    &g.rules.night,
+                    s,
+                    n.opens,
+                    n.deadline,
+                    &n.record.actions,
+                );
+                (s.player.clone(), due)
+            })
+            .collect())
+    }
+
+    /// When the night is drafted and may be confirmed: its deadline, or later while someone
+    /// who still owes an action has a later limit (m103's 太医, 30 minutes after her 通灵
+    /// feedback, 002 L238); none when the night has no deadline.
+    pub(crate) fn settles_at(&self, n: &OpenNight) -> Option<Time> {
+        let deadline = n.deadline?;
+        let latest = self
+            .owing(n)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(_, due)| due)
+            .max();
+        Some(latest.map_or(deadline, |t| t.max(deadline)))
     }
 
     /// The private messages of the night not read yet: each player's as actions, the rest as
@@ -288,6 +398,12 @@ impl Daemon {
     pub async fn confirm_night(&self, game: &str, night: u32, now: Time) -> Result<String, String> {
         let _guard = self.lock.lock().await;
         let mut n = self.open_night(game, night, now)?;
+        if let Some(t) = self.settles_at(&n).filter(|t| now < *t) {
+            return Err(format!(
+                "第 {night} 夜的行动 {} 才截止，之后才能确认",
+                t.format("%m-%d %H:%M")
+            ));
+        }
         let res = self.resolve_night(&n.game, night, &n.record, n.deadline)?;
         let path = crate::io::state_file::state_path(&n.game.path, None);
         let mut state = crate::io::state_file::load_state(&path).map_err(|e| format!("{e:#}"))?;

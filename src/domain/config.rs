@@ -643,7 +643,9 @@ pub struct LurkRules {
     pub window_min_posts: Option<u32>,
     /// Not voting on the day is lurking too (m103, qipan).
     pub must_vote: bool,
-    /// A missed night move (judge-entered, `missed_night_moves`) counts too (qipan).
+    /// A missed night action counts too (qipan 003 L136, m103 002 L316): the day's
+    /// `missed_night_moves`, the judge's and those a confirmed night recorded
+    /// (`night::missed_to_days`). The night's reminder then names only those who owe one.
     pub night_move_duty: bool,
     /// No 潜水 verdicts once the game is accelerated (m103: "游戏进程加速以前").
     pub only_before_acceleration: bool,

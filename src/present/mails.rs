@@ -1285,6 +1285,45 @@ pub fn night_reminder(
     )
 }
 
+/// At an earlier limit of the night (qipan's good players' moves, 003 L114 "截止时间为22:00"):
+/// what the resolver makes of the actions in so far, the reply each player is owed now (L26–L29,
+/// L112 "法官将及时反馈位置信息") and the positions the killers are told before they move (L48).
+pub fn night_feedback(
+    game: &str,
+    night: u32,
+    feedback: &[crate::domain::night::Feedback],
+    limit: Time,
+    now: Time,
+) -> Mail {
+    let mut body = format!(
+        "第 {night} 夜好人的移动已于 {} 截止。按截止前收到的移动，要发给各玩家的反馈（仅法官可见）：
+",
+        limit.format("%m-%d %H:%M")
+    );
+    for f in feedback {
+        body += &format!(
+            "  → {}：{}
+",
+            f.to, f.text
+        );
+    }
+    if feedback.is_empty() {
+        body += "  无
+";
+    }
+    body += "
+杀手行动之后，夜晚截止时会发出整夜的结算草稿；在仪表盘确认之前不会写入局面。
+";
+    Mail::text(
+        format!(
+            "【{game}】第{night}夜 好人移动结果（{} 截止）",
+            limit.format("%H:%M")
+        ),
+        body,
+        now,
+    )
+}
+
 /// At the night's deadline: the resolution drafted by the rule post's resolver, for the judge
 /// to check and confirm on the dashboard.
 pub fn night_draft(game: &str, res: &crate::domain::night::Resolution, now: Time) -> Mail {

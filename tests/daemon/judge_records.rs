@@ -139,9 +139,7 @@ pub(crate) async fn duties_missed_recorded_after_the_close_count_toward_replacem
         .find(|l| l.starts_with("[b]潜水[/b]"))
         .unwrap_or_default();
     assert!(
-        public.contains(
-            "冷雪（本讨论日没有投票；没有在规定时间内行使夜间行动（法官记录））按潜水论处，换人"
-        ),
+        public.contains("冷雪（本讨论日没有投票；没有在规定时间内行使夜间行动）按潜水论处，换人"),
         "{public}\n{text}"
     );
     assert!(

@@ -33,6 +33,8 @@ mod live_game;
 mod lurk;
 mod night;
 mod night_bansha42;
+mod night_m103;
+mod night_qipan;
 mod qq;
 mod refresh;
 mod reload;

@@ -190,6 +190,17 @@ async fn m103_night_zero_is_open_before_day_one_and_confirmed_on_the_dashboard()
     let (mut child, _) = start_service(&config, Some("2026-11-27 22:00:00")).await;
     let page = tokio::task::block_in_place(|| http_get(port, "/"));
     assert!(page.contains("首夜局 第0夜"), "{page}");
+    // Not confirmable while a power is still within its limit (due when day 1 opens, the
+    // 太医's 30 minutes after that, L238).
+    let body = r#"{"game":"首夜局","night":0,"action":"confirm"}"#;
+    let answer = tokio::task::block_in_place(|| post_json(port, "/night", body));
+    assert!(answer.starts_with("HTTP/1.1 409"), "{answer}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The morning of day 1, past every limit: still open until day 1's close.
+    let (mut child, _) = start_service(&config, Some("2026-11-28 09:35:00")).await;
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(page.contains("首夜局 第0夜"), "{page}");
     for (by, power, target) in [("小美", "红线", "阿四、春桃"), ("阿大", "杀人", "夏荷")]
     {
         let body = serde_json::json!({"game": "首夜局", "night": 0, "action": "add", "by": by, "power": power, "target": target});

@@ -168,8 +168,9 @@ impl Resolver for M103 {
 }
 
 /// The 太医's limit (L238 "收到通灵反馈后30分钟内"): 30 minutes after the 通灵 feedback was
-/// given, else after the night's deadline (the latest the feedback can come). The daemon drafts
-/// an m103 night once this has passed, not at the deadline.
+/// given, else after the night's deadline (the latest the feedback can come). While she owes
+/// her answer the daemon drafts the night and offers its confirmation once this has passed, not
+/// at the deadline ([`due`], `night::due`).
 pub fn doctor_limit(
     deadline: Option<DateTime<FixedOffset>>,
     tongling: Option<DateTime<FixedOffset>>,
@@ -177,6 +178,25 @@ pub fn doctor_limit(
     tongling
         .or(deadline)
         .map(|t| t + Duration::minutes(DOCTOR_MINUTES))
+}
+
+/// When `seat`'s night action is due (L236–L238): the 太医's answer by [`doctor_limit`] (the
+/// 通灵 feedback's time, entered as a 通灵 action with its `sent_at`), every other power by the
+/// night's deadline.
+pub fn due(
+    seat: &crate::domain::rules::state::Seat,
+    deadline: Option<DateTime<FixedOffset>>,
+    actions: &[Action],
+) -> Option<DateTime<FixedOffset>> {
+    if seat.role != DOCTOR {
+        return deadline;
+    }
+    let tongling = actions
+        .iter()
+        .filter(|a| power(a.power.trim()) == Some(Power::Tongling))
+        .filter_map(|a| a.sent_at)
+        .max();
+    doctor_limit(deadline, tongling)
 }
 
 /// A power in the seed's words.

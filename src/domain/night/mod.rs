@@ -378,6 +378,39 @@ pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
     }
 }
 
+/// When `seat`'s night actions are due: a qipan good player's move by
+/// `good_moves_after_close_minutes` after the day's close (003 L114 "截止时间为22:00", the
+/// killers' night running on to the deadline, L116); m103's 太医 30 minutes after her 通灵
+/// feedback (002 L238, [`m103::due`]); every other action by the night's deadline. The daemon
+/// reminds each player half an hour before his own limit, and drafts the night once those who
+/// still owe an action are past theirs.
+pub fn due(
+    rules: &crate::domain::config::NightRules,
+    seat: &Seat,
+    close: DateTime<FixedOffset>,
+    deadline: Option<DateTime<FixedOffset>>,
+    actions: &[Action],
+) -> Option<DateTime<FixedOffset>> {
+    match (
+        rules.resolver.as_deref(),
+        rules.good_moves_after_close_minutes,
+    ) {
+        (Some("m103"), _) => m103::due(seat, deadline, actions),
+        (_, Some(m)) if !qipan::is_killer(seat) => {
+            Some(close + chrono::Duration::minutes(i64::from(m)))
+        }
+        _ => deadline,
+    }
+}
+
+/// The time an action the judge enters himself is given: none (what reached him by QQ or in
+/// person is often entered after it was sent, so it is not judged late), but for his own act
+/// whose time is a limit's start, m103's 通灵 feedback to the 太医 (002 L238 "收到通灵反馈后30分钟
+/// 内"): entered when he gives it, it is stamped `now`.
+pub fn entered_at(power: &str, now: DateTime<FixedOffset>) -> Option<DateTime<FixedOffset>> {
+    (power.trim() == "通灵").then_some(now)
+}
+
 /// The fact a night duty missed leaves in the state (`missed:<night>:<player>` = 1; m103 002
 /// L316, qipan 003 L136): written when the judge confirms the night, read back into the days
 /// by [`missed_to_days`].
@@ -591,6 +624,59 @@ mod tests {
         let of = |n: &str| t.counts.iter().find(|c| c.target == n).map(|c| c.votes);
         assert_eq!(of("甲"), Some(2.0));
         assert_eq!(of("乙"), Some(0.0), "never below 0");
+    }
+
+    /// qipan 003 L114 "截止时间为22:00": a good player's move is due an hour after the 21:00
+    /// close, the killers' actions by the night's deadline (L116, 9:00); m103's 太医 30
+    /// minutes after her 通灵 (002 L238); elsewhere everything by the deadline.
+    #[test]
+    fn each_players_limit_is_the_rule_posts() {
+        let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap();
+        let close = t("2026-11-29T21:00:00+08:00");
+        let deadline = Some(t("2026-11-30T09:00:00+08:00"));
+        let seat = |role: &str, faction: &str| Seat {
+            player: "甲".into(),
+            role: role.into(),
+            faction: faction.into(),
+            code: None,
+            alive: true,
+            cause: None,
+            marks: Vec::new(),
+        };
+        let rules = crate::domain::config::NightRules {
+            good_moves_after_close_minutes: Some(60),
+            ..Default::default()
+        };
+        let good = seat("好人", "好人");
+        assert_eq!(
+            due(&rules, &good, close, deadline, &[]),
+            Some(t("2026-11-29T22:00:00+08:00"))
+        );
+        let killer = seat("主杀", "杀手");
+        assert_eq!(due(&rules, &killer, close, deadline, &[]), deadline);
+        let rules = crate::domain::config::NightRules::default();
+        assert_eq!(due(&rules, &good, close, deadline, &[]), deadline);
+        let rules = crate::domain::config::NightRules {
+            resolver: Some("m103".into()),
+            ..Default::default()
+        };
+        let deadline = Some(t("2026-11-29T21:30:00+08:00"));
+        let doctor = seat("妙手太医", "我爱皇帝");
+        assert_eq!(
+            due(&rules, &doctor, close, deadline, &[]),
+            Some(t("2026-11-29T22:00:00+08:00")),
+            "no feedback time entered: 30 minutes after the deadline"
+        );
+        let fed = act("乙", "通灵", "", "2026-11-29T21:20:00+08:00");
+        assert_eq!(
+            due(&rules, &doctor, close, deadline, &[fed]),
+            Some(t("2026-11-29T21:50:00+08:00"))
+        );
+        let spy = seat("大内密探", "我爱皇帝");
+        assert_eq!(due(&rules, &spy, close, deadline, &[]), deadline);
+        // The judge's own 通灵 entry is stamped when he gives it; what reached him is not.
+        assert_eq!(entered_at(" 通灵 ", close), Some(close));
+        assert_eq!(entered_at("救药", close), None);
     }
 
     fn act(by: &str, power: &str, target: &str, at: &str) -> Action {

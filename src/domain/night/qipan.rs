@@ -270,7 +270,8 @@ fn step((r, c): Cell, d: Dir) -> Cell {
     (r + d.dr, c + d.dc)
 }
 
-fn is_killer(s: &Seat) -> bool {
+/// A killer: of the 杀手 faction, or the 主杀 / 副杀 (003 L42).
+pub fn is_killer(s: &Seat) -> bool {
     s.faction.contains("杀手") || matches!(s.role.trim(), "主杀" | "副杀")
 }
 

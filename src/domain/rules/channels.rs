@@ -15,16 +15,35 @@ type Time = DateTime<FixedOffset>;
 
 /// The messages players sent to the judge for day `d`, as posts (pid = pmid, floor "短信 N"),
 /// so the ballot formats and verdicts of the vote thread apply to them unchanged. The judge's
-/// own messages and messages before the day's window are left out.
+/// own messages and messages before the day's window are left out, but those of the week before
+/// it (`PM_LOOKBACK_DAYS`), shown as too early. Not shown again: a message sent by an earlier
+/// day's last close (that day's, counted or shown there), nor one of the night before the day
+/// that reads as a night action, not a vote, where the rule post has night actions sent by
+/// private message (qipan 003 L106, L112: "向东", "杀人：冷雪"; the night takes it).
 pub fn pm_posts(config: &GameConfig, d: &DayConfig, messages: &[PrivateMessage]) -> Vec<Post> {
-    let start = Some(pm_window_start(config, d) - chrono::Duration::days(PM_LOOKBACK_DAYS));
+    let window = pm_window_start(config, d);
+    let earlier = config
+        .days
+        .iter()
+        .filter(|p| p.day < d.day)
+        .map(DayConfig::last_close)
+        .max();
+    let lookback = window - chrono::Duration::days(PM_LOOKBACK_DAYS);
+    let start = earlier.map_or(lookback, |e| e.max(lookback)).min(window);
+    // A vote says 投 or 票 ("投李逵", "票：李逵", "弃票", "投票对象："): such a message stays a
+    // (too early) ballot even where it would also read as an action.
+    let night_action = |m: &PrivateMessage| {
+        config.rules.night.actions_by_pm
+            && m.sent_at.is_some_and(|t| t <= window)
+            && !m.text.contains(['投', '票'])
+            && !crate::domain::night::read::actions_in(config, &m.from, &m.text, m.sent_at, "")
+                .is_empty()
+    };
     messages
         .iter()
         .filter(|m| !config.roster.judges.iter().any(|j| j == &m.from))
-        .filter(|m| match (start, m.sent_at) {
-            (Some(s), Some(t)) => t > s,
-            _ => true,
-        })
+        .filter(|m| m.sent_at.is_none_or(|t| t > start))
+        .filter(|m| !night_action(m))
         .map(|m| Post {
             author_uid: m.from_uid,
             posted_at_precision: m.precision,

@@ -322,7 +322,7 @@ pub fn lurk(
             unsure = None;
         }
         if rules.night_move_duty && d.missed_night_moves.contains(&player) {
-            reasons.push("没有在规定时间内行使夜间行动（法官记录）".into());
+            reasons.push("没有在规定时间内行使夜间行动".into());
         }
         if accelerated && reasons.is_empty() {
             reasons = vec!["进程已加速，不再按发言数和投票判潜水".into()];
