@@ -3,6 +3,8 @@
 //! game.toml: 楚炮1 is a 楚 炮), and through the real `bansha night` binary. Each case cites its
 //! seed line ("000 L68" = line 68 of tests/fixtures/seeds/000_chuhan.txt).
 
+mod common;
+
 use assert_cmd::Command;
 use bansha::domain::config::GameConfig;
 use bansha::domain::night::{resolve_game, Action, Resolution};
@@ -1829,7 +1831,7 @@ fn the_quoted_seed_lines_are_the_seeds() {
     texts.extend(r.choices().iter().map(|c| c.lines.to_string()));
     let mut checked = 0;
     for text in &texts {
-        for (n, quote) in quotes(text) {
+        for (n, quote) in common::seed_quotes(text) {
             for frag in quote.split('…').filter(|f| !f.is_empty()) {
                 assert!(
                     lines[n - 1].contains(frag),
@@ -1841,61 +1843,6 @@ fn the_quoted_seed_lines_are_the_seeds() {
         }
     }
     assert!(checked >= 30, "{checked}");
-}
-/// (line, quoted text) of each `Lnn "…"` (to the next ASCII quote) and `Lnn “…”` (nested
-/// quotes balanced) in `text`.
-fn quotes(text: &str) -> Vec<(usize, String)> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        if chars[i] != 'L' || (i > 0 && chars[i - 1].is_ascii_alphanumeric()) {
-            i += 1;
-            continue;
-        }
-        let mut j = i + 1;
-        while j < chars.len() && chars[j].is_ascii_digit() {
-            j += 1;
-        }
-        if j == i + 1 || j + 1 >= chars.len() || chars[j] != ' ' {
-            i += 1;
-            continue;
-        }
-        let n: usize = chars[i + 1..j].iter().collect::<String>().parse().unwrap();
-        let open = chars[j + 1];
-        let mut k = j + 2;
-        let mut depth = 1;
-        let mut quote = String::new();
-        match open {
-            '"' => {
-                while k < chars.len() && chars[k] != '"' {
-                    quote.push(chars[k]);
-                    k += 1;
-                }
-            }
-            '“' => {
-                while k < chars.len() {
-                    match chars[k] {
-                        '“' => depth += 1,
-                        '”' => depth -= 1,
-                        _ => {}
-                    }
-                    if depth == 0 {
-                        break;
-                    }
-                    quote.push(chars[k]);
-                    k += 1;
-                }
-            }
-            _ => {
-                i = j;
-                continue;
-            }
-        }
-        out.push((n, quote));
-        i = k + 1;
-    }
-    out
 }
 
 #[test]

@@ -315,28 +315,17 @@ pub fn set_closes_at(
     why: &str,
     now: DateTime<FixedOffset>,
 ) -> Result<Edited, ConfigError> {
-    let text = read(path)?;
-    let before = load(path, &text).map_err(unloadable)?;
-    let new_text = with_closes_at(&text, path, day, closes_at, why, before.utc_offset, now)?;
-    let after = load(path, &new_text)?;
-    let moved = after.day(day).is_some_and(|d| d.closes_at == closes_at);
-    let others_kept = before
-        .days
-        .iter()
-        .filter(|d| d.day != day)
-        .all(|d| after.day(d.day) == Some(d));
-    if !moved || !others_kept || after.days.len() != before.days.len() {
-        return Err(error(
-            path,
+    edit_day(
+        path,
+        day,
+        (
             "days",
             format!("修改第 {day} 天的截止时间后配置读出来不对，文件没有改动"),
-        ));
-    }
-    let backup = write_atomically(path, &text, &new_text, now)?;
-    Ok(Edited {
-        game: after,
-        backup,
-    })
+        ),
+        |text, offset| with_closes_at(text, path, day, closes_at, why, offset, now),
+        |d| d.closes_at == closes_at,
+        now,
+    )
 }
 
 /// Set day `day`'s round 2 in the game config at `path` (see `with_runoff`): the run-off's
@@ -348,33 +337,46 @@ pub fn set_runoff(
     candidates: &[String],
     now: DateTime<FixedOffset>,
 ) -> Result<Edited, ConfigError> {
-    let text = read(path)?;
-    let before = load(path, &text).map_err(unloadable)?;
-    let new_text = with_runoff(
-        &text,
+    edit_day(
         path,
         day,
-        closes_at,
-        candidates,
-        before.utc_offset,
+        (
+            "runoff",
+            format!("写入第 {day} 天的第二轮后配置读出来不对，文件没有改动"),
+        ),
+        |text, offset| with_runoff(text, path, day, closes_at, candidates, offset, now),
+        |d| {
+            d.runoff
+                .as_ref()
+                .is_some_and(|r| r.closes_at == closes_at && r.candidates == candidates)
+        },
         now,
-    )?;
+    )
+}
+
+/// One day's block edited in the file at `path`: the file must load before; `edit` makes the
+/// new text (given the game's offset); the new text must load with day `day` as `changed`
+/// says and every other day as it was, or nothing is written (`refused`: the key and message).
+fn edit_day(
+    path: &Path,
+    day: u32,
+    refused: (&str, String),
+    edit: impl FnOnce(&str, FixedOffset) -> Result<String, ConfigError>,
+    changed: impl Fn(&crate::domain::config::DayConfig) -> bool,
+    now: DateTime<FixedOffset>,
+) -> Result<Edited, ConfigError> {
+    let text = read(path)?;
+    let before = load(path, &text).map_err(unloadable)?;
+    let new_text = edit(&text, before.utc_offset)?;
     let after = load(path, &new_text)?;
-    let set = after
-        .day(day)
-        .and_then(|d| d.runoff.as_ref())
-        .is_some_and(|r| r.closes_at == closes_at && r.candidates == candidates);
+    let done = after.day(day).is_some_and(&changed);
     let others_kept = before
         .days
         .iter()
         .filter(|d| d.day != day)
         .all(|d| after.day(d.day) == Some(d));
-    if !set || !others_kept || after.days.len() != before.days.len() {
-        return Err(error(
-            path,
-            "runoff",
-            format!("写入第 {day} 天的第二轮后配置读出来不对，文件没有改动"),
-        ));
+    if !done || !others_kept || after.days.len() != before.days.len() {
+        return Err(error(path, refused.0, refused.1));
     }
     let backup = write_atomically(path, &text, &new_text, now)?;
     Ok(Edited {

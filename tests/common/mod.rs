@@ -631,3 +631,59 @@ pub fn run_cases(cases: &[Case]) {
         }
     }
 }
+
+/// (line, quoted text) of each `Lnn "…"` (to the next ASCII quote) and `Lnn “…”` (nested
+/// quotes balanced) in `text`.
+pub fn seed_quotes(text: &str) -> Vec<(usize, String)> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != 'L' || (i > 0 && chars[i - 1].is_ascii_alphanumeric()) {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < chars.len() && chars[j].is_ascii_digit() {
+            j += 1;
+        }
+        if j == i + 1 || j + 1 >= chars.len() || chars[j] != ' ' {
+            i += 1;
+            continue;
+        }
+        let n: usize = chars[i + 1..j].iter().collect::<String>().parse().unwrap();
+        let open = chars[j + 1];
+        let mut k = j + 2;
+        let mut depth = 1;
+        let mut quote = String::new();
+        match open {
+            '"' => {
+                while k < chars.len() && chars[k] != '"' {
+                    quote.push(chars[k]);
+                    k += 1;
+                }
+            }
+            '“' => {
+                while k < chars.len() {
+                    match chars[k] {
+                        '“' => depth += 1,
+                        '”' => depth -= 1,
+                        _ => {}
+                    }
+                    if depth == 0 {
+                        break;
+                    }
+                    quote.push(chars[k]);
+                    k += 1;
+                }
+            }
+            _ => {
+                i = j;
+                continue;
+            }
+        }
+        out.push((n, quote));
+        i = k + 1;
+    }
+    out
+}
