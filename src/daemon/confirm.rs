@@ -128,10 +128,7 @@ impl Daemon {
         crate::io::state_file::save_state(&path, &state)
             .map_err(|e| Refusal::NotNow(format!("局面文件 {} 写不了：{e:#}", path.display())))?;
         lines.extend(new_conditions(g, &state, (&win_before, &warn_before)));
-        crate::io::log::line(&format!(
-            "confirmed day {day} of {} from the record",
-            g.name
-        ));
+        crate::io::log::line(&format!("已按记录确认 {} 第 {day} 天", g.name));
         Ok(lines)
     }
 

@@ -65,12 +65,12 @@ impl Daemon {
     pub fn open(mut settings: Settings) -> anyhow::Result<Daemon> {
         for g in &settings.games {
             for w in g.warnings() {
-                crate::io::log::line(&format!("config {}: {w}", g.path.display()));
+                crate::io::log::line(&format!("配置 {}：{w}", g.path.display()));
             }
         }
         let path = settings.path.clone();
         let store = Store::open(&settings.state_dir)?;
-        crate::io::log::line(&format!("store: {}", settings.state_dir.display()));
+        crate::io::log::line(&format!("记录目录：{}", settings.state_dir.display()));
         // Before anything is read or sent: a renamed game keeps its record's key.
         let notices = crate::daemon::identity::settle(&mut settings, &store)?;
         store.flush_blocking()?;
@@ -449,7 +449,7 @@ impl Daemon {
         let now = machine + offset;
         report.clock_offset_secs = Some(offset.num_seconds());
         crate::io::log::line(&format!(
-            "clock: the machine says {}, the forum {}: going by the forum's",
+            "时钟：本机是 {}，论坛是 {}：以论坛的时间为准",
             machine.format("%Y-%m-%d %H:%M:%S"),
             now.format("%Y-%m-%d %H:%M:%S")
         ));
@@ -499,9 +499,7 @@ impl Daemon {
             report.errors.push(e.to_string());
         }
         if report.store_failed {
-            crate::io::log::line(
-                "store: cannot write the record (disk full?); nothing more is sent until it can",
-            );
+            crate::io::log::line("记录库：记录写不进去（磁盘满了？）；能写之前什么也不再发送");
         }
         report
     }
@@ -1633,7 +1631,7 @@ impl Daemon {
                     report.mails_queued += 1;
                 }
                 crate::io::log::line(&format!(
-                    "{} day {}: close moved from {old} to {}; reopened (revision {revision})",
+                    "{} 第 {} 天：截止时间由 {old} 改为 {}；重新开放（第 {revision} 版）",
                     g.name, d.day, d.closes_at
                 ));
             }
@@ -1680,7 +1678,7 @@ impl Daemon {
                     );
                     self.store.set_meta(&self.key(game, d, "corrected"), &why)?;
                     crate::io::log::line(&format!(
-                        "{} day {} round {round}: rulings changed after the final; made again (revision {revision})",
+                        "{} 第 {} 天 第 {round} 轮：最终计票后裁定有变；已重新计票（第 {revision} 版）",
                         g.name, d.day
                     ));
                 }
@@ -1972,7 +1970,7 @@ impl Daemon {
             self.recount(&g.id, &fresh, &format!("auto-lurk-d{}-", d.day))?;
             self.store.set_meta(&key, &night_moves(d))?;
             crate::io::log::line(&format!(
-                "{} day {}: night moves recorded after the close; 潜水 counted again",
+                "{} 第 {} 天：截止后记录了夜间行动；潜水重新统计",
                 g.name, d.day
             ));
         }
@@ -2476,11 +2474,7 @@ impl Daemon {
         let mut page = start;
         let pages = (last - start + 1) as u64;
         let mut progress = (pages >= crate::io::progress::LONG_READ_PAGES).then(|| {
-            let mut p = crate::io::progress::Progress::new(
-                format!("reading tid {tid}"),
-                &format!("读取帖子 tid {tid}"),
-                pages,
-            );
+            let mut p = crate::io::progress::Progress::new(format!("读取帖子 tid {tid}"), pages);
             p.inc();
             p
         });
@@ -2502,7 +2496,7 @@ impl Daemon {
             let pids: Vec<u64> = p.posts.iter().map(|p| p.pid).collect();
             if pids.is_empty() || pids == previous {
                 crate::io::log::line(&format!(
-                    "tid {tid}: page {page} repeats page {}; the thread ends there (the forum claimed {last} pages)",
+                    "tid {tid}：第 {page} 页重复了第 {} 页；帖子到此为止（论坛称共 {last} 页）",
                     page - 1
                 ));
                 last = page - 1;

@@ -128,7 +128,7 @@ impl Daemon {
         let mut post = first(self);
         if post.is_none() {
             if let Ok(Err(e)) = self.read_thread(tid, false, now).await {
-                crate::io::log::line(&format!("found day thread {tid}: {e}"));
+                crate::io::log::line(&format!("找到的白天帖 tid {tid} 读取失败：{e}"));
             }
             post = first(self);
         }

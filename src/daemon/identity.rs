@@ -139,7 +139,7 @@ pub fn settle(settings: &mut Settings, store: &Store) -> anyhow::Result<Vec<Noti
             }
             Recognised::Renamed { id, was } => {
                 crate::io::log::line(&format!(
-                    "game {:?} ({}): its record is kept under {id:?} (named {was:?} when it last ran)",
+                    "游戏 {:?}（{}）：记录沿用 {id:?} 下的（上次运行时名为 {was:?}）",
                     g.name,
                     g.path.display()
                 ));

@@ -416,7 +416,7 @@ impl Daemon {
         self.store
             .set_meta(&key(&n.game, night), &n.record)
             .map_err(|e| e.to_string())?;
-        crate::io::log::line(&format!("night {night} of {} confirmed", n.game.name));
+        crate::io::log::line(&format!("{} 第 {night} 夜已确认", n.game.name));
         Ok(crate::present::night::text(&res))
     }
 }

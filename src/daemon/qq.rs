@@ -361,7 +361,7 @@ pub async fn event(
     match keep(d, qq, m, now) {
         Ok(()) => {}
         Err(e) => {
-            crate::io::log::line(&format!("qq: {e}"));
+            crate::io::log::line(&format!("QQ 消息未能保存：{e}"));
             return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")).into_response();
         }
     }
@@ -405,7 +405,7 @@ fn keep(d: &Daemon, qq: &Qq, m: Inbound, now: Time) -> anyhow::Result<()> {
     inbox.push(m.clone());
     d.store.set_meta(INBOX, &inbox)?;
     crate::io::log::line(&format!(
-        "qq: message from {} at {} ({:?})",
+        "QQ：收到 {} 的消息，时间 {}（{:?}）",
         m.user_id,
         m.at.to_rfc3339(),
         m.reading

@@ -175,7 +175,7 @@ impl Daemon {
         }
         for g in &merged.games {
             for w in g.warnings() {
-                crate::io::log::line(&format!("config {}: {w}", g.path.display()));
+                crate::io::log::line(&format!("配置 {}：{w}", g.path.display()));
             }
         }
         if let Ok(mut s) = self.settings.write() {
@@ -189,9 +189,9 @@ impl Daemon {
             r.taken_at = Some(now);
             r.restart_needed = restart.clone();
             crate::io::log::line(&format!(
-                "config reloaded ({digest}){}",
+                "配置已重新载入（{digest}）{}",
                 if was_refused {
-                    ": the refused config was mended"
+                    "：先前被拒的配置已修好"
                 } else {
                     ""
                 }
@@ -210,7 +210,7 @@ impl Daemon {
 
     fn refuse(&self, error: &str, seen: Vec<FileVersion>, now: Time, report: &mut CycleReport) {
         let key = format!("config_refused/{}", digest_of(&seen));
-        crate::io::log::line(&format!("config not taken: {error}"));
+        crate::io::log::line(&format!("配置未采用：{error}"));
         if let Ok(mut r) = self.reload.lock() {
             r.error = Some(error.to_string());
             r.refused = seen;

@@ -109,12 +109,12 @@ impl Daemon {
             .and(self.store.flush_blocking());
         if let Err(e) = kept {
             crate::io::log::line(&format!(
-                "post: tid {tid}: posted as pid {} but not recorded: {e}",
+                "发帖：tid {tid}：已发出（pid {}），但没能记入记录：{e}",
                 entry.pid
             ));
         }
         crate::io::log::line(&format!(
-            "post: {game} day {day}: the tally posted to tid {tid} as pid {}",
+            "发帖：{game} 第 {day} 天：计票已发到 tid {tid}（pid {}）",
             entry.pid
         ));
         Ok(entry)

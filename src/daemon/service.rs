@@ -189,7 +189,7 @@ impl Service {
         };
         let now = self.clock.now();
         for t in at {
-            let wait = (t - now).to_std().unwrap_or_default();
+            let wait = (t - now).to_std().unwrap_or_default() / self.clock.speed().max(1);
             let s = self.clone();
             sched
                 .add(Job::new_one_shot_at_instant_async(
@@ -226,7 +226,7 @@ impl Service {
             Err(_) => return,
         };
         if let Err(e) = self.schedule(due).await {
-            crate::io::log::line(&format!("scheduler: {e}"));
+            crate::io::log::line(&format!("定时任务出错：{e}"));
         }
     }
 
@@ -256,7 +256,7 @@ impl Service {
         if report.fetch_failures > 0 {
             self.failing.fetch_add(1, Ordering::Relaxed);
             crate::io::log::line(&format!(
-                "forum failing {} cycles in a row: next poll in {} s at the earliest",
+                "论坛连续 {} 轮读取失败：下次轮询最早在 {} 秒后",
                 failing + 1,
                 backoff(&self.daemon.settings().poll, failing + 1).num_seconds()
             ));
@@ -264,7 +264,7 @@ impl Service {
             self.failing.store(0, Ordering::Relaxed);
         }
         crate::io::log::line(&format!(
-            "cycle {}: {} requests, {} new posts, {} edited, {} mails queued, {} sent, {} waiting{}",
+            "轮询 {}：请求 {} 次，新帖 {}，编辑 {}，邮件入队 {}、已发 {}、待发 {}{}",
             now.format("%Y-%m-%d %H:%M:%S"),
             report.requests,
             report.new_posts,
@@ -275,7 +275,7 @@ impl Service {
             if report.errors.is_empty() {
                 String::new()
             } else {
-                format!("; errors: {}", report.errors.join("; "))
+                format!("；错误：{}", report.errors.join("；"))
             }
         ));
         if report.store_failed {
@@ -338,8 +338,11 @@ impl Service {
 /// Run until SIGTERM or Ctrl-C.
 pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
     let mut sched = JobScheduler::new().await?;
+    // On the clock's time: the served demo's clock runs faster, and its ticks come as often
+    // in its time as a real service's do in real time (not at most once a real minute).
     let tick_every =
-        std::time::Duration::from_secs(service.daemon.settings().poll.near_close_secs.max(1));
+        std::time::Duration::from_secs(service.daemon.settings().poll.near_close_secs.max(1))
+            / service.clock.speed().max(1);
     let s = service.clone();
     sched
         .add(Job::new_repeated_async(tick_every, move |_, _| {
@@ -382,7 +385,7 @@ pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
     let s = service.clone();
     tokio::spawn(async move {
         while hup.recv().await.is_some() {
-            crate::io::log::line("SIGHUP: reloading the configs");
+            crate::io::log::line("收到 SIGHUP：重新载入配置");
             s.daemon.ask_reload();
             s.tick(true).await;
             s.schedule_new_phases().await;

@@ -7,6 +7,11 @@ type Time = DateTime<FixedOffset>;
 /// Where "now" comes from.
 pub trait Clock: Send + Sync {
     fn now(&self) -> Time;
+    /// How many times as fast as real time this clock runs (1 but for the served demo): the
+    /// service's timers wait the clock's duration divided by it.
+    fn speed(&self) -> u32 {
+        1
+    }
 }
 
 /// The system clock, in the forum's offset.
@@ -40,6 +45,9 @@ impl Clock for ShiftedClock {
     fn now(&self) -> Time {
         let elapsed = self.real_start.elapsed() * self.speed;
         self.start + Duration::from_std(elapsed).unwrap_or_default()
+    }
+    fn speed(&self) -> u32 {
+        self.speed
     }
 }
 

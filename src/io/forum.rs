@@ -182,7 +182,7 @@ impl Forum {
                 Ok(resp) => self.note_date(resp.headers()),
                 Err(e) => {
                     crate::io::log::line(&format!(
-                        "clock: 向论坛询问时间失败：{}",
+                        "时钟：向论坛询问时间失败：{}",
                         crate::io::net_error::cause(&e)
                     ));
                     false
@@ -245,7 +245,7 @@ impl Forum {
                     Ok(resp) if resp.status().is_redirection() && repeated < DELETION_REPEATS => {
                         repeated += 1;
                         crate::io::log::line(&format!(
-                            "fetch: {rel}: the forum redirected to {} (a post of the thread was deleted); asking again",
+                            "读取 {rel}：论坛重定向到 {}（帖子里有楼层被删了）；重新请求",
                             resp.headers()
                                 .get("location")
                                 .and_then(|v| v.to_str().ok())
@@ -298,7 +298,7 @@ impl Forum {
                         self.settings.min_gap_ms.max(200) * (1 << attempt.min(6)),
                     );
                     crate::io::log::line(&format!(
-                        "fetch: {rel}: {e}; retry {attempt} in {backoff:?}"
+                        "读取 {rel}：{e}；{backoff:?} 后第 {attempt} 次重试"
                     ));
                     tokio::time::sleep(backoff).await;
                 }

@@ -16,8 +16,8 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// `label` names the work in the log (English); `zh` on the terminal bar (Chinese).
-    pub fn new(label: String, zh: &str, total: u64) -> Progress {
+    /// `label` names the work (Chinese), on the terminal bar and in the log lines alike.
+    pub fn new(label: String, total: u64) -> Progress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = indicatif::ProgressBar::new(total);
             if let Ok(style) = indicatif::ProgressStyle::with_template(
@@ -25,7 +25,7 @@ impl Progress {
             ) {
                 bar.set_style(style.progress_chars("=> "));
             }
-            bar.set_message(zh.to_string());
+            bar.set_message(label.clone());
             bar
         });
         Progress {
@@ -54,7 +54,7 @@ impl Progress {
                 if tenth > self.logged {
                     self.logged = tenth;
                     crate::io::log::line(&format!(
-                        "{}: page {}/{} ({}%)",
+                        "{}：第 {}/{} 页（{}%）",
                         self.label,
                         self.done,
                         self.total,

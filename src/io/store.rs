@@ -289,13 +289,11 @@ fn set_aside_unfinished_snapshots(
         let to = aside.take(&p)?;
         if whole_snapshot(&bytes) {
             // Written whole, the rename not made: harmless once aside (the log holds it all).
-            crate::io::log::line(&format!(
-                "store: set aside a whole snapshot sled had not renamed yet: {to}"
-            ));
+            crate::io::log::line(&format!("记录库：sled 已写完但还没改名的快照已移开：{to}"));
             continue;
         }
         crate::io::log::line(&format!(
-            "store: set aside a snapshot sled had not finished writing ({} bytes): {to}",
+            "记录库：sled 没写完的快照（{} 字节）已移开：{to}",
             bytes.len()
         ));
         repair.set_aside.push(to);
@@ -372,7 +370,7 @@ impl Store {
             Err(Unopened::Broken(why)) => {
                 let to = aside.take(&dir.join("db"))?;
                 crate::io::log::line(&format!(
-                    "store: sled cannot read its files ({why}); set aside as {to}, rebuilding the record from record.journal"
+                    "记录库：sled 读不了自己的文件（{why}）；已移到 {to}，从 record.journal 重建记录"
                 ));
                 repair.set_aside.push(to);
                 repair.rebuilt = Some(why);
@@ -429,12 +427,12 @@ impl Store {
         }
         if tail > 0 {
             crate::io::log::line(&format!(
-                "store: {tail} writes of the last cycle that sled had not made durable are replayed from record.journal"
+                "记录库：上一轮 sled 没写牢的 {tail} 次写入已从 record.journal 重放"
             ));
         }
         if replayed.torn > 0 {
             crate::io::log::line(&format!(
-                "store: record.journal ended in a write cut short ({} bytes), dropped",
+                "记录库：record.journal 末尾是一次没写完的写入（{} 字节），已丢弃",
                 replayed.torn
             ));
         }
@@ -445,7 +443,7 @@ impl Store {
         store.replay_sent_journal()?;
         if repair.any() {
             crate::io::log::line(&format!(
-                "store: repaired at open: {}",
+                "记录库：打开时已修复：{}",
                 serde_json::to_string(&repair)?
             ));
             // Told to the judge by the next cycle, once (kept until then: a kill before it
@@ -457,7 +455,7 @@ impl Store {
         if rewrite {
             if unjournaled > 0 && had_journal {
                 crate::io::log::line(&format!(
-                    "store: {unjournaled} entries sled holds were not in record.journal; kept, and the journal rewritten to hold them"
+                    "记录库：sled 里有 {unjournaled} 条不在 record.journal 中；已保留，并重写 record.journal 收入它们"
                 ));
             }
             store.rewrite_journal()?;
@@ -506,7 +504,7 @@ impl Store {
                 .map_err(|e| StoreError(format!("sent.journal: {e}")))?;
             if replayed > 0 {
                 crate::io::log::line(&format!(
-                    "store: {replayed} mails the server had accepted before the last stop are marked sent"
+                    "记录库：上次停止前邮件服务器已收下的 {replayed} 封邮件记为已发送"
                 ));
             }
         }

@@ -391,8 +391,7 @@ pub(crate) async fn the_soaks_broken_store_starts_rebuilt_from_its_journal() {
         let report: Value = serde_json::from_str(stdout.trim()).unwrap();
         assert_eq!(report["errors"], serde_json::json!([]), "{report}");
         assert!(
-            stderr.contains("set aside a snapshot sled had not finished writing")
-                && stderr.contains("sled cannot read its files"),
+            stderr.contains("sled 没写完的快照") && stderr.contains("sled 读不了自己的文件"),
             "{stderr}"
         );
         assert!(state.join("set-aside/1/db/db").exists());
@@ -426,7 +425,7 @@ pub(crate) async fn the_soaks_broken_store_starts_rebuilt_from_its_journal() {
         .await
         .unwrap();
         assert_eq!(code, Some(0), "{stderr}");
-        assert!(!stderr.contains("repaired"), "{stderr}");
+        assert!(!stderr.contains("打开时已修复"), "{stderr}");
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         assert_eq!(mails_about(&mailbox, "记录已恢复").len(), 1);
     }

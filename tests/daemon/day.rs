@@ -595,17 +595,17 @@ async fn a_long_first_read_logs_its_progress() {
     let log = String::from_utf8_lossy(&out.stderr);
     let lines: Vec<&str> = log
         .lines()
-        .filter(|l| l.starts_with("reading tid 3: page "))
+        .filter(|l| l.starts_with("读取帖子 tid 3：第 "))
         .collect();
     assert_eq!(
         lines,
         (1..=10)
-            .map(|t| format!("reading tid 3: page {}/250 ({}%)", t * 25, t * 10))
+            .map(|t| format!("读取帖子 tid 3：第 {}/250 页（{}%）", t * 25, t * 10))
             .collect::<Vec<_>>(),
         "{log}"
     );
     // The short discussion thread (7 pages) goes without.
-    assert!(!log.contains("reading tid 4"), "{log}");
+    assert!(!log.contains("读取帖子 tid 4"), "{log}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(report["new_posts"].as_u64().unwrap() > 2500, "{report}");
     assert_eq!(report["errors"], serde_json::json!([]), "{report}");
@@ -630,7 +630,7 @@ async fn a_long_first_read_logs_its_progress() {
     assert!(out.status.success(), "{screen}");
     assert!(screen.contains("读取帖子 tid 3 ["), "{screen}");
     assert!(screen.contains("/250 页"), "{screen}");
-    assert!(!screen.contains("reading tid 3: page"), "{screen}");
+    assert!(!screen.contains("读取帖子 tid 3：第"), "{screen}");
 }
 
 /// A ballot deleted in the last hour is missing at the close's own read: it is not counted in
