@@ -687,3 +687,23 @@ pub fn seed_quotes(text: &str) -> Vec<(usize, String)> {
     }
     out
 }
+
+/// Every quotation of `texts` (`Lnn "…"`, `Lnn “…”`) is in `seed` at that line, fragment by
+/// fragment (between "…"); the number of fragments checked.
+pub fn check_seed_quotes(seed: &str, texts: &[String]) -> usize {
+    let lines: Vec<&str> = seed.lines().collect();
+    let mut checked = 0;
+    for text in texts {
+        for (n, quote) in seed_quotes(text) {
+            for frag in quote.split('…').filter(|f| !f.is_empty()) {
+                assert!(
+                    lines[n - 1].contains(frag),
+                    "L{n}: “{frag}” is not in: {}",
+                    lines[n - 1]
+                );
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
