@@ -688,12 +688,17 @@ pub fn seed_quotes(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// Every quotation of `texts` (`Lnn "…"`, `Lnn “…”`) is in `seed` at that line, fragment by
-/// fragment (between "…"); the number of fragments checked.
-pub fn check_seed_quotes(seed: &str, texts: &[String]) -> usize {
+/// Every quotation (`Lnn "…"`, `Lnn “…”`) in the night section of `preset` (from `section`) and
+/// in the choices of the resolver `resolver` is in `seed` at that line, fragment by fragment
+/// (between "…"); the number of fragments checked.
+pub fn check_seed_quotes(seed: &str, preset: &str, section: &str, resolver: &str) -> usize {
+    let night_part = &preset[preset.find(section).unwrap()..];
+    let mut texts: Vec<String> = vec![night_part.replace("\n# ", "").replace("\n#   ", "")];
+    let r = bansha::domain::night::resolver(resolver).unwrap();
+    texts.extend(r.choices().iter().map(|c| c.lines.to_string()));
     let lines: Vec<&str> = seed.lines().collect();
     let mut checked = 0;
-    for text in texts {
+    for text in &texts {
         for (n, quote) in seed_quotes(text) {
             for frag in quote.split('…').filter(|f| !f.is_empty()) {
                 assert!(
