@@ -51,6 +51,8 @@ pub struct Daemon {
     pub(crate) reload: std::sync::Mutex<crate::daemon::reload::Reload>,
     /// The judge's QQ (`[qq]`, as at the start): `daemon::qq`.
     pub qq: Option<crate::io::qq::Qq>,
+    /// Steps taken out for the simulator's planted-bug test (all off unless given).
+    plants: crate::daemon::Plants,
 }
 
 impl Daemon {
@@ -62,14 +64,22 @@ impl Daemon {
         }
     }
 
-    pub fn open(mut settings: Settings) -> anyhow::Result<Daemon> {
+    pub fn open(settings: Settings) -> anyhow::Result<Daemon> {
+        Daemon::open_with(settings, crate::daemon::Seams::default())
+    }
+
+    /// `open` on the forum, relay and disk `seams` gives where it gives them.
+    pub fn open_with(
+        mut settings: Settings,
+        seams: crate::daemon::Seams,
+    ) -> anyhow::Result<Daemon> {
         for g in &settings.games {
             for w in g.warnings() {
                 crate::io::log::line(&format!("配置 {}：{w}", g.path.display()));
             }
         }
         let path = settings.path.clone();
-        let store = Store::open(&settings.state_dir)?;
+        let store = Store::open_on(&settings.state_dir, seams.disk_full.unwrap_or_default())?;
         crate::io::log::line(&format!("记录目录：{}", settings.state_dir.display()));
         // Before anything is read or sent: a renamed game keeps its record's key.
         let notices = crate::daemon::identity::settle(&mut settings, &store)?;
@@ -79,9 +89,16 @@ impl Daemon {
             .first()
             .map(|g| g.utc_offset)
             .unwrap_or_else(|| FixedOffset::east_opt(8 * 3600).expect("valid"));
-        let forum = Forum::new(&settings.forum, settings.login.clone(), offset)
-            .map_err(anyhow::Error::msg)?;
-        let mailer = Mailer::new(&settings.smtp, &settings.judge.to).map_err(anyhow::Error::msg)?;
+        let forum = match seams.http {
+            Some(http) => Forum::with_http(&settings.forum, settings.login.clone(), offset, http),
+            None => Forum::new(&settings.forum, settings.login.clone(), offset)
+                .map_err(anyhow::Error::msg)?,
+        };
+        let mailer = match seams.relay {
+            Some(relay) => Mailer::with_relay(&settings.smtp, &settings.judge.to, relay),
+            None => Mailer::new(&settings.smtp, &settings.judge.to),
+        }
+        .map_err(anyhow::Error::msg)?;
         let qq = settings
             .qq
             .as_ref()
@@ -99,6 +116,7 @@ impl Daemon {
             notices: std::sync::Mutex::new(notices),
             reload: std::sync::Mutex::new(crate::daemon::reload::Reload::at_start(&path)),
             qq,
+            plants: seams.plants,
         })
     }
 
@@ -690,7 +708,8 @@ impl Daemon {
         // L72 "如未用投票机，所投票视为废票，不算自杀").
         // A ballot source that could not be read this cycle: its record may miss ballots.
         let mut stale = false;
-        let thread = self.read_thread(tid, lock_due || close_due, now).await?;
+        let full = lock_due || (close_due && !self.plants.no_close_reread);
+        let thread = self.read_thread(tid, full, now).await?;
         if let Some(why) = self.misplaced(g, d)? {
             return self.hold_misplaced(g, d, &why, now, report);
         }
@@ -2598,13 +2617,21 @@ impl Daemon {
                 }
                 // Nothing goes out that cannot be marked sent (a full disk would send it
                 // again at every cycle).
-                let mark = self
-                    .store
-                    .reserve_sent(part.as_deref().unwrap_or(key), now)?;
+                let mark = if self.plants.no_send_reserve {
+                    None
+                } else {
+                    Some(
+                        self.store
+                            .reserve_sent(part.as_deref().unwrap_or(key), now)?,
+                    )
+                };
                 match self.mailer.send(key, &mail, only).await {
                     Ok(()) => {
                         accepted += 1;
-                        self.store.confirm_sent(mark)?;
+                        match mark {
+                            Some(mark) => self.store.confirm_sent(mark)?,
+                            None => self.store.mark_sent(part.as_deref().unwrap_or(key), now)?,
+                        }
                     }
                     Err(SendError::Refused(why)) => {
                         let to = only.map_or_else(|| recipients.join(", "), str::to_string);

@@ -12,6 +12,9 @@ use std::time::Duration;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
+pub use crate::io::http::{is_deletion_redirect, MAX_BODY};
+use crate::io::http::{Answer, Ask, BodyError, Http, HttpError, Method, Reqwest};
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum FetchError {
     /// The network failed or the forum did not answer in time (after the retries).
@@ -66,7 +69,8 @@ struct Body {
 }
 
 pub struct Forum {
-    client: reqwest::Client,
+    /// The wire: the real forum's (`io::http::Reqwest`) or a simulated one.
+    http: std::sync::Arc<dyn Http>,
     base: String,
     settings: ForumSettings,
     login: Option<Login>,
@@ -87,46 +91,43 @@ impl Forum {
         login: Option<Login>,
         utc_offset: FixedOffset,
     ) -> Result<Forum, String> {
-        let jar = std::sync::Arc::new(reqwest::cookie::Jar::default());
         let mut base = settings.base_url.clone();
         if !base.ends_with('/') {
             base.push('/');
         }
-        if let Some(Login {
-            cookies: Some(c), ..
-        }) = &login
-        {
-            let url: reqwest::Url = base.parse().map_err(|e| format!("forum.base_url: {e}"))?;
-            for part in c.expose().split(';') {
-                let part = part.trim();
-                if !part.is_empty() {
-                    jar.add_cookie_str(&format!("{part}; Path=/"), &url);
-                }
-            }
+        let cookies = match &login {
+            Some(Login {
+                cookies: Some(c), ..
+            }) => Some(c.expose().to_string()),
+            _ => None,
+        };
+        let http = Reqwest::new(
+            &base,
+            cookies.as_deref(),
+            &settings.user_agent,
+            Duration::from_secs(settings.timeout_secs),
+        )?;
+        Ok(Forum::with_http(
+            settings,
+            login,
+            utc_offset,
+            std::sync::Arc::new(http),
+        ))
+    }
+
+    /// The forum over another transport (the simulator's forum).
+    pub fn with_http(
+        settings: &ForumSettings,
+        login: Option<Login>,
+        utc_offset: FixedOffset,
+        http: std::sync::Arc<dyn Http>,
+    ) -> Forum {
+        let mut base = settings.base_url.clone();
+        if !base.ends_with('/') {
+            base.push('/');
         }
-        crate::io::tls::ensure_provider();
-        let client = reqwest::Client::builder()
-            .cookie_provider(jar)
-            .user_agent(settings.user_agent.clone())
-            .timeout(Duration::from_secs(settings.timeout_secs))
-            .connect_timeout(Duration::from_secs(settings.timeout_secs))
-            // Discuz redirects once or twice (login, findpost); more is a loop. The redirect
-            // it answers a thread read with after a deletion is not followed: the request is
-            // asked again (`request`).
-            .redirect(reqwest::redirect::Policy::custom(|attempt| {
-                let original = attempt.previous().first().cloned();
-                if original.is_some_and(|o| is_deletion_redirect(&o, attempt.url())) {
-                    attempt.stop()
-                } else if attempt.previous().len() > 5 {
-                    attempt.error("too many redirects")
-                } else {
-                    attempt.follow()
-                }
-            }))
-            .build()
-            .map_err(|e| e.to_string())?;
-        Ok(Forum {
-            client,
+        Forum {
+            http,
             base,
             settings: settings.clone(),
             login,
@@ -134,17 +135,13 @@ impl Forum {
             gate: Mutex::new(None),
             requests: std::sync::atomic::AtomicU64::new(0),
             date: std::sync::Mutex::new(None),
-        })
+        }
     }
 
     /// Keep the forum's clock from an answer's `Date` header (RFC 7231: whole seconds, cut
     /// down, so half a second is added).
-    fn note_date(&self, headers: &reqwest::header::HeaderMap) -> bool {
-        let Some(date) = headers
-            .get(reqwest::header::DATE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| chrono::DateTime::parse_from_rfc2822(v).ok())
-        else {
+    fn note_date(&self, date: Option<&str>) -> bool {
+        let Some(date) = date.and_then(|v| chrono::DateTime::parse_from_rfc2822(v).ok()) else {
             return false;
         };
         let date = date.with_timezone(&chrono::Utc) + chrono::Duration::milliseconds(500);
@@ -176,15 +173,19 @@ impl Forum {
             }
             self.requests
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let r = self.client.head(self.url("forum.php")).send().await;
+            let r = self
+                .http
+                .send(Ask {
+                    method: Method::Head,
+                    url: self.url("forum.php"),
+                    form: None,
+                })
+                .await;
             *last = Some(Instant::now());
             match r {
-                Ok(resp) => self.note_date(resp.headers()),
-                Err(e) => {
-                    crate::io::log::line(&format!(
-                        "时钟：向论坛询问时间失败：{}",
-                        crate::io::net_error::cause(&e)
-                    ));
+                Ok(answer) => self.note_date(answer.date.as_deref()),
+                Err(HttpError::Network(e) | HttpError::RedirectLoop(e)) => {
+                    crate::io::log::line(&format!("时钟：向论坛询问时间失败：{e}"));
                     false
                 }
             }
@@ -223,70 +224,69 @@ impl Forum {
                 }
                 self.requests
                     .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let req = match &form {
-                    None => self.client.get(self.url(rel)),
-                    Some(body) => self
-                        .client
-                        .post(self.url(rel))
-                        .header("Content-Type", "application/x-www-form-urlencoded")
-                        .body(body.clone()),
-                };
-                let r = req.send().await;
+                let r = self
+                    .http
+                    .send(Ask {
+                        method: if form.is_some() {
+                            Method::Post
+                        } else {
+                            Method::Get
+                        },
+                        url: self.url(rel),
+                        form: form.clone(),
+                    })
+                    .await;
                 *last = Some(Instant::now());
-                if let Ok(resp) = &r {
-                    self.note_date(resp.headers());
+                if let Ok(answer) = &r {
+                    self.note_date(answer.date.as_deref());
                 }
                 match r {
                     // A redirect loop does not end by asking again.
-                    Err(e) if e.is_redirect() => {
+                    Err(HttpError::RedirectLoop(e)) => {
                         return Err(FetchError::Network(format!("论坛的重定向没有尽头（{e}）")))
                     }
-                    Err(e) => Err(FetchError::Network(crate::io::net_error::cause(&e))),
-                    Ok(resp) if resp.status().is_redirection() && repeated < DELETION_REPEATS => {
+                    Err(HttpError::Network(e)) => Err(FetchError::Network(e)),
+                    Ok(answer)
+                        if (300..400).contains(&answer.status) && repeated < DELETION_REPEATS =>
+                    {
                         repeated += 1;
                         crate::io::log::line(&format!(
                             "读取 {rel}：论坛重定向到 {}（帖子里有楼层被删了）；重新请求",
-                            resp.headers()
-                                .get("location")
-                                .and_then(|v| v.to_str().ok())
-                                .unwrap_or("?")
+                            answer.location.as_deref().unwrap_or("?")
                         ));
                         continue;
                     }
-                    Ok(resp) => {
-                        let status = resp.status().as_u16();
-                        let content_type = resp
-                            .headers()
-                            .get("content-type")
-                            .and_then(|v| v.to_str().ok())
-                            .map(String::from);
-                        match read_capped(resp).await {
-                            // A bomb does not shrink by asking again.
-                            Err(Read::TooLarge) => {
-                                return Err(FetchError::Network(format!(
-                                    "论坛的回答解压后超过 {} MiB，不是帖子页面；这次读取作废",
-                                    MAX_BODY >> 20
-                                )))
-                            }
-                            Err(Read::Failed(e)) => Err(FetchError::Network(e)),
-                            // Discuz answers a request it refuses ("request_tainting") with a
-                            // 503 System Error page: asking again gets the same.
-                            Ok(b) if status >= 500 && refused(&b, content_type.as_deref()) => {
-                                return Err(FetchError::Page(
-                                    PageErrorKind::RequestTainting,
-                                    format!("HTTP {status}"),
-                                ));
-                            }
-                            Ok(_) if status >= 500 => Err(FetchError::Http(status)),
-                            Ok(b) => Ok((
-                                status,
-                                Body {
-                                    bytes: b,
-                                    content_type,
-                                },
-                            )),
+                    Ok(Answer {
+                        status,
+                        content_type,
+                        body,
+                        ..
+                    }) => match body {
+                        // A bomb does not shrink by asking again.
+                        Err(BodyError::TooLarge) => {
+                            return Err(FetchError::Network(format!(
+                                "论坛的回答解压后超过 {} MiB，不是帖子页面；这次读取作废",
+                                MAX_BODY >> 20
+                            )))
                         }
-                    }
+                        Err(BodyError::Failed(e)) => Err(FetchError::Network(e)),
+                        // Discuz answers a request it refuses ("request_tainting") with a
+                        // 503 System Error page: asking again gets the same.
+                        Ok(b) if status >= 500 && refused(&b, content_type.as_deref()) => {
+                            return Err(FetchError::Page(
+                                PageErrorKind::RequestTainting,
+                                format!("HTTP {status}"),
+                            ));
+                        }
+                        Ok(_) if status >= 500 => Err(FetchError::Http(status)),
+                        Ok(b) => Ok((
+                            status,
+                            Body {
+                                bytes: b,
+                                content_type,
+                            },
+                        )),
+                    },
                 }
             };
             match result {
@@ -675,71 +675,6 @@ fn form_body(charset: &str, fields: &[(&str, &str)]) -> String {
 /// How many times in a row a request is asked again after Discuz's deletion redirect (it
 /// comes once, and once more after the daily clean-up).
 const DELETION_REPEATS: u32 = 3;
-
-/// Whether `next` is the redirect Discuz answers a thread read with after one of the thread's
-/// posts was deleted (forum_viewthread.php, `$isdel_post`): to the thread's plain desktop URL
-/// (`forum.php?mod=viewthread&tid=T`: its first page in the default view), from a read of that
-/// thread — the mobile API's `module=viewthread` or a desktop page. It is told by what makes it
-/// that page, not by its exact text: Discuz's `dheader()` appends `mobile=IN_MOBILE` to every
-/// `Location` it sends under IN_MOBILE (the API's is `&mobile=1`, a touch session's `&mobile=2`),
-/// `$_G['siteurl']` may make it absolute, and a fragment is not the server's. A parameter that
-/// picks another page, post, author or order (findpost's `page=N#pidP`, a reply's `pid=…`)
-/// makes it another redirect, which is followed.
-pub fn is_deletion_redirect(original: &reqwest::Url, next: &reqwest::Url) -> bool {
-    /// What chooses what a `viewthread` shows, other than the thread.
-    const VIEW: [&str; 9] = [
-        "page",
-        "pid",
-        "viewpid",
-        "authorid",
-        "ordertype",
-        "goto",
-        "from",
-        "stand",
-        "checkrush",
-    ];
-    let q = |u: &reqwest::Url, k: &str| {
-        u.query_pairs()
-            .find(|(key, _)| key == k)
-            .map(|(_, v)| v.into_owned())
-    };
-    let reads_thread = q(original, "module").as_deref() == Some("viewthread")
-        || q(original, "mod").as_deref() == Some("viewthread");
-    reads_thread
-        && next.path().ends_with("/forum.php")
-        && q(next, "mod").as_deref() == Some("viewthread")
-        && q(next, "tid").is_some()
-        && q(next, "tid") == q(original, "tid")
-        && !next.query_pairs().any(|(k, _)| VIEW.contains(&k.as_ref()))
-}
-
-/// The most one answer may unpack to. A Discuz page is tens of KB (a 500-post API page under
-/// 2 MB); anything past this is a compression bomb or not a forum page at all.
-pub const MAX_BODY: usize = 32 << 20;
-
-enum Read {
-    TooLarge,
-    Failed(String),
-}
-
-/// The body, unpacked as it arrives, stopped at `MAX_BODY`.
-async fn read_capped(mut resp: reqwest::Response) -> Result<Vec<u8>, Read> {
-    if resp.content_length().is_some_and(|n| n > MAX_BODY as u64) {
-        return Err(Read::TooLarge);
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = resp
-        .chunk()
-        .await
-        .map_err(|e| Read::Failed(crate::io::net_error::cause(&e)))?
-    {
-        if body.len() + chunk.len() > MAX_BODY {
-            return Err(Read::TooLarge);
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
-}
 
 #[cfg(test)]
 mod redirect_tests {

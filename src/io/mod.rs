@@ -7,6 +7,7 @@ pub mod config_edit;
 pub mod files;
 pub mod fonts;
 pub mod forum;
+pub mod http;
 pub mod listen;
 pub mod log;
 pub mod memory;

@@ -22,6 +22,18 @@ enum Transport {
     Smtp(Box<Smtp>),
     /// Each mail a file named by its time and subject (`file_name`).
     Folder(std::path::PathBuf),
+    /// Another relay (the simulator's, in the same process).
+    Relay(std::sync::Arc<dyn Relay>),
+}
+
+/// A mail relay other than SMTP or a folder: the seam the simulator's relay (`tests/simd`)
+/// takes, in the same process, with the same answers a server gives (`SendError`).
+pub trait Relay: Send + Sync {
+    /// Take one whole message (its envelope says to whom).
+    fn send(
+        &self,
+        message: &Message,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), SendError>> + Send + '_>>;
 }
 
 /// An SMTP server and the one connection kept open to it between mails.
@@ -256,6 +268,23 @@ impl Mailer {
         })
     }
 
+    /// The mailer over another relay (the simulator's).
+    pub fn with_relay(
+        smtp: &SmtpSettings,
+        to: &[String],
+        relay: std::sync::Arc<dyn Relay>,
+    ) -> Result<Mailer, String> {
+        let mut m = Mailer::new(
+            &SmtpSettings {
+                folder: None,
+                ..smtp.clone()
+            },
+            to,
+        )?;
+        m.transport = Transport::Relay(relay);
+        Ok(m)
+    }
+
     /// Whether the relay takes a session: connect, greet, log in (when configured) and quit,
     /// sending nothing. A folder is checked for being writable.
     pub async fn check(&self) -> Result<String, String> {
@@ -279,6 +308,7 @@ impl Mailer {
                 ))
             }
             Transport::Folder(_) => Ok("写入文件夹".into()),
+            Transport::Relay(_) => Ok("模拟中继".into()),
         }
     }
 
@@ -295,6 +325,7 @@ impl Mailer {
         match &self.transport {
             // Each step has its own wait (`transaction`); connecting has `SMTP_TIMEOUT`.
             Transport::Smtp(t) => t.send(&message).await,
+            Transport::Relay(r) => r.send(&message).await,
             Transport::Folder(dir) => {
                 // Written whole under a temporary name, then renamed: a reader never sees half
                 // a mail, and the same mail sent again replaces its file.

@@ -91,6 +91,9 @@ pub struct Store {
     /// The state directory's lock (`lock`), held while the store is open: nothing else moves
     /// sled's files while this process may read them.
     _lock: std::fs::File,
+    /// The disk refuses every write while set, as a full disk does (ENOSPC): the simulator's
+    /// seam (`tests/simd`); nothing in bansha sets it.
+    full: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The sent journal and where its next line goes (written at an offset, not appended, so a
@@ -358,6 +361,15 @@ impl Store {
     /// the journal (`record.journal`); what was repaired is logged and kept for the judge
     /// (`repair_to_tell`).
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        Store::open_on(dir, Default::default())
+    }
+
+    /// `open`, on a disk that refuses every write while `full` is set (the simulator's seam:
+    /// `Store::disk_full_switch`).
+    pub fn open_on(
+        dir: &Path,
+        full: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ) -> Result<Store, StoreError> {
         std::fs::create_dir_all(dir).map_err(io_error(dir))?;
         let lock = lock_dir(dir)?;
         let mut repair = StoreRepair::default();
@@ -421,6 +433,7 @@ impl Store {
                 end: 0,
             }),
             _lock: lock,
+            full,
         };
         for op in &ops {
             store.apply_to_sled(op)?;
@@ -511,6 +524,21 @@ impl Store {
         Ok(())
     }
 
+    /// The switch that makes the disk full for this store's writes (the simulator's).
+    pub fn disk_full_switch(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        self.full.clone()
+    }
+
+    /// A write fails as on a full disk while the switch is set.
+    fn room(&self, what: &str) -> Result<(), StoreError> {
+        if self.full.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(StoreError(format!(
+                "{what}: No space left on device (os error 28)"
+            )));
+        }
+        Ok(())
+    }
+
     fn journal(&self) -> Result<std::sync::MutexGuard<'_, journal::Journal>, StoreError> {
         self.journal
             .lock()
@@ -557,6 +585,7 @@ impl Store {
         j: &mut journal::Journal,
         ops: &[journal::Op],
     ) -> Result<(), StoreError> {
+        self.room("record.journal")?;
         j.append(ops)
             .map_err(|e| StoreError(format!("record.journal: {e}")))?;
         for op in ops {
@@ -648,6 +677,7 @@ impl Store {
     }
 
     fn sync_journal(&self) -> Result<u64, StoreError> {
+        self.room("record.journal")?;
         self.journal()?
             .sync()
             .map_err(|e| StoreError(format!("record.journal: {e}")))
@@ -962,6 +992,7 @@ impl Store {
     /// part is overwritten by the next.
     fn journal_write(&self, line: &[u8]) -> Result<u64, StoreError> {
         use std::os::unix::fs::FileExt;
+        self.room("sent.journal")?;
         let mut j = self.sent_journal()?;
         let at = j.end;
         j.file

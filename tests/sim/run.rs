@@ -70,7 +70,7 @@ pub fn load(game: &Game) -> GameConfig {
         })
 }
 
-fn post_of(day: u32, close: DateTime<FixedOffset>, g: &GenPost) -> Post {
+pub fn post_of(day: u32, close: DateTime<FixedOffset>, g: &GenPost) -> Post {
     let mut p = Post::text_only(
         g.pid,
         100 + day as u64,
@@ -154,7 +154,7 @@ fn nums(m: &std::collections::BTreeMap<String, f64>) -> String {
 }
 
 /// Every disagreement between the oracle and the tally, and every broken invariant.
-fn compare(day: &crate::gen::Day, posts: &[GenPost], want: &Counted, t: &Tally) -> Vec<String> {
+pub fn compare(day: &crate::gen::Day, posts: &[GenPost], want: &Counted, t: &Tally) -> Vec<String> {
     let got = as_counted(t);
     let mut bad = Vec::new();
     if !t.closed {

@@ -1,0 +1,849 @@
+//! One simulated game run by the whole service: a plan drawn from a seed (the game of the
+//! tally simulator, deletions, faults at moments drawn at random), the service started on the
+//! simulated forum, relay, clock and disk, driven tick by tick as its scheduler drives it,
+//! killed and started again, and what it mailed checked against the oracles at the end.
+
+use crate::gen::{self, Game, Rng, JUDGE};
+use crate::world::{
+    self, ForumFault, RelayFault, SimClock, SimForum, SimPost, SimRelay, SimThread, World,
+};
+use bansha::daemon::service::Service;
+use bansha::daemon::{Daemon, Plants, Seams};
+use bansha::domain::rules::Tally;
+use chrono::{DateTime, Duration, FixedOffset};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+type Time = DateTime<FixedOffset>;
+
+/// What happens to the world at a moment.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// The next requests meet these faults.
+    Forum(Vec<ForumFault>),
+    /// The next mails meet these.
+    Relay(Vec<RelayFault>),
+    /// The relay answers every mail 421 for this many seconds.
+    RelayDown(i64),
+    /// The process is killed at its k-th IO call from now (forum request or mail).
+    Crash(u64),
+    /// The record's disk fills at the k-th IO call from now, for this many seconds.
+    DiskFull(u64, i64),
+    /// The machine sleeps this many seconds (nothing runs; the process keeps its memory).
+    Sleep(i64),
+    /// The machine's clock jumps by this many seconds (either way).
+    ClockJump(i64),
+}
+
+/// Everything a seed decides.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub seed: u64,
+    pub game: Game,
+    /// (pid, unix time): a post deleted by a moderator before its round's close.
+    pub deletions: Vec<(u64, i64)>,
+    /// (unix time, event), in time order.
+    pub events: Vec<(i64, Event)>,
+    pub plants: Plants,
+    /// The daemon enforces a lock one minute short of the rules' (a planted bug).
+    pub lock_off_by_one: bool,
+}
+
+pub const TICK: i64 = 60;
+const INTERVAL: i64 = 3600;
+const NEAR_MINUTES: i64 = 5;
+/// systemd's `RestartSec` (systemd/bansha.service).
+const RESTART: i64 = 30;
+
+fn unix(t: Time) -> i64 {
+    t.timestamp()
+}
+
+fn at(u: i64) -> Time {
+    use chrono::TimeZone;
+    FixedOffset::east_opt(8 * 3600)
+        .unwrap()
+        .timestamp_opt(u, 0)
+        .unwrap()
+}
+
+/// The vote thread of day `day`.
+pub fn tid_of(day: u32) -> u64 {
+    100 + day as u64
+}
+
+/// The closes of every round of the game (unix), in order.
+fn closes(game: &Game) -> Vec<i64> {
+    let mut v: Vec<i64> = game
+        .days
+        .iter()
+        .flat_map(|d| {
+            let mut c = vec![unix(crate::run::close_of(d.day))];
+            if d.runoff.is_some() {
+                c.push(unix(crate::run::runoff_close_of(d.day)));
+            }
+            c
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The plan of a seed: the game the tally simulator makes of it, and from a second stream of
+/// the same seed, deletions and faults.
+pub fn plan(seed: u64) -> Plan {
+    let game = gen::generate(seed);
+    let mut rng = Rng::new(seed ^ 0x5eed_da7a);
+    let mut deletions = Vec::new();
+    for d in &game.days {
+        let rounds = [
+            Some((&d.posts, crate::run::close_of(d.day))),
+            d.runoff
+                .as_ref()
+                .map(|r| (&r.posts, crate::run::runoff_close_of(d.day))),
+        ];
+        for (posts, close) in rounds.into_iter().flatten() {
+            if posts.is_empty() || !rng.chance(30) {
+                continue;
+            }
+            // A moderator deletes some author's last post of the round before the close, late
+            // in the day half the time (after the lock's full read).
+            let p = &posts[rng.below(posts.len() as u64) as usize];
+            let last = posts.iter().rev().find(|q| q.author == p.author).unwrap();
+            if last.author == JUDGE || last.secs >= -1 {
+                continue;
+            }
+            let from = if rng.chance(50) {
+                last.secs.max(-3000)
+            } else {
+                last.secs
+            };
+            let when = rng.range(from + 1, -1);
+            deletions.push((last.pid, unix(close) + when));
+        }
+    }
+    let closes = closes(&game);
+    let (start, end) = span(&game);
+    let mut events = Vec::new();
+    let n = rng.below(3 + game.days.len() as u64 * 2);
+    for _ in 0..n {
+        // Drawn towards the closes: most faults matter there.
+        let t = if rng.chance(60) {
+            let c = closes[rng.below(closes.len() as u64) as usize];
+            c + rng.range(-2 * 3600, 2 * 3600)
+        } else {
+            rng.range(start, end)
+        };
+        let e = match rng.below(9) {
+            0 | 1 => Event::Forum(
+                (0..rng.range(1, 6))
+                    .map(|_| {
+                        world::FORUM_FAULTS[rng.below(world::FORUM_FAULTS.len() as u64) as usize]
+                    })
+                    .collect(),
+            ),
+            2 => Event::Relay(
+                (0..rng.range(1, 3))
+                    .map(|_| match rng.below(10) {
+                        0 => RelayFault::Refused,
+                        1..=3 => RelayFault::DropAfterDot,
+                        _ => RelayFault::Busy,
+                    })
+                    .collect(),
+            ),
+            3 => Event::RelayDown(rng.range(60, 4 * 3600)),
+            4 | 5 => Event::Crash(rng.range(1, 40) as u64),
+            6 => Event::DiskFull(rng.range(1, 40) as u64, rng.range(30, 3 * 3600)),
+            7 => Event::Sleep(rng.range(60, 6 * 3600)),
+            _ => Event::ClockJump(rng.range(-2 * 3600, 2 * 3600)),
+        };
+        events.push((t.clamp(start, end), e));
+    }
+    events.sort_by_key(|(t, _)| *t);
+    Plan {
+        seed,
+        game,
+        deletions,
+        events,
+        plants: Plants::default(),
+        lock_off_by_one: false,
+    }
+}
+
+/// When the simulation starts (before day 1's thread opens) and ends (well after the last
+/// close, with the last faults over: what is owed has had time to go out).
+fn span(game: &Game) -> (i64, i64) {
+    let first = unix(crate::run::close_of(1)) - 21 * 3600;
+    let last = closes(game).last().copied().unwrap_or(first);
+    (first, last + 6 * 3600)
+}
+
+/// The day's posts as the forum holds them.
+fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
+    let mut out = BTreeMap::new();
+    let deleted: BTreeMap<u64, i64> = plan.deletions.iter().copied().collect();
+    for d in &plan.game.days {
+        let tid = tid_of(d.day);
+        let close = unix(crate::run::close_of(d.day));
+        let mut posts = vec![SimPost {
+            pid: tid * 1000,
+            author: JUDGE.into(),
+            at: close - 22 * 3600,
+            message: world::message(
+                &format!("第{}天投票帖。请按规则帖的格式投票。", d.day),
+                None,
+                tid,
+            ),
+            deleted_at: None,
+        }];
+        let mut add = |g: &gen::GenPost, close: i64| {
+            let quote = g
+                .quote
+                .as_ref()
+                .map(|(pid, a, t, _)| (*pid, a.as_str(), close - 3600, t.as_str()));
+            posts.push(SimPost {
+                pid: g.pid,
+                author: g.author.clone(),
+                at: close + g.secs,
+                message: world::message(&g.text, quote, tid),
+                deleted_at: deleted.get(&g.pid).copied(),
+            });
+        };
+        for g in &d.posts {
+            add(g, close);
+        }
+        if let Some(r) = &d.runoff {
+            let c2 = unix(crate::run::runoff_close_of(d.day));
+            for g in &r.posts {
+                add(g, c2);
+            }
+        }
+        // In the order the forum gives them: by time, then pid.
+        posts.sort_by_key(|p| (p.at, p.pid));
+        out.insert(
+            tid,
+            SimThread {
+                subject: format!("【模拟局】投票帖 第{}天", d.day),
+                posts,
+                redirect_next: false,
+                redirected: BTreeSet::new(),
+            },
+        );
+    }
+    out
+}
+
+fn config_files(plan: &Plan, dir: &std::path::Path) -> std::path::PathBuf {
+    let mut game = crate::run::config_text(&plan.game);
+    for d in &plan.game.days {
+        game = game.replacen(
+            &format!("[[days]]\nday = {}\n", d.day),
+            &format!(
+                "[[days]]\nday = {}\nvote_thread = {}\n",
+                d.day,
+                tid_of(d.day)
+            ),
+            1,
+        );
+    }
+    if plan.lock_off_by_one {
+        game += "\n[rules.vote]\nlock_minutes = 59\n";
+    }
+    std::fs::create_dir_all(dir.join("games")).unwrap();
+    std::fs::write(dir.join("games/sim.toml"), game).unwrap();
+    let daemon = dir.join("daemon.toml");
+    std::fs::write(
+        &daemon,
+        format!(
+            r#"state_dir = "state"
+
+[forum]
+base_url = "http://127.0.0.1:9/"
+source = "api"
+api_version = 1
+posts_per_page = 10
+min_gap_ms = 0
+timeout_secs = 5
+retries = 2
+
+[smtp]
+host = "127.0.0.1"
+port = 25
+security = "plain"
+from = "bansha@judge.test"
+
+[judge]
+to = ["judge@judge.test"]
+
+[poll]
+interval_secs = {INTERVAL}
+near_close_secs = {TICK}
+near_close_minutes = {NEAR_MINUTES}
+interim_every_hours = 0
+
+[status]
+listen = "127.0.0.1:0"
+
+[[games]]
+config = "games/sim.toml"
+"#
+        ),
+    )
+    .unwrap();
+    daemon
+}
+
+/// What one run found.
+pub struct Outcome {
+    pub trace: String,
+    /// The first broken invariant.
+    pub failure: Option<String>,
+    pub cycles: u64,
+    pub crashes: u64,
+    pub mails: u64,
+    pub finals: u64,
+}
+
+struct Running {
+    service: Arc<Service>,
+}
+
+/// Run the plan's game from before day 1 to after its last close.
+pub fn run(plan: &Plan) -> Outcome {
+    // On tmpfs where there is one: the record's fsyncs cost nothing there.
+    let shm = std::path::Path::new("/dev/shm");
+    let dir = if shm.is_dir() {
+        tempfile::tempdir_in(shm).unwrap()
+    } else {
+        tempfile::tempdir().unwrap()
+    };
+    let config = config_files(plan, dir.path());
+    let (start, end) = span(&plan.game);
+    let world = Arc::new(Mutex::new(World::new(start)));
+    world.lock().unwrap().threads = threads(plan);
+    let disk = world.lock().unwrap().disk.clone();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    bansha::io::log::capture();
+    let mut out = Outcome {
+        trace: format!(
+            "seed {} preset {} days {} deletions {:?}\nevents {:?}\n",
+            plan.seed,
+            plan.game.preset.name(),
+            plan.game.days.len(),
+            plan.deletions,
+            plan.events
+        ),
+        failure: None,
+        cycles: 0,
+        crashes: 0,
+        mails: 0,
+        finals: 0,
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        rt.block_on(drive(plan, &config, &world, &disk, start, end, &mut out))
+    }));
+    let logs = bansha::io::log::take();
+    if result.is_err() {
+        out.failure = Some("the service panicked".into());
+    }
+    {
+        let w = world.lock().unwrap();
+        for l in &w.trace {
+            let _ = writeln!(out.trace, "{l}");
+        }
+    }
+    for l in &logs {
+        let _ = writeln!(out.trace, "log {l}");
+    }
+    if out.failure.is_none() {
+        out.failure = check(plan, &world.lock().unwrap(), &mut out);
+    }
+    out
+}
+
+/// Start the service as `bansha run` does: open the record, the catch-up cycle.
+fn start_service(
+    plan: &Plan,
+    config: &std::path::Path,
+    world: &Arc<Mutex<World>>,
+    disk: &Arc<AtomicBool>,
+) -> Result<Running, String> {
+    let settings = bansha::io::files::load_settings(config)
+        .unwrap_or_else(|e| panic!("the simulator's config does not load: {e:?}"));
+    let daemon = Daemon::open_with(
+        settings,
+        Seams {
+            http: Some(Arc::new(SimForum(world.clone()))),
+            relay: Some(Arc::new(SimRelay(world.clone()))),
+            disk_full: Some(disk.clone()),
+            plants: plan.plants,
+        },
+    )
+    .map_err(|e| format!("{e:#}"))?;
+    daemon
+        .check_clock
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let service = Arc::new(Service::new(
+        Arc::new(daemon),
+        Arc::new(SimClock(world.clone())),
+    ));
+    Ok(Running { service })
+}
+
+/// The phase times the scheduler's one-shot jobs fire at, on true time (the scheduler's
+/// instants are monotonic: a machine clock set apart moves them with it).
+fn phase_wakes(r: &Running, world: &Arc<Mutex<World>>) -> Vec<i64> {
+    let (now, skew) = {
+        let w = world.lock().unwrap();
+        (w.now, w.machine_skew)
+    };
+    let machine = at(now + skew);
+    let mut v: Vec<i64> =
+        bansha::daemon::service::phase_jobs(&r.service.daemon.settings().games, machine)
+            .into_iter()
+            .map(|t| unix(t) - skew)
+            .collect();
+    v.extend(
+        r.service
+            .daemon
+            .runoff_phases(machine)
+            .into_iter()
+            .flat_map(|(l, c)| [l, Some(c)])
+            .flatten()
+            .filter(|t| *t > machine)
+            .map(|t| unix(t) - skew),
+    );
+    v
+}
+
+/// The simulation proper.
+async fn drive(
+    plan: &Plan,
+    config: &std::path::Path,
+    world: &Arc<Mutex<World>>,
+    disk: &Arc<AtomicBool>,
+    start: i64,
+    end: i64,
+    out: &mut Outcome,
+) {
+    let closes = closes(&plan.game);
+    let mut events = plan.events.clone();
+    events.reverse();
+    let mut running: Option<Running> = None;
+    let mut up_at = start;
+    let mut forced: BTreeSet<i64> = BTreeSet::new();
+    let mut relay_until = i64::MIN;
+    let mut asleep_until = i64::MIN;
+    let mut last_cycle: Option<i64> = None;
+    let mut t = start;
+    while t <= end {
+        let mut kill = false;
+        {
+            let mut w = world.lock().unwrap();
+            w.now = t;
+            while events.last().is_some_and(|(et, _)| *et <= t) {
+                let (et, e) = events.pop().unwrap();
+                w.trace
+                    .push(format!("{} event {e:?}", at(et).format("%m-%d %H:%M:%S")));
+                match e {
+                    Event::Forum(f) => w.forum_faults.extend(f),
+                    Event::Relay(f) => w.relay_faults.extend(f),
+                    Event::RelayDown(s) => relay_until = t + s,
+                    Event::Crash(k) => w.crash_at = Some(w.io_calls + k),
+                    Event::DiskFull(k, s) => {
+                        let at = w.io_calls + k;
+                        w.disk_full_at = Some((at, s));
+                    }
+                    Event::Sleep(s) => asleep_until = t + s,
+                    Event::ClockJump(s) => w.machine_skew += s,
+                }
+            }
+            w.relay_down = t < relay_until;
+            disk.store(t < w.disk_until, std::sync::atomic::Ordering::Relaxed);
+            if w.crashed {
+                kill = true;
+                w.crashed = false;
+            }
+        }
+        if kill && running.is_some() {
+            running = None;
+            out.crashes += 1;
+            up_at = t + RESTART;
+        }
+        if t >= asleep_until {
+            if running.is_none() && t >= up_at {
+                match start_service(plan, config, world, disk) {
+                    Ok(r) => {
+                        forced.extend(phase_wakes(&r, world));
+                        running = Some(r);
+                        // `service::run`: the catch-up cycle at once.
+                        tick(
+                            &mut running,
+                            world,
+                            true,
+                            t,
+                            &mut up_at,
+                            out,
+                            &mut last_cycle,
+                        )
+                        .await;
+                    }
+                    Err(e) => {
+                        world
+                            .lock()
+                            .unwrap()
+                            .trace
+                            .push(format!("start failed: {e}"));
+                        // systemd tries again every `RestartSec`; while the disk stays full
+                        // each try fails the same way, without a trace: every 10 minutes here.
+                        let disk_until = world.lock().unwrap().disk_until;
+                        up_at = if t < disk_until {
+                            disk_until.min(t + 600).max(t + RESTART)
+                        } else {
+                            t + RESTART
+                        };
+                    }
+                }
+            } else if running.is_some() {
+                let force = forced.remove(&t);
+                tick(
+                    &mut running,
+                    world,
+                    force,
+                    t,
+                    &mut up_at,
+                    out,
+                    &mut last_cycle,
+                )
+                .await;
+                if let Some(r) = &running {
+                    forced.extend(phase_wakes(r, world).into_iter().filter(|p| *p > t));
+                }
+            }
+        }
+        let next = next_wake(
+            t,
+            start,
+            &closes,
+            &forced,
+            last_cycle,
+            running.is_none().then_some(up_at),
+            asleep_until,
+        );
+        // The monotonic clock the service's timers and the forum's `Date` age go by: it runs
+        // with true time, but not while the machine sleeps (CLOCK_MONOTONIC on Linux).
+        if t >= asleep_until {
+            tokio::time::advance(std::time::Duration::from_secs((next - t) as u64)).await;
+        }
+        t = next;
+    }
+}
+
+/// One tick of the scheduler (a forced one at a phase time); the process killed if an IO call
+/// of it was the fatal one, stopped (and started again by systemd) if the disk failed.
+async fn tick(
+    running: &mut Option<Running>,
+    world: &Arc<Mutex<World>>,
+    force: bool,
+    t: i64,
+    up_at: &mut i64,
+    out: &mut Outcome,
+    last_cycle: &mut Option<i64>,
+) {
+    let Some(r) = running.as_ref() else { return };
+    let service = r.service.clone();
+    let before = service.last.lock().await.as_ref().map(|(t, _)| *t);
+    // The tick runs until it finishes or the process dies in it (an IO call that never returns).
+    let fatal = world.lock().unwrap().fatal.clone();
+    let died = tokio::select! {
+        biased;
+        _ = service.tick(force) => false,
+        _ = fatal.notified() => true,
+    };
+    if died {
+        world.lock().unwrap().crashed = false;
+        world.lock().unwrap().trace.push(format!(
+            "{} killed mid-cycle",
+            at(t).format("%m-%d %H:%M:%S")
+        ));
+        *running = None;
+        out.crashes += 1;
+        *up_at = t + RESTART;
+        return;
+    }
+    let last = service.last.lock().await.clone();
+    if let Some((when, report)) = last {
+        if Some(when) != before {
+            out.cycles += 1;
+            *last_cycle = Some(t);
+            if report.store_failed {
+                world
+                    .lock()
+                    .unwrap()
+                    .trace
+                    .push("store failed: the service stops".into());
+                *running = None;
+                *up_at = t + RESTART;
+            }
+        }
+    }
+}
+
+/// The next moment anything can happen: a phase's forced tick, the next tick at which a cycle
+/// can be due (the normal interval, the fast cadence near a close and after one, every tick
+/// while a cycle is owed or the forum is failing), a restart, the machine waking.
+fn next_wake(
+    t: i64,
+    start: i64,
+    closes: &[i64],
+    forced: &BTreeSet<i64>,
+    last: Option<i64>,
+    restart: Option<i64>,
+    asleep_until: i64,
+) -> i64 {
+    let grid = |x: i64| start + ((x - start + TICK - 1) / TICK).max(0) * TICK;
+    let next_tick = grid(t + 1);
+    let mut c = vec![];
+    if let Some(f) = forced.range(t + 1..).next() {
+        c.push(*f);
+    }
+    match last {
+        None => c.push(next_tick),
+        Some(l) => c.push(grid(l + INTERVAL).max(next_tick)),
+    }
+    for &close in closes {
+        if t + 1 >= close - NEAR_MINUTES * 60 && t < close + 3 * 3600 {
+            c.push(next_tick);
+        } else if close - NEAR_MINUTES * 60 > t {
+            c.push(grid(close - NEAR_MINUTES * 60));
+        }
+    }
+    if let Some(r) = restart {
+        c.push(r.max(t + 1));
+    }
+    if asleep_until > t {
+        c.push(asleep_until);
+    }
+    c.into_iter().min().unwrap_or(t + TICK)
+}
+
+/// The thread's posts as the forum showed them at `close`, for the offline tally: every post
+/// not deleted by then (posts after it are late, and the tally says so).
+fn truth(
+    plan: &Plan,
+    day: &gen::Day,
+) -> (
+    Vec<bansha_parsers::Post>,
+    Vec<gen::GenPost>,
+    Vec<gen::GenPost>,
+) {
+    let deleted: BTreeMap<u64, i64> = plan.deletions.iter().copied().collect();
+    let c1 = crate::run::close_of(day.day);
+    let gone = |g: &gen::GenPost| deleted.contains_key(&g.pid);
+    let r1: Vec<gen::GenPost> = day.posts.iter().filter(|g| !gone(g)).cloned().collect();
+    let r2: Vec<gen::GenPost> = day
+        .runoff
+        .as_ref()
+        .map(|r| r.posts.iter().filter(|g| !gone(g)).cloned().collect())
+        .unwrap_or_default();
+    let mut posts: Vec<bansha_parsers::Post> = r1
+        .iter()
+        .map(|g| crate::run::post_of(day.day, c1, g))
+        .collect();
+    posts.extend(
+        r2.iter()
+            .map(|g| crate::run::post_of(day.day, crate::run::runoff_close_of(day.day), g)),
+    );
+    (posts, r1, r2)
+}
+
+/// The count lines of a final's BBCode (target and votes, up to the voter list).
+fn count_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for l in text.lines() {
+        if l.contains("[b]得票[/b]") {
+            inside = true;
+            continue;
+        }
+        if inside {
+            if l.trim().is_empty() || l.starts_with('[') && !l.starts_with("[color") {
+                break;
+            }
+            out.push(l.split('：').next().unwrap_or(l).to_string());
+        }
+    }
+    out
+}
+
+/// (day, round) of a final's subject.
+fn final_of(subject: &str) -> Option<(u32, u32)> {
+    if !subject.contains("最终计票：") || subject.contains("更正后") {
+        return None;
+    }
+    let day: u32 = subject
+        .split("第")
+        .nth(1)?
+        .split('天')
+        .next()?
+        .trim()
+        .parse()
+        .ok()?;
+    let round = if subject.contains("第二轮投票统计") || subject.contains("加时投票统计")
+    {
+        2
+    } else {
+        1
+    };
+    Some((day, round))
+}
+
+/// The game as it is played: m103's day 1 vote elects the sheriff (002 L152 "在游戏的第一天投票
+/// 结束后，最先获得投票数最多的角色当选警长"), whose vote counts 1.5 (L153) on the days after
+/// while alive, where the judge names none. The simulator's own reading, from day 1's tally of the forum's truth.
+fn as_played(plan: &Plan) -> Game {
+    let mut game = plan.game.clone();
+    let Some(day1) = game.days.first() else {
+        return game;
+    };
+    let config = crate::run::load(&game);
+    let (posts, _, _) = truth(plan, day1);
+    let close = crate::run::close_of(1) + Duration::hours(3);
+    let elected = bansha::domain::rules::tally(&config, 1, 1, close, &posts)
+        .ok()
+        .filter(|t| t.outcome.kind == bansha::domain::rules::OutcomeKind::Sheriff)
+        .and_then(|t| t.outcome.players.first().cloned());
+    if let Some(name) = elected {
+        for d in game.days.iter_mut().filter(|d| d.day > 1) {
+            if d.sheriff.is_none() && !d.dead.contains(&name) {
+                d.sheriff = Some(name.clone());
+            }
+        }
+    }
+    game
+}
+
+/// The invariants, over what the relay took.
+fn check(plan: &Plan, w: &World, out: &mut Outcome) -> Option<String> {
+    out.mails = w.delivered.len() as u64;
+    let mut bad = Vec::new();
+    // No mail twice, but for one the relay took while its sender heard nothing.
+    let mut seen: BTreeMap<&str, u32> = BTreeMap::new();
+    for d in &w.delivered {
+        *seen.entry(&d.message_id).or_default() += 1;
+    }
+    for (id, n) in &seen {
+        let unheard = w
+            .delivered
+            .iter()
+            .filter(|d| d.message_id == *id && !d.acknowledged)
+            .count() as u32;
+        if *n > 1 + unheard {
+            let s = &w
+                .delivered
+                .iter()
+                .find(|d| d.message_id == *id)
+                .unwrap()
+                .subject;
+            bad.push(format!("mail {id} ({s}) went out {n} times"));
+        }
+    }
+    let game = as_played(plan);
+    let config = crate::run::load(&game);
+    let mut finals: BTreeMap<(u32, u32), Vec<&world::Delivered>> = BTreeMap::new();
+    for d in &w.delivered {
+        if let Some(k) = final_of(&d.subject) {
+            finals.entry(k).or_default().push(d);
+        }
+    }
+    let refused = w.trace.iter().any(|l| l.contains("Some(Refused)"));
+    for day in &game.days {
+        let (posts, r1, r2) = truth(plan, day);
+        let rounds = if day.runoff.is_some() { 2 } else { 1 };
+        for round in 1..=rounds {
+            let close = if round == 1 {
+                crate::run::close_of(day.day)
+            } else {
+                crate::run::runoff_close_of(day.day)
+            };
+            let t: Tally = match bansha::domain::rules::tally(
+                &config,
+                day.day,
+                round,
+                close + Duration::hours(3),
+                &posts,
+            ) {
+                Ok(t) => t,
+                Err(e) => {
+                    bad.push(format!(
+                        "day {} round {round}: the offline tally refused: {e}",
+                        day.day
+                    ));
+                    continue;
+                }
+            };
+            // The second oracle: the simulator's own counter, on the posts left.
+            let mut left = day.clone();
+            left.posts = r1.clone();
+            if let Some(r) = &mut left.runoff {
+                r.posts = r2.clone();
+            }
+            let want = if round == 1 {
+                Some(crate::oracle::count(plan.game.preset, &left))
+            } else {
+                crate::oracle::count_runoff(plan.game.preset, &left)
+            };
+            if let Some(want) = want {
+                let mine = if round == 1 { &r1 } else { &r2 };
+                for b in crate::run::compare(&left, mine, &want, &t) {
+                    bad.push(format!(
+                        "day {} round {round}: oracle and offline tally: {b}",
+                        day.day
+                    ));
+                }
+            }
+            let expect = bansha::present::bbcode::tally(&config, &t);
+            let got = finals.get(&(day.day, round));
+            match got {
+                None if refused => {}
+                None => bad.push(format!(
+                    "day {} round {round}: no final was mailed",
+                    day.day
+                )),
+                Some(list) => {
+                    out.finals += 1;
+                    let ids: BTreeSet<&str> = list.iter().map(|d| d.message_id.as_str()).collect();
+                    if ids.len() > 1 {
+                        bad.push(format!(
+                            "day {} round {round}: {} different finals",
+                            day.day,
+                            ids.len()
+                        ));
+                    }
+                    let m = list[0];
+                    let note = format!("最终计票：{}", t.outcome.note);
+                    if !m.subject.ends_with(&note) {
+                        bad.push(format!(
+                            "day {} round {round}: the final says {:?}, the oracle {note:?}",
+                            day.day, m.subject
+                        ));
+                    }
+                    let (want, have) = (count_lines(&expect), count_lines(&m.body));
+                    if want != have {
+                        bad.push(format!(
+                            "day {} round {round}: counts mailed {have:?}, oracle {want:?}",
+                            day.day
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    (!bad.is_empty()).then(|| bad.join("\n"))
+}

@@ -1,0 +1,525 @@
+//! The simulated world around the service: a Discuz forum answering the daemon's HTTP in the
+//! same process (`io::http::Http`), a mail relay (`io::smtp::Relay`), the machine's clock
+//! (`io::clock::Clock`) and the faults each can show. Nothing here opens a socket or sleeps;
+//! time is what the simulator says it is.
+
+use bansha::io::http::{Answer, Ask, BodyError, Exchange, Http, HttpError, Method};
+use bansha::io::smtp::{Relay, SendError};
+use chrono::{DateTime, FixedOffset, TimeZone};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex};
+
+type Time = DateTime<FixedOffset>;
+
+/// A fault the forum shows to one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForumFault {
+    Status502,
+    Timeout,
+    Truncated,
+    Bomb,
+    Flood,
+    Tainting,
+    Empty,
+    OtherThread,
+    WrongCharset,
+    RedirectLoop,
+    FrontPage,
+}
+
+pub const FORUM_FAULTS: [ForumFault; 11] = [
+    ForumFault::Status502,
+    ForumFault::Timeout,
+    ForumFault::Truncated,
+    ForumFault::Bomb,
+    ForumFault::Flood,
+    ForumFault::Tainting,
+    ForumFault::Empty,
+    ForumFault::OtherThread,
+    ForumFault::WrongCharset,
+    ForumFault::RedirectLoop,
+    ForumFault::FrontPage,
+];
+
+/// A fault the relay shows to one mail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelayFault {
+    /// 451: try again later.
+    Busy,
+    /// 554: refused for good.
+    Refused,
+    /// The server took the mail, and the connection dropped before its answer.
+    DropAfterDot,
+}
+
+/// One post of a simulated thread.
+#[derive(Clone, Debug)]
+pub struct SimPost {
+    pub pid: u64,
+    pub author: String,
+    pub at: i64,
+    /// The message as Discuz serves it (HTML).
+    pub message: String,
+    pub deleted_at: Option<i64>,
+}
+
+pub struct SimThread {
+    pub subject: String,
+    pub posts: Vec<SimPost>,
+    /// The next read of the thread is answered with Discuz's one-time redirect (a post was
+    /// deleted since the last read).
+    pub redirect_next: bool,
+    /// Deletions already answered with their redirect.
+    pub redirected: BTreeSet<u64>,
+}
+
+/// Everything the world holds; shared by the forum, the relay and the simulator.
+pub struct World {
+    /// True time, unix seconds (the forum's clock).
+    pub now: i64,
+    /// The machine's clock minus true time, seconds.
+    pub machine_skew: i64,
+    pub threads: BTreeMap<u64, SimThread>,
+    /// Faults for the next forum requests, in order.
+    pub forum_faults: Vec<ForumFault>,
+    /// Faults for the next mails, in order.
+    pub relay_faults: Vec<RelayFault>,
+    /// The relay is down (every mail 421) while set.
+    pub relay_down: bool,
+    /// IO calls (forum requests and mails) made so far; the run crashes at `crash_at`.
+    pub io_calls: u64,
+    pub crash_at: Option<u64>,
+    /// (k-th IO call, seconds): the record's disk fills at that call, for that long.
+    pub disk_full_at: Option<(u64, i64)>,
+    /// The disk is full until then (unix).
+    pub disk_until: i64,
+    /// The switch the service's store reads.
+    pub disk: Arc<std::sync::atomic::AtomicBool>,
+    pub crashed: bool,
+    /// Told when the fatal IO call is made (the simulator drops the cycle there).
+    pub fatal: Arc<tokio::sync::Notify>,
+    /// Mails the relay took: (Message-ID, subject, plain body, whether the sender heard it).
+    pub delivered: Vec<Delivered>,
+    pub trace: Vec<String>,
+    envelope: Value,
+    template: Value,
+}
+
+#[derive(Clone, Debug)]
+pub struct Delivered {
+    pub message_id: String,
+    pub subject: String,
+    pub body: String,
+    /// The relay took it, and the daemon heard so (false: dropped after the final dot).
+    pub acknowledged: bool,
+}
+
+impl World {
+    pub fn new(now: i64) -> World {
+        let page: Value = serde_json::from_slice(
+            &std::fs::read(
+                crate::common::fixtures()
+                    .join("discuz/mobile/guest/v1/viewthread_tid3_vote_p2.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let template = page["Variables"]["postlist"][0].clone();
+        World {
+            now,
+            machine_skew: 0,
+            threads: BTreeMap::new(),
+            forum_faults: Vec::new(),
+            relay_faults: Vec::new(),
+            relay_down: false,
+            io_calls: 0,
+            crash_at: None,
+            disk_full_at: None,
+            disk_until: i64::MIN,
+            disk: Default::default(),
+            crashed: false,
+            fatal: Default::default(),
+            delivered: Vec::new(),
+            trace: Vec::new(),
+            envelope: page,
+            template,
+        }
+    }
+
+    /// Count one IO call; whether the process dies at it.
+    fn io(&mut self) -> bool {
+        self.io_calls += 1;
+        if let Some((k, secs)) = self.disk_full_at {
+            if k == self.io_calls {
+                self.disk_until = self.now + secs;
+                self.disk.store(true, std::sync::atomic::Ordering::Relaxed);
+                self.disk_full_at = None;
+                self.trace.push(format!("disk full for {secs}s"));
+            }
+        }
+        if self.crash_at == Some(self.io_calls) {
+            self.crashed = true;
+            self.crash_at = None;
+            self.fatal.notify_one();
+            return true;
+        }
+        false
+    }
+
+    /// The posts of `tid` the forum shows now, in order, numbered by place.
+    fn visible(&self, tid: u64) -> Vec<Value> {
+        let Some(t) = self.threads.get(&tid) else {
+            return Vec::new();
+        };
+        let offset = FixedOffset::east_opt(8 * 3600).unwrap();
+        t.posts
+            .iter()
+            .filter(|p| p.at <= self.now && p.deleted_at.is_none_or(|d| d > self.now))
+            .enumerate()
+            .map(|(i, p)| {
+                let mut v = self.template.clone();
+                v["pid"] = Value::String(p.pid.to_string());
+                v["tid"] = Value::String(tid.to_string());
+                v["first"] = Value::String(if i == 0 { "1" } else { "0" }.into());
+                v["author"] = Value::String(p.author.clone());
+                v["username"] = Value::String(p.author.clone());
+                v["authorid"] = Value::String(uid(&p.author).to_string());
+                v["dbdateline"] = Value::String(p.at.to_string());
+                v["dateline"] = Value::String(
+                    offset
+                        .timestamp_opt(p.at, 0)
+                        .unwrap()
+                        .format("%Y-%m-%d %H:%M")
+                        .to_string(),
+                );
+                v["message"] = Value::String(p.message.clone());
+                v["number"] = Value::String((i + 1).to_string());
+                v
+            })
+            .collect()
+    }
+
+    fn thread_page(&self, tid: u64, page: usize, ppp: usize) -> Value {
+        let visible = self.visible(tid);
+        let mut out = bansha::io::replay::page(
+            &self.envelope,
+            &visible,
+            page,
+            ppp,
+            visible.len().saturating_sub(1) as u64,
+        );
+        out["Variables"]["ppp"] = Value::String(ppp.to_string());
+        out["Variables"]["thread"]["tid"] = Value::String(tid.to_string());
+        if let Some(t) = self.threads.get(&tid) {
+            out["Variables"]["thread"]["subject"] = Value::String(t.subject.clone());
+        }
+        out["Variables"]["thread"]["maxposition"] = Value::String(visible.len().to_string());
+        out
+    }
+
+    fn date(&self) -> String {
+        chrono::Utc
+            .timestamp_opt(self.now, 0)
+            .unwrap()
+            .format("%a, %d %b %Y %H:%M:%S GMT")
+            .to_string()
+    }
+
+    /// The forum's answer to one request.
+    fn answer(&mut self, ask: &Ask) -> Result<Answer, HttpError> {
+        let date = Some(self.date());
+        let ok = |body: Vec<u8>, ct: &str| Answer {
+            status: 200,
+            content_type: Some(ct.into()),
+            date: date.clone(),
+            location: None,
+            body: Ok(body),
+        };
+        if ask.method == Method::Head {
+            return Ok(ok(Vec::new(), "text/html"));
+        }
+        let q = query(&ask.url);
+        let get = |k: &str| q.get(k).and_then(|v| v.parse::<usize>().ok());
+        if q.get("module").map(String::as_str) != Some("viewthread") {
+            return Ok(Answer {
+                status: 404,
+                ..ok(b"<html>404</html>".to_vec(), "text/html")
+            });
+        }
+        let tid = get("tid").unwrap_or(0) as u64;
+        let (page, ppp) = (get("page").unwrap_or(1), get("ppp").unwrap_or(10));
+        let fault = (!self.forum_faults.is_empty()).then(|| self.forum_faults.remove(0));
+        if let Some(f) = fault {
+            self.trace
+                .push(format!("forum fault {f:?} on tid {tid} p{page}"));
+        }
+        // Discuz's one-time redirect after a deletion (forum_viewthread.php `$isdel_post`).
+        if let Some(t) = self.threads.get_mut(&tid) {
+            let newly: Vec<u64> = t
+                .posts
+                .iter()
+                .filter(|p| p.deleted_at.is_some_and(|d| d <= self.now))
+                .map(|p| p.pid)
+                .filter(|pid| !t.redirected.contains(pid))
+                .collect();
+            if !newly.is_empty() {
+                t.redirected.extend(newly);
+                t.redirect_next = true;
+            }
+            if t.redirect_next && fault.is_none() {
+                t.redirect_next = false;
+                return Ok(Answer {
+                    status: 302,
+                    location: Some(format!("forum.php?mod=viewthread&tid={tid}&mobile=1")),
+                    ..ok(Vec::new(), "text/html")
+                });
+            }
+        }
+        let json = |v: &Value| serde_json::to_vec(v).unwrap();
+        let fixture = |rel: &str| std::fs::read(crate::common::fixtures().join(rel)).unwrap();
+        Ok(match fault {
+            None => ok(json(&self.thread_page(tid, page, ppp)), "application/json"),
+            Some(ForumFault::Status502) => Answer {
+                status: 502,
+                ..ok(b"<html>Bad Gateway</html>".to_vec(), "text/html")
+            },
+            Some(ForumFault::Timeout) => {
+                return Err(HttpError::Network("连接超时（论坛没有在规定时间内回答）".into()))
+            }
+            Some(ForumFault::Truncated) => {
+                let mut b = json(&self.thread_page(tid, page, ppp));
+                b.truncate(b.len() / 2);
+                ok(b, "application/json")
+            }
+            Some(ForumFault::Bomb) => Answer {
+                body: Err(BodyError::TooLarge),
+                ..ok(Vec::new(), "application/json")
+            },
+            Some(ForumFault::Flood) => ok(
+                "<html><body>您访问本站速度过快或者刷新间隔时间小于两秒！请等待页面自动跳转 ...</body></html>"
+                    .as_bytes()
+                    .to_vec(),
+                "text/html; charset=utf-8",
+            ),
+            Some(ForumFault::Tainting) => Answer {
+                status: 503,
+                ..ok(
+                    fixture("discuz/login/desktop_login_fail_badformhash_inajax.xml"),
+                    "text/html; charset=utf-8",
+                )
+            },
+            Some(ForumFault::Empty) => {
+                let mut v = self.thread_page(tid, page, ppp);
+                v["Variables"]["postlist"] = Value::Array(Vec::new());
+                ok(json(&v), "application/json")
+            }
+            Some(ForumFault::OtherThread) => {
+                let other = self
+                    .threads
+                    .keys()
+                    .find(|t| **t != tid)
+                    .copied()
+                    .unwrap_or(tid + 1);
+                let mut v = self.thread_page(other, page, ppp);
+                if self.threads.len() < 2 {
+                    v["Variables"]["thread"]["tid"] = Value::String(other.to_string());
+                }
+                ok(json(&v), "application/json")
+            }
+            Some(ForumFault::WrongCharset) => {
+                let mut v = self.thread_page(tid, page, ppp);
+                v["Charset"] = Value::String("UTF-8".into());
+                let text = serde_json::to_string(&v).unwrap();
+                let (gbk, _, _) = encoding_rs::GBK.encode(&text);
+                ok(gbk.into_owned(), "application/json; charset=utf-8")
+            }
+            Some(ForumFault::RedirectLoop) => {
+                return Err(HttpError::RedirectLoop(
+                    "error following redirect: too many redirects".into(),
+                ))
+            }
+            Some(ForumFault::FrontPage) => ok(
+                fixture("discuz/desktop/guest/forum_index.html"),
+                "text/html; charset=utf-8",
+            ),
+        })
+    }
+}
+
+/// A member's uid on the captured forum, or one past them for a name it does not have.
+fn uid(name: &str) -> u64 {
+    const MEMBERS: [&str; 17] = [
+        "admin",
+        "版杀一室法官",
+        "大灰狼",
+        "小飞",
+        "李逵",
+        "花千树",
+        "不见",
+        "冷雪",
+        "蝈蝈",
+        "小熊维尼",
+        "超人",
+        "音乐虫子",
+        "yucca",
+        "龙舌",
+        "青鸾花",
+        "雪罂子",
+        "路人甲",
+    ];
+    MEMBERS
+        .iter()
+        .position(|m| *m == name)
+        .map_or(100 + name.len() as u64, |i| i as u64 + 1)
+}
+
+fn query(url: &str) -> BTreeMap<String, String> {
+    url.split_once('?')
+        .map(|(_, q)| q)
+        .unwrap_or_default()
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// A post's text as Discuz's API serves it: escaped, line breaks as `<br />`, a quote as the
+/// captured quote block (`viewthread_tid3_vote_p2.json`, pid 65).
+pub fn message(text: &str, quote: Option<(u64, &str, i64, &str)>, tid: u64) -> String {
+    let esc = |s: &str| {
+        html_escape::encode_text(s)
+            .into_owned()
+            .replace('\n', "<br />\n")
+    };
+    let mut m = String::new();
+    if let Some((pid, author, at, qt)) = quote {
+        let when = FixedOffset::east_opt(8 * 3600)
+            .unwrap()
+            .timestamp_opt(at, 0)
+            .unwrap()
+            .format("%Y-%m-%d %H:%M");
+        m += &format!(
+            "<div class=\"quote\"><blockquote><a href=\"http://127.0.0.1:8080/forum.php?mod=redirect&amp;goto=findpost&amp;pid={pid}&amp;ptid={tid}\" target=\"_blank\"><font color=\"#999999\">{author} 发表于 {when}</font></a><br />\n{}</blockquote></div><br />\n",
+            esc(qt)
+        );
+    }
+    m += &esc(text);
+    m
+}
+
+/// The forum's side of the seam.
+pub struct SimForum(pub Arc<Mutex<World>>);
+
+impl Http for SimForum {
+    fn send(&self, ask: Ask) -> Exchange<'_> {
+        let answer = {
+            let mut w = self.0.lock().unwrap();
+            if w.io() {
+                None
+            } else {
+                let a = w.answer(&ask);
+                let line = match &a {
+                    Ok(a) => format!("GET {} → {}", short(&ask.url), a.status),
+                    Err(e) => format!("GET {} → {e:?}", short(&ask.url)),
+                };
+                w.trace.push(line);
+                Some(a)
+            }
+        };
+        Box::pin(async move {
+            match answer {
+                Some(a) => a,
+                // The process dies here: the call never returns.
+                None => std::future::pending().await,
+            }
+        })
+    }
+}
+
+fn short(url: &str) -> String {
+    let q = query(url);
+    match (q.get("tid"), q.get("page")) {
+        (Some(t), Some(p)) => format!("tid={t}&page={p}&ppp={}", q.get("ppp").map_or("", |v| v)),
+        _ => url.rsplit('/').next().unwrap_or(url).to_string(),
+    }
+}
+
+/// The relay's side of the seam.
+pub struct SimRelay(pub Arc<Mutex<World>>);
+
+impl Relay for SimRelay {
+    fn send(
+        &self,
+        message: &lettre::Message,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), SendError>> + Send + '_>>
+    {
+        let raw = message.formatted();
+        let result = {
+            let mut w = self.0.lock().unwrap();
+            if w.io() {
+                None
+            } else {
+                let parsed = mail_parser::MessageParser::default().parse(&raw[..]);
+                let (id, subject, body) = parsed
+                    .map(|m| {
+                        (
+                            format!("<{}>", m.message_id().unwrap_or_default()),
+                            m.subject().unwrap_or_default().to_string(),
+                            m.body_text(0).map(|b| b.into_owned()).unwrap_or_default(),
+                        )
+                    })
+                    .unwrap_or_default();
+                let fault = if w.relay_down {
+                    Some(RelayFault::Busy)
+                } else if !w.relay_faults.is_empty() {
+                    Some(w.relay_faults.remove(0))
+                } else {
+                    None
+                };
+                w.trace.push(format!("MAIL {id} {subject} → {fault:?}"));
+                let mut deliver = |ack: bool| {
+                    w.delivered.push(Delivered {
+                        message_id: id.clone(),
+                        subject: subject.clone(),
+                        body: body.clone(),
+                        acknowledged: ack,
+                    })
+                };
+                Some(match fault {
+                    None => {
+                        deliver(true);
+                        Ok(())
+                    }
+                    Some(RelayFault::Busy) => Err(SendError::Temporary(
+                        "451 4.3.0 服务器繁忙，请稍后再试".into(),
+                    )),
+                    Some(RelayFault::Refused) => Err(SendError::Refused("554 5.7.1 拒收".into())),
+                    Some(RelayFault::DropAfterDot) => {
+                        deliver(false);
+                        Err(SendError::Temporary("连接在邮件结束符之后断开".into()))
+                    }
+                })
+            }
+        };
+        Box::pin(async move {
+            match result {
+                Some(r) => r,
+                None => std::future::pending().await,
+            }
+        })
+    }
+}
+
+/// The machine's clock: true time plus its skew.
+pub struct SimClock(pub Arc<Mutex<World>>);
+
+impl bansha::io::clock::Clock for SimClock {
+    fn now(&self) -> Time {
+        let w = self.0.lock().unwrap();
+        FixedOffset::east_opt(8 * 3600)
+            .unwrap()
+            .timestamp_opt(w.now + w.machine_skew, 0)
+            .unwrap()
+    }
+}
