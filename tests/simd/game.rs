@@ -46,6 +46,10 @@ pub struct Plan {
     pub deletions: Vec<(u64, i64)>,
     /// (unix time, event), in time order.
     pub events: Vec<(i64, Event)>,
+    /// (unix time, day, by SIGHUP): when the judge types day N's block into the game config
+    /// while the service runs (day 1's is there from the start), and whether they then run
+    /// `systemctl reload` or leave it to the service to see the file changed.
+    pub days_typed: Vec<(i64, u32, bool)>,
     pub plants: Plants,
     /// The daemon enforces a lock one minute short of the rules' (a planted bug).
     pub lock_off_by_one: bool,
@@ -162,11 +166,23 @@ pub fn plan(seed: u64) -> Plan {
         events.push((t.clamp(start, end), e));
     }
     events.sort_by_key(|(t, _)| *t);
+    // The judge types each next day after the day before closes, before its thread opens
+    // (22 hours before its close; a run-off of the day before closes 24 hours after it).
+    let days_typed = game
+        .days
+        .iter()
+        .skip(1)
+        .map(|d| {
+            let before = unix(crate::run::close_of(d.day - 1));
+            (before + rng.range(3600, 25 * 3600), d.day, rng.chance(50))
+        })
+        .collect();
     Plan {
         seed,
         game,
         deletions,
         events,
+        days_typed,
         plants: Plants::default(),
         lock_off_by_one: false,
     }
@@ -235,9 +251,12 @@ fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
     out
 }
 
-fn config_files(plan: &Plan, dir: &std::path::Path) -> std::path::PathBuf {
-    let mut game = crate::run::config_text(&plan.game);
-    for d in &plan.game.days {
+/// The game config with days 1 to `upto` typed.
+fn write_game(plan: &Plan, dir: &std::path::Path, upto: u32) {
+    let mut typed = plan.game.clone();
+    typed.days.retain(|d| d.day <= upto);
+    let mut game = crate::run::config_text(&typed);
+    for d in &typed.days {
         game = game.replacen(
             &format!("[[days]]\nday = {}\n", d.day),
             &format!(
@@ -253,6 +272,10 @@ fn config_files(plan: &Plan, dir: &std::path::Path) -> std::path::PathBuf {
     }
     std::fs::create_dir_all(dir.join("games")).unwrap();
     std::fs::write(dir.join("games/sim.toml"), game).unwrap();
+}
+
+fn config_files(plan: &Plan, dir: &std::path::Path) -> std::path::PathBuf {
+    write_game(plan, dir, 1);
     let daemon = dir.join("daemon.toml");
     std::fs::write(
         &daemon,
@@ -358,8 +381,10 @@ pub fn run(plan: &Plan) -> Outcome {
             let _ = writeln!(out.trace, "{l}");
         }
     }
+    // The temporary directory's name is the one thing a run does not choose.
+    let here = dir.path().display().to_string();
     for l in &logs {
-        let _ = writeln!(out.trace, "log {l}");
+        let _ = writeln!(out.trace, "log {}", l.replace(&here, "<dir>"));
     }
     if out.failure.is_none() {
         out.failure = check(plan, &world.lock().unwrap(), &mut out);
@@ -435,9 +460,12 @@ async fn drive(
     let closes = closes(&plan.game);
     let mut events = plan.events.clone();
     events.reverse();
+    let mut typed = plan.days_typed.clone();
+    typed.reverse();
+    let dir = config.parent().unwrap().to_path_buf();
+    let mut forced: BTreeSet<i64> = typed.iter().filter(|x| x.2).map(|x| x.0).collect();
     let mut running: Option<Running> = None;
     let mut up_at = start;
-    let mut forced: BTreeSet<i64> = BTreeSet::new();
     let mut relay_until = i64::MIN;
     let mut asleep_until = i64::MIN;
     let mut last_cycle: Option<i64> = None;
@@ -469,6 +497,23 @@ async fn drive(
             if w.crashed {
                 kill = true;
                 w.crashed = false;
+            }
+        }
+        let mut hup = false;
+        while typed.last().is_some_and(|(tt, _, _)| *tt <= t) {
+            let (_, day, sighup) = typed.pop().unwrap();
+            write_game(plan, &dir, day);
+            world.lock().unwrap().trace.push(format!(
+                "{} the judge types day {day}{}",
+                at(t).format("%m-%d %H:%M:%S"),
+                if sighup { " and reloads" } else { "" }
+            ));
+            hup |= sighup;
+        }
+        if hup {
+            if let Some(r) = &running {
+                // `systemctl reload`: SIGHUP, a reload and a cycle at once.
+                r.service.daemon.ask_reload();
             }
         }
         if kill && running.is_some() {
@@ -753,6 +798,26 @@ fn check(plan: &Plan, w: &World, out: &mut Outcome) -> Option<String> {
                 .subject;
             bad.push(format!("mail {id} ({s}) went out {n} times"));
         }
+    }
+    // Each streak of forum faults is told once per thread it hits (the key of the mail is the
+    // streak's start; `Message-ID`s are checked above): no more such mails than fault events
+    // times the two vote threads a cycle can read (a day's and, catching up, the day before).
+    let streaks = plan
+        .events
+        .iter()
+        .filter(|(_, e)| matches!(e, Event::Forum(_)))
+        .count();
+    let told: BTreeSet<&str> = w
+        .delivered
+        .iter()
+        .filter(|d| d.subject.contains("无法读取论坛"))
+        .map(|d| d.message_id.as_str())
+        .collect();
+    if told.len() > 2 * streaks {
+        bad.push(format!(
+            "{} mails say the forum cannot be read, for {streaks} fault events",
+            told.len()
+        ));
     }
     let game = as_played(plan);
     let config = crate::run::load(&game);

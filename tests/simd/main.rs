@@ -242,7 +242,11 @@ fn a_seed_replays_exactly() {
     for seed in [3, 7] {
         let plan = game::plan(seed);
         let (a, b) = (game::run(&plan), game::run(&plan));
-        assert!(a.trace == b.trace, "seed {seed}: two runs differ");
+        let first = a.trace.lines().zip(b.trace.lines()).find(|(x, y)| x != y);
+        assert!(
+            a.trace == b.trace,
+            "seed {seed}: two runs differ, first at {first:?}"
+        );
         assert!(a.cycles > 0, "seed {seed}: no cycle ran");
     }
 }
