@@ -166,15 +166,15 @@ pub fn plan(seed: u64) -> Plan {
         events.push((t.clamp(start, end), e));
     }
     events.sort_by_key(|(t, _)| *t);
-    // The judge types each next day after the day before closes, before its thread opens
-    // (22 hours before its close; a run-off of the day before closes 24 hours after it).
+    // The judge opens each day's thread 24 hours before its close (when the day before's
+    // run-off closes) and types it into the game config within the next six hours.
     let days_typed = game
         .days
         .iter()
         .skip(1)
         .map(|d| {
-            let before = unix(crate::run::close_of(d.day - 1));
-            (before + rng.range(3600, 25 * 3600), d.day, rng.chance(50))
+            let opened = unix(crate::run::close_of(d.day)) - 24 * 3600;
+            (opened + rng.range(60, 6 * 3600), d.day, rng.chance(50))
         })
         .collect();
     Plan {
@@ -206,7 +206,7 @@ fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
         let mut posts = vec![SimPost {
             pid: tid * 1000,
             author: JUDGE.into(),
-            at: close - 22 * 3600,
+            at: close - 24 * 3600,
             message: world::message(
                 &format!("第{}天投票帖。请按规则帖的格式投票。", d.day),
                 None,

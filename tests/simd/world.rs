@@ -278,6 +278,17 @@ impl World {
         }
         let json = |v: &Value| serde_json::to_vec(v).unwrap();
         let fixture = |rel: &str| std::fs::read(crate::common::fixtures().join(rel)).unwrap();
+        // A thread not opened yet is one the forum does not have: its captured answer.
+        let opened = self
+            .threads
+            .get(&tid)
+            .is_some_and(|t| t.posts.first().is_some_and(|p| p.at <= self.now));
+        if !opened && fault.is_none() {
+            return Ok(ok(
+                fixture("discuz/errors/mobile_v1_viewthread_tid9999_nonexistent_guest.json"),
+                "application/json",
+            ));
+        }
         Ok(match fault {
             None => ok(json(&self.thread_page(tid, page, ppp)), "application/json"),
             Some(ForumFault::Status502) => Answer {
