@@ -344,6 +344,15 @@ pub fn run(plan: &Plan) -> Outcome {
     };
     let config = config_files(plan, dir.path());
     let (start, end) = span(&plan.game);
+    // Past the last fault too, with room to recover: what is owed goes out after it.
+    let end = plan
+        .events
+        .iter()
+        .map(|(t, e)| match e {
+            Event::RelayDown(s) | Event::Sleep(s) | Event::DiskFull(_, s) => t + s + 6 * 3600,
+            _ => *t + 6 * 3600,
+        })
+        .fold(end, i64::max);
     let world = Arc::new(Mutex::new(World::new(start)));
     world.lock().unwrap().threads = threads(plan);
     let disk = world.lock().unwrap().disk.clone();
@@ -470,7 +479,14 @@ async fn drive(
     let mut asleep_until = i64::MIN;
     let mut last_cycle: Option<i64> = None;
     let mut t = start;
-    while t <= end {
+    // Until the end, and on while faults are still queued (a forum failing at every read is
+    // read again at most hourly: queued faults can outlast the last close by hours).
+    let pending = |w: &World| !w.forum_faults.is_empty() || !w.relay_faults.is_empty();
+    let mut last_pending = start;
+    while t <= end.max(last_pending + 6 * 3600).min(end + 3 * 86400) {
+        if pending(&world.lock().unwrap()) {
+            last_pending = t;
+        }
         let mut kill = false;
         {
             let mut w = world.lock().unwrap();
@@ -729,7 +745,8 @@ fn count_lines(text: &str) -> Vec<String> {
 
 /// (day, round) of a final's subject.
 fn final_of(subject: &str) -> Option<(u32, u32)> {
-    if !subject.contains("最终计票：") || subject.contains("更正后") {
+    if !subject.starts_with("[模拟局]") || !subject.contains("最终计票：") || subject.contains("更正后")
+    {
         return None;
     }
     let day: u32 = subject
@@ -875,8 +892,14 @@ fn check(plan: &Plan, w: &World, out: &mut Outcome) -> Option<String> {
             }
             let expect = bansha::present::bbcode::tally(&config, &t);
             let got = finals.get(&(day.day, round));
+            // A final the relay refused for good is told to the judge instead (the refusal
+            // notice names it).
+            let refusal = w.delivered.iter().any(|m| {
+                m.subject.starts_with("邮件被拒收")
+                    && final_of(m.subject.trim_start_matches("邮件被拒收：")) == Some((day.day, round))
+            });
             match got {
-                None if refused => {}
+                None if refused && refusal => {}
                 None => bad.push(format!(
                     "day {} round {round}: no final was mailed",
                     day.day
