@@ -745,7 +745,9 @@ fn count_lines(text: &str) -> Vec<String> {
 
 /// (day, round) of a final's subject.
 fn final_of(subject: &str) -> Option<(u32, u32)> {
-    if !subject.starts_with("[模拟局]") || !subject.contains("最终计票：") || subject.contains("更正后")
+    if !subject.starts_with("[模拟局]")
+        || !subject.contains("最终计票：")
+        || subject.contains("更正后")
     {
         return None;
     }
@@ -896,7 +898,8 @@ fn check(plan: &Plan, w: &World, out: &mut Outcome) -> Option<String> {
             // notice names it).
             let refusal = w.delivered.iter().any(|m| {
                 m.subject.starts_with("邮件被拒收")
-                    && final_of(m.subject.trim_start_matches("邮件被拒收：")) == Some((day.day, round))
+                    && final_of(m.subject.trim_start_matches("邮件被拒收："))
+                        == Some((day.day, round))
             });
             match got {
                 None if refused && refusal => {}

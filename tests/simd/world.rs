@@ -358,31 +358,18 @@ impl World {
     }
 }
 
-/// A member's uid on the captured forum, or one past them for a name it does not have.
+/// A poster's uid: the judge's and the players' as on the captured forum (`common_member.json`:
+/// 2, then 3–16 in the generator's order), outsiders after them.
 fn uid(name: &str) -> u64 {
-    const MEMBERS: [&str; 17] = [
-        "admin",
-        "版杀一室法官",
-        "大灰狼",
-        "小飞",
-        "李逵",
-        "花千树",
-        "不见",
-        "冷雪",
-        "蝈蝈",
-        "小熊维尼",
-        "超人",
-        "音乐虫子",
-        "yucca",
-        "龙舌",
-        "青鸾花",
-        "雪罂子",
-        "路人甲",
-    ];
-    MEMBERS
+    use crate::gen::{JUDGE, OUTSIDERS, PLAYERS};
+    if name == JUDGE {
+        return 2;
+    }
+    PLAYERS
         .iter()
+        .chain(OUTSIDERS.iter())
         .position(|m| *m == name)
-        .map_or(100 + name.len() as u64, |i| i as u64 + 1)
+        .map_or(99, |i| i as u64 + 3)
 }
 
 fn query(url: &str) -> BTreeMap<String, String> {
