@@ -487,7 +487,6 @@ async fn drive(
         if pending(&world.lock().unwrap()) {
             last_pending = t;
         }
-        let mut kill = false;
         {
             let mut w = world.lock().unwrap();
             w.now = t;
@@ -510,10 +509,6 @@ async fn drive(
             }
             w.relay_down = t < relay_until;
             disk.store(t < w.disk_until, std::sync::atomic::Ordering::Relaxed);
-            if w.crashed {
-                kill = true;
-                w.crashed = false;
-            }
         }
         let mut hup = false;
         while typed.last().is_some_and(|(tt, _, _)| *tt <= t) {
@@ -531,11 +526,6 @@ async fn drive(
                 // `systemctl reload`: SIGHUP, a reload and a cycle at once.
                 r.service.daemon.ask_reload();
             }
-        }
-        if kill && running.is_some() {
-            running = None;
-            out.crashes += 1;
-            up_at = t + RESTART;
         }
         if t >= asleep_until {
             if running.is_none() && t >= up_at {
@@ -628,7 +618,6 @@ async fn tick(
         _ = fatal.notified() => true,
     };
     if died {
-        world.lock().unwrap().crashed = false;
         world.lock().unwrap().trace.push(format!(
             "{} killed mid-cycle",
             at(t).format("%m-%d %H:%M:%S")

@@ -49,7 +49,12 @@ fn clock_seed() -> u64 {
 
 /// A failing plan made smaller while it still fails: later days dropped, faults and deletions
 /// taken out one at a time, then the posts of the failing day's rounds.
-fn shrink(mut plan: game::Plan, fails: &dyn Fn(&game::Plan) -> bool, budget: u32) -> game::Plan {
+fn shrink(
+    mut plan: game::Plan,
+    day: Option<u32>,
+    fails: &dyn Fn(&game::Plan) -> bool,
+    budget: u32,
+) -> game::Plan {
     let runs = std::cell::Cell::new(0u32);
     let fails = |p: &game::Plan| {
         if runs.get() >= budget {
@@ -59,7 +64,7 @@ fn shrink(mut plan: game::Plan, fails: &dyn Fn(&game::Plan) -> bool, budget: u32
         fails(p)
     };
     // The days after the failing one cut at once (each day's final is its own), then fewer.
-    if let Some(day) = first_failing_day(&plan, &fails) {
+    if let Some(day) = day {
         let mut p = plan.clone();
         p.game.days.truncate(day as usize);
         if fails(&p) {
@@ -143,8 +148,7 @@ fn shrink(mut plan: game::Plan, fails: &dyn Fn(&game::Plan) -> bool, budget: u32
 }
 
 /// The day named first in a failing run's report ("day 9 round 1: …").
-fn first_failing_day(plan: &game::Plan, _fails: &dyn Fn(&game::Plan) -> bool) -> Option<u32> {
-    let why = game::run(plan).failure?;
+fn failing_day(why: &str) -> Option<u32> {
     why.split("day ").nth(1)?.split(' ').next()?.parse().ok()
 }
 
@@ -185,7 +189,12 @@ fn check(
         finals += first.finals;
         if let Some(why) = first.failure {
             let budget = env_u64("BANSHA_SIMD_SHRINK").map_or(shrink_budget, |b| b as u32);
-            let small = shrink(plan.clone(), &|p| game::run(p).failure.is_some(), budget);
+            let small = shrink(
+                plan.clone(),
+                failing_day(&why),
+                &|p| game::run(p).failure.is_some(),
+                budget,
+            );
             let again = game::run(&small);
             return Some((
                 seed,

@@ -96,7 +96,6 @@ pub struct World {
     pub disk_until: i64,
     /// The switch the service's store reads.
     pub disk: Arc<std::sync::atomic::AtomicBool>,
-    pub crashed: bool,
     /// Told when the fatal IO call is made (the simulator drops the cycle there).
     pub fatal: Arc<tokio::sync::Notify>,
     /// Mails the relay took: (Message-ID, subject, plain body, whether the sender heard it).
@@ -138,7 +137,6 @@ impl World {
             disk_full_at: None,
             disk_until: i64::MIN,
             disk: Default::default(),
-            crashed: false,
             fatal: Default::default(),
             delivered: Vec::new(),
             trace: Vec::new(),
@@ -159,7 +157,6 @@ impl World {
             }
         }
         if self.crash_at == Some(self.io_calls) {
-            self.crashed = true;
             self.crash_at = None;
             self.fatal.notify_one();
             return true;
