@@ -1509,8 +1509,8 @@ impl Daemon {
         Ok(crate::domain::rules::flags::flags(g, d, &posts))
     }
 
-    /// What tally mails are drawn with: the forum's address and the machine's fonts (loaded for
-    /// each mail that is built, and dropped after it).
+    /// What tally mails are drawn with: the forum's address and the machine's fonts (loaded
+    /// once for the mails of a minute, `io::fonts::system`).
     fn drawing<'a>(&self, settings: &'a Settings) -> crate::present::html::Drawing<'a> {
         crate::present::html::Drawing {
             forum_base: &settings.forum.base_url,

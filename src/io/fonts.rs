@@ -4,11 +4,42 @@
 
 use std::sync::Arc;
 
-/// The machine's fonts, loaded for one rendering and dropped after it: charts are drawn a few
-/// times a day, and a font database kept loaded holds the font files (several MB of a
-/// long-running daemon's memory) for nothing in between. Only the family the chart uses is
-/// kept, read into memory once.
+/// The fonts of the last rendering and when they were loaded: kept for `KEEP`, so the tally
+/// mails of one cycle (a close, its run-off, several games) load them once, and dropped by
+/// `release_stale` after it, so an idle daemon does not hold the font files (several MB)
+/// between the few times a day it draws.
+static HELD: std::sync::Mutex<Option<(std::time::Instant, Arc<resvg::usvg::fontdb::Database>)>> =
+    std::sync::Mutex::new(None);
+const KEEP: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The machine's fonts for a rendering: those loaded less than `KEEP` ago, or loaded now.
 pub fn system() -> Arc<resvg::usvg::fontdb::Database> {
+    let Ok(mut held) = HELD.lock() else {
+        return load();
+    };
+    if let Some((at, db)) = held.as_ref() {
+        if at.elapsed() < KEEP {
+            return db.clone();
+        }
+    }
+    let db = load();
+    *held = Some((std::time::Instant::now(), db.clone()));
+    db
+}
+
+/// Drop the held fonts once they are older than `KEEP` (the service calls it after each
+/// cycle; a font installed meanwhile is seen at the next load).
+pub fn release_stale() {
+    if let Ok(mut held) = HELD.lock() {
+        if held.as_ref().is_some_and(|(at, _)| at.elapsed() >= KEEP) {
+            *held = None;
+        }
+    }
+}
+
+/// The machine's fonts, loaded from its font directories. Only the family the chart uses is
+/// kept, read into memory once.
+fn load() -> Arc<resvg::usvg::fontdb::Database> {
     let mut db = resvg::usvg::fontdb::Database::new();
     db.load_system_fonts();
     // The SVG asks for "sans-serif"; point it at a font that has Chinese when there is one
