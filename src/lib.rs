@@ -18,6 +18,6 @@
 
 pub mod cli;
 pub mod daemon;
-pub mod domain;
+pub use bansha_domain as domain;
 pub mod io;
 pub mod present;

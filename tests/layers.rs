@@ -2,7 +2,8 @@
 //! `cli → daemon → {present, io} → domain → bansha-parsers`; `present` and `io` never import
 //! each other; only `io` touches sockets, sled, SMTP, files, the terminal and the wall clock.
 //!
-//! Every `crate::…` path in `src/` (grouped `use crate::{a, b}` and `super::` paths that climb
+//! Every `crate::…` path in `src/` and `domain/src/` (the domain is a crate of its own, where `crate::`
+//! names the domain itself; grouped `use crate::{a, b}` and `super::` paths that climb
 //! out of a layer included) is resolved to the layer it names and checked against the layer of
 //! the file it is in. The checker is tested on made-up files first, so a rule it could not see
 //! would fail here rather than pass quietly.
@@ -180,11 +181,22 @@ fn super_roots(line: &str, module: &[String]) -> Vec<String> {
     out
 }
 
-fn check_file(rel: &Path, text: &str, imports_seen: &mut usize) -> Vec<Violation> {
+/// Check one file. `rel` is its module's path as if it were below `src/` (`domain/rules/x.rs`
+/// for `domain/src/rules/x.rs`); `own_crate` is the layer that is a crate of its own (the
+/// domain, issue 32), where `crate::x` names the layer itself.
+fn check_file(
+    rel: &Path,
+    own_crate: Option<&str>,
+    text: &str,
+    imports_seen: &mut usize,
+) -> Vec<Violation> {
     let module = module_path(rel);
     let layer = layer_of(&module).to_string();
     let mut out = Vec::new();
-    let file = format!("src/{}", rel.display());
+    let file = match own_crate {
+        Some(l) => format!("{l}/src/{}", rel.strip_prefix(l).unwrap_or(rel).display()),
+        None => format!("src/{}", rel.display()),
+    };
     let mut in_tests = false;
     for (n, line) in code_lines(text) {
         // Unit tests of a pure module may build their inputs any way they like.
@@ -198,7 +210,10 @@ fn check_file(rel: &Path, text: &str, imports_seen: &mut usize) -> Vec<Violation
         roots.extend(super_roots(&line, &module));
         for root in roots {
             *imports_seen += 1;
-            let target = if LAYERS.contains(&root.as_str()) {
+            let target = if let Some(l) = own_crate {
+                // A crate of its own can name nothing of the others (the compiler sees to it).
+                l.to_string()
+            } else if LAYERS.contains(&root.as_str()) {
                 root.clone()
             } else {
                 // `crate::x` naming something that is not a layer: only lib.rs declares those.
@@ -296,9 +311,26 @@ fn the_checker_sees_each_kind_of_import_against_the_rule() {
             0,
         ),
     ];
+    // The domain is a crate of its own: `crate::rules` is its own module there, and it still
+    // may not reach outside.
+    let own: &[(&str, &str, usize)] = &[
+        ("domain/z.rs", "use crate::rules::tally;", 0),
+        (
+            "domain/rules/x.rs",
+            "use super::super::config::GameConfig;",
+            0,
+        ),
+        ("domain/config.rs", "let s = std::fs::read_to_string(p);", 1),
+        ("domain/y.rs", "let t = chrono::Utc::now();", 1),
+    ];
+    for (file, text, want) in own {
+        let mut seen = 0;
+        let got = check_file(Path::new(file), Some("domain"), text, &mut seen);
+        assert_eq!(got.len(), *want, "{file}: `{text}`: {got:?}");
+    }
     for (file, text, want) in list {
         let mut seen = 0;
-        let got = check_file(Path::new(file), text, &mut seen);
+        let got = check_file(Path::new(file), None, text, &mut seen);
         assert_eq!(
             got.len(),
             *want,
@@ -309,26 +341,44 @@ fn the_checker_sees_each_kind_of_import_against_the_rule() {
 
 #[test]
 fn imports_go_one_way_and_only_io_reaches_outside() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     files.sort();
+    // (file, its module's path as below src/, the crate-of-its-own layer)
+    let mut all: Vec<(PathBuf, PathBuf, Option<&str>)> = files
+        .iter()
+        .map(|p| (p.clone(), p.strip_prefix(&src).unwrap().to_path_buf(), None))
+        .collect();
+    let domain = root.join("domain/src");
+    let mut files = Vec::new();
+    rust_files(&domain, &mut files);
+    files.sort();
+    for p in files {
+        let rel = p.strip_prefix(&domain).unwrap();
+        let rel = if rel == Path::new("lib.rs") {
+            Path::new("domain/mod.rs").to_path_buf()
+        } else {
+            Path::new("domain").join(rel)
+        };
+        all.push((p.clone(), rel, Some("domain")));
+    }
     let mut seen = 0;
     let mut violations = Vec::new();
     let mut per_layer: BTreeMap<String, usize> = BTreeMap::new();
-    for path in &files {
-        let rel = path.strip_prefix(&src).unwrap();
+    for (path, rel, own) in &all {
         let text = std::fs::read_to_string(path).unwrap();
         *per_layer
             .entry(layer_of(&module_path(rel)).to_string())
             .or_default() += 1;
-        violations.extend(check_file(rel, &text, &mut seen));
+        violations.extend(check_file(rel, *own, &text, &mut seen));
     }
     // The checker read the real tree: every layer has files and there are many imports.
     for layer in LAYERS {
         assert!(
             per_layer.get(layer).copied().unwrap_or(0) > 0,
-            "no files in src/{layer}"
+            "no files in the {layer} layer"
         );
     }
     assert!(

@@ -4,8 +4,8 @@
 //! Loading never guesses: unknown keys are errors, and every error names the file, the line
 //! when it can be found, and the key path (`rules.vote.lock_minutes`).
 
-use crate::domain::sources::{NoFiles, Sources};
-use crate::domain::time::parse_local_time;
+use crate::sources::{NoFiles, Sources};
+use crate::time::parse_local_time;
 use bansha_parsers::ballot::{FormatSpec, Grammar};
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
@@ -1107,7 +1107,7 @@ pub(crate) fn parse_str_from(
     let game: GameFile = toml::from_str(text).map_err(|e| toml_error(&file, text, &e))?;
     let g = GameText { file: &file, text };
     let (rules, ruleset) = read_rules(&game, &g, path, src)?;
-    let utc_offset = crate::domain::time::parse_utc_offset(&game.utc_offset)
+    let utc_offset = crate::time::parse_utc_offset(&game.utc_offset)
         .map_err(|e| g.at(&["utc_offset"], e.to_string()))?;
     check_rules(&rules, &g, &ruleset)?;
     check_roster(&game.roster, &g)?;
@@ -1396,7 +1396,7 @@ fn check_discovery(
         ("vote_subject", &d.vote_subject),
         ("discussion_subject", &d.discussion_subject),
     ] {
-        if let Err(message) = crate::domain::subject::SubjectPattern::new(pattern) {
+        if let Err(message) = crate::subject::SubjectPattern::new(pattern) {
             let path = ["discovery", key];
             let (file, line) = match locate(g.text, &path) {
                 Some(l) => (g.file.to_string(), Some(l)),

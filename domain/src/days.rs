@@ -3,14 +3,14 @@
 //! thread list (`io::forum::thread_list`) and passes it in; what is found is proposed to the
 //! judge, and what cannot be told for sure is a question, never a guess.
 
-use crate::domain::config::{DayConfig, GameConfig};
+use crate::config::{DayConfig, GameConfig};
 use bansha_parsers::threadlist::ThreadEntry;
 use bansha_parsers::TimePrecision;
 use chrono::{DateTime, FixedOffset};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use crate::domain::subject::SubjectPattern;
+pub use crate::subject::SubjectPattern;
 
 /// A day bansha found on the board, to propose to the judge (or watch at once, `auto_days`).
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
@@ -272,7 +272,7 @@ fn question(kind: QuestionKind, days: &BTreeSet<u32>, threads: &[&ThreadEntry]) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::game::load_str;
+    use crate::game::load_str;
     use std::path::Path;
 
     fn pattern(p: &str) -> SubjectPattern {
@@ -281,7 +281,7 @@ mod tests {
 
     #[test]
     fn day_numbers_in_every_writing() {
-        let p = pattern(&crate::domain::config::DiscoveryRules::default().vote_subject);
+        let p = pattern(&crate::config::DiscoveryRules::default().vote_subject);
         for (subject, day) in [
             ("【第十二局】投票帖 第二天", 2),
             ("第3天 投票帖", 3),
@@ -489,9 +489,7 @@ closes_at = "2026-11-28 21:00"
             // 004 L30–L36 rounds, L72 投票楼/投票机.
             ("bansha42", "第三轮 投票楼", "第三轮 讨论帖", 3),
         ] {
-            let rules = crate::domain::config::preset_rules(preset)
-                .unwrap()
-                .discovery;
+            let rules = crate::config::preset_rules(preset).unwrap().discovery;
             let vote = pattern(&rules.vote_subject);
             let talk = pattern(&rules.discussion_subject);
             assert_eq!(
@@ -510,9 +508,7 @@ closes_at = "2026-11-28 21:00"
         }
         // Only qipan's timetable closes a day the evening it opens (003 L96, L98).
         for preset in ["chuhan", "jiaohui", "m103", "qipan", "bansha42"] {
-            let rules = crate::domain::config::preset_rules(preset)
-                .unwrap()
-                .discovery;
+            let rules = crate::config::preset_rules(preset).unwrap().discovery;
             assert_eq!(rules.time_only_same_day, preset == "qipan", "{preset}");
         }
     }
@@ -531,7 +527,7 @@ closes_at = "2026-11-28 21:00"
         // Untouched keys keep the preset's.
         assert_eq!(
             g.rules.discovery.discussion_subject,
-            crate::domain::config::preset_rules("m103")
+            crate::config::preset_rules("m103")
                 .unwrap()
                 .discovery
                 .discussion_subject

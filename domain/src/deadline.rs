@@ -3,7 +3,7 @@
 //! forum's UTC offset are passed in. A date is inferred only where it is unambiguous; anything
 //! else is asked of the judge.
 
-use crate::domain::config::DiscoveryRules;
+use crate::config::DiscoveryRules;
 use bansha_parsers::deadline::{read_deadlines, DatePart, DeadlineCandidate, DeadlineWarning};
 use chrono::{DateTime, Datelike, Duration, FixedOffset, NaiveDate, TimeZone};
 use serde::Serialize;

@@ -2,8 +2,8 @@
 //! warnings and protections evaluated once on the starting roster (`rules::state`), so an
 //! expression that cannot be computed is an error at load, pointing at `rules.win`.
 
-use crate::domain::config::{self, locate, ConfigError, GameConfig};
-use crate::domain::sources::Sources;
+use crate::config::{self, locate, ConfigError, GameConfig};
+use crate::sources::Sources;
 use std::path::Path;
 
 /// Load and validate a game config file, read through `src` (`io::files::load_game` reads the
@@ -26,7 +26,7 @@ pub fn load_str(text: &str, path: &Path) -> Result<GameConfig, ConfigError> {
 
 fn checked(game: GameConfig, path: &Path, text: &str) -> Result<GameConfig, ConfigError> {
     check_night(&game, path, text)?;
-    match crate::domain::rules::state::validate(&game) {
+    match crate::rules::state::validate(&game) {
         Ok(()) => Ok(game),
         Err(message) => Err(ConfigError {
             file: path.display().to_string(),
@@ -68,13 +68,13 @@ fn check_night(game: &GameConfig, path: &Path, text: &str) -> Result<(), ConfigE
         }
         return Ok(());
     };
-    let Some(r) = crate::domain::night::resolver(name) else {
+    let Some(r) = crate::night::resolver(name) else {
         return Err(at(
             &["night", "resolver"],
             format!("bansha 没有“{name}”这个夜晚结算，请检查名字（如 chuhan）"),
         ));
     };
-    if let Err(message) = crate::domain::night::check_readings(r.choices(), &night.readings) {
+    if let Err(message) = crate::night::check_readings(r.choices(), &night.readings) {
         let bad = night
             .readings
             .iter()

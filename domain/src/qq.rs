@@ -6,8 +6,8 @@
 //! action (m103 002 L215, L235–L237: actions go to the judge privately), a kill post (004 L60
 //! "杀帖应当用ＱＱ或邮箱…给哨"), or nothing the judge must read himself.
 
-use crate::domain::config::{GameConfig, Proxy};
-use crate::domain::night::Action;
+use crate::config::{GameConfig, Proxy};
+use crate::night::Action;
 use chrono::{DateTime, FixedOffset, TimeZone};
 use serde::{Deserialize, Serialize};
 
@@ -731,7 +731,7 @@ mod tests {
     }
 
     fn game() -> GameConfig {
-        crate::domain::game::load_str(
+        crate::game::load_str(
             "ruleset = \"bansha42\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\"]\n\
              [roster.qq]\n\"101\" = \"甲\"\n\"102\" = \"乙\"\n\
              [[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-12-01 21:00\"\n\

@@ -1,8 +1,8 @@
 //! What a poll cycle left: its report (logged, and kept for `bansha status`) and each watched
 //! day as it computed it (the dashboard draws exactly what the mails say).
 
-use crate::domain::config::{DayConfig, GameConfig};
-use crate::domain::rules::Tally;
+use crate::config::{DayConfig, GameConfig};
+use crate::rules::Tally;
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
@@ -15,9 +15,9 @@ pub struct DayView {
     pub day: DayConfig,
     pub tally: Tally,
     /// 潜水 counts so far (when the rules judge 潜水).
-    pub lurk: Option<crate::domain::rules::lurk::LurkReport>,
+    pub lurk: Option<crate::rules::lurk::LurkReport>,
     /// Posts flagged for the judge so far (judge-only).
-    pub flags: Vec<crate::domain::rules::flags::Flag>,
+    pub flags: Vec<crate::rules::flags::Flag>,
 }
 
 /// What one cycle did (logged, and kept for `bansha status`).

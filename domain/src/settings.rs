@@ -3,8 +3,8 @@
 //! errors; secrets come from a file (refused when others can read it) or an environment
 //! variable, never inline.
 
-use crate::domain::config::{self, ConfigError, GameConfig};
-use crate::domain::sources::Sources;
+use crate::config::{self, ConfigError, GameConfig};
+use crate::sources::Sources;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -66,11 +66,11 @@ pub struct QqSettings {
     pub judges: Vec<u64>,
     /// A group that gets only what the rules publish: the final tally's BBCode as text.
     pub group: Option<u64>,
-    pub send: Vec<crate::domain::qq::Kind>,
+    pub send: Vec<crate::qq::Kind>,
     /// The bot's `secret`: each event POST must carry its `X-Signature`.
     pub event_secret: Option<Secret>,
     /// The replies to players that go out without the judge's click.
-    pub replies: Vec<crate::domain::qq::ReplyKind>,
+    pub replies: Vec<crate::qq::ReplyKind>,
     pub timeout_secs: u64,
     /// The longest message, in characters; longer texts are split at line breaks.
     pub max_chars: usize,
@@ -401,7 +401,7 @@ pub fn load_from(path: &Path, src: &dyn Sources) -> Result<Settings, ConfigError
         message: format!("无法读取：{e}"),
     })?;
     let s: SettingsFile =
-        toml::from_str(&text).map_err(|e| crate::domain::config::toml_error(&file, &text, &e))?;
+        toml::from_str(&text).map_err(|e| crate::config::toml_error(&file, &text, &e))?;
     let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let at = |key: &[&str], message: String| at_key(&file, &text, key, message);
     check_values(&s, &at)?;
@@ -473,7 +473,7 @@ fn read_qq(
     base: &Path,
     at: &At,
 ) -> Result<QqSettings, ConfigError> {
-    use crate::domain::qq::{Kind, ReplyKind};
+    use crate::qq::{Kind, ReplyKind};
     if !(q.api.starts_with("http://") || q.api.starts_with("https://")) {
         return Err(at(
             &["qq", "api"],
@@ -736,7 +736,7 @@ fn load_games(
 ) -> Result<Vec<GameConfig>, ConfigError> {
     let mut games: Vec<GameConfig> = Vec::new();
     for g in &s.games {
-        let game = crate::domain::game::load_from(&base.join(&g.config), src)?;
+        let game = crate::game::load_from(&base.join(&g.config), src)?;
         // The name keys everything the record keeps of a game.
         if let Some(other) = games.iter().find(|o| o.name == game.name) {
             return Err(at(

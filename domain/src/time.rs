@@ -9,9 +9,9 @@ use chrono::{DateTime, FixedOffset, NaiveDateTime, TimeZone};
 /// ```
 /// use chrono::FixedOffset;
 /// let east8 = FixedOffset::east_opt(8 * 3600).unwrap();
-/// let t = bansha::domain::time::parse_local_time("2026-11-29 21:00", east8).unwrap();
+/// let t = bansha_domain::time::parse_local_time("2026-11-29 21:00", east8).unwrap();
 /// assert_eq!(t.timestamp(), 1795957200);
-/// assert!(bansha::domain::time::parse_local_time("明天九点", east8).is_err());
+/// assert!(bansha_domain::time::parse_local_time("明天九点", east8).is_err());
 /// ```
 pub fn parse_local_time(s: &str, offset: FixedOffset) -> Result<DateTime<FixedOffset>, String> {
     let t = s.trim();
@@ -39,9 +39,9 @@ pub fn parse_local_time(s: &str, offset: FixedOffset) -> Result<DateTime<FixedOf
 /// Parse an offset such as "+08:00", "+8" or "-05:30".
 ///
 /// ```
-/// let east8 = bansha::domain::time::parse_utc_offset("+8").unwrap();
+/// let east8 = bansha_domain::time::parse_utc_offset("+8").unwrap();
 /// assert_eq!(east8.local_minus_utc(), 8 * 3600);
-/// assert!(bansha::domain::time::parse_utc_offset("Beijing").is_err());
+/// assert!(bansha_domain::time::parse_utc_offset("Beijing").is_err());
 /// ```
 pub fn parse_utc_offset(s: &str) -> anyhow::Result<FixedOffset> {
     let t = s.trim();

@@ -1,8 +1,9 @@
 //! Time (the clock itself is `io::clock`): when to poll, the phase times of each game, the
 //! catch-up after a restart, and the systemd watchdog.
 //!
-//! tokio-cron-scheduler drives a repeated tick (at the fast cadence) and one-shot jobs at each
-//! lock-window start and close. A tick runs a cycle when the normal interval has passed, or
+//! Plain tokio timers drive a repeated tick (at the fast cadence) and one-shot jobs at each
+//! lock-window start and close (a scheduler crate gave nothing more and cost its time-zone
+//! database and builders in every build: issue 32). A tick runs a cycle when the normal interval has passed, or
 //! when a close is near, or when a phase time has passed and is not done yet — which is also
 //! the catch-up: a close that passed while the daemon was down is due at the first tick, and
 //! the cycle tallies it at its real cutoff from the record.
@@ -15,7 +16,6 @@ use chrono::{DateTime, Duration, FixedOffset};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::sync::Mutex;
-use tokio_cron_scheduler::{Job, JobScheduler};
 
 type Time = DateTime<FixedOffset>;
 
@@ -164,8 +164,9 @@ pub struct Service {
     pub failing: std::sync::atomic::AtomicU32,
     /// Told when the store cannot write: the service stops (systemd starts it again).
     stop: tokio::sync::Notify,
-    /// The scheduler, once running, and the moments its one-shot jobs fire.
-    sched: std::sync::OnceLock<JobScheduler>,
+    /// The timer tasks, once `run` has started them (none in tests and the simulator, which
+    /// call `tick` themselves), and the moments the one-shot jobs fire.
+    jobs: std::sync::Mutex<Option<Vec<tokio::task::AbortHandle>>>,
     scheduled: std::sync::Mutex<std::collections::BTreeSet<Time>>,
 }
 
@@ -177,34 +178,51 @@ impl Service {
             last: Mutex::new(None),
             failing: Default::default(),
             stop: tokio::sync::Notify::new(),
-            sched: Default::default(),
+            jobs: Default::default(),
             scheduled: Default::default(),
         }
     }
 
     /// Add a one-shot job (a forced tick) at each of `at`, remembered as scheduled.
-    async fn schedule(self: &Arc<Self>, at: Vec<Time>) -> anyhow::Result<()> {
-        let Some(sched) = self.sched.get() else {
-            return Ok(());
-        };
+    fn schedule(self: &Arc<Self>, at: Vec<Time>) {
         let now = self.clock.now();
         for t in at {
             let wait = (t - now).to_std().unwrap_or_default() / self.clock.speed().max(1);
             let s = self.clone();
-            sched
-                .add(Job::new_one_shot_at_instant_async(
-                    std::time::Instant::now() + wait,
-                    move |_, _| {
-                        let s = s.clone();
-                        Box::pin(async move { s.tick(true).await })
-                    },
-                )?)
-                .await?;
+            let job = async move {
+                tokio::time::sleep(wait).await;
+                s.tick(true).await;
+            };
+            if !self.add_job(job) {
+                return;
+            }
             if let Ok(mut known) = self.scheduled.lock() {
                 known.insert(t);
             }
         }
-        Ok(())
+    }
+
+    /// Start `job` as a timer task of the running service; false (and not started) before
+    /// `run` has started or after it has stopped.
+    fn add_job(&self, job: impl std::future::Future<Output = ()> + Send + 'static) -> bool {
+        let Ok(mut jobs) = self.jobs.lock() else {
+            return false;
+        };
+        let Some(jobs) = jobs.as_mut() else {
+            return false;
+        };
+        jobs.retain(|j| !j.is_finished());
+        jobs.push(tokio::spawn(job).abort_handle());
+        true
+    }
+
+    /// Stop every timer task (a cycle running in one ends at its next await).
+    fn stop_jobs(&self) {
+        if let Ok(mut jobs) = self.jobs.lock() {
+            for j in jobs.take().unwrap_or_default() {
+                j.abort();
+            }
+        }
     }
 
     /// One-shot jobs for the phases found since the start (a run-off's lock and close): round 2
@@ -225,9 +243,7 @@ impl Service {
             }
             Err(_) => return,
         };
-        if let Err(e) = self.schedule(due).await {
-            crate::io::log::line(&format!("定时任务出错：{e}"));
-        }
+        self.schedule(due);
     }
 
     /// Run a cycle if one is due.
@@ -250,7 +266,8 @@ impl Service {
         }
         let report = self.daemon.cycle(machine).await;
         // What the cycle dropped goes back to the system: the idle daemon holds its record's
-        // cache and the day views, not the last read's pages.
+        // cache and the day views, not the last read's pages (nor fonts drawn with a while ago).
+        crate::io::fonts::release_stale();
         crate::io::memory::trim();
         let now = report.at.unwrap_or(now);
         if report.fetch_failures > 0 {
@@ -337,30 +354,30 @@ impl Service {
 
 /// Run until SIGTERM or Ctrl-C.
 pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
-    let mut sched = JobScheduler::new().await?;
+    if let Ok(mut jobs) = service.jobs.lock() {
+        *jobs = Some(Vec::new());
+    }
     // On the clock's time: the served demo's clock runs faster, and its ticks come as often
     // in its time as a real service's do in real time (not at most once a real minute).
     let tick_every =
         std::time::Duration::from_secs(service.daemon.settings().poll.near_close_secs.max(1))
             / service.clock.speed().max(1);
     let s = service.clone();
-    sched
-        .add(Job::new_repeated_async(tick_every, move |_, _| {
-            let s = s.clone();
-            Box::pin(async move {
-                s.tick(false).await;
-                s.schedule_new_phases().await;
-            })
-        })?)
-        .await?;
-    let _ = service.sched.set(sched.clone());
+    service.add_job(async move {
+        let mut every =
+            tokio::time::interval_at(tokio::time::Instant::now() + tick_every, tick_every);
+        // A tick that a long cycle held up comes when it ends, not in a burst after it.
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            s.tick(false).await;
+            s.schedule_new_phases().await;
+        }
+    });
     // One-shot jobs at each future lock start and close (plus a few seconds for the forum's
     // clock), so a phase never waits for the next tick; a run-off found later gets its own.
     let now = service.clock.now();
-    service
-        .schedule(phase_jobs(&service.daemon.settings().games, now))
-        .await?;
-    sched.start().await?;
+    service.schedule(phase_jobs(&service.daemon.settings().games, now));
     // Catch up at once: anything due while the daemon was down.
     service.tick(true).await;
     service.schedule_new_phases().await;
@@ -401,7 +418,7 @@ pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
     // Stopping takes seconds at most, whatever a cycle or the disk is doing: the record is
     // flushed when it can be, and what was not marked sent goes out after the restart.
     let _ = tokio::time::timeout(std::time::Duration::from_secs(5), async {
-        let _ = sched.shutdown().await;
+        service.stop_jobs();
         let _ = service.daemon.store.flush().await;
     })
     .await;

@@ -11,7 +11,7 @@
 use super::{
     last_of_each, used_key, Action, Choice, Death, Feedback, Night, PowerUse, Resolution, Resolver,
 };
-use crate::domain::rules::state::Seat;
+use crate::rules::state::Seat;
 use chrono::{DateTime, FixedOffset};
 use std::collections::{BTreeMap, BTreeSet};
 

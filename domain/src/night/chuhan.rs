@@ -304,7 +304,7 @@ struct Conds {
 }
 
 impl<'b> Run<'_, 'b> {
-    fn seat(&self, p: &str) -> Option<&'b crate::domain::rules::state::Seat> {
+    fn seat(&self, p: &str) -> Option<&'b crate::rules::state::Seat> {
         self.n.seats.iter().find(|s| s.player == p)
     }
     fn role(&self, p: &str) -> &'b str {
@@ -843,7 +843,7 @@ impl Run<'_, '_> {
 
 /// Which 士 a seat is: its role (左士 / 右士), or for the preset's role 士 (its win checks count
 /// 士) a mark on the seat; None when nothing says.
-fn shi_side(s: &crate::domain::rules::state::Seat) -> Option<&'static str> {
+fn shi_side(s: &crate::rules::state::Seat) -> Option<&'static str> {
     ["左士", "右士"]
         .into_iter()
         .find(|side| s.role == *side || (s.role == "士" && s.marks.iter().any(|m| m == side)))
@@ -1281,7 +1281,7 @@ impl Run<'_, '_> {
     }
 
     fn state_lines(&mut self, st: &States) {
-        let mut lines: Vec<(usize, crate::domain::night::StateLine)> = Vec::new();
+        let mut lines: Vec<(usize, crate::night::StateLine)> = Vec::new();
         let mut push = |me: &Self, p: &str, state: &str, why: String| {
             lines.push((
                 me.order(p),

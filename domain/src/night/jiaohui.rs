@@ -315,7 +315,7 @@ impl<'a, 'n> Run<'a, 'n> {
     }
 
     fn role(&self, player: &str) -> &'n str {
-        let seats: &'n [crate::domain::rules::state::Seat] = self.night.seats;
+        let seats: &'n [crate::rules::state::Seat] = self.night.seats;
         seats
             .iter()
             .find(|s| s.player == player)
@@ -799,8 +799,8 @@ impl<'a, 'n> Run<'a, 'n> {
             );
         }
         let rule = format!("僧侣 {monks} ÷ 异教徒 {heretics} 四舍五入 = {threshold}");
-        let seats: &'n [crate::domain::rules::state::Seat] = self.night.seats;
-        let living: Vec<&crate::domain::rules::state::Seat> =
+        let seats: &'n [crate::rules::state::Seat] = self.night.seats;
+        let living: Vec<&crate::rules::state::Seat> =
             seats.iter().filter(|s| self.alive(&s.player)).collect();
         for s in living {
             let n = count.get(&s.player).copied().unwrap_or(0);

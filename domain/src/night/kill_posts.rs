@@ -19,8 +19,8 @@
 
 use super::read::player;
 use super::Action;
-use crate::domain::config::GameConfig;
-use crate::domain::rules::checks::PostVerdict;
+use crate::config::GameConfig;
+use crate::rules::checks::PostVerdict;
 use bansha_parsers::ballot::normalize;
 use chrono::{DateTime, FixedOffset};
 
@@ -212,12 +212,12 @@ fn excerpt(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::rules::checks::check_post;
+    use crate::rules::checks::check_post;
 
     /// A bansha42 game: 宋江 (联合杀, code 七叶明芝) and 吴用 (独立刺, 冰蚕丝), 李逵 and 林冲
     /// (白道, 游侠: L5); the codes of 004 L93, L95.
     fn game() -> GameConfig {
-        crate::domain::config::parse_str(
+        crate::config::parse_str(
             "ruleset = \"bansha42\"\nname = \"t\"\n[roster]\nplayers = [\"宋江\", \"吴用\", \"李逵\", \"林冲\"]\n\
              [roster.aliases]\n\"李逵\" = [\"黑旋风\"]\n\
              [roster.roles]\n\"宋江\" = { role = \"联合杀\", faction = \"黑道\", code = \"七叶明芝\" }\n\

@@ -17,8 +17,8 @@ use super::{
     missed_key, used_key, Action, Choice, Death, Feedback, Night, PowerUse, ReadingUsed, Refused,
     Resolution, Resolver, StateLine,
 };
-use crate::domain::config::GameConfig;
-use crate::domain::rules::state::{self, Change, GameState, Snapshot};
+use crate::config::GameConfig;
+use crate::rules::state::{self, Change, GameState, Snapshot};
 use chrono::{DateTime, Duration, FixedOffset};
 use std::collections::VecDeque;
 
@@ -184,7 +184,7 @@ pub fn doctor_limit(
 /// 通灵 feedback's time, entered as a 通灵 action with its `sent_at`), every other power by the
 /// night's deadline.
 pub fn due(
-    seat: &crate::domain::rules::state::Seat,
+    seat: &crate::rules::state::Seat,
     deadline: Option<DateTime<FixedOffset>>,
     actions: &[Action],
 ) -> Option<DateTime<FixedOffset>> {

@@ -22,8 +22,8 @@ pub mod m103;
 pub mod qipan;
 pub mod read;
 
-use crate::domain::config::GameConfig;
-use crate::domain::rules::state::{Change, GameState, Seat};
+use crate::config::GameConfig;
+use crate::rules::state::{Change, GameState, Seat};
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -361,7 +361,7 @@ pub trait Resolver {
 
     /// Read what the game's `[night]` declares beyond the readings (qipan's map); an error in
     /// Chinese naming the key. Most rule posts need nothing.
-    fn configure(&mut self, _rules: &crate::domain::config::NightRules) -> Result<(), String> {
+    fn configure(&mut self, _rules: &crate::config::NightRules) -> Result<(), String> {
         Ok(())
     }
 }
@@ -385,7 +385,7 @@ pub fn resolver(name: &str) -> Option<Box<dyn Resolver>> {
 /// reminds each player half an hour before his own limit, and drafts the night once those who
 /// still owe an action are past theirs.
 pub fn due(
-    rules: &crate::domain::config::NightRules,
+    rules: &crate::config::NightRules,
     seat: &Seat,
     close: DateTime<FixedOffset>,
     deadline: Option<DateTime<FixedOffset>>,
@@ -491,7 +491,7 @@ pub fn resolve_game(
         after.push(c, String::new());
     }
     let snap_after = after.snapshot(game);
-    let (win, _) = crate::domain::rules::state::conditions(game, &snap_after);
+    let (win, _) = crate::rules::state::conditions(game, &snap_after);
     res.win = win
         .into_iter()
         .filter(|c| c.holds)
@@ -564,7 +564,7 @@ mod tests {
     /// and a day the judge set by hand keeps his entry.
     #[test]
     fn a_confirmed_nights_facts_reach_the_next_day() {
-        let game = crate::domain::config::parse_str(
+        let game = crate::config::parse_str(
             "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\"]\n\
              [[days]]\nday = 1\nvote_thread = 1\ncloses_at = \"2026-12-01 21:00:00\"\n\
              [[days]]\nday = 2\nvote_thread = 2\ncloses_at = \"2026-12-02 21:00:00\"\n\
@@ -620,7 +620,7 @@ mod tests {
         // The tally counts them at round 1's close (000 L114): two curses of two 士 are +2.
         played.days[1].night_adjust.insert("甲".into(), 2);
         let close = chrono::DateTime::parse_from_rfc3339("2026-12-02T21:00:01+08:00").unwrap();
-        let t = crate::domain::rules::tally(&played, 2, 1, close, &[]).unwrap();
+        let t = crate::rules::tally(&played, 2, 1, close, &[]).unwrap();
         let of = |n: &str| t.counts.iter().find(|c| c.target == n).map(|c| c.votes);
         assert_eq!(of("甲"), Some(2.0));
         assert_eq!(of("乙"), Some(0.0), "never below 0");
@@ -643,7 +643,7 @@ mod tests {
             cause: None,
             marks: Vec::new(),
         };
-        let rules = crate::domain::config::NightRules {
+        let rules = crate::config::NightRules {
             good_moves_after_close_minutes: Some(60),
             ..Default::default()
         };
@@ -654,9 +654,9 @@ mod tests {
         );
         let killer = seat("主杀", "杀手");
         assert_eq!(due(&rules, &killer, close, deadline, &[]), deadline);
-        let rules = crate::domain::config::NightRules::default();
+        let rules = crate::config::NightRules::default();
         assert_eq!(due(&rules, &good, close, deadline, &[]), deadline);
-        let rules = crate::domain::config::NightRules {
+        let rules = crate::config::NightRules {
             resolver: Some("m103".into()),
             ..Default::default()
         };

@@ -15,8 +15,8 @@
 //! direction, 陷阱 → a cell, the holder's own by default).
 
 use super::{last_of_each, Action, Choice, Death, Feedback, Night, PowerUse, Resolution, Resolver};
-use crate::domain::config::{NightMap, NightRules};
-use crate::domain::rules::state::Seat;
+use crate::config::{NightMap, NightRules};
+use crate::rules::state::Seat;
 use std::collections::{BTreeMap, BTreeSet};
 
 type Cell = (i32, i32);

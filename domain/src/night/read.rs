@@ -5,7 +5,7 @@
 //! message that names no known player and no move is returned as unread, for the judge.
 
 use super::Action;
-use crate::domain::config::GameConfig;
+use crate::config::GameConfig;
 use chrono::{DateTime, FixedOffset};
 
 /// The actions a message reads as, or none (then the judge is shown the message).
@@ -139,7 +139,7 @@ mod tests {
     use super::*;
 
     fn game() -> GameConfig {
-        crate::domain::config::parse_str(
+        crate::config::parse_str(
             "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"宋江\", \"吴用\", \"李逵\"]\n\
              [roster.aliases]\n\"李逵\" = [\"黑旋风\"]\n",
             std::path::Path::new("t.toml"),

@@ -3,7 +3,7 @@
 //! living players whose own text asks (the rules' `acceleration.request` pattern); the judge
 //! confirms, and from `accelerated_at` on changes are void and the post quota stops.
 
-use crate::domain::config::{DayConfig, GameConfig};
+use crate::config::{DayConfig, GameConfig};
 use bansha_parsers::Post;
 use chrono::{DateTime, FixedOffset};
 use serde::Serialize;
@@ -59,8 +59,8 @@ pub fn count(
         return None;
     }
     let re = regex::Regex::new(pattern).ok()?;
-    let start = crate::domain::rules::window::window_start(config, d);
-    let roster = crate::domain::rules::roster::Roster::new(config, &d.dead);
+    let start = crate::rules::window::window_start(config, d);
+    let roster = crate::rules::roster::Roster::new(config, &d.dead);
     let living = config
         .roster
         .players

@@ -2,9 +2,9 @@
 //! posts for the same ballot rules; readings of the forum's poll (bansha42) become a log of when
 //! each voter was first seen, which is all the forum lets anyone know of a poll vote's time.
 
-use crate::domain::config::{DayConfig, GameConfig};
-use crate::domain::rules::tally::Cast;
-use crate::domain::rules::window::{pm_window_start, PM_LOOKBACK_DAYS};
+use crate::config::{DayConfig, GameConfig};
+use crate::rules::tally::Cast;
+use crate::rules::window::{pm_window_start, PM_LOOKBACK_DAYS};
 use bansha_parsers::pm::PrivateMessage;
 use bansha_parsers::poll::Poll;
 use bansha_parsers::Post;
@@ -36,8 +36,7 @@ pub fn pm_posts(config: &GameConfig, d: &DayConfig, messages: &[PrivateMessage])
         config.rules.night.actions_by_pm
             && m.sent_at.is_some_and(|t| t <= window)
             && !m.text.contains(['投', '票'])
-            && !crate::domain::night::read::actions_in(config, &m.from, &m.text, m.sent_at, "")
-                .is_empty()
+            && !crate::night::read::actions_in(config, &m.from, &m.text, m.sent_at, "").is_empty()
     };
     messages
         .iter()
@@ -69,7 +68,7 @@ pub struct PollLog {
     pub gaps: Vec<PollGap>,
 }
 
-pub use crate::domain::rules::tally::PollGap;
+pub use crate::rules::tally::PollGap;
 
 /// Every disagreement between a poll's counts and its voter lists: an option with votes and no
 /// list, a list naming fewer or more voters than its count (read short, a vote between the count

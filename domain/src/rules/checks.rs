@@ -1,7 +1,7 @@
 //! Required posts (reports, kill posts): Word-compatible figures against the game's thresholds,
 //! the killer's code name, edits, and similarity to earlier texts (原创首发). Pure.
 
-use crate::domain::config::PostCheck;
+use crate::config::PostCheck;
 use bansha_parsers::ballot::normalize;
 use bansha_parsers::wordcount::{post_figures, Figures};
 use serde::Serialize;

@@ -4,8 +4,8 @@
 //! Pure: the offline `bansha confirm` and the daemon's confirmation (dashboard, `confirm --day`
 //! without pages) both call these, and print or show the lines they return.
 
-use crate::domain::config::{GameConfig, Pardon};
-use crate::domain::rules::state::{conditions, Change, Condition, Confirmed, GameState, Snapshot};
+use crate::config::{GameConfig, Pardon};
+use crate::rules::state::{conditions, Change, Condition, Confirmed, GameState, Snapshot};
 
 /// Why a confirmation cannot go ahead yet, in Chinese.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,7 +42,7 @@ pub fn pardons_open<'a>(
     players
         .iter()
         .flat_map(|p| {
-            crate::domain::rules::state::pardons_open(game, before, p)
+            crate::rules::state::pardons_open(game, before, p)
                 .into_iter()
                 .map(move |x| (p.clone(), x))
         })
@@ -118,7 +118,7 @@ pub fn record_confirmed(
                 );
                 out.push(format!("{p} 投票出局，已记录"));
                 let of = state.events.last().map_or(0, |e| e.id);
-                for (f, cause) in crate::domain::rules::state::followers(game, before, &p) {
+                for (f, cause) in crate::rules::state::followers(game, before, &p) {
                     out.push(format!("{f} 随之出局（{cause}）"));
                     state.push_following(
                         Change::Eliminate {

@@ -2,7 +2,7 @@
 //! (red or enlarged font, a player out or a spectator posting in the game's threads, a large
 //! quote, a watched word). Judge-only: never in public output. Pure.
 
-use crate::domain::config::{DayConfig, GameConfig};
+use crate::config::{DayConfig, GameConfig};
 use bansha_parsers::Post;
 use serde::Serialize;
 
@@ -23,7 +23,7 @@ pub struct Flag {
 /// in the day's window, in thread and floor order, each with every reason that applies.
 pub fn flags(config: &GameConfig, d: &DayConfig, posts: &[Post]) -> Vec<Flag> {
     let rules = &config.rules.flags;
-    let (from, to) = crate::domain::rules::lurk::window(config, d);
+    let (from, to) = crate::rules::lurk::window(config, d);
     let roster = &config.roster;
     let mut out = Vec::new();
     for p in posts {
@@ -102,11 +102,11 @@ mod tests {
         let text = include_str!("../../../config/examples/banshayishi-12.toml").to_string()
             + "\n[rules.flags]\n"
             + flags;
-        crate::domain::game::load_str(&text, std::path::Path::new("game.toml")).unwrap()
+        crate::game::load_str(&text, std::path::Path::new("game.toml")).unwrap()
     }
 
     fn post(pid: u64, author: &str, text: &str, quote: Option<&str>) -> Post {
-        let at = crate::domain::time::parse_local_time(
+        let at = crate::time::parse_local_time(
             "2026-11-29 12:00",
             chrono::FixedOffset::east_opt(8 * 3600).unwrap(),
         )

@@ -104,7 +104,7 @@ fn records_duties(e: &Entry) -> bool {
 pub fn standings(
     entries: &[Entry],
     players: &[String],
-    rules: &crate::domain::config::DisciplineRules,
+    rules: &crate::config::DisciplineRules,
 ) -> Vec<Standing> {
     let warnings_to_replace = rules.warnings_to_replace;
     let mut out = Vec::new();
@@ -196,9 +196,9 @@ pub fn verdicts(
 /// The automatic ledger entries of a day's 潜水 verdicts: one per lurker, of the kind the rules
 /// give (`[lurk] penalty`: a yellow card, a 潜水 or a warning), with the reasons.
 pub fn lurk_entries(
-    g: &crate::domain::config::GameConfig,
+    g: &crate::config::GameConfig,
     day: u32,
-    lurk: &crate::domain::rules::lurk::LurkReport,
+    lurk: &crate::rules::lurk::LurkReport,
     now: chrono::DateTime<chrono::FixedOffset>,
 ) -> Vec<Entry> {
     let kind = match g.rules.lurk.penalty.as_str() {
@@ -208,7 +208,7 @@ pub fn lurk_entries(
     };
     lurk.players
         .iter()
-        .filter(|p| p.verdict == crate::domain::rules::lurk::Verdict::Lurk)
+        .filter(|p| p.verdict == crate::rules::lurk::Verdict::Lurk)
         .map(|p| Entry {
             id: format!("auto-lurk-d{day}-{}", p.player),
             player: p.player.clone(),
@@ -228,8 +228,8 @@ pub fn lurk_entries(
 /// (chuhan L118, qipan L136): one per living player with no ballot standing, of the kind the
 /// rules give a missed duty.
 pub fn runoff_entries(
-    g: &crate::domain::config::GameConfig,
-    tally: &crate::domain::rules::Tally,
+    g: &crate::config::GameConfig,
+    tally: &crate::rules::Tally,
     now: chrono::DateTime<chrono::FixedOffset>,
 ) -> Vec<Entry> {
     if !g.rules.lurk.must_vote || !tally.closed || tally.round != 2 {
@@ -286,8 +286,8 @@ mod tests {
         }
     }
 
-    fn replace_after(n: u32) -> crate::domain::config::DisciplineRules {
-        crate::domain::config::DisciplineRules {
+    fn replace_after(n: u32) -> crate::config::DisciplineRules {
+        crate::config::DisciplineRules {
             warnings_to_replace: Some(n),
             duties_to_replace: None,
         }
@@ -296,7 +296,7 @@ mod tests {
     /// qipan 003 L136: duties missed on one day add up; on different days they do not.
     #[test]
     fn two_duties_missed_on_one_day_are_lurking() {
-        let rules = crate::domain::config::DisciplineRules {
+        let rules = crate::config::DisciplineRules {
             warnings_to_replace: None,
             duties_to_replace: Some(2),
         };

@@ -6,7 +6,7 @@
 //! (inclusive): posts made during the night after a close fall into the next day, as the seeds
 //! say ("前一天黑夜的发贴数量…计算到后一天的第一个游戏环节").
 
-use crate::domain::config::{DayConfig, GameConfig};
+use crate::config::{DayConfig, GameConfig};
 use bansha_parsers::ballot::normalize;
 use bansha_parsers::Post;
 use chrono::{DateTime, FixedOffset};
@@ -501,7 +501,7 @@ fn run_reason(
 }
 
 /// The penalty and the 潜水 standard in words, for the report.
-fn rule_words(rules: &crate::domain::config::LurkRules) -> (String, String) {
+fn rule_words(rules: &crate::config::LurkRules) -> (String, String) {
     let penalty = match rules.penalty.as_str() {
         "yellow_card" => "黄牌一张",
         "lurk" => "记潜水一次",

@@ -1,7 +1,7 @@
 //! Who a written target means: exact name, then the judge's aliases; near misses are reported,
 //! never counted.
 
-use crate::domain::config::GameConfig;
+use crate::config::GameConfig;
 use bansha_parsers::ballot::normalize;
 
 /// What a written target resolves to.

@@ -8,7 +8,7 @@
 //! `dead_faction(f)`, `alive(name)` (1 or 0), `total_alive()`, `fact(key)` (a number the judge
 //! sets: nights without a kill, "searched" …; 0 when unset).
 
-use crate::domain::config::{GameConfig, WinRule};
+use crate::config::{GameConfig, WinRule};
 use evalexpr::{ContextWithMutableFunctions, DefaultNumericTypes, Function, HashMapContext, Value};
 
 type F = Function<DefaultNumericTypes>;
@@ -587,7 +587,7 @@ pub fn pardons_open<'a>(
     config: &'a GameConfig,
     snapshot: &Snapshot,
     player: &str,
-) -> Vec<&'a crate::domain::config::Pardon> {
+) -> Vec<&'a crate::config::Pardon> {
     let Some(seat) = snapshot.seats.iter().find(|s| s.player == player) else {
         return Vec::new();
     };
@@ -698,7 +698,7 @@ pub fn followers(config: &GameConfig, snapshot: &Snapshot, player: &str) -> Vec<
     let Some(seat) = snapshot.seats.iter().find(|s| s.player == player) else {
         return Vec::new();
     };
-    let linked = |link: &crate::domain::config::Link, s: &Seat| {
+    let linked = |link: &crate::config::Link, s: &Seat| {
         link.except_role.as_deref() != Some(s.role.as_str())
             && match (&link.faction, &link.mark) {
                 (Some(f), _) => &s.faction == f,

@@ -3,7 +3,7 @@
 //! an explicit `now` in; a [`Tally`] out.
 
 use super::roster::{Resolved, Roster};
-use crate::domain::config::{DayConfig, FirstDay, GameConfig, NonVoter, OutcomeRule, TieRule};
+use crate::config::{DayConfig, FirstDay, GameConfig, NonVoter, OutcomeRule, TieRule};
 use bansha_parsers::ballot::{Grammar, Wording};
 use bansha_parsers::{Post, TimePrecision};
 use chrono::{DateTime, Duration, FixedOffset};
@@ -522,7 +522,7 @@ pub fn tally_ruled(
     now: Time,
     posts: &[Post],
     casts: &[Cast],
-    rulings: &[crate::domain::rules::rulings::Ruling],
+    rulings: &[crate::rules::rulings::Ruling],
 ) -> Result<Tally, TallyError> {
     let inputs = Inputs {
         posts,
@@ -540,7 +540,7 @@ pub struct Inputs<'a> {
     pub posts: &'a [Post],
     pub casts: &'a [Cast],
     pub poll_gaps: &'a [PollGap],
-    pub rulings: &'a [crate::domain::rules::rulings::Ruling],
+    pub rulings: &'a [crate::rules::rulings::Ruling],
 }
 
 /// The tally of `inputs`. Where the poll counts votes bansha cannot name (`poll_gaps`), the tally
@@ -571,16 +571,13 @@ pub fn tally_of(
     let (opens_at, closes_at) = match runoff {
         Some(r) => (Some(round_two_opens), r.closes_at),
         // Private-message ballots have a window even with no `opens_at` (channels::pm_posts).
-        None if config.rules.vote.source == crate::domain::config::BallotSource::Pm => (
-            Some(crate::domain::rules::window::pm_window_start(config, d)),
+        None if config.rules.vote.source == crate::config::BallotSource::Pm => (
+            Some(crate::rules::window::pm_window_start(config, d)),
             d.closes_at,
         ),
         // A day with no `opens_at` opens at the close of the day before it (a thread the days
         // share counts each day's own ballots).
-        None => (
-            crate::domain::rules::window::window_start(config, d),
-            d.closes_at,
-        ),
+        None => (crate::rules::window::window_start(config, d), d.closes_at),
     };
     let rules = &config.rules;
     let changes_allowed = match (round, &rules.runoff) {
@@ -622,7 +619,7 @@ pub fn tally_of(
         thread_voters: Default::default(),
         unnamed_votes: poll_gaps.iter().any(|g| g.unnamed() > 0),
         undetermined: Default::default(),
-        rulings: crate::domain::rules::rulings::in_force(rulings, day)
+        rulings: crate::rules::rulings::in_force(rulings, day)
             .into_iter()
             .map(|r| (r.pid, r))
             .collect(),
@@ -759,7 +756,7 @@ fn round_two_aside(t: &mut Tally, pids: &std::collections::BTreeSet<u64>, opens:
 
 enum Item<'a> {
     Post(&'a Post),
-    Proxy(&'a crate::domain::config::Proxy),
+    Proxy(&'a crate::config::Proxy),
     Cast(&'a Cast),
 }
 
@@ -798,7 +795,7 @@ struct Engine<'a> {
     /// (edited at or after the close, the version before it never read): they voted.
     undetermined: std::collections::BTreeSet<String>,
     /// The judge's rulings in force for the day, by pid.
-    rulings: BTreeMap<u64, crate::domain::rules::rulings::Ruling>,
+    rulings: BTreeMap<u64, crate::rules::rulings::Ruling>,
 }
 
 impl Engine<'_> {
@@ -1080,7 +1077,7 @@ impl Engine<'_> {
 
     /// A post as the judge ruled it: a vote for the named player (resolved as any target is),
     /// or void.
-    fn ruled(&self, r: &crate::domain::rules::rulings::Ruling, p: &Post) -> Attempt {
+    fn ruled(&self, r: &crate::rules::rulings::Ruling, p: &Post) -> Attempt {
         let choices = match &r.count_for {
             Some(t) => self.choices(t),
             None => Err(format!("无效（法官裁定）：{}", r.reason)),
@@ -1180,7 +1177,7 @@ impl Engine<'_> {
         });
         let edit = p.edited_at.map(|e| (e, p.edited_by.clone()));
         let source = match self.config.rules.vote.source {
-            crate::domain::config::BallotSource::Pm => Source::Pm,
+            crate::config::BallotSource::Pm => Source::Pm,
             _ => Source::Post,
         };
         self.decide(
@@ -1280,7 +1277,7 @@ impl Engine<'_> {
         }
     }
 
-    fn proxy(&mut self, x: &crate::domain::config::Proxy) {
+    fn proxy(&mut self, x: &crate::config::Proxy) {
         let Some(voter) = self.roster.player_named(&x.voter).cloned() else {
             return;
         };
@@ -1359,15 +1356,14 @@ impl Engine<'_> {
         let nothing_to_change = (attempt.wording == Wording::Change
             && standing.is_none()
             && self.config.rules.vote.change_without_ballot
-                == crate::domain::config::ChangeWithoutBallot::Void)
+                == crate::config::ChangeWithoutBallot::Void)
             .then(|| {
                 "无效：改票格式，但此前没有可改的投票（改票须引用自己的原投票帖）".to_string()
             });
         // bansha42 L72 "请使用投票机投票，如未用投票机，所投票视为废票，不算自杀": a vote for a player
         // posted in the thread. Words that only look like a ballot ("投票机和投票帖对不上啊" reads
         // as "票 机和…") name no player: void as well, but no vote, so no excuse from L73.
-        let not_the_poll = (self.config.rules.vote.source
-            == crate::domain::config::BallotSource::Poll
+        let not_the_poll = (self.config.rules.vote.source == crate::config::BallotSource::Poll
             && o.source == Source::Post)
             .then(|| match &choices {
                 Ok(c) if c.iter().any(|c| matches!(c, Choice::Player(_))) => {
@@ -1499,7 +1495,7 @@ impl Engine<'_> {
         let Some(s) = self.standing.get(voter) else {
             // bansha42 L72: a ballot in the thread is void; the poll is where to vote.
             if source == Source::Post
-                && self.config.rules.vote.source == crate::domain::config::BallotSource::Poll
+                && self.config.rules.vote.source == crate::config::BallotSource::Poll
             {
                 return Some(format!("可在截止（{close}）前用投票机投票"));
             }

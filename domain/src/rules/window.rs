@@ -2,7 +2,7 @@
 //! messages, a bounded fallback). Read by the tally, the private-message ballots and the
 //! acceleration count alike.
 
-use crate::domain::config::{DayConfig, GameConfig};
+use crate::config::{DayConfig, GameConfig};
 use chrono::{DateTime, FixedOffset};
 
 type Time = DateTime<FixedOffset>;
@@ -94,7 +94,7 @@ mod tests {
     use super::*;
 
     fn game(days: &str) -> GameConfig {
-        crate::domain::config::parse_str(
+        crate::config::parse_str(
             &format!(
                 "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\"]\n{days}"
             ),
@@ -104,7 +104,7 @@ mod tests {
     }
 
     fn t(s: &str) -> Time {
-        crate::domain::time::parse_local_time(s, FixedOffset::east_opt(8 * 3600).unwrap()).unwrap()
+        crate::time::parse_local_time(s, FixedOffset::east_opt(8 * 3600).unwrap()).unwrap()
     }
 
     /// Issue 29 item 6: a close before the day opens (the previous day's close) or before the
