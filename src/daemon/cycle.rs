@@ -737,24 +737,10 @@ impl Daemon {
             }
         }
 
-        // The other threads counted for 潜水 (the vote thread is fetched above), and the threads
-        // players opened themselves on the board (chuhan): in round 2 too, whose debate is part
-        // of the day (001 L208). Required posts and acceleration are round 1's.
-        let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
-        let lurk_read = !lurk_on || self.read_lurk_threads(g, d, close_due, now, report).await?;
-        if round == 1 {
-            // Threads of required posts (报道, 杀帖): check each new or edited post once.
-            self.read_checked_threads(g, d, close_due, now, report)
-                .await?;
-            // m103: acceleration requests in the progress thread; the judge is told once when
-            // more than half of the living have asked.
-            if let Some(pt) = d
-                .progress_thread
-                .filter(|_| !g.rules.acceleration.request.is_empty() && !d.accelerated_by(now))
-            {
-                self.watch_acceleration(g, d, pt, now, report).await?;
-            }
-        }
+        let lurk_on = lurk_on(g);
+        let lurk_read = self
+            .read_day_threads(g, d, round, close_due, now, report)
+            .await?;
 
         if !state_read {
             return Ok(());
@@ -762,28 +748,7 @@ impl Daemon {
         let failures = report.fetch_failures;
         let tally = self.tally_day(g, d, round, now, report).await?;
         stale |= report.fetch_failures > failures;
-        let lurk = if lurk_on && round == 1 {
-            self.lurk_report(g, d, &tally, now.min(d.last_close()), now)?
-        } else {
-            None
-        };
-        let flags = if round == 1 {
-            self.day_flags(g, d, now.min(d.closes_at), now)?
-        } else {
-            Vec::new()
-        };
-        if let Ok(mut views) = self.views.lock() {
-            views.insert(
-                (g.name.clone(), d.day, round),
-                DayView {
-                    game: g.clone(),
-                    day: d.clone(),
-                    tally: tally.clone(),
-                    lurk,
-                    flags,
-                },
-            );
-        }
+        self.keep_view(g, d, round, &tally, now)?;
 
         let effects = decide::day(
             &decide::DayInput {
@@ -806,6 +771,70 @@ impl Daemon {
         let stale = stale || (close_due && decide::held_for_poll(&tally));
         if close_due && !stale {
             self.round_closed(g, d, round, &tally, now, report)?;
+        }
+        Ok(())
+    }
+
+    /// The day's threads besides the vote thread (read in `watch_day`): the other threads
+    /// counted for 潜水 and the threads players opened themselves on the board (chuhan), in
+    /// round 2 too, whose debate is part of the day (001 L208); round 1's required posts and
+    /// acceleration requests. Whether 潜水's threads were all read (true where 潜水 is off).
+    async fn read_day_threads(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        round: u32,
+        close_due: bool,
+        now: Time,
+        report: &mut CycleReport,
+    ) -> anyhow::Result<bool> {
+        let lurk_read = !lurk_on(g) || self.read_lurk_threads(g, d, close_due, now, report).await?;
+        if round == 1 {
+            // Threads of required posts (报道, 杀帖): check each new or edited post once.
+            self.read_checked_threads(g, d, close_due, now, report)
+                .await?;
+            // m103: acceleration requests in the progress thread; the judge is told once when
+            // more than half of the living have asked.
+            if let Some(pt) = d
+                .progress_thread
+                .filter(|_| !g.rules.acceleration.request.is_empty() && !d.accelerated_by(now))
+            {
+                self.watch_acceleration(g, d, pt, now, report).await?;
+            }
+        }
+        Ok(lurk_read)
+    }
+
+    /// The round's view for the dashboard: its tally, 潜水 so far and the day's flags (round 1).
+    fn keep_view(
+        &self,
+        g: &GameConfig,
+        d: &DayConfig,
+        round: u32,
+        tally: &Tally,
+        now: Time,
+    ) -> anyhow::Result<()> {
+        let lurk = if lurk_on(g) && round == 1 {
+            self.lurk_report(g, d, tally, now.min(d.last_close()), now)?
+        } else {
+            None
+        };
+        let flags = if round == 1 {
+            self.day_flags(g, d, now.min(d.closes_at), now)?
+        } else {
+            Vec::new()
+        };
+        if let Ok(mut views) = self.views.lock() {
+            views.insert(
+                (g.name.clone(), d.day, round),
+                DayView {
+                    game: g.clone(),
+                    day: d.clone(),
+                    tally: tally.clone(),
+                    lurk,
+                    flags,
+                },
+            );
         }
         Ok(())
     }
@@ -2722,4 +2751,9 @@ fn night_moves(d: &DayConfig) -> Vec<String> {
     let mut v = d.missed_night_moves.clone();
     v.sort();
     v
+}
+
+/// Whether the game counts 潜水 (a minimum of posts, or a vote owed).
+fn lurk_on(g: &GameConfig) -> bool {
+    g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote
 }

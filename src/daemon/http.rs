@@ -779,14 +779,10 @@ async fn timeline_svg(
     }
 }
 
-/// The dashboard, from the last cycle's views and what the record holds.
-async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String> {
-    let now = s.clock.now();
-    let d = &s.daemon;
-    let last = s.last.lock().await.as_ref().map(|(_, r)| r.clone());
-    let problems = s.health().await;
-    let views = d.views();
-    let failing = d.failing_threads();
+/// The judge's state file of each game, where there is one and it reads.
+fn game_states(
+    d: &crate::daemon::Daemon,
+) -> std::collections::BTreeMap<String, crate::domain::rules::state::GameState> {
     let mut states = std::collections::BTreeMap::new();
     for g in &d.settings().games {
         let path = crate::io::state_file::state_path(&g.path, None);
@@ -796,6 +792,62 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
             }
         }
     }
+    states
+}
+
+/// The open nights as the dashboard shows them.
+fn night_views(
+    d: &crate::daemon::Daemon,
+    now: chrono::DateTime<chrono::FixedOffset>,
+) -> Vec<crate::present::dashboard::NightView> {
+    d.open_nights(now)
+        .into_iter()
+        .map(|n| crate::present::dashboard::NightView {
+            game: n.game.name.clone(),
+            night: n.night,
+            // The last limit of whoever still owes an action (m103's 太医, 002 L238).
+            deadline: d.settles_at(&n),
+            actions: n
+                .record
+                .actions
+                .iter()
+                .map(crate::present::night::action)
+                .collect(),
+            unread: n.record.unread.clone(),
+            draft: d.night_draft(&n.game.name, n.night, now),
+        })
+        .collect()
+}
+
+/// Each game's discipline ledger as BBCode, with its standings.
+fn ledgers(d: &crate::daemon::Daemon) -> std::collections::BTreeMap<String, String> {
+    d.settings()
+        .games
+        .iter()
+        .filter_map(|g| {
+            let entries = d.store.ledger(&g.id).ok()?;
+            let st = crate::domain::rules::ledger::standings(
+                &entries,
+                &g.roster.players,
+                &g.rules.discipline,
+            );
+            Some((
+                g.name.clone(),
+                crate::present::bbcode::ledger(&entries, &st),
+            ))
+        })
+        .collect()
+}
+
+/// The dashboard, from the last cycle's views and what the record holds.
+async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String> {
+    let now = s.clock.now();
+    let d = &s.daemon;
+    let last = s.last.lock().await.as_ref().map(|(_, r)| r.clone());
+    let problems = s.health().await;
+    let views = d.views();
+    let failing = d.failing_threads();
+    let states = game_states(d);
     let page = crate::present::dashboard::page(&crate::present::dashboard::Dashboard {
         now,
         last,
@@ -823,24 +875,7 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
         forum_base: &d.settings().forum.base_url,
         states,
         to_confirm: d.to_confirm(),
-        nights: d
-            .open_nights(now)
-            .into_iter()
-            .map(|n| crate::present::dashboard::NightView {
-                game: n.game.name.clone(),
-                night: n.night,
-                // The last limit of whoever still owes an action (m103's 太医, 002 L238).
-                deadline: d.settles_at(&n),
-                actions: n
-                    .record
-                    .actions
-                    .iter()
-                    .map(crate::present::night::action)
-                    .collect(),
-                unread: n.record.unread.clone(),
-                draft: d.night_draft(&n.game.name, n.night, now),
-            })
-            .collect(),
+        nights: night_views(d, now),
         moves: d.deadline_moves(now),
         runoffs: d
             .runoff_asks()
@@ -858,23 +893,7 @@ async fn dashboard(State(s): State<Arc<Service>>) -> axum::response::Html<String
             })
             .collect(),
         days: d.day_statuses(now),
-        ledgers: d
-            .settings()
-            .games
-            .iter()
-            .filter_map(|g| {
-                let entries = d.store.ledger(&g.id).ok()?;
-                let st = crate::domain::rules::ledger::standings(
-                    &entries,
-                    &g.roster.players,
-                    &g.rules.discipline,
-                );
-                Some((
-                    g.name.clone(),
-                    crate::present::bbcode::ledger(&entries, &st),
-                ))
-            })
-            .collect(),
+        ledgers: ledgers(d),
         rulings: d
             .settings()
             .games
