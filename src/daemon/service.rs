@@ -3,10 +3,10 @@
 //!
 //! Plain tokio timers drive a repeated tick (at the fast cadence) and one-shot jobs at each
 //! lock-window start and close (a scheduler crate gave nothing more and cost its time-zone
-//! database and builders in every build: issue 32). A tick runs a cycle when the normal interval has passed, or
-//! when a close is near, or when a phase time has passed and is not done yet — which is also
-//! the catch-up: a close that passed while the daemon was down is due at the first tick, and
-//! the cycle tallies it at its real cutoff from the record.
+//! database and builders in every build: issue 32). A tick runs a cycle when the normal
+//! interval has passed, or when a close is near, or when a phase time has passed and is not
+//! done yet — which is also the catch-up: a close that passed while the daemon was down is due
+//! at the first tick, and the cycle tallies it at its real cutoff from the record.
 
 use crate::daemon::{CycleReport, Daemon};
 use crate::domain::settings::PollSettings;
@@ -227,7 +227,7 @@ impl Service {
 
     /// One-shot jobs for the phases found since the start (a run-off's lock and close): round 2
     /// runs on time as round 1 does, not at the next tick.
-    async fn schedule_new_phases(self: &Arc<Self>) {
+    fn schedule_new_phases(self: &Arc<Self>) {
         let now = self.clock.now() + self.daemon.clock_offset();
         let phases = self.daemon.runoff_phases(now);
         // And every phase of the configs running now: a day or a moved deadline a reload
@@ -371,7 +371,7 @@ pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
         loop {
             every.tick().await;
             s.tick(false).await;
-            s.schedule_new_phases().await;
+            s.schedule_new_phases();
         }
     });
     // One-shot jobs at each future lock start and close (plus a few seconds for the forum's
@@ -380,7 +380,7 @@ pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
     service.schedule(phase_jobs(&service.daemon.settings().games, now));
     // Catch up at once: anything due while the daemon was down.
     service.tick(true).await;
-    service.schedule_new_phases().await;
+    service.schedule_new_phases();
     systemd::ready();
 
     // The watchdog ping goes out only while cycles keep completing.
@@ -405,7 +405,7 @@ pub async fn run(service: Arc<Service>) -> anyhow::Result<()> {
             crate::io::log::line("收到 SIGHUP：重新载入配置");
             s.daemon.ask_reload();
             s.tick(true).await;
-            s.schedule_new_phases().await;
+            s.schedule_new_phases();
         }
     });
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;

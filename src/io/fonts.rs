@@ -149,6 +149,26 @@ mod tests {
     const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
     #[test]
+    fn the_fonts_are_loaded_once_for_the_mails_of_a_minute() {
+        let first = system();
+        let again = system();
+        assert!(Arc::ptr_eq(&first, &again), "loaded twice within a minute");
+        // Fresh fonts survive the end of a cycle; only those older than KEEP are dropped.
+        release_stale();
+        assert!(Arc::ptr_eq(&first, &system()), "dropped before a minute");
+        if let Ok(mut held) = HELD.lock() {
+            if let Some((at, _)) = held.as_mut() {
+                *at = at
+                    .checked_sub(KEEP)
+                    .expect("the machine is up for a minute");
+            }
+        }
+        release_stale();
+        assert!(HELD.lock().unwrap().is_none(), "kept past a minute");
+        assert!(!Arc::ptr_eq(&first, &system()), "not loaded again");
+    }
+
+    #[test]
     fn a_machine_with_latin_fonts_only_is_refused_in_chinese() {
         let db = with(&[DEJAVU]);
         let e = check_in(&db).unwrap_err();
