@@ -5,7 +5,8 @@
 #
 #   scripts/build-cost.sh [TARGET_DIR] [-- extra cargo args]
 #
-# Prints one line per rustc (crate, max RSS in MB) sorted by memory, then the summary.
+# Prints one line per rustc (crate, max RSS in MB) sorted by memory, the crates that took the most
+# CPU, then the summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:-/tmp/bansha-build-cost}
@@ -16,14 +17,14 @@ log=$(mktemp)
 wrapper=$(mktemp)
 cat > "$wrapper" <<'W'
 #!/usr/bin/env bash
-# RUSTC_WRAPPER: run rustc, log its crate name and max RSS.
+# RUSTC_WRAPPER: run rustc, log its crate name, max RSS and CPU seconds.
 name=unknown
 prev=
 for a in "$@"; do
   [ "$prev" = "--crate-name" ] && name=$a
   prev=$a
 done
-exec /usr/bin/time -a -o "$BUILD_COST_LOG" -f "$name %M" "$@"
+exec /usr/bin/time -a -o "$BUILD_COST_LOG" -f "$name %M %U %S" "$@"
 W
 chmod +x "$wrapper"
 cargo fetch --locked >/dev/null
@@ -47,6 +48,8 @@ wait "$pid"
 end=$(date +%s)
 sleep 0.3
 sort -k2 -n -r "$log" | awk 'NR <= 12 {printf "%-28s %6.0f MB\n", $1, $2/1024}'
+echo "most CPU (s):"
+awk '{printf "%-28s %7.1f\n", $1, $3 + $4}' "$log" | sort -k2 -n -r | head -15
 read -r user sys _ < "$log.time"
 echo "crates compiled: $(wc -l < "$log")"
 echo "cpu: user ${user}s + system ${sys}s = $(echo "$user + $sys" | bc) s; wall $((end - start)) s"
