@@ -50,6 +50,10 @@ pub struct Plan {
     /// while the service runs (day 1's is there from the start), and whether they then run
     /// `systemctl reload` or leave it to the service to see the file changed.
     pub days_typed: Vec<(i64, u32, bool)>,
+    /// The machine's clock minus the forum's from the start, seconds: a server whose clock was
+    /// never set right (or runs another NTP source than the forum's) starts the game apart from
+    /// the forum, and the catch-up cycle is the first to see it. `ClockJump`s add to it.
+    pub machine_skew: i64,
     pub plants: Plants,
     /// The daemon enforces a lock one minute short of the rules' (a planted bug).
     pub lock_off_by_one: bool,
@@ -177,12 +181,26 @@ pub fn plan(seed: u64) -> Plan {
             (opened + rng.range(60, 6 * 3600), d.day, rng.chance(50))
         })
         .collect();
+    // A stream of its own, so that the games, deletions and faults of every seed stay what they
+    // were before this was drawn: one machine in four starts minutes to hours apart, either way.
+    let mut clock = Rng::new(seed ^ 0xc10c_a9a7);
+    let machine_skew = if clock.chance(25) {
+        let secs = clock.range(61, 3 * 3600);
+        if clock.chance(50) {
+            secs
+        } else {
+            -secs
+        }
+    } else {
+        0
+    };
     Plan {
         seed,
         game,
         deletions,
         events,
         days_typed,
+        machine_skew,
         plants: Plants::default(),
         lock_off_by_one: false,
     }
@@ -355,6 +373,7 @@ pub fn run(plan: &Plan) -> Outcome {
         .fold(end, i64::max);
     let world = Arc::new(Mutex::new(World::new(start)));
     world.lock().unwrap().threads = threads(plan);
+    world.lock().unwrap().machine_skew = plan.machine_skew;
     let disk = world.lock().unwrap().disk.clone();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -364,10 +383,11 @@ pub fn run(plan: &Plan) -> Outcome {
     bansha::io::log::capture();
     let mut out = Outcome {
         trace: format!(
-            "seed {} preset {} days {} deletions {:?}\nevents {:?}\n",
+            "seed {} preset {} days {} machine clock {:+}s deletions {:?}\nevents {:?}\n",
             plan.seed,
             plan.game.preset.name(),
             plan.game.days.len(),
+            plan.machine_skew,
             plan.deletions,
             plan.events
         ),

@@ -91,6 +91,14 @@ fn shrink(
             plan = p;
         }
     }
+    // The machine's clock with the forum's.
+    if plan.machine_skew != 0 {
+        let mut p = plan.clone();
+        p.machine_skew = 0;
+        if fails(&p) {
+            plan = p;
+        }
+    }
     // Fewer faults, fewer deletions.
     let mut i = 0;
     while i < plan.events.len() {
@@ -160,10 +168,11 @@ fn size(plan: &game::Plan) -> String {
         .map(|d| d.posts.len() + d.runoff.as_ref().map_or(0, |r| r.posts.len()))
         .sum();
     format!(
-        "{} days, {posts} posts, {} deletions, {} fault events",
+        "{} days, {posts} posts, {} deletions, {} fault events, the machine's clock {:+}s",
         plan.game.days.len(),
         plan.deletions.len(),
-        plan.events.len()
+        plan.events.len(),
+        plan.machine_skew
     )
 }
 
