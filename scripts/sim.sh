@@ -9,8 +9,8 @@
 #
 # --service runs the whole-service simulator (tests/simd) instead of the tally's.
 #
-# --release builds with the `profiling` profile (release code without the slow link-time
-# optimisation): about 70 seeds/s there against 6–8 in a debug build (2 shared cores).
+# --release builds with the `profiling` profile (the release build with line tables and symbols):
+# about 70 seeds/s there against 6–8 in a debug build (2 shared cores).
 # Exits non-zero on the first failing seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
