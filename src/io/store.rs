@@ -615,13 +615,22 @@ impl Store {
 
     /// Replace the journal with the record as it stands (made durable in sled first).
     fn rewrite_journal(&self) -> Result<(), StoreError> {
+        // The journal's lock is held throughout: no write comes between the count and the
+        // entries.
         let mut j = self.journal()?;
         self.db.flush()?;
-        let all: Vec<journal::Op> = read_all(&self.db)?
+        let trees = TREES
             .into_iter()
-            .filter_map(|(t, k, v)| Some(put(tree_name(&t)?, &k, v)))
-            .collect();
-        j.rewrite(&all)
+            .map(|name| Ok((name, self.db.open_tree(name)?)))
+            .collect::<Result<Vec<_>, sled::Error>>()?;
+        let count = trees.iter().map(|(_, t)| t.len() as u64).sum();
+        let entries = trees.iter().flat_map(|(name, tree)| {
+            tree.iter().map(move |kv| {
+                kv.map(|(k, v)| put(name, &k, v.to_vec()))
+                    .map_err(std::io::Error::other)
+            })
+        });
+        j.rewrite(count, entries)
             .map_err(|e| StoreError(format!("record.journal: {e}")))
     }
 

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -331,31 +332,49 @@ impl Journal {
 
     /// Replace the journal with a snapshot of the record as sled holds it now (every entry
     /// durable in sled already): written beside it, fsynced, renamed over it.
-    pub fn rewrite(&mut self, entries: &[Op]) -> std::io::Result<()> {
-        let mut buf = Vec::new();
-        push_line(
-            &mut buf,
-            &Header {
-                journal: Cow::Borrowed(NAME),
-                version: VERSION,
-                snapshot: entries.len() as u64,
-            },
-        );
-        for op in entries {
-            encode(&mut buf, op);
-        }
+    pub fn rewrite(
+        &mut self,
+        count: u64,
+        entries: impl Iterator<Item = std::io::Result<Op>>,
+    ) -> std::io::Result<()> {
+        // Written as the entries come, a line at a time: the record can be tens of MB (a long
+        // game's posts), and it is not held in memory twice to be written once.
         let tmp = self.path.with_extension("journal.new");
+        let mut end = 0u64;
         {
-            let f = std::fs::File::create(&tmp)?;
-            f.write_all_at(&buf, 0)?;
-            f.sync_all()?;
+            let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+            let mut line = Vec::new();
+            push_line(
+                &mut line,
+                &Header {
+                    journal: Cow::Borrowed(NAME),
+                    version: VERSION,
+                    snapshot: count,
+                },
+            );
+            let mut written = 0u64;
+            for op in std::iter::once(Ok(None)).chain(entries.map(|e| e.map(Some))) {
+                if let Some(op) = op? {
+                    encode(&mut line, &op);
+                    written += 1;
+                }
+                out.write_all(&line)?;
+                end += line.len() as u64;
+                line.clear();
+            }
+            if written != count {
+                return Err(std::io::Error::other(format!(
+                    "{written} entries written where {count} were counted"
+                )));
+            }
+            out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         }
         std::fs::rename(&tmp, &self.path)?;
         if let Some(dir) = self.path.parent() {
             std::fs::File::open(dir)?.sync_all()?;
         }
         self.file = open_rw(&self.path)?;
-        self.end = buf.len() as u64;
+        self.end = end;
         self.base = self.end;
         self.marked = self.end;
         self.unsynced = false;
@@ -381,7 +400,8 @@ mod tests {
         let path = dir.path().join("record.journal");
         {
             let mut j = Journal::open(&path, &Replayed::default()).unwrap();
-            j.rewrite(&[put("meta", b"a", b"1")]).unwrap();
+            j.rewrite(1, [Ok(put("meta", b"a", b"1"))].into_iter())
+                .unwrap();
             j.append(&[
                 put("posts", &[0, 0, 0xff, 7], br#"{"versions":[]}"#),
                 put("meta", "版杀/é".as_bytes(), b"not json\n"),
