@@ -248,6 +248,11 @@ impl Service {
 
     /// Run a cycle if one is due.
     pub async fn tick(&self, force: bool) {
+        // Fonts drawn with more than a minute ago go at the next tick, cycle or not: an idle
+        // daemon's next cycle can be an hour away.
+        if crate::io::fonts::release_stale() {
+            crate::io::memory::trim();
+        }
         // The machine's clock, set by the forum's as the last cycle found them apart.
         let machine = self.clock.now();
         let now = machine + self.daemon.clock_offset();

@@ -27,14 +27,17 @@ pub fn system() -> Arc<resvg::usvg::fontdb::Database> {
     db
 }
 
-/// Drop the held fonts once they are older than `KEEP` (the service calls it after each
-/// cycle; a font installed meanwhile is seen at the next load).
-pub fn release_stale() {
+/// Drop the held fonts once they are older than `KEEP` (the service calls it at each tick and
+/// after each cycle; a font installed meanwhile is seen at the next load). Whether it dropped
+/// them.
+pub fn release_stale() -> bool {
     if let Ok(mut held) = HELD.lock() {
         if held.as_ref().is_some_and(|(at, _)| at.elapsed() >= KEEP) {
             *held = None;
+            return true;
         }
     }
+    false
 }
 
 /// The machine's fonts, loaded from its font directories. Only the family the chart uses is
@@ -154,7 +157,7 @@ mod tests {
         let again = system();
         assert!(Arc::ptr_eq(&first, &again), "loaded twice within a minute");
         // Fresh fonts survive the end of a cycle; only those older than KEEP are dropped.
-        release_stale();
+        assert!(!release_stale());
         assert!(Arc::ptr_eq(&first, &system()), "dropped before a minute");
         if let Ok(mut held) = HELD.lock() {
             if let Some((at, _)) = held.as_mut() {
@@ -163,7 +166,7 @@ mod tests {
                     .expect("the machine is up for a minute");
             }
         }
-        release_stale();
+        assert!(release_stale());
         assert!(HELD.lock().unwrap().is_none(), "kept past a minute");
         assert!(!Arc::ptr_eq(&first, &system()), "not loaded again");
     }
