@@ -638,7 +638,19 @@ fn measured(args: &[String]) -> (f64, u64, bool) {
 fn measured_with_log(args: &[String]) -> (f64, u64, bool, String) {
     let start = Instant::now();
     let log = tempfile::NamedTempFile::new().unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+    // `BANSHA_BENCH_WRAP="heaptrack -o /tmp/catch"` runs the binary under a tool (for
+    // looking into a figure; the peak it measures is then the tool's).
+    let wrap: Vec<String> = std::env::var("BANSHA_BENCH_WRAP")
+        .map(|w| w.split_whitespace().map(String::from).collect())
+        .unwrap_or_default();
+    let (program, before) = match wrap.split_first() {
+        Some((tool, rest)) => (tool.clone(), rest.to_vec()),
+        None => (env!("CARGO_BIN_EXE_bansha").to_string(), Vec::new()),
+    };
+    let bin_arg = (!wrap.is_empty()).then(|| env!("CARGO_BIN_EXE_bansha").to_string());
+    let mut child = std::process::Command::new(program)
+        .args(before)
+        .args(bin_arg)
         .args(args)
         .stdout(log.reopen().unwrap())
         .stderr(log.reopen().unwrap())
@@ -702,8 +714,12 @@ fn scale() -> (Value, Game42) {
                 &discussion.iter().collect::<Vec<_>>(),
             ),
         ] {
+            // The thread opens when its day does: a vote thread whose first post comes after
+            // its deadline is a config the daemon refuses (a date typed wrong).
             let mut opening = vote[0].clone();
             opening["tid"] = Value::String(tid.to_string());
+            opening["dbdateline"] = Value::String(opens.timestamp().to_string());
+            opening["dateline"] = Value::String(opens.format("%Y-%m-%d %H:%M").to_string());
             let mut posts = vec![opening];
             for i in 0..n - 1 {
                 let who = (i * 5 + d as usize) % players.len();
