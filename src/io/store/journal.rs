@@ -352,15 +352,15 @@ impl Journal {
                     snapshot: count,
                 },
             );
+            out.write_all(&line)?;
+            end += line.len() as u64;
             let mut written = 0u64;
-            for op in std::iter::once(Ok(None)).chain(entries.map(|e| e.map(Some))) {
-                if let Some(op) = op? {
-                    encode(&mut line, &op);
-                    written += 1;
-                }
+            for op in entries {
+                line.clear();
+                encode(&mut line, &op?);
                 out.write_all(&line)?;
                 end += line.len() as u64;
-                line.clear();
+                written += 1;
             }
             if written != count {
                 return Err(std::io::Error::other(format!(
@@ -392,6 +392,23 @@ mod tests {
             key: key.to_vec(),
             value: Some(value.to_vec()),
         }
+    }
+
+    /// A snapshot whose entries do not number what was counted (a write between the two) is
+    /// refused, and the journal it would have replaced is left as it was.
+    #[test]
+    fn a_snapshot_short_of_its_count_replaces_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("record.journal");
+        let mut j = Journal::open(&path, &Replayed::default()).unwrap();
+        j.rewrite(1, [Ok(put("meta", b"a", b"1"))].into_iter())
+            .unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let e = j
+            .rewrite(2, [Ok(put("meta", b"b", b"2"))].into_iter())
+            .unwrap_err();
+        assert!(e.to_string().contains("1 entries written where 2"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), before);
     }
 
     #[test]
