@@ -640,17 +640,12 @@ fn measured_with_log(args: &[String]) -> (f64, u64, bool, String) {
     let log = tempfile::NamedTempFile::new().unwrap();
     // `BANSHA_BENCH_WRAP="heaptrack -o /tmp/catch"` runs the binary under a tool (for
     // looking into a figure; the peak it measures is then the tool's).
-    let wrap: Vec<String> = std::env::var("BANSHA_BENCH_WRAP")
-        .map(|w| w.split_whitespace().map(String::from).collect())
-        .unwrap_or_default();
-    let (program, before) = match wrap.split_first() {
-        Some((tool, rest)) => (tool.clone(), rest.to_vec()),
-        None => (env!("CARGO_BIN_EXE_bansha").to_string(), Vec::new()),
-    };
-    let bin_arg = (!wrap.is_empty()).then(|| env!("CARGO_BIN_EXE_bansha").to_string());
-    let mut child = std::process::Command::new(program)
-        .args(before)
-        .args(bin_arg)
+    let wrap = std::env::var("BANSHA_BENCH_WRAP").unwrap_or_default();
+    let mut command = wrap
+        .split_whitespace()
+        .chain([env!("CARGO_BIN_EXE_bansha")]);
+    let mut child = std::process::Command::new(command.next().unwrap())
+        .args(command)
         .args(args)
         .stdout(log.reopen().unwrap())
         .stderr(log.reopen().unwrap())

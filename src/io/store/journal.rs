@@ -394,15 +394,21 @@ mod tests {
         }
     }
 
+    /// A new journal in `dir` whose snapshot holds one entry (meta `a` = `1`).
+    fn one_entry(dir: &Path) -> (PathBuf, Journal) {
+        let path = dir.join("record.journal");
+        let mut j = Journal::open(&path, &Replayed::default()).unwrap();
+        j.rewrite(1, [Ok(put("meta", b"a", b"1"))].into_iter())
+            .unwrap();
+        (path, j)
+    }
+
     /// A snapshot whose entries do not number what was counted (a write between the two) is
     /// refused, and the journal it would have replaced is left as it was.
     #[test]
     fn a_snapshot_short_of_its_count_replaces_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("record.journal");
-        let mut j = Journal::open(&path, &Replayed::default()).unwrap();
-        j.rewrite(1, [Ok(put("meta", b"a", b"1"))].into_iter())
-            .unwrap();
+        let (path, mut j) = one_entry(dir.path());
         let before = std::fs::read(&path).unwrap();
         let e = j
             .rewrite(2, [Ok(put("meta", b"b", b"2"))].into_iter())
@@ -414,11 +420,8 @@ mod tests {
     #[test]
     fn writes_read_back_with_their_history_and_a_torn_tail_is_cut() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("record.journal");
+        let (path, mut j) = one_entry(dir.path());
         {
-            let mut j = Journal::open(&path, &Replayed::default()).unwrap();
-            j.rewrite(1, [Ok(put("meta", b"a", b"1"))].into_iter())
-                .unwrap();
             j.append(&[
                 put("posts", &[0, 0, 0xff, 7], br#"{"versions":[]}"#),
                 put("meta", "版杀/é".as_bytes(), b"not json\n"),
@@ -433,6 +436,7 @@ mod tests {
             }])
             .unwrap();
         }
+        drop(j);
         let mut bytes = std::fs::read(&path).unwrap();
         let whole = bytes.len() as u64;
         bytes.extend_from_slice(b"0badc0de {\"t\":\"me");
