@@ -206,6 +206,34 @@ fn qipan() {
             },
         },
         Case {
+            name: "reasoning written after its label counts however short, even in the words of a vote (the simulator's qipan seed 3)",
+            seed: (SEED, 130, "投票时需要写推理过程"),
+            ruleset: "qipan",
+            config: DAY2,
+            pages: Pages::Pm(vec![
+                p(201, "冷雪", "2026-11-29 10:00:00", "我投李逵，理由是跟票"),
+                p(202, "小飞", "2026-11-29 10:01:00", "投李逵，原因：是狼"),
+                p(203, "大灰狼", "2026-11-29 10:02:00", "票给李逵，理由：投票像狼"),
+                p(204, "冷雪", "2026-11-29 11:00:00", "改投小飞，理由是改票了"),
+                p(205, "花千树", "2026-11-29 10:03:00", "投李逵，理由："),
+                p(206, "蝈蝈", "2026-11-29 10:04:00", "投票给李逵"),
+                p(207, "超人", "2026-11-29 10:05:00", "我投李逵，理由是小飞说他是狼"),
+            ]),
+            day: 2,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                // 207: a name in the reasoning is no second target.
+                for pid in [201, 202, 203, 204, 207] {
+                    assert!(g.is_valid(pid), "{pid}: {}", g.text);
+                }
+                g.void(205, "没有写推理过程");
+                g.void(206, "没有写推理过程");
+                assert_eq!(g.votes("小飞"), 1.0);
+                assert_eq!(g.votes("李逵"), 3.0);
+            },
+        },
+        Case {
             name: "a day with no opens_at and no day before reads two days of messages, shows the week before as too early, and no further",
             seed: (SEED, 98, "同时给法官发第一次的投票（截止时间为每天的21：00）"),
             ruleset: "qipan",

@@ -36,11 +36,15 @@ pub enum Preset {
     M103,
     Chuhan,
     Jiaohui,
+    /// Ballots by private message to the judge, in the players' own words (003 L106, L130).
+    Qipan,
 }
 
-/// The presets whose ballots are posts in a vote thread. qipan and bansha42 are not simulated
-/// yet (bansha42 votes in a poll; qipan's ballots are not generated).
-pub const PRESETS: [Preset; 3] = [Preset::M103, Preset::Chuhan, Preset::Jiaohui];
+/// The presets whose ballots are posts in a vote thread, drawn from the seed's first stream as
+/// before qipan was simulated (so their seeds keep their games).
+const THREAD_PRESETS: [Preset; 3] = [Preset::M103, Preset::Chuhan, Preset::Jiaohui];
+/// Every simulated preset. bansha42 (a poll) is not simulated yet.
+pub const PRESETS: [Preset; 4] = [Preset::M103, Preset::Chuhan, Preset::Jiaohui, Preset::Qipan];
 
 impl Preset {
     pub fn name(self) -> &'static str {
@@ -48,6 +52,7 @@ impl Preset {
             Preset::M103 => "m103",
             Preset::Chuhan => "chuhan",
             Preset::Jiaohui => "jiaohui",
+            Preset::Qipan => "qipan",
         }
     }
 }
@@ -69,6 +74,19 @@ pub const PLAYERS: [&str; 14] = [
     "雪罂子",
 ];
 pub const JUDGE: &str = "版杀一室法官";
+/// A poster's uid: the judge's and the players' as on the captured forum (`common_member.json`:
+/// 2, then 3–16 in the order above), outsiders after them.
+pub fn uid_of(name: &str) -> u64 {
+    if name == JUDGE {
+        return 2;
+    }
+    PLAYERS
+        .iter()
+        .chain(OUTSIDERS.iter())
+        .position(|m| *m == name)
+        .map_or(99, |i| i as u64 + 3)
+}
+
 /// Posters who are not in the roster.
 pub const OUTSIDERS: [&str; 2] = ["路人甲", "过路的猫"];
 /// A target that is nobody in the game.
@@ -101,6 +119,9 @@ pub enum Intent {
     /// A ballot in the vote wording that the rules call malformed: no reason where one is
     /// required, or a target who is nobody in the game.
     Malformed,
+    /// A first ballot with no reasoning (qipan): void where the round asks for reasoning (003
+    /// L130 "投票时需要写推理过程"), a ballot where it does not (L100 "投票可以不写原因").
+    Unreasoned(Target),
     /// No ballot of its own; it may quote someone else's ballot.
     Chatter,
 }
@@ -147,6 +168,10 @@ pub struct Runoff {
 
 pub const RUNOFF_SECS: i64 = 24 * 3600;
 
+/// How long a qipan day's round 1 runs before its close (003 L96 "9：00—21：00 白天"): the judge
+/// types its `opens_at`, and a message before it is too early.
+pub const QIPAN_DAY_SECS: i64 = 12 * 3600;
+
 #[derive(Clone, Debug)]
 pub struct Game {
     pub seed: u64,
@@ -178,6 +203,15 @@ fn ballot_text(c: &Ctx, voter: &str, change: bool, target: &str, reason: Option<
             )
         }
         (Preset::Jiaohui, true) => format!("现在改为——投票的对象是 {target} 原因是 {r}"),
+        // 003 L106, L130: no wording is given; players write the vote thread's labels or their
+        // own words (`own_words`).
+        (Preset::Qipan, _) if c.own_words => match (change, reason) {
+            (false, Some(r)) if target == "弃权" => format!("弃票，{r}"),
+            (false, None) if target == "弃权" => "弃票".into(),
+            (false, Some(r)) => format!("我投{target}，理由是{r}"),
+            (false, None) => format!("投{target}"),
+            (true, _) => format!("改投{target}，理由是{r}"),
+        },
         (_, false) => match reason {
             Some(r) => format!("投票对象：{target}\n投票理由：{r}"),
             None => format!("投票对象：{target}"),
@@ -189,7 +223,11 @@ fn ballot_text(c: &Ctx, voter: &str, change: bool, target: &str, reason: Option<
 /// When a post goes up, in seconds from the close, drawn towards the rules' boundaries: the
 /// lock (60 minutes before the close in all three presets) and the close itself.
 fn when(rng: &mut Rng, c: &Ctx) -> i64 {
-    let earliest = if c.day == 1 && c.round == 1 {
+    let earliest = if c.p == Preset::Qipan && c.round == 1 {
+        // qipan's day is 9:00 to 21:00 (003 L96), its night after it (L110, L116): no thread
+        // tells a message's day, its time does (`QIPAN_DAY_SECS`).
+        -QIPAN_DAY_SECS + 60
+    } else if c.day == 1 && c.round == 1 {
         -20 * 3600
     } else {
         -23 * 3600
@@ -205,8 +243,11 @@ fn when(rng: &mut Rng, c: &Ctx) -> i64 {
 
 /// What the posts of one round are written for: the preset, the day, the round (2: the run-off),
 /// whom a ballot may name (the living; in round 2 the candidates), the living and the dead.
+#[derive(Clone)]
 struct Ctx {
     p: Preset,
+    /// qipan: this voter writes in their own words rather than the labels.
+    own_words: bool,
     day: u32,
     round: u32,
     pool: Vec<String>,
@@ -242,8 +283,42 @@ fn voter_posts(rng: &mut Rng, c: &Ctx, voter: &str, out: &mut Vec<Draft>) {
     if !rng.chance(85) {
         return;
     }
+    // qipan: half the voters write their own words (drawn only there: the other presets' streams
+    // stay as they were).
+    let own = Ctx {
+        own_words: p == Preset::Qipan && rng.chance(50),
+        ..c.clone()
+    };
+    let c = &own;
     let mut t = when(rng, c);
-    if rng.chance(12) {
+    if p == Preset::Qipan && rng.chance(12) {
+        // 003 L130 "投票时需要写推理过程": a name alone (void in round 1, a ballot in round 2, L100
+        // "投票可以不写原因"); or a message naming two living players (no ballot: the judge is asked).
+        let target = living_target(rng, living, &[]);
+        let (intent, text) = if rng.chance(60) && target != Target::Abstain {
+            let text = if c.own_words {
+                format!("投{}", target.name())
+            } else {
+                format!("投票对象：{}", target.name())
+            };
+            (Intent::Unreasoned(target), text)
+        } else {
+            let (a, b) = (rng.pick(&c.living), rng.pick(&c.living));
+            if a == b || a == voter || b == voter {
+                (Intent::Chatter, rng.pick(&CHATTER).to_string())
+            } else {
+                (Intent::Malformed, format!("{a}和{b}都很可疑，先投{b}吧"))
+            }
+        };
+        out.push(Draft {
+            author: voter.into(),
+            secs: t,
+            intent,
+            text,
+            quote: QuoteOf::None,
+        });
+        t += rng.range(1, 3 * 3600);
+    } else if p != Preset::Qipan && rng.chance(12) {
         // Round 2: a living player who is no candidate (000 L113 "所有最高票得主接受第二轮高票辩论投票").
         let outside: Vec<String> = c
             .living
@@ -275,7 +350,7 @@ fn voter_posts(rng: &mut Rng, c: &Ctx, voter: &str, out: &mut Vec<Draft>) {
     }
     let first = living_target(rng, living, &[]);
     let first_text = ballot_text(c, voter, false, first.name(), Some(rng.pick(&REASONS)));
-    let quote = if rng.chance(10) {
+    let quote = if rng.chance(10) && p != Preset::Qipan {
         QuoteOf::Other
     } else {
         QuoteOf::None
@@ -352,7 +427,8 @@ fn other_posts(rng: &mut Rng, c: &Ctx, out: &mut Vec<Draft>) {
                 author,
                 secs,
                 intent: Intent::Chatter,
-                quote: if rng.chance(60) {
+                // A private message quotes nothing.
+                quote: if rng.chance(60) && p != Preset::Qipan {
                     QuoteOf::Other
                 } else {
                     QuoteOf::None
@@ -448,7 +524,14 @@ fn runoff(
 
 pub fn generate(seed: u64) -> Game {
     let mut rng = Rng::new(seed);
-    let preset = rng.pick(&PRESETS);
+    let preset = rng.pick(&THREAD_PRESETS);
+    // One seed in four plays qipan, drawn from a stream of its own: the others keep the games
+    // they had before qipan was simulated.
+    let preset = if Rng::new(seed ^ 0x0091_9a77).chance(25) {
+        Preset::Qipan
+    } else {
+        preset
+    };
     let days = rng.range(1, 15) as u32;
     let mut dead: Vec<String> = Vec::new();
     let mut out = Vec::new();
@@ -474,6 +557,7 @@ pub fn generate(seed: u64) -> Game {
             (preset == Preset::M103 && day > 1 && rng.chance(50)).then(|| rng.pick(&living));
         let c = Ctx {
             p: preset,
+            own_words: false,
             day,
             round: 1,
             pool: living.clone(),

@@ -2,7 +2,8 @@
 //! from the tally's code. It judges each post by what the generator meant by it (`Intent`),
 //! never by its text, with only the plainest rules: who may vote, first ballots, the one
 //! change, the lock, late ballots, the quote m103 asks of a change, and the outcome rule.
-//! Seed lines are `nl -ba` lines of tests/fixtures/seeds/ (000 chuhan, 001 jiaohui, 002 m103).
+//! Seed lines are `nl -ba` lines of tests/fixtures/seeds/ (000 chuhan, 001 jiaohui, 002 m103,
+//! 003 qipan).
 
 use crate::gen::{Day, GenPost, Intent, Preset, Target, PLAYERS, RUNOFF_SECS};
 use std::collections::{BTreeMap, BTreeSet};
@@ -52,7 +53,8 @@ pub fn count(preset: Preset, day: &Day) -> Counted {
 pub fn count_runoff(preset: Preset, day: &Day) -> Option<Counted> {
     let r = day.runoff.as_ref()?;
     let mut posts: Vec<(i64, &GenPost)> = r.posts.iter().map(|p| (p.secs, p)).collect();
-    if preset == Preset::Chuhan {
+    // qipan likewise: one inbox, round 2's time after round 1's close (003 L100).
+    if matches!(preset, Preset::Chuhan | Preset::Qipan) {
         posts.extend(
             day.posts
                 .iter()
@@ -100,11 +102,18 @@ fn judge(
         if secs > 0 {
             continue;
         }
-        match &p.intent {
+        // qipan: a ballot with no reasoning is void where the round asks for it (003 L130
+        // "投票时需要写推理过程"), a ballot in round 2 (L100 "投票可以不写原因").
+        let intent = match &p.intent {
+            Intent::Unreasoned(t) if candidates.is_some() => Intent::Vote(t.clone()),
+            Intent::Unreasoned(_) => Intent::Malformed,
+            i => i.clone(),
+        };
+        match &intent {
             // Malformed: 002 L249 "投票格式有误的投票将算作废票"; 000 L119 "格式错误的投票或改票无效，
             // 允许在投票时间内再次投票或改票直至符合格式要求"; 001 L175 the format. A void ballot changes
             // nothing and uses nothing.
-            Intent::Malformed | Intent::Chatter => {}
+            Intent::Malformed | Intent::Chatter | Intent::Unreasoned(_) => {}
             Intent::Vote(t) if !allowed(t) => {}
             Intent::Vote(t) if !standing.contains_key(&p.author) => {
                 history.push((secs, t.clone(), 1.0));
@@ -134,10 +143,17 @@ fn judge(
                     continue;
                 };
                 s.own.push(p.pid);
-                let in_lock = secs >= -LOCK_SECS;
+                // qipan sets no lock (003 L98 "允许改票一次", no window named).
+                let in_lock = preset != Preset::Qipan && secs >= -LOCK_SECS;
                 // One change: 000 L116 "每轮投票允许玩家改票1次，超过1次的改票无效", 001 L179 "每次投票只允许
-                // 改票1次，超过1次的改票无效", 002 L249 "（只）有一次改票机会".
-                let over = s.changes >= 1;
+                // 改票1次，超过1次的改票无效", 002 L249 "（只）有一次改票机会", 003 L98 "允许改票一次";
+                // none in qipan's round 2 (003 L100 "但是不允许改票").
+                let allowed_changes = if preset == Preset::Qipan && candidates.is_some() {
+                    0
+                } else {
+                    1
+                };
+                let over = s.changes >= allowed_changes;
                 // 002 L249 "改票时必须引用原投票帖".
                 let unquoted = preset == Preset::M103
                     && !p.quote.as_ref().is_some_and(|(q, a, _, _)| {
@@ -238,7 +254,7 @@ fn tally_up(
     let outcome = if round_two {
         runoff_outcome(preset, &counts)
     } else {
-        outcome(preset, day.day, &counts, total)
+        outcome(preset, day.day, &counts, total, living.len())
     };
     Counted {
         ballots,
@@ -272,6 +288,7 @@ fn outcome(
     day: u32,
     counts: &BTreeMap<String, f64>,
     total: f64,
+    living: usize,
 ) -> Option<(String, Vec<String>)> {
     let max = counts.values().cloned().fold(0.0, f64::max);
     let top: Vec<String> = counts
@@ -291,6 +308,18 @@ fn outcome(
         // 000 L111 "得票等于或超过总票数30%的最高票得主被处决…如无人等于或超过总票数30%，则当天不处决任何人";
         // L113 several such top scorers go to round 2. 001 L172 "得票超过25%(含25%)的最高票被判出局",
         // L173 a tie among them goes to round 2.
+        // 003 L98 "超过（指大于等于）存活人数30％的最高票者判作被投死", L100 "30％为上取整，如9人超过30％
+        // 指的是3票和3票以上"; a tie among such top scorers goes to round 2 (L100).
+        Preset::Qipan => {
+            let needed = (living * 30).div_ceil(100) as f64;
+            if top.is_empty() || max < needed {
+                one("none", vec![])
+            } else if top.len() == 1 {
+                one("eliminated", top)
+            } else {
+                one("runoff", top)
+            }
+        }
         Preset::Chuhan | Preset::Jiaohui => {
             let percent = if preset == Preset::Chuhan { 30.0 } else { 25.0 };
             if top.is_empty() || max < total * percent / 100.0 {

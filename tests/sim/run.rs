@@ -2,7 +2,7 @@
 //! against the oracle and the invariants, and a trace of everything (the same seed must give
 //! the same trace, byte for byte).
 
-use crate::gen::{Day, Game, GenPost, Intent, JUDGE, PLAYERS, RUNOFF_SECS};
+use crate::gen::{Day, Game, GenPost, Intent, Preset, JUDGE, PLAYERS, RUNOFF_SECS};
 use crate::oracle::{self, Counted};
 use bansha::domain::config::GameConfig;
 use bansha::domain::rules::{tally, OutcomeKind, Tally};
@@ -45,6 +45,17 @@ pub fn config_text(game: &Game) -> String {
             close_of(d.day).format("%Y-%m-%d %H:%M:%S"),
             quoted(&d.dead)
         );
+        if game.preset == Preset::Qipan {
+            // Ballots by private message have no thread to tell their day by: the judge types
+            // when the day opens (9:00, 003 L96), and a message before it is too early, however
+            // soon after the day before closed.
+            let _ = writeln!(
+                s,
+                "opens_at = \"{}\"",
+                (close_of(d.day) - Duration::seconds(crate::gen::QIPAN_DAY_SECS))
+                    .format("%Y-%m-%d %H:%M:%S")
+            );
+        }
         if let Some(sh) = &d.sheriff {
             let _ = writeln!(s, "sheriff = \"{sh}\"");
         }
@@ -90,6 +101,39 @@ pub fn post_of(day: u32, close: DateTime<FixedOffset>, g: &GenPost) -> Post {
         })
         .collect();
     p
+}
+
+/// The private messages of a qipan game (003 L106 "只允许用站内短信的方式私下通知法官"): every
+/// post of every round, sent at its time; the judge's own are his replies.
+pub fn messages_of(game: &Game) -> Vec<bansha_parsers::pm::PrivateMessage> {
+    let mut out = Vec::new();
+    for d in &game.days {
+        let rounds = [
+            Some((&d.posts, close_of(d.day))),
+            d.runoff
+                .as_ref()
+                .map(|r| (&r.posts, runoff_close_of(d.day))),
+        ];
+        for (posts, close) in rounds.into_iter().flatten() {
+            for g in posts {
+                out.push(message_of(close, g));
+            }
+        }
+    }
+    out
+}
+
+pub fn message_of(close: DateTime<FixedOffset>, g: &GenPost) -> bansha_parsers::pm::PrivateMessage {
+    bansha_parsers::pm::PrivateMessage {
+        pmid: g.pid,
+        plid: Some(crate::gen::uid_of(&g.author)),
+        from_uid: Some(crate::gen::uid_of(&g.author)),
+        from: g.author.clone(),
+        to_uid: Some(2),
+        sent_at: Some(close + Duration::seconds(g.secs)),
+        precision: bansha_parsers::TimePrecision::Second,
+        text: g.text.clone(),
+    }
 }
 
 /// What one run found: the trace, and the first failure if any (day, message).
@@ -257,6 +301,16 @@ fn round(
                 .map(|g| post_of(day.day, runoff_close_of(day.day), g)),
         );
     }
+    if game.preset == Preset::Qipan {
+        // The judge's inbox holds the whole game's messages; the day's are picked from it as
+        // the daemon picks them.
+        let d = config
+            .days
+            .iter()
+            .find(|d| d.day == day.day)
+            .expect("the day's config");
+        thread = bansha::domain::rules::channels::pm_posts(config, d, &messages_of(game));
+    }
     let now = close + Duration::hours(3);
     let got = std::panic::catch_unwind(|| tally(config, day.day, round, now, &thread));
     let bad = match got {
@@ -265,6 +319,9 @@ fn round(
         Ok(Ok(t)) => {
             let c = as_counted(&t);
             let _ = writeln!(trace, "  tally: {} {:?}", nums(&c.counts), c.outcome);
+            for b in t.ballots.iter().filter(|b| !b.counted) {
+                let _ = writeln!(trace, "   {:?} {}: {}", b.pid, b.voter, b.reason);
+            }
             compare(day, posts, &want, &t)
         }
     };

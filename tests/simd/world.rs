@@ -355,18 +355,8 @@ impl World {
     }
 }
 
-/// A poster's uid: the judge's and the players' as on the captured forum (`common_member.json`:
-/// 2, then 3–16 in the generator's order), outsiders after them.
 fn uid(name: &str) -> u64 {
-    use crate::gen::{JUDGE, OUTSIDERS, PLAYERS};
-    if name == JUDGE {
-        return 2;
-    }
-    PLAYERS
-        .iter()
-        .chain(OUTSIDERS.iter())
-        .position(|m| *m == name)
-        .map_or(99, |i| i as u64 + 3)
+    crate::gen::uid_of(name)
 }
 
 fn query(url: &str) -> BTreeMap<String, String> {

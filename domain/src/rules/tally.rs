@@ -451,6 +451,15 @@ impl Origin {
     }
 }
 
+/// What a message in the players' own words names (`Engine::names_in`).
+struct FreeNames {
+    rest: String,
+    living: Vec<String>,
+    dead: Vec<String>,
+    abstains: bool,
+    wording: Wording,
+}
+
 struct Attempt {
     wording: Wording,
     /// What the ballot seems to mean even when it is void (for its kind: a malformed restatement
@@ -992,12 +1001,11 @@ impl Engine<'_> {
         })
     }
 
-    /// A ballot in the player's own words (`ballot.free_wording`: qipan's private messages,
-    /// 003 L106/L130, where the rule post gives no wording): the living players it names (the
-    /// longest names first, so 李逵 inside 李逵逵 is not a second one), an abstain word, and
-    /// what is left as the reasoning.
-    fn read_free(&self, text: &str, author: &str) -> Option<Attempt> {
-        let mut rest = bansha_parsers::ballot::normalize(text);
+    /// The living and dead players a message (or the ballot part of one) names, the longest
+    /// names first (so 李逵 inside 李逵逵 is not a second one), whether it abstains, whether it
+    /// reads as a change, and what is left of it.
+    fn names_in(&self, text: &str, author: &str) -> FreeNames {
+        let mut rest = text.to_string();
         let mut names: Vec<&String> = self.config.roster.players.iter().collect();
         names.sort_by_key(|n| std::cmp::Reverse(n.chars().count()));
         let (mut living, mut dead) = (Vec::new(), Vec::new());
@@ -1028,20 +1036,71 @@ impl Engine<'_> {
         } else {
             Wording::Vote
         };
-        // The reasoning: what is left once the names, the verbs and the labels are out.
-        let mut reason = rest.clone();
-        for w in [
-            "改票", "改投", "投票", "理由", "原因", "对象", "我", "投", "票", "给", "改", "是",
-            "为", "：", ":", "，", ",", "。", "！", "!", "、",
-        ] {
-            reason = reason.replace(w, " ");
+        FreeNames {
+            rest,
+            living,
+            dead,
+            abstains,
+            wording,
         }
-        for w in &self.config.rules.ballot.abstain_words {
-            reason = reason.replace(w.as_str(), " ");
-        }
-        let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
-        let reason =
-            (reason.chars().filter(|c| !c.is_ascii_punctuation()).count() >= 2).then_some(reason);
+    }
+
+    /// A ballot in the player's own words (`ballot.free_wording`: qipan's private messages,
+    /// 003 L106/L130, where the rule post gives no wording): the living players it names (the
+    /// longest names first, so 李逵 inside 李逵逵 is not a second one), an abstain word, and
+    /// what is left as the reasoning.
+    fn read_free(&self, text: &str, author: &str) -> Option<Attempt> {
+        let whole = bansha_parsers::ballot::normalize(text);
+        // A reason label splits the message: the ballot before it, the reasoning after ("我投李逵，
+        // 理由是跟票", "投李逵，原因：小飞说他是狼"), however short, and names in the reasoning are
+        // no targets. Where the part before the label names nobody ("理由：…，所以投李逵"), the
+        // whole message is read as one.
+        let label = ["理由", "原因"]
+            .iter()
+            .filter_map(|l| whole.find(l).map(|i| (i, i + l.len())))
+            .min();
+        let split = label.and_then(|(at, after)| {
+            let read = self.names_in(&whole[..at], author);
+            (!read.living.is_empty() || read.abstains).then(|| {
+                let reason = whole[after..]
+                    .trim_start_matches(|c: char| c.is_whitespace() || "是为:：,，".contains(c))
+                    .trim()
+                    .to_string();
+                let written = reason
+                    .chars()
+                    .filter(|c| !c.is_ascii_punctuation() && !"。！？、，；…".contains(*c))
+                    .count();
+                (read, (written > 0).then_some(reason))
+            })
+        });
+        let (read, reason) = match split {
+            Some(s) => s,
+            None => {
+                let read = self.names_in(&whole, author);
+                // The reasoning: what is left once the names, the verbs and the labels are out.
+                let mut reason = read.rest.clone();
+                for w in [
+                    "改票", "改投", "投票", "理由", "原因", "对象", "我", "投", "票", "给", "改",
+                    "是", "为", "：", ":", "，", ",", "。", "！", "!", "、",
+                ] {
+                    reason = reason.replace(w, " ");
+                }
+                for w in &self.config.rules.ballot.abstain_words {
+                    reason = reason.replace(w.as_str(), " ");
+                }
+                let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+                let reason = (reason.chars().filter(|c| !c.is_ascii_punctuation()).count() >= 2)
+                    .then_some(reason);
+                (read, reason)
+            }
+        };
+        let FreeNames {
+            living,
+            dead,
+            abstains,
+            wording,
+            ..
+        } = read;
         let attempt = |choices: Result<Vec<Choice>, String>, written: String| Attempt {
             intended: choices.clone().ok(),
             wording,
