@@ -128,6 +128,18 @@ fn from_api(text: &str, opts: &ParseOptions) -> Result<PmPage, PageError> {
         if per > 0 {
             page.last_page = (count.div_ceil(per)).max(1) as u32;
         }
+        // Nothing listed where the answer's own count puts entries on this page: the list was
+        // lost on the way, and reading it as "nothing new" would lose the messages.
+        let before = u64::from(page.page - 1).saturating_mul(per);
+        if entries.is_empty() && count > before {
+            return Err(PageError::new(
+                PageErrorKind::BadJson,
+                format!(
+                    "the answer counts {count} entries and lists none on page {}",
+                    page.page
+                ),
+            ));
+        }
     }
     let is_view = vars.contains_key("pmid");
     for e in entries {
@@ -350,5 +362,30 @@ mod tests {
         assert!(parse_pm(b"", None, &opts).is_err());
         assert!(parse_pm(b"{\"Variables\":{\"member_uid\":\"2\"}}", None, &opts).is_err());
         assert!(parse_pm(b"<html><body>hi</body></html>", None, &opts).is_err());
+    }
+
+    /// An answer whose list is empty where its own count says the page has entries lost them
+    /// on the way (the simulator's `Empty` fault on the inbox): an error, not "nothing new".
+    #[test]
+    fn an_empty_list_against_its_count_is_an_error() {
+        let opts = ParseOptions::default();
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/discuz/pm");
+        for f in [
+            "mobile_v1_mypm_list_judge.json",
+            "mobile_v1_mypm_subop_view_touid10_judge.json",
+        ] {
+            let text = std::fs::read_to_string(dir.join(f)).unwrap();
+            assert!(parse_pm(text.as_bytes(), None, &opts).is_ok(), "{f}");
+            let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            v["Variables"]["list"] = serde_json::Value::Array(Vec::new());
+            let emptied = serde_json::to_vec(&v).unwrap();
+            let e = parse_pm(&emptied, None, &opts).expect_err(f);
+            assert_eq!(e.kind, PageErrorKind::BadJson, "{f}: {e:?}");
+            // A page past the last is empty and says so.
+            v["Variables"]["page"] = serde_json::Value::String("9".into());
+            let past = serde_json::to_vec(&v).unwrap();
+            assert!(parse_pm(&past, None, &opts).is_ok(), "{f}");
+        }
     }
 }

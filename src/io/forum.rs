@@ -518,17 +518,38 @@ impl Forum {
             }
             let Some(uid) = c.with_uid else { continue };
             let mut page = 1;
+            let mut read = Vec::new();
             loop {
                 let rel = format!(
                     "api/mobile/index.php?version=1&module=mypm&subop=view&touid={uid}&page={page}"
                 );
                 let p = self.parsed(&rel, |b, ct| parse_pm(b, ct, &opts)).await?;
-                messages.extend(p.messages);
+                read.extend(p.messages);
                 if p.last_page <= page || page >= 100 {
                     break;
                 }
                 page += 1;
             }
+            // The pages must be this conversation's, and hold the message the inbox lists as
+            // its last: otherwise the conversation would be marked read without its newest
+            // message (a ballot), and not be read again until it changes.
+            let theirs = |m: &bansha_parsers::pm::PrivateMessage| {
+                m.from_uid == Some(uid) || m.to_uid == Some(uid)
+            };
+            let has_last = last.is_none_or(|t| {
+                read.iter()
+                    .any(|m| m.sent_at.map(|s| s.timestamp()) == Some(t))
+            });
+            if !read.iter().all(theirs) || !has_last {
+                return Err(FetchError::Page(
+                    PageErrorKind::BadJson,
+                    format!(
+                        "与 {}（uid {uid}）的短信对话页面不是这段对话，或缺少收件箱列出的最后一条",
+                        c.with_name.as_deref().unwrap_or("?")
+                    ),
+                ));
+            }
+            messages.extend(read);
         }
         Ok((conversations, messages))
     }
@@ -744,5 +765,103 @@ mod error_tests {
         assert!(FetchError::Http(404).zh().contains("source = \"desktop\""));
         assert!(FetchError::Http(403).zh().contains("登录"));
         assert_eq!(FetchError::Http(502).zh(), "论坛返回 HTTP 502");
+    }
+}
+
+#[cfg(test)]
+mod inbox_tests {
+    use super::*;
+    use crate::io::http::{Answer, Ask, Exchange, Http};
+
+    /// Captured answers by a piece of their URL.
+    struct Canned(Vec<(String, Vec<u8>)>);
+
+    impl Http for Canned {
+        fn send(&self, ask: Ask) -> Exchange<'_> {
+            let body = self
+                .0
+                .iter()
+                .find(|(k, _)| ask.url.contains(k.as_str()))
+                .map(|(_, b)| b.clone())
+                .unwrap_or_default();
+            Box::pin(async move {
+                Ok(Answer {
+                    status: 200,
+                    content_type: Some("application/json".into()),
+                    date: None,
+                    location: None,
+                    body: Ok(body),
+                })
+            })
+        }
+    }
+
+    fn pm(name: &str) -> Vec<u8> {
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/discuz/pm")
+                .join(name),
+        )
+        .unwrap()
+    }
+
+    /// The captured inbox with the conversations whose pages were captured: yucca (13), 冷雪 (8)
+    /// and 小熊维尼 (10).
+    fn inbox(view_of_10: &str) -> Forum {
+        let mut list: serde_json::Value =
+            serde_json::from_slice(&pm("mobile_v1_mypm_list_judge.json")).unwrap();
+        let kept: Vec<serde_json::Value> = list["Variables"]["list"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| ["13", "8", "10"].contains(&c["touid"].as_str().unwrap()))
+            .cloned()
+            .collect();
+        list["Variables"]["count"] = serde_json::Value::String(kept.len().to_string());
+        list["Variables"]["list"] = serde_json::Value::Array(kept);
+        let settings: ForumSettings =
+            toml::from_str("base_url = \"http://f/\"\nsource = \"api\"\nmin_gap_ms = 0\n").unwrap();
+        Forum::with_http(
+            &settings,
+            None,
+            FixedOffset::east_opt(8 * 3600).unwrap(),
+            std::sync::Arc::new(Canned(vec![
+                (
+                    "touid=13".into(),
+                    pm("mobile_v1_mypm_subop_view_touid13_judge.json"),
+                ),
+                (
+                    "touid=8".into(),
+                    pm("mobile_v1_mypm_subop_view_touid8_judge.json"),
+                ),
+                ("touid=10".into(), pm(view_of_10)),
+                ("module=mypm".into(), serde_json::to_vec(&list).unwrap()),
+            ])),
+        )
+    }
+
+    /// A conversation's page that holds another member's messages (the simulator's
+    /// `OtherThread` fault on the inbox) is an error: taking it, the daemon would mark the
+    /// conversation read without its newest ballot, and never read it again.
+    #[tokio::test]
+    async fn another_members_conversation_is_an_error() {
+        let known = std::collections::BTreeMap::new();
+        let good = inbox("mobile_v1_mypm_subop_view_touid10_judge.json");
+        let (conversations, messages) = good.private_messages(&known).await.unwrap();
+        assert_eq!(conversations.len(), 3);
+        assert!(
+            messages.iter().any(|m| m.from == "小熊维尼"),
+            "{messages:?}"
+        );
+        let wrong = inbox("mobile_v1_mypm_subop_view_touid13_judge.json");
+        let e = wrong
+            .private_messages(&known)
+            .await
+            .expect_err("another member's conversation");
+        assert!(
+            e.zh().contains("小熊维尼") || e.zh().contains("10"),
+            "{}",
+            e.zh()
+        );
     }
 }

@@ -132,6 +132,11 @@ pub fn plan(seed: u64) -> Plan {
             deletions.push((last.pid, unix(close) + when));
         }
     }
+    if game.preset == gen::Preset::Qipan {
+        // Private messages: nobody but the sender deletes one (drawn above all the same, so
+        // the stream stays as it is).
+        deletions.clear();
+    }
     let closes = closes(&game);
     let (start, end) = span(&game);
     let mut events = Vec::new();
@@ -222,7 +227,8 @@ fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
         let tid = tid_of(d.day);
         let close = unix(crate::run::close_of(d.day));
         let mut posts = vec![SimPost {
-            pid: tid * 1000,
+            // Below the day's other pids (`gen::materialise`): Discuz numbers posts in order.
+            pid: d.day as u64 * 1000,
             author: JUDGE.into(),
             at: close - 24 * 3600,
             message: world::message(
@@ -245,12 +251,14 @@ fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
                 deleted_at: deleted.get(&g.pid).copied(),
             });
         };
-        for g in &d.posts {
+        // qipan's ballots are private messages (`pms`): the thread holds the judge's posts.
+        let qipan = plan.game.preset == gen::Preset::Qipan;
+        for g in d.posts.iter().filter(|g| !qipan || g.author == JUDGE) {
             add(g, close);
         }
         if let Some(r) = &d.runoff {
             let c2 = unix(crate::run::runoff_close_of(d.day));
-            for g in &r.posts {
+            for g in r.posts.iter().filter(|g| !qipan || g.author == JUDGE) {
                 add(g, c2);
             }
         }
@@ -266,6 +274,25 @@ fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
             },
         );
     }
+    out
+}
+
+/// The judge's inbox of a qipan game: every player's message (003 L106), none of the judge's.
+fn pms(plan: &Plan) -> Vec<world::SimPm> {
+    if plan.game.preset != gen::Preset::Qipan {
+        return Vec::new();
+    }
+    let mut out: Vec<world::SimPm> = crate::run::messages_of(&plan.game)
+        .into_iter()
+        .filter(|m| m.from != JUDGE)
+        .map(|m| world::SimPm {
+            pmid: m.pmid,
+            author: m.from,
+            at: m.sent_at.map_or(0, unix),
+            text: m.text,
+        })
+        .collect();
+    out.sort_by_key(|m| (m.at, m.pmid));
     out
 }
 
@@ -294,6 +321,10 @@ fn write_game(plan: &Plan, dir: &std::path::Path, upto: u32) {
 
 fn config_files(plan: &Plan, dir: &std::path::Path) -> std::path::PathBuf {
     write_game(plan, dir, 1);
+    let password = dir.join("forum-password");
+    std::fs::write(&password, "sim-password\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&password, std::fs::Permissions::from_mode(0o600)).unwrap();
     let daemon = dir.join("daemon.toml");
     std::fs::write(
         &daemon,
@@ -308,6 +339,10 @@ posts_per_page = 10
 min_gap_ms = 0
 timeout_secs = 5
 retries = 2
+
+[forum.login]
+username = "{JUDGE}"
+password_file = "forum-password"
 
 [smtp]
 host = "127.0.0.1"
@@ -373,6 +408,7 @@ pub fn run(plan: &Plan) -> Outcome {
         .fold(end, i64::max);
     let world = Arc::new(Mutex::new(World::new(start)));
     world.lock().unwrap().threads = threads(plan);
+    world.lock().unwrap().pms = pms(plan);
     world.lock().unwrap().machine_skew = plan.machine_skew;
     let disk = world.lock().unwrap().disk.clone();
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -428,6 +464,8 @@ fn start_service(
     world: &Arc<Mutex<World>>,
     disk: &Arc<AtomicBool>,
 ) -> Result<Running, String> {
+    // A new process has no session cookie.
+    world.lock().unwrap().logged_in = false;
     let settings = bansha::io::files::load_settings(config)
         .unwrap_or_else(|e| panic!("the simulator's config does not load: {e:?}"));
     let daemon = Daemon::open_with(
@@ -722,6 +760,17 @@ fn truth(
         .as_ref()
         .map(|r| r.posts.iter().filter(|g| !gone(g)).cloned().collect())
         .unwrap_or_default();
+    if plan.game.preset == gen::Preset::Qipan {
+        // The inbox holds the whole game's messages; the day's are picked as the daemon picks.
+        let config = crate::run::load(&plan.game);
+        let d = config.days.iter().find(|d| d.day == day.day).unwrap();
+        let posts = bansha::domain::rules::channels::pm_posts(
+            &config,
+            d,
+            &crate::run::messages_of(&plan.game),
+        );
+        return (posts, r1, r2);
+    }
     let mut posts: Vec<bansha_parsers::Post> = r1
         .iter()
         .map(|g| crate::run::post_of(day.day, c1, g))

@@ -74,8 +74,21 @@ pub struct SimThread {
     pub redirected: BTreeSet<u64>,
 }
 
+/// A private message to the judge (qipan's ballots, 003 L106).
+#[derive(Clone, Debug)]
+pub struct SimPm {
+    pub pmid: u64,
+    pub author: String,
+    pub at: i64,
+    pub text: String,
+}
+
 /// Everything the world holds; shared by the forum, the relay and the simulator.
 pub struct World {
+    /// The judge's inbox: players' messages to the judge, in the order sent.
+    pub pms: Vec<SimPm>,
+    /// The process has logged in as the judge since it started (its cookies live in memory).
+    pub logged_in: bool,
     /// True time, unix seconds (the forum's clock).
     pub now: i64,
     /// The machine's clock minus true time, seconds.
@@ -126,6 +139,8 @@ impl World {
         .unwrap();
         let template = page["Variables"]["postlist"][0].clone();
         World {
+            pms: Vec::new(),
+            logged_in: false,
             now,
             machine_skew: 0,
             threads: BTreeMap::new(),
@@ -215,6 +230,179 @@ impl World {
         out
     }
 
+    /// The judge's inbox as Discuz's API v1 serves it (`mobile_v1_mypm_list_judge.json`, a
+    /// conversation per player, the newest first, 15 a page) or one conversation
+    /// (`…_subop_view_touid10_judge.json`, 5 messages a page, oldest first). `OtherThread`
+    /// answers with another member's conversation.
+    fn inbox(&self, q: &BTreeMap<String, String>, fault: Option<ForumFault>) -> Value {
+        let page: usize = q
+            .get("page")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(1)
+            .max(1);
+        let sent: Vec<&SimPm> = self.pms.iter().filter(|m| m.at <= self.now).collect();
+        let mut by: BTreeMap<u64, Vec<&SimPm>> = BTreeMap::new();
+        for m in &sent {
+            by.entry(uid(&m.author)).or_default().push(m);
+        }
+        let fixture = |rel: &str| -> Value {
+            serde_json::from_slice(&std::fs::read(crate::common::fixtures().join(rel)).unwrap())
+                .unwrap()
+        };
+        let s = |v: String| Value::String(v);
+        let (mut v, entries, per) = match q.get("touid").and_then(|t| t.parse::<u64>().ok()) {
+            Some(mut touid) => {
+                if fault == Some(ForumFault::OtherThread) {
+                    touid = by
+                        .keys()
+                        .find(|u| **u != touid)
+                        .copied()
+                        .unwrap_or(touid + 1);
+                }
+                let v = fixture("discuz/pm/mobile_v1_mypm_subop_view_touid10_judge.json");
+                let template = v["Variables"]["list"][0].clone();
+                let msgs = by.get(&touid).cloned().unwrap_or_default();
+                let entries: Vec<Value> = msgs
+                    .iter()
+                    .map(|m| {
+                        let mut e = template.clone();
+                        let from = uid(&m.author);
+                        e["plid"] = s(from.to_string());
+                        e["authorid"] = s(from.to_string());
+                        e["pmid"] = s(m.pmid.to_string());
+                        e["dateline"] = s(m.at.to_string());
+                        e["message"] = s(m.text.clone());
+                        e["subject"] = s(msgs[0].text.clone());
+                        e["author"] = s(m.author.clone());
+                        e["msgfrom"] = s(m.author.clone());
+                        e["msgfromid"] = s(from.to_string());
+                        e["touid"] = s("2".into());
+                        e["msgtoid"] = s("2".into());
+                        e
+                    })
+                    .collect();
+                let mut v = v;
+                v["Variables"]["pmid"] = s(msgs.first().map_or(0, |m| m.pmid).to_string());
+                (v, entries, 5)
+            }
+            None => {
+                let v = fixture("discuz/pm/mobile_v1_mypm_list_judge.json");
+                let template = v["Variables"]["list"][0].clone();
+                let mut convs: Vec<(&u64, &Vec<&SimPm>)> = by.iter().collect();
+                convs.sort_by_key(|(u, m)| (std::cmp::Reverse(m.last().map_or(0, |m| m.at)), **u));
+                let entries = convs
+                    .into_iter()
+                    .map(|(u, msgs)| {
+                        let (first, last) = (msgs[0], msgs[msgs.len() - 1]);
+                        let mut e = template.clone();
+                        for k in [
+                            "plid",
+                            "authorid",
+                            "touid",
+                            "lastauthorid",
+                            "msgfromid",
+                            "msgtoid",
+                        ] {
+                            e[k] = s(u.to_string());
+                        }
+                        e["pmnum"] = s(msgs.len().to_string());
+                        e["lastupdate"] = s(last.at.to_string());
+                        e["lastdateline"] = s(last.at.to_string());
+                        e["dateline"] = s(first.at.to_string());
+                        e["pmid"] = s(last.pmid.to_string());
+                        e["subject"] = s(first.text.clone());
+                        e["lastsummary"] = s(last.text.clone());
+                        e["message"] = s(last.text.clone());
+                        for k in ["lastauthor", "msgfrom", "tousername"] {
+                            e[k] = s(last.author.clone());
+                        }
+                        e
+                    })
+                    .collect::<Vec<Value>>();
+                (v, entries, 15)
+            }
+        };
+        let count = entries.len();
+        let shown: Vec<Value> = if fault == Some(ForumFault::Empty) {
+            Vec::new()
+        } else {
+            entries
+                .into_iter()
+                .skip((page - 1) * per)
+                .take(per)
+                .collect()
+        };
+        v["Variables"]["list"] = Value::Array(shown);
+        v["Variables"]["count"] = s(count.to_string());
+        v["Variables"]["perpage"] = s(per.to_string());
+        v["Variables"]["page"] = s(page.to_string());
+        v
+    }
+
+    /// A body that is not a thread page with the request's fault applied to it.
+    fn faulty(
+        &self,
+        fault: Option<ForumFault>,
+        body: Vec<u8>,
+        ct: &str,
+        date: Option<String>,
+    ) -> Result<Answer, HttpError> {
+        let ok = |body: Vec<u8>, ct: &str| Answer {
+            status: 200,
+            content_type: Some(ct.into()),
+            date: date.clone(),
+            location: None,
+            body: Ok(body),
+        };
+        let fixture = |rel: &str| std::fs::read(crate::common::fixtures().join(rel)).unwrap();
+        Ok(match fault {
+            None | Some(ForumFault::Empty) | Some(ForumFault::OtherThread) => ok(body, ct),
+            Some(ForumFault::Status502) => Answer {
+                status: 502,
+                ..ok(b"<html>Bad Gateway</html>".to_vec(), "text/html")
+            },
+            Some(ForumFault::Timeout) => {
+                return Err(HttpError::Network("连接超时（论坛没有在规定时间内回答）".into()))
+            }
+            Some(ForumFault::Truncated) => {
+                let mut b = body;
+                b.truncate(b.len() / 2);
+                ok(b, ct)
+            }
+            Some(ForumFault::Bomb) => Answer {
+                body: Err(BodyError::TooLarge),
+                ..ok(Vec::new(), ct)
+            },
+            Some(ForumFault::Flood) => ok(
+                "<html><body>您访问本站速度过快或者刷新间隔时间小于两秒！请等待页面自动跳转 ...</body></html>"
+                    .as_bytes()
+                    .to_vec(),
+                "text/html; charset=utf-8",
+            ),
+            Some(ForumFault::Tainting) => Answer {
+                status: 503,
+                ..ok(
+                    fixture("discuz/login/desktop_login_fail_badformhash_inajax.xml"),
+                    "text/html; charset=utf-8",
+                )
+            },
+            Some(ForumFault::WrongCharset) => {
+                let text = String::from_utf8_lossy(&body).into_owned();
+                let (gbk, _, _) = encoding_rs::GBK.encode(&text);
+                ok(gbk.into_owned(), ct)
+            }
+            Some(ForumFault::RedirectLoop) => {
+                return Err(HttpError::RedirectLoop(
+                    "error following redirect: too many redirects".into(),
+                ))
+            }
+            Some(ForumFault::FrontPage) => ok(
+                fixture("discuz/desktop/guest/forum_index.html"),
+                "text/html; charset=utf-8",
+            ),
+        })
+    }
+
     fn date(&self) -> String {
         chrono::Utc
             .timestamp_opt(self.now, 0)
@@ -238,7 +426,10 @@ impl World {
         }
         let q = query(&ask.url);
         let get = |k: &str| q.get(k).and_then(|v| v.parse::<usize>().ok());
-        if q.get("module").map(String::as_str) != Some("viewthread") {
+        let login =
+            ask.url.contains("member.php") && q.get("action").map(String::as_str) == Some("login");
+        let pm = q.get("module").map(String::as_str) == Some("mypm");
+        if !login && !pm && q.get("module").map(String::as_str) != Some("viewthread") {
             return Ok(Answer {
                 status: 404,
                 ..ok(b"<html>404</html>".to_vec(), "text/html")
@@ -248,8 +439,37 @@ impl World {
         let (page, ppp) = (get("page").unwrap_or(1), get("ppp").unwrap_or(10));
         let fault = (!self.forum_faults.is_empty()).then(|| self.forum_faults.remove(0));
         if let Some(f) = fault {
-            self.trace
-                .push(format!("forum fault {f:?} on tid {tid} p{page}"));
+            let what = if login {
+                "the login".to_string()
+            } else if pm {
+                format!("the inbox p{page}")
+            } else {
+                format!("tid {tid} p{page}")
+            };
+            self.trace.push(format!("forum fault {f:?} on {what}"));
+        }
+        if login || pm {
+            let fixture = |rel: &str| std::fs::read(crate::common::fixtures().join(rel)).unwrap();
+            let body = match (login, ask.method == Method::Post) {
+                // The login form (`Forum::log_in` reads its hash and action), then the answer to
+                // the form: success, and the session holds until the process ends.
+                (true, false) => fixture("discuz/login/desktop_login_float_form_inajax.xml"),
+                (true, true) => {
+                    if fault.is_none() {
+                        self.logged_in = true;
+                    }
+                    fixture("discuz/login/desktop_login_success_inajax.xml")
+                }
+                // Discuz's answer to a guest asking for the inbox.
+                (false, _) if !self.logged_in => fixture("discuz/pm/mobile_v4_mypm_as_guest.json"),
+                (false, _) => serde_json::to_vec(&self.inbox(&q, fault)).unwrap(),
+            };
+            let ct = if login {
+                "text/xml; charset=utf-8"
+            } else {
+                "application/json"
+            };
+            return self.faulty(fault, body, ct, date);
         }
         // Discuz's one-time redirect after a deletion (forum_viewthread.php `$isdel_post`).
         if let Some(t) = self.threads.get_mut(&tid) {
