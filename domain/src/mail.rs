@@ -41,5 +41,65 @@ pub struct MailFile {
     /// Referenced by the HTML part as `cid:…`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cid: Option<String>,
+    /// Kept as base64 text (a chart's PNG as a JSON array of numbers was 3–4 bytes a byte, and
+    /// reading the mail queue back spent most of its time in them); an array written by an
+    /// earlier version is still read.
+    #[serde(with = "base64_or_array")]
     pub data: Vec<u8>,
+}
+
+mod base64_or_array {
+    use base64::Engine;
+    use serde::{de, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(data: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(data))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        struct Either;
+        impl<'de> de::Visitor<'de> for Either {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("base64 text or an array of bytes")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Vec<u8>, E> {
+                base64::engine::general_purpose::STANDARD
+                    .decode(v)
+                    .map_err(E::custom)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(b) = seq.next_element::<u8>()? {
+                    out.push(b);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_any(Either)
+    }
+}
+
+#[cfg(test)]
+mod file_data_tests {
+    use super::MailFile;
+
+    /// A mail's file is kept as base64, and one kept by an earlier version as an array of
+    /// numbers still reads: a queue written before the change is sent after it.
+    #[test]
+    fn file_data_is_base64_and_old_arrays_still_read() {
+        let f = MailFile {
+            name: "a.png".into(),
+            content_type: "image/png".into(),
+            cid: None,
+            data: vec![0, 1, 2, 250, 255],
+        };
+        let text = serde_json::to_string(&f).unwrap();
+        assert!(text.contains("\"data\":\"AAEC+v8=\""), "{text}");
+        assert_eq!(serde_json::from_str::<MailFile>(&text).unwrap(), f);
+        let old = r#"{"name":"a.png","content_type":"image/png","data":[0,1,2,250,255]}"#;
+        assert_eq!(serde_json::from_str::<MailFile>(old).unwrap(), f);
+        let bad = r#"{"name":"a.png","content_type":"image/png","data":"***"}"#;
+        assert!(serde_json::from_str::<MailFile>(bad).is_err());
+    }
 }

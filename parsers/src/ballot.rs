@@ -130,6 +130,7 @@ pub struct Reading {
     pub malformed: Option<Malformed>,
 }
 
+#[derive(Clone)]
 struct Compiled {
     wording: Wording,
     /// The whole template.
@@ -305,7 +306,41 @@ fn pattern(tokens: &[Token], loose_colon: bool) -> String {
     re
 }
 
+/// Compiled templates, by (name, which, template): a game's few formats are compiled once per
+/// process, not at every tally (compiling the regexes was a fifth of a cycle's CPU). Bounded: a
+/// process that meets many templates (the fuzzer) starts the memo over.
+static COMPILED: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::HashMap<(String, &'static str, String), Compiled>>,
+> = std::sync::LazyLock::new(Default::default);
+const COMPILED_MAX: usize = 256;
+
 fn compile(
+    spec_name: &str,
+    which: &'static str,
+    template: &str,
+    wording: Wording,
+) -> Result<Compiled, TemplateError> {
+    let key = (spec_name.to_string(), which, template.to_string());
+    // A poisoned lock only means another thread panicked mid-insert: the map is still whole.
+    let known = COMPILED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+        .filter(|c| c.wording == wording)
+        .cloned();
+    if let Some(c) = known {
+        return Ok(c);
+    }
+    let c = compile_uncached(spec_name, which, template, wording)?;
+    let mut m = COMPILED.lock().unwrap_or_else(|e| e.into_inner());
+    if m.len() >= COMPILED_MAX {
+        m.clear();
+    }
+    m.insert(key, c.clone());
+    Ok(c)
+}
+
+fn compile_uncached(
     spec_name: &str,
     which: &'static str,
     template: &str,
