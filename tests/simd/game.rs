@@ -380,6 +380,8 @@ pub struct Outcome {
     pub crashes: u64,
     pub mails: u64,
     pub finals: u64,
+    /// What the record's directory held at the end (sled, the journal, the mail queue).
+    pub disk_bytes: u64,
 }
 
 struct Running {
@@ -432,6 +434,7 @@ pub fn run(plan: &Plan) -> Outcome {
         crashes: 0,
         mails: 0,
         finals: 0,
+        disk_bytes: 0,
     };
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         rt.block_on(drive(plan, &config, &world, &disk, start, end, &mut out))
@@ -454,7 +457,37 @@ pub fn run(plan: &Plan) -> Outcome {
     if out.failure.is_none() {
         out.failure = check(plan, &world.lock().unwrap(), &mut out);
     }
+    // The record stays bounded: a game's record is its posts and mails, not its cycles. The
+    // bound is generous (seeds 1–40: at most 10.4 MiB, a 15-day game, against 38 MiB); a
+    // record that grows with every cycle (thousands a game) soon crosses it.
+    out.disk_bytes = dir_bytes(dir.path());
+    let bound = DISK_BOUND_FIXED + DISK_BOUND_PER_DAY * plan.game.days.len() as u64;
+    if out.failure.is_none() && out.disk_bytes > bound {
+        out.failure = Some(format!(
+            "the record's directory holds {} bytes at the end, over the bound of {bound} for {} days",
+            out.disk_bytes,
+            plan.game.days.len()
+        ));
+    }
     out
+}
+
+/// The record's bound: a fixed part (sled's files as created) and a part per game-day.
+const DISK_BOUND_FIXED: u64 = 8 << 20;
+const DISK_BOUND_PER_DAY: u64 = 2 << 20;
+
+fn dir_bytes(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => dir_bytes(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
 }
 
 /// Start the service as `bansha run` does: open the record, the catch-up cycle.

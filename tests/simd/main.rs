@@ -176,6 +176,23 @@ fn size(plan: &game::Plan) -> String {
     )
 }
 
+/// The whole batch's peak resident set may not pass this (about 50 MiB measured for 40 seeds in
+/// the optimised build): memory that grows with cycles, seeds or restarts crosses it.
+const PEAK_RSS_KIB: u64 = 400 << 10;
+
+/// `VmHWM` of /proc/self/status (0 where there is none).
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
 /// Run `seeds` with `make` turning a seed into a plan; the first failing seed is shrunk and
 /// returned with its report.
 fn check(
@@ -187,6 +204,7 @@ fn check(
     let start = Instant::now();
     let (mut n, mut days, mut cycles, mut crashes, mut mails, mut finals) =
         (0u64, 0u64, 0, 0, 0, 0);
+    let mut largest = (0u64, 0usize);
     for seed in seeds {
         let plan = make(seed);
         n += 1;
@@ -196,6 +214,7 @@ fn check(
         crashes += first.crashes;
         mails += first.mails;
         finals += first.finals;
+        largest = largest.max((first.disk_bytes, plan.game.days.len()));
         if let Some(why) = first.failure {
             let budget = env_u64("BANSHA_SIMD_SHRINK").map_or(shrink_budget, |b| b as u32);
             let small = shrink(
@@ -217,6 +236,19 @@ fn check(
         }
     }
     let secs = start.elapsed().as_secs_f64();
+    // Memory bounded: the process's peak resident set over the whole batch (every seed's
+    // service, started and killed many times, in this one process).
+    let peak = peak_rss_kib();
+    println!(
+        "simd {label}: the largest record {} KiB ({} days); the process's peak resident set {} MiB",
+        largest.0 / 1024,
+        largest.1,
+        peak / 1024
+    );
+    assert!(
+        peak <= PEAK_RSS_KIB,
+        "simd {label}: the process's peak resident set {peak} KiB is over the bound of {PEAK_RSS_KIB} KiB"
+    );
     println!(
         "simd {label}: {n} seeds, {days} game-days, {cycles} cycles, {crashes} kills, {mails} mails ({finals} finals checked against both oracles) in {secs:.2}s: {:.1} seeds/s, {:.1} game-days/s ({})",
         n as f64 / secs,
