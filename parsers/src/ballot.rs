@@ -309,9 +309,9 @@ fn pattern(tokens: &[Token], loose_colon: bool) -> String {
 /// Compiled templates, by (name, which, template): a game's few formats are compiled once per
 /// process, not at every tally (compiling the regexes was a fifth of a cycle's CPU). Bounded: a
 /// process that meets many templates (the fuzzer) starts the memo over.
-static COMPILED: std::sync::LazyLock<
-    std::sync::Mutex<std::collections::HashMap<(String, &'static str, String), Compiled>>,
-> = std::sync::LazyLock::new(Default::default);
+type Memo = std::collections::HashMap<(String, &'static str, String), Compiled>;
+static COMPILED: std::sync::LazyLock<std::sync::Mutex<Memo>> =
+    std::sync::LazyLock::new(Default::default);
 const COMPILED_MAX: usize = 256;
 
 fn compile(
