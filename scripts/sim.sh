@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The simulator over the pure tally (issue 33, tests/sim): N seeded games on the presets whose
-# ballots are thread posts (m103, chuhan, jiaohui), each day's tally checked against the
+# The simulator over the pure tally (issue 33, tests/sim): N seeded games on m103, chuhan,
+# jiaohui and qipan (ballots by private message), each day's tally checked against the
 # simulator's own oracle and invariants. The first seed is drawn fresh unless given (printed, so
 # a finding replays with BANSHA_SIM_SEED=...); a failing seed is shrunk and printed with the
 # command that replays it. Prints seeds/s and simulated game-days/s.
