@@ -35,6 +35,9 @@ pub enum Event {
     Sleep(i64),
     /// The machine's clock jumps by this many seconds (either way).
     ClockJump(i64),
+    /// The forum forgets the judge's session (expired, or the judge logged in elsewhere): the
+    /// next inbox read is answered as to a guest.
+    LoggedOut,
 }
 
 /// Everything a seed decides.
@@ -83,6 +86,10 @@ pub fn tid_of(day: u32) -> u64 {
 }
 
 /// The closes of every round of the game (unix), in order.
+pub fn closes_of(game: &Game) -> Vec<i64> {
+    closes(game)
+}
+
 fn closes(game: &Game) -> Vec<i64> {
     let mut v: Vec<i64> = game
         .days
@@ -199,6 +206,20 @@ pub fn plan(seed: u64) -> Plan {
     } else {
         0
     };
+    if game.preset == gen::Preset::Qipan {
+        // The judge's session lost up to three times, drawn from a stream of its own (the
+        // other events stay as they were); a close is the likeliest moment to matter.
+        let mut lost = Rng::new(seed ^ 0x1066_ed00);
+        for _ in 0..lost.below(4) {
+            let t = if lost.chance(50) {
+                closes[lost.below(closes.len() as u64) as usize] + lost.range(-600, 60)
+            } else {
+                lost.range(start, end)
+            };
+            events.push((t.clamp(start, end), Event::LoggedOut));
+        }
+        events.sort_by_key(|(t, _)| *t);
+    }
     Plan {
         seed,
         game,
@@ -596,6 +617,7 @@ async fn drive(
                     }
                     Event::Sleep(s) => asleep_until = t + s,
                     Event::ClockJump(s) => w.machine_skew += s,
+                    Event::LoggedOut => w.logged_in = false,
                 }
             }
             w.relay_down = t < relay_until;
