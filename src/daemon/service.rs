@@ -69,13 +69,17 @@ pub fn due(
             return true;
         }
         // Past the close and not yet tallied (the forum failed at the close): every tick,
-        // or as the backoff allows.
-        if now >= close && since >= wait {
+        // or as the backoff allows, but at least every `OWED_RETRY`: the judge waits for it.
+        if now >= close && since >= wait.min(OWED_RETRY) {
             return true;
         }
     }
     false
 }
+
+/// The longest wait between two tries of a final owed past its close, however long the forum
+/// has failed: ten minutes at most late once it answers, six requests an hour while it is down.
+const OWED_RETRY: Duration = Duration::minutes(10);
 
 /// How early a tick may fire and still count as a full period after the last cycle.
 const TICK_SLACK: Duration = Duration::milliseconds(500);
@@ -540,6 +544,27 @@ mod tests {
         let jobs = phase_jobs(std::slice::from_ref(&g), at("2026-11-29T12:00:00+08:00"));
         assert!(jobs.contains(&at("2026-11-29T22:00:05+08:00")), "{jobs:?}");
         assert!(jobs.contains(&at("2026-11-29T23:00:05+08:00")), "{jobs:?}");
+    }
+
+    /// A final still owed after its close is retried at least every `OWED_RETRY` however long
+    /// the forum has failed: with an hour's interval, a forum down for an hour at the close
+    /// would otherwise send the final up to an hour after it answers again.
+    #[test]
+    fn a_final_owed_is_retried_within_ten_minutes_however_long_the_forum_failed() {
+        let p = PollSettings {
+            interval_secs: 3600,
+            near_close_secs: 60,
+            near_close_minutes: 5,
+            ..PollSettings::default()
+        };
+        let close = at("2026-11-29T21:00:00+08:00");
+        let phases = [(None, close)];
+        let last = Some(at("2026-11-29T23:00:00+08:00"));
+        assert!(!due(&p, &phases, last, at("2026-11-29T23:09:58+08:00"), 12));
+        assert!(due(&p, &phases, last, at("2026-11-29T23:10:00+08:00"), 12));
+        // Before the close, far from it, a failing forum is still read at the interval.
+        let far = [(None, at("2026-11-30T21:00:00+08:00"))];
+        assert!(!due(&p, &far, last, at("2026-11-29T23:59:58+08:00"), 12));
     }
 
     #[test]
