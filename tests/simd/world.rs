@@ -506,37 +506,14 @@ impl World {
                 "application/json",
             ));
         }
+        // The faults that change a thread page's content; the others are the same on every
+        // route (`faulty`).
         Ok(match fault {
-            None => ok(json(&self.thread_page(tid, page, ppp)), "application/json"),
-            Some(ForumFault::Status502) => Answer {
-                status: 502,
-                ..ok(b"<html>Bad Gateway</html>".to_vec(), "text/html")
-            },
-            Some(ForumFault::Timeout) => {
-                return Err(HttpError::Network("连接超时（论坛没有在规定时间内回答）".into()))
-            }
             Some(ForumFault::Truncated) => {
                 let mut b = json(&self.thread_page(tid, page, ppp));
                 b.truncate(b.len() / 2);
                 ok(b, "application/json")
             }
-            Some(ForumFault::Bomb) => Answer {
-                body: Err(BodyError::TooLarge),
-                ..ok(Vec::new(), "application/json")
-            },
-            Some(ForumFault::Flood) => ok(
-                "<html><body>您访问本站速度过快或者刷新间隔时间小于两秒！请等待页面自动跳转 ...</body></html>"
-                    .as_bytes()
-                    .to_vec(),
-                "text/html; charset=utf-8",
-            ),
-            Some(ForumFault::Tainting) => Answer {
-                status: 503,
-                ..ok(
-                    fixture("discuz/login/desktop_login_fail_badformhash_inajax.xml"),
-                    "text/html; charset=utf-8",
-                )
-            },
             Some(ForumFault::Empty) => {
                 let mut v = self.thread_page(tid, page, ppp);
                 v["Variables"]["postlist"] = Value::Array(Vec::new());
@@ -562,15 +539,14 @@ impl World {
                 let (gbk, _, _) = encoding_rs::GBK.encode(&text);
                 ok(gbk.into_owned(), "application/json; charset=utf-8")
             }
-            Some(ForumFault::RedirectLoop) => {
-                return Err(HttpError::RedirectLoop(
-                    "error following redirect: too many redirects".into(),
-                ))
+            f => {
+                return self.faulty(
+                    f,
+                    json(&self.thread_page(tid, page, ppp)),
+                    "application/json",
+                    date,
+                )
             }
-            Some(ForumFault::FrontPage) => ok(
-                fixture("discuz/desktop/guest/forum_index.html"),
-                "text/html; charset=utf-8",
-            ),
         })
     }
 }
