@@ -347,13 +347,7 @@ impl World {
         ct: &str,
         date: Option<String>,
     ) -> Result<Answer, HttpError> {
-        let ok = |body: Vec<u8>, ct: &str| Answer {
-            status: 200,
-            content_type: Some(ct.into()),
-            date: date.clone(),
-            location: None,
-            body: Ok(body),
-        };
+        let ok = |body: Vec<u8>, ct: &str| ok_answer(body, ct, &date);
         let fixture = |rel: &str| std::fs::read(crate::common::fixtures().join(rel)).unwrap();
         Ok(match fault {
             None | Some(ForumFault::Empty) | Some(ForumFault::OtherThread) => ok(body, ct),
@@ -414,13 +408,7 @@ impl World {
     /// The forum's answer to one request.
     fn answer(&mut self, ask: &Ask) -> Result<Answer, HttpError> {
         let date = Some(self.date());
-        let ok = |body: Vec<u8>, ct: &str| Answer {
-            status: 200,
-            content_type: Some(ct.into()),
-            date: date.clone(),
-            location: None,
-            body: Ok(body),
-        };
+        let ok = |body: Vec<u8>, ct: &str| ok_answer(body, ct, &date);
         if ask.method == Method::Head {
             return Ok(ok(Vec::new(), "text/html"));
         }
@@ -553,6 +541,17 @@ impl World {
 
 fn uid(name: &str) -> u64 {
     crate::gen::uid_of(name)
+}
+
+/// A 200 answer with the forum's `Date`.
+fn ok_answer(body: Vec<u8>, ct: &str, date: &Option<String>) -> Answer {
+    Answer {
+        status: 200,
+        content_type: Some(ct.into()),
+        date: date.clone(),
+        location: None,
+        body: Ok(body),
+    }
 }
 
 fn query(url: &str) -> BTreeMap<String, String> {
