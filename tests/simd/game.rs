@@ -86,11 +86,7 @@ pub fn tid_of(day: u32) -> u64 {
 }
 
 /// The closes of every round of the game (unix), in order.
-pub fn closes_of(game: &Game) -> Vec<i64> {
-    closes(game)
-}
-
-fn closes(game: &Game) -> Vec<i64> {
+pub fn closes(game: &Game) -> Vec<i64> {
     let mut v: Vec<i64> = game
         .days
         .iter()

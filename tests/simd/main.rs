@@ -327,7 +327,7 @@ fn planted_bugs_are_caught() {
         // ballots, private messages, are never deleted.
         let can_show = |p: &game::Plan| match name {
             "no full re-read at the close" => p.deletions.iter().any(|(_, t)| {
-                game::closes_of(&p.game)
+                game::closes(&p.game)
                     .iter()
                     .any(|c| (c - 3600..*c).contains(t))
             }),

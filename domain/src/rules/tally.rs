@@ -1053,15 +1053,15 @@ impl Engine<'_> {
         let whole = bansha_parsers::ballot::normalize(text);
         // A reason label splits the message: the ballot before it, the reasoning after ("我投李逵，
         // 理由是跟票", "投李逵，原因：小飞说他是狼"), however short, and names in the reasoning are
-        // no targets. Where the part before the label names nobody ("理由：…，所以投李逵"), the
-        // whole message is read as one.
+        // no targets ("投龙舌，理由是小飞说的" is a vote for the dead 龙舌, not for 小飞). Where the
+        // part before the label names nobody ("理由：…，所以投李逵"), the whole message is read as one.
         let label = ["理由", "原因"]
             .iter()
             .filter_map(|l| whole.find(l).map(|i| (i, i + l.len())))
             .min();
         let split = label.and_then(|(at, after)| {
             let read = self.names_in(&whole[..at], author);
-            (!read.living.is_empty() || read.abstains).then(|| {
+            (!read.living.is_empty() || !read.dead.is_empty() || read.abstains).then(|| {
                 let reason = whole[after..]
                     .trim_start_matches(|c: char| c.is_whitespace() || "是为:：,，".contains(c))
                     .trim()
