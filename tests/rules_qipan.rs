@@ -284,6 +284,28 @@ fn qipan() {
             },
         },
         Case {
+            name: "a day typed without opens_at opens when the night before it ends (9:00): a ballot sent in the night is too early",
+            seed: (SEED, 96, "9：00—21：00 白天"),
+            ruleset: "qipan",
+            config: "[[days]]\nday = 2\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n\
+                     [[days]]\nday = 3\ncloses_at = \"2026-11-30 21:00:00\"\n",
+            pages: Pages::Pm(vec![
+                p(601, "蝈蝈", "2026-11-29 23:00:00", "投票对象：李逵\n投票理由：早投"),
+                p(602, "小飞", "2026-11-30 08:59:00", "投票对象：李逵\n投票理由：也早"),
+                p(603, "花千树", "2026-11-30 09:00:01", "投票对象：李逵\n投票理由：他太黑"),
+            ]),
+            day: 3,
+            round: 1,
+            at: Some("2026-11-30 21:30"),
+            check: |g| {
+                // L116 "22：00—9：00 夜晚", the preset's night ending 720 minutes after the close.
+                g.void(601, "早于本轮开始");
+                g.void(602, "早于本轮开始");
+                assert!(g.is_valid(603), "{}", g.text);
+                assert_eq!(g.votes("李逵"), 1.0);
+            },
+        },
+        Case {
             name: "in round 2 no reasoning is needed: a name alone is the vote",
             seed: (SEED, 100, "投票可以不写原因"),
             ruleset: "qipan",

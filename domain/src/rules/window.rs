@@ -29,10 +29,25 @@ pub const PM_WINDOW_FALLBACK_HOURS: i64 = 48;
 /// How far before a day's window players' messages are still read, to be shown as too early.
 pub const PM_LOOKBACK_DAYS: i64 = 7;
 
-/// Where day `d`'s private-message ballots start: its window, else `PM_WINDOW_FALLBACK_HOURS`
-/// before its close.
+/// Where day `d`'s private-message ballots start: its `opens_at`; else, where the rules give
+/// the night a deadline, when the night after the day before ends (qipan 003 L96 "9：00—21：00
+/// 白天", L116 "22：00—9：00 夜晚": a ballot sent in the night is early, and the judge sees it
+/// so); else the day before's close; else `PM_WINDOW_FALLBACK_HOURS` before its close. Private
+/// messages have no thread to tell their day by: only time does.
 pub fn pm_window_start(config: &GameConfig, d: &DayConfig) -> Time {
-    window_start(config, d)
+    let night = config.rules.night.deadline_after_close_minutes;
+    let after_night = night.filter(|_| d.opens_at.is_none()).and_then(|m| {
+        config
+            .days
+            .iter()
+            .filter(|p| p.day < d.day)
+            .map(DayConfig::last_close)
+            .max()
+            .map(|c| c + chrono::Duration::minutes(m as i64))
+            .filter(|t| *t < d.closes_at)
+    });
+    after_night
+        .or_else(|| window_start(config, d))
         .unwrap_or(d.closes_at - chrono::Duration::hours(PM_WINDOW_FALLBACK_HOURS))
 }
 
