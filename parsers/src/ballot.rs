@@ -54,7 +54,7 @@ impl fmt::Display for TemplateError {
 impl std::error::Error for TemplateError {}
 
 /// Whether a ballot is a first ballot or a change, by its wording.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Wording {
     Vote,
@@ -306,10 +306,11 @@ fn pattern(tokens: &[Token], loose_colon: bool) -> String {
     re
 }
 
-/// Compiled templates, by (name, which, template): a game's few formats are compiled once per
-/// process, not at every tally (compiling the regexes was a fifth of a cycle's CPU). Bounded: a
-/// process that meets many templates (the fuzzer) starts the memo over.
-type Memo = std::collections::HashMap<(String, &'static str, String), Compiled>;
+/// Compiled templates, by what the regexes are made of (the template and its wording; the
+/// format's name only labels errors, which are not kept): a game's few formats are compiled once
+/// per process, not at every tally (compiling the regexes was a fifth of a cycle's CPU).
+/// Bounded: a process that meets many templates (the fuzzer) starts the memo over.
+type Memo = std::collections::HashMap<(String, Wording), Compiled>;
 static COMPILED: std::sync::LazyLock<std::sync::Mutex<Memo>> =
     std::sync::LazyLock::new(Default::default);
 const COMPILED_MAX: usize = 256;
@@ -320,13 +321,12 @@ fn compile(
     template: &str,
     wording: Wording,
 ) -> Result<Compiled, TemplateError> {
-    let key = (spec_name.to_string(), which, template.to_string());
+    let key = (template.to_string(), wording);
     // A poisoned lock only means another thread panicked mid-insert: the map is still whole.
     let known = COMPILED
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(&key)
-        .filter(|c| c.wording == wording)
         .cloned();
     if let Some(c) = known {
         return Ok(c);

@@ -259,7 +259,7 @@ impl World {
                         .copied()
                         .unwrap_or(touid + 1);
                 }
-                let v = fixture("discuz/pm/mobile_v1_mypm_subop_view_touid10_judge.json");
+                let mut v = fixture("discuz/pm/mobile_v1_mypm_subop_view_touid10_judge.json");
                 let template = v["Variables"]["list"][0].clone();
                 let msgs = by.get(&touid).cloned().unwrap_or_default();
                 let entries: Vec<Value> = msgs
@@ -281,7 +281,6 @@ impl World {
                         e
                     })
                     .collect();
-                let mut v = v;
                 v["Variables"]["pmid"] = s(msgs.first().map_or(0, |m| m.pmid).to_string());
                 (v, entries, 5)
             }
