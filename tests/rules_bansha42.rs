@@ -403,6 +403,35 @@ fn bansha42() {
             },
         },
         Case {
+            name: "a proxy at 20:40:00 itself is void (from 20:40 on, not after it)",
+            seed: (SEED, 76, "即20：40起不再接受托票"),
+            ruleset: "bansha42",
+            config: "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[[days.proxies]]\nvoter = \"大灰狼\"\ntarget = \"李逵\"\nat = \"2026-11-29 20:39:59\"\n[[days.proxies]]\nvoter = \"小飞\"\ntarget = \"李逵\"\nat = \"2026-11-29 20:40:00\"\n",
+            pages: one_by_one(vec![]),
+            day: 1,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                g.void_of("小飞", "代投须在截止前 20 分钟");
+                assert_eq!(g.votes("李逵"), 1.0);
+            },
+        },
+        Case {
+            name: "a player who proxied changes through the judge until 20:40; one who voted in the poll cannot",
+            seed: (SEED, 76, "如需改票，请联系哨子，改票时间亦截止20:40. 本身已投票玩家不接受其改票的托票"),
+            ruleset: "bansha42",
+            config: "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[[days.proxies]]\nvoter = \"大灰狼\"\ntarget = \"李逵\"\nat = \"2026-11-29 12:00:00\"\n[[days.proxies]]\nvoter = \"大灰狼\"\ntarget = \"冷雪\"\nat = \"2026-11-29 20:00:00\"\n[[days.proxies]]\nvoter = \"小飞\"\ntarget = \"冷雪\"\nat = \"2026-11-29 20:00:00\"\n",
+            pages: Pages::Poll(vec![r("2026-11-29 10:00:00", vec![("小飞", vec!["李逵"])])]),
+            day: 1,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                assert_eq!(g.votes("冷雪"), 1.0, "{}", g.text);
+                assert_eq!(g.votes("李逵"), 1.0, "{}", g.text);
+                g.void_of("小飞", "本人已经投票");
+            },
+        },
+        Case {
             name: "no abstentions: the poll's 弃权 option is void",
             seed: (SEED, 85, "哨子不接受任何自杀、弃权声明"),
             ruleset: "bansha42",

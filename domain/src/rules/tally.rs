@@ -1342,15 +1342,24 @@ impl Engine<'_> {
         };
         let vote = &self.config.rules.vote;
         let standing = self.standing.contains_key(&voter);
+        // bansha42 L76 "本身已投票玩家不接受其改票的托票": a ballot of the player's own; one the
+        // judge entered for them is changed through the judge ("如需改票，请联系哨子，改票时间亦
+        // 截止20:40").
+        let voted_themselves = self
+            .standing
+            .get(&voter)
+            .is_some_and(|s| self.ballots[s.ballot].source != Source::Judge);
         let cutoff = if standing {
             vote.proxy_change_cutoff_minutes
                 .max(vote.proxy_cutoff_minutes)
         } else {
             vote.proxy_cutoff_minutes
         };
-        let refused = if standing && vote.proxy_final {
+        // From the cutoff on, as the lock is from its first second (bansha42 L76 "即20：40起不再
+        // 接受托票"; m103 L369 "在投票截止前30分钟内…该票作废").
+        let refused = if voted_themselves && vote.proxy_final {
             Some("无效：本人已经投票，不接受改票的托票".to_string())
-        } else if cutoff > 0 && x.at > self.closes_at - Duration::minutes(cutoff as i64) {
+        } else if cutoff > 0 && x.at >= self.closes_at - Duration::minutes(cutoff as i64) {
             Some(format!(
                 "无效：{}须在截止前 {cutoff} 分钟（{}）之前",
                 if standing { "代投改票" } else { "代投" },
