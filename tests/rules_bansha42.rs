@@ -525,7 +525,8 @@ fn a_player_killed_by_a_kill_post_that_round_votes_at_half_weight_after_it_is_re
 
 /// L72 "请使用投票机投票，如未用投票机，所投票视为废票，不算自杀": a ballot posted in the vote
 /// thread (the captured post form) beside the poll's readings, as the daemon's cycle passes
-/// both: void, and its author is not judged a suicide for having no vote in the poll.
+/// both: void, and its author is not judged a suicide for having no vote in the poll; one
+/// posted after the close is no vote in time (found by the simulator, seed 24).
 #[test]
 fn a_ballot_posted_in_the_thread_is_void_and_not_a_suicide() {
     let dir = tempfile::tempdir().unwrap();
@@ -545,12 +546,12 @@ fn a_ballot_posted_in_the_thread_is_void_and_not_a_suicide() {
     let page = common::derived_page(
         dir.path(),
         "page.json",
-        &[common::post(
-            201,
-            "大灰狼",
-            "2026-11-29 10:00:00",
-            "票 李逵",
-        )],
+        &[
+            common::post(201, "大灰狼", "2026-11-29 10:00:00", "票 李逵"),
+            // After the close: no vote of this round, in the thread or anywhere (L73 "逾期不投票的
+            // 判为自杀").
+            common::post(202, "冷雪", "2026-11-29 21:05:00", "票 李逵"),
+        ],
     );
     let posts = bansha_parsers::parse_thread_page(
         &std::fs::read(page).unwrap(),
@@ -590,6 +591,7 @@ fn a_ballot_posted_in_the_thread_is_void_and_not_a_suicide() {
         Some("未用投票机投票（版面上的投票作废），不算自杀")
     );
     assert_eq!(consequence("李逵").as_deref(), Some("未投票，按自杀出局"));
+    assert_eq!(consequence("冷雪").as_deref(), Some("未投票，按自杀出局"));
     assert_eq!(consequence("小飞"), None);
     assert_eq!(json["counts"][0]["votes"], 1.0, "{json}");
 }

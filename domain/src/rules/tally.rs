@@ -1431,15 +1431,24 @@ impl Engine<'_> {
         // bansha42 L72 "请使用投票机投票，如未用投票机，所投票视为废票，不算自杀": a vote for a player
         // posted in the thread. Words that only look like a ballot ("投票机和投票帖对不上啊" reads
         // as "票 机和…") name no player: void as well, but no vote, so no excuse from L73.
+        // Only a ballot posted within the round's time is a vote not made in the poll: one
+        // after the close is no vote in time at all (L73 "逾期不投票的判为自杀").
+        let late = (o.source == Source::Post)
+            .then(|| self.void_by_time(&o))
+            .flatten();
         let not_the_poll = (self.config.rules.vote.source == crate::config::BallotSource::Poll
             && o.source == Source::Post)
-            .then(|| match &choices {
-                Ok(c) if c.iter().any(|c| matches!(c, Choice::Player(_))) => {
+            .then(|| match (&choices, &late) {
+                (_, Some(late)) => format!(
+                    "无效：本局须用投票机投票，版面上的投票视为废票；{}",
+                    late.trim_start_matches("无效：")
+                ),
+                (Ok(c), None) if c.iter().any(|c| matches!(c, Choice::Player(_))) => {
                     self.thread_voters.insert(o.voter.clone());
                     "无效：本局须用投票机投票，版面上的投票视为废票（不算自杀）".to_string()
                 }
-                Ok(_) => "无效：本局须用投票机投票，版面上的投票视为废票".to_string(),
-                Err(e) => format!(
+                (Ok(_), None) => "无效：本局须用投票机投票，版面上的投票视为废票".to_string(),
+                (Err(e), None) => format!(
                     "无效：本局须用投票机投票，版面上的投票视为废票；{}",
                     e.trim_start_matches("无效：")
                 ),
