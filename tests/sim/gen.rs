@@ -38,13 +38,21 @@ pub enum Preset {
     Jiaohui,
     /// Ballots by private message to the judge, in the players' own words (003 L106, L130).
     Qipan,
+    /// Votes in the forum's poll (004 L72), the judge's proxies (L76), K out a round (L30–L36).
+    Bansha42,
 }
 
 /// The presets whose ballots are posts in a vote thread, drawn from the seed's first stream as
 /// before qipan was simulated (so their seeds keep their games).
 const THREAD_PRESETS: [Preset; 3] = [Preset::M103, Preset::Chuhan, Preset::Jiaohui];
-/// Every simulated preset. bansha42 (a poll) is not simulated yet.
-pub const PRESETS: [Preset; 4] = [Preset::M103, Preset::Chuhan, Preset::Jiaohui, Preset::Qipan];
+/// Every simulated preset.
+pub const PRESETS: [Preset; 5] = [
+    Preset::M103,
+    Preset::Chuhan,
+    Preset::Jiaohui,
+    Preset::Qipan,
+    Preset::Bansha42,
+];
 
 impl Preset {
     pub fn name(self) -> &'static str {
@@ -53,9 +61,32 @@ impl Preset {
             Preset::Chuhan => "chuhan",
             Preset::Jiaohui => "jiaohui",
             Preset::Qipan => "qipan",
+            Preset::Bansha42 => "bansha42",
+        }
+    }
+
+    /// How long round 2 runs after round 1's close: a run-off's 24 hours (000 L105), bansha42's
+    /// overtime of 15 minutes (004 L79 "则加时15分钟").
+    pub fn runoff_secs(self) -> i64 {
+        match self {
+            Preset::Bansha42 => OVERTIME_SECS,
+            _ => RUNOFF_SECS,
         }
     }
 }
+
+/// bansha42's rounds (004 L30–L36 "第一轮：杀1人。票1出1…第七轮：杀4人。票2出2"): each player's
+/// votes and how many go out by vote, for rounds 1–7.
+pub fn bansha42_round(day: u32) -> (usize, usize) {
+    match day {
+        1 => (1, 1),
+        2..=4 => (2, 4),
+        5 | 6 => (2, 3),
+        _ => (2, 2),
+    }
+}
+
+pub const OVERTIME_SECS: i64 = 15 * 60;
 
 pub const PLAYERS: [&str; 14] = [
     "大灰狼",
@@ -124,6 +155,13 @@ pub enum Intent {
     Unreasoned(Target),
     /// No ballot of its own; it may quote someone else's ballot.
     Chatter,
+    /// A vote in the forum's poll (bansha42): the options ticked, cast at the post's `secs`.
+    Poll(Vec<Target>),
+    /// The judge's proxy for the post's author (004 L76 托票), entered at the post's `secs`.
+    Proxy(Target),
+    /// A ballot posted in the poll's thread instead of cast in the poll (004 L72: void, and no
+    /// suicide).
+    InThread(Target),
 }
 
 /// Which post a post quotes (by generation index, resolved to a pid once pids are given).
@@ -154,8 +192,13 @@ pub struct Day {
     pub dead: Vec<String>,
     pub sheriff: Option<String>,
     pub posts: Vec<GenPost>,
-    /// Round 2, where round 1 ends in a tie at the top (chuhan, jiaohui).
+    /// Round 2, where round 1 ends in a tie at the top (chuhan, jiaohui), or bansha42's overtime.
     pub runoff: Option<Runoff>,
+    /// bansha42: when bansha read the poll (seconds from the close), in order.
+    pub readings: Vec<i64>,
+    /// bansha42: living players killed by a kill post this round (004 L74 "当轮被贴杀的人投票算
+    /// 半票，仅在平票时计算生效").
+    pub half: Vec<String>,
 }
 
 /// Round 2 of a day: its candidates and its posts (in the same thread), their `secs` counted
@@ -164,6 +207,10 @@ pub struct Day {
 pub struct Runoff {
     pub candidates: Vec<String>,
     pub posts: Vec<GenPost>,
+    /// bansha42's overtime: how many of the candidates go out (004 L79 "票一出X"), and when
+    /// bansha read its poll.
+    pub places: Option<u32>,
+    pub readings: Vec<i64>,
 }
 
 pub const RUNOFF_SECS: i64 = 24 * 3600;
@@ -439,6 +486,138 @@ fn other_posts(rng: &mut Rng, c: &Ctx, out: &mut Vec<Draft>) {
     }
 }
 
+/// When bansha first saw a poll vote cast at `secs`: the first reading at or after it, and the
+/// reading before that (None: the first reading already showed it). None: no reading saw it.
+pub fn seen(readings: &[i64], secs: i64) -> Option<(i64, Option<i64>)> {
+    let i = readings.iter().position(|r| *r >= secs)?;
+    Some((readings[i], i.checked_sub(1).map(|j| readings[j])))
+}
+
+/// When bansha reads a poll from `from` to just after the close (seconds from the close): every
+/// `step` or so. Votes cast between two readings are first seen together (004 L79 "同时到").
+fn readings(rng: &mut Rng, from: i64, step: i64) -> Vec<i64> {
+    let mut out = Vec::new();
+    let mut t = from + rng.range(0, step);
+    while t < 0 {
+        out.push(t);
+        t += rng.range(step / 2, step * 3 / 2);
+    }
+    // The reading at the close.
+    out.push(rng.range(0, 300));
+    out
+}
+
+/// One round of bansha42: votes cast in the forum's poll (004 L72 "请使用投票机投票"), the judge's
+/// proxies (L76), ballots posted in the thread instead (L72: void, no suicide), poll votes by
+/// the dead and by outsiders; no vote at all (L73: suicide). Round 2 is the overtime (L79: 15
+/// minutes, one vote each among the tied). Returns the drafts and when bansha read the poll.
+fn poll_round(rng: &mut Rng, c: &Ctx) -> (Vec<Draft>, Vec<i64>) {
+    let overtime = c.round == 2;
+    let start = match (overtime, c.day) {
+        // After round 1's close (a post at the close itself is round 1's).
+        (true, _) => -OVERTIME_SECS + 1,
+        (false, 1) => -20 * 3600,
+        _ => -23 * 3600,
+    };
+    let step = match (overtime, rng.chance(30)) {
+        (true, true) => OVERTIME_SECS,
+        (true, false) => 300,
+        (false, true) => 3600,
+        (false, false) => 600,
+    };
+    let readings = readings(rng, start, step);
+    let votes = if overtime { 1 } else { bansha42_round(c.day).0 };
+    let cast_at = |rng: &mut Rng| match rng.below(3) {
+        0 => rng.range((-900).max(start), -1),
+        _ => rng.range(start, -1),
+    };
+    // The poll's options are the pool's names and a 弃权 (the captured poll has one); the
+    // overtime's, the tied alone.
+    let ticks = |rng: &mut Rng| -> Vec<Target> {
+        if !overtime && rng.chance(4) {
+            return vec![Target::Abstain];
+        }
+        let n = rng.range(1, votes as i64) as usize;
+        let mut out: Vec<Target> = Vec::new();
+        for _ in 0..n {
+            let t = Target::Player(rng.pick(&c.pool));
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        out
+    };
+    let draft = |author: &str, secs: i64, intent: Intent| {
+        let text = match &intent {
+            Intent::InThread(t) => format!("票 {}", t.name()),
+            _ => String::new(),
+        };
+        Draft {
+            author: author.into(),
+            secs,
+            intent,
+            text,
+            quote: QuoteOf::None,
+        }
+    };
+    let mut out = Vec::new();
+    for v in &c.living {
+        match rng.below(100) {
+            // L73 "逾期不投票的判为自杀".
+            0..=7 => {}
+            8..=13 => {
+                let t = Target::Player(rng.pick(&c.pool));
+                out.push(draft(v, cast_at(rng), Intent::InThread(t)));
+            }
+            14..=23 if !overtime => {
+                // L76: a proxy, near the 20:40 cutoff or anywhere before it; perhaps the player's
+                // own vote besides it, and perhaps a change through the judge.
+                let at = match rng.below(3) {
+                    0 => -1200 + rng.range(-3, 3),
+                    1 => rng.range(-1199, -1),
+                    _ => rng.range(start, -1201),
+                };
+                let t = Target::Player(rng.pick(&c.pool));
+                out.push(draft(v, at, Intent::Proxy(t)));
+                if rng.chance(40) {
+                    let own: Vec<Target> = ticks(rng)
+                        .into_iter()
+                        .filter(|t| *t != Target::Abstain)
+                        .collect();
+                    if !own.is_empty() {
+                        out.push(draft(v, cast_at(rng), Intent::Poll(own)));
+                    }
+                }
+                if rng.chance(30) {
+                    let later = rng.range(at + 1, (at + 4 * 3600).min(-1).max(at + 1));
+                    let t = Target::Player(rng.pick(&c.pool));
+                    out.push(draft(v, later, Intent::Proxy(t)));
+                }
+            }
+            _ => {
+                let t = ticks(rng);
+                out.push(draft(v, cast_at(rng), Intent::Poll(t)));
+                if rng.chance(5) {
+                    let t = Target::Player(rng.pick(&c.pool));
+                    out.push(draft(v, cast_at(rng), Intent::InThread(t)));
+                }
+            }
+        }
+    }
+    // The poll lets anyone vote: the dead and outsiders too (L73 "活着的全部玩家参加投票").
+    if !c.dead.is_empty() && rng.chance(30) {
+        let v = rng.pick(&c.dead);
+        let t = ticks(rng);
+        out.push(draft(&v, cast_at(rng), Intent::Poll(t)));
+    }
+    if rng.chance(30) {
+        let v = rng.pick(&OUTSIDERS);
+        let t = ticks(rng);
+        out.push(draft(v, cast_at(rng), Intent::Poll(t)));
+    }
+    (out, readings)
+}
+
 /// Give pids in the forum's order (by time) and resolve the quotes.
 fn materialise(rng: &mut Rng, first_pid: u64, drafts: Vec<Draft>) -> Vec<GenPost> {
     let mut order: Vec<usize> = (0..drafts.len()).collect();
@@ -488,22 +667,12 @@ fn materialise(rng: &mut Rng, first_pid: u64, drafts: Vec<Draft>) -> Vec<GenPost
 }
 
 /// Round 2's posts, when the oracle's round 1 ends in a run-off: the judge configures it with
-/// the tied top scorers as candidates (000 L113, 001 L173).
-fn runoff(
-    rng: &mut Rng,
-    base: &Ctx,
-    posts: &[GenPost],
-    sheriff: &Option<String>,
-) -> Option<Runoff> {
-    let probe = Day {
-        day: base.day,
-        dead: base.dead.clone(),
-        sheriff: sheriff.clone(),
-        posts: posts.to_vec(),
-        runoff: None,
-    };
-    let (kind, candidates) = crate::oracle::count(base.p, &probe).outcome?;
-    if kind != "runoff" {
+/// the tied top scorers as candidates (000 L113, 001 L173); bansha42's overtime, with how many
+/// of them go out (004 L79 "票一出X").
+fn runoff(rng: &mut Rng, base: &Ctx, probe: &Day) -> Option<Runoff> {
+    let counted = crate::oracle::count(base.p, probe);
+    let (kind, candidates) = counted.outcome?;
+    if kind != "runoff" && kind != "overtime" {
         return None;
     }
     let c = Ctx {
@@ -513,26 +682,48 @@ fn runoff(
         dead: base.dead.clone(),
         ..*base
     };
+    let first_pid = c.day as u64 * 1000 + 501;
+    if base.p == Preset::Bansha42 {
+        let k = bansha42_round(base.day).1;
+        let (drafts, readings) = poll_round(rng, &c);
+        return Some(Runoff {
+            candidates,
+            posts: materialise(rng, first_pid, drafts),
+            places: Some((k - counted.decided.len()) as u32),
+            readings,
+        });
+    }
     let mut drafts = Vec::new();
     for v in &c.living {
         voter_posts(rng, &c, v, &mut drafts);
     }
     other_posts(rng, &c, &mut drafts);
-    let posts = materialise(rng, c.day as u64 * 1000 + 501, drafts);
-    Some(Runoff { candidates, posts })
+    let posts = materialise(rng, first_pid, drafts);
+    Some(Runoff {
+        candidates,
+        posts,
+        places: None,
+        readings: Vec::new(),
+    })
 }
 
 pub fn generate(seed: u64) -> Game {
     let mut rng = Rng::new(seed);
     let preset = rng.pick(&THREAD_PRESETS);
-    // One seed in four plays qipan, drawn from a stream of its own: the others keep the games
-    // they had before qipan was simulated.
+    // One seed in four plays qipan, one in five of the others bansha42, each drawn from a stream
+    // of its own: the others keep the games they had before qipan and bansha42 were simulated.
     let preset = if Rng::new(seed ^ 0x0091_9a77).chance(25) {
         Preset::Qipan
+    } else if Rng::new(seed ^ 0x0b42_0b42).chance(20) {
+        Preset::Bansha42
     } else {
         preset
     };
-    let days = rng.range(1, 15) as u32;
+    let mut days = rng.range(1, 15) as u32;
+    if preset == Preset::Bansha42 {
+        // Seven rounds (004 L30–L36).
+        days = 1 + (days - 1) % 7;
+    }
     let mut dead: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for day in 1..=days {
@@ -564,20 +755,38 @@ pub fn generate(seed: u64) -> Game {
             living,
             dead: dead.clone(),
         };
-        let mut drafts = Vec::new();
-        for v in &c.living {
-            voter_posts(&mut rng, &c, v, &mut drafts);
-        }
-        other_posts(&mut rng, &c, &mut drafts);
-        let posts = materialise(&mut rng, day as u64 * 1000 + 1, drafts);
-        let runoff = runoff(&mut rng, &c, &posts, &sheriff);
-        out.push(Day {
+        let mut probe = Day {
             day,
             dead: dead.clone(),
             sheriff,
-            posts,
-            runoff,
-        });
+            posts: Vec::new(),
+            runoff: None,
+            readings: Vec::new(),
+            half: Vec::new(),
+        };
+        let mut drafts = Vec::new();
+        if preset == Preset::Bansha42 {
+            // L74: killed by a kill post this round, yet voting at half weight.
+            if day > 1 && rng.chance(40) {
+                for _ in 0..rng.range(1, 2) {
+                    let h = rng.pick(&c.living);
+                    if !probe.half.contains(&h) {
+                        probe.half.push(h);
+                    }
+                }
+            }
+            let (d, readings) = poll_round(&mut rng, &c);
+            drafts = d;
+            probe.readings = readings;
+        } else {
+            for v in &c.living {
+                voter_posts(&mut rng, &c, v, &mut drafts);
+            }
+            other_posts(&mut rng, &c, &mut drafts);
+        }
+        probe.posts = materialise(&mut rng, day as u64 * 1000 + 1, drafts);
+        probe.runoff = runoff(&mut rng, &c, &probe);
+        out.push(probe);
     }
     Game {
         seed,

@@ -1,6 +1,7 @@
 //! The simulator over the pure tally (issue 33, first piece): seeded games on m103, chuhan,
-//! jiaohui and qipan (ballots by private message), each day's tally checked against an independent oracle, failing
-//! seeds replayed and shrunk. See README "Simulator".
+//! jiaohui, qipan (ballots by private message) and bansha42 (the forum's poll, as bansha reads
+//! it, and the judge's proxies), each day's tally checked against an independent oracle,
+//! failing seeds replayed and shrunk. See README "Simulator".
 //!
 //! `BANSHA_SIM_SEED=123 cargo test --test sim` replays one seed (and shrinks it if it fails);
 //! `BANSHA_SIM_SEEDS=N` (scripts/sim.sh --seeds N) runs N seeds from `BANSHA_SIM_START`.
@@ -14,6 +15,9 @@ use std::time::Instant;
 
 /// The seeds every CI run checks. Seed 3 (qipan) found a defect, fixed in the tally: a free-
 /// worded "我投李逵，理由是跟票" was void, its reasoning cut to one character (`tests/rules_qipan.rs`).
+/// Seeds 2 and 24 (bansha42) found three: a player who proxied could not change through the
+/// judge, a proxy at 20:40:00 itself counted, a ballot posted in the thread after the close
+/// spared its author the suicide (`tests/rules_bansha42.rs`).
 const FIXED: std::ops::Range<u64> = 1..101;
 /// Seeds that once failed, kept: 100155 (an oracle error, fixed in the oracle: a second ballot
 /// while one stands is a change, whatever its wording; chuhan, day 14, round 2).
@@ -146,6 +150,44 @@ fn generator_covers_the_kinds() {
             .iter()
             .any(|g| g.days.iter().any(|d| d.runoff.is_some())),
         "run-offs"
+    );
+    // bansha42: poll votes by the dead, ballots in the thread, proxies and a proxy's change
+    // through the judge, half voters, an overtime.
+    let b42: Vec<&gen::Game> = games
+        .iter()
+        .filter(|g| g.preset == gen::Preset::Bansha42)
+        .collect();
+    let b42_days = || b42.iter().flat_map(|g| g.days.iter());
+    assert!(
+        b42_days().any(|d| d
+            .posts
+            .iter()
+            .any(|p| d.dead.contains(&p.author) && matches!(p.intent, Intent::Poll(_)))),
+        "dead voters in the poll"
+    );
+    assert!(b42_days().any(|d| d
+        .posts
+        .iter()
+        .any(|p| matches!(p.intent, Intent::InThread(_)))));
+    assert!(
+        b42_days().any(|d| {
+            let proxies: Vec<&str> = d
+                .posts
+                .iter()
+                .filter(|p| matches!(p.intent, Intent::Proxy(_)))
+                .map(|p| p.author.as_str())
+                .collect();
+            proxies
+                .iter()
+                .enumerate()
+                .any(|(i, a)| proxies[..i].contains(a))
+        }),
+        "a proxy's change"
+    );
+    assert!(b42_days().any(|d| !d.half.is_empty()), "half voters");
+    assert!(
+        b42_days().any(|d| d.runoff.as_ref().is_some_and(|r| r.places.is_some())),
+        "an overtime"
     );
     // Second changes: a voter with two change posts in a day.
     assert!(games.iter().any(|g| g.days.iter().any(|d| {

@@ -25,6 +25,8 @@ pub struct Counted {
     pub outcome: Option<(String, Vec<String>)>,
     /// A post the seed leaves open was met (a shrunk game can hold one): the day is not compared.
     pub unmodeled: Option<String>,
+    /// bansha42: who goes out before an overtime settles the rest (004 L79).
+    pub decided: Vec<String>,
 }
 
 /// The lock: no change in the last 60 minutes (all three presets: 000 L117 "投票时间结束前1小时内
@@ -42,6 +44,10 @@ struct Standing {
 
 /// Round 1 of `day`.
 pub fn count(preset: Preset, day: &Day) -> Counted {
+    if preset == Preset::Bansha42 {
+        let k = crate::gen::bansha42_round(day.day).1;
+        return judge_poll(day, &day.posts, &day.readings, None, k);
+    }
     let posts: Vec<(i64, &GenPost)> = day.posts.iter().map(|p| (p.secs, p)).collect();
     judge(preset, day, &posts, None)
 }
@@ -52,6 +58,16 @@ pub fn count(preset: Preset, day: &Day) -> Counted {
 /// a "第一次" ballot is round 1's).
 pub fn count_runoff(preset: Preset, day: &Day) -> Option<Counted> {
     let r = day.runoff.as_ref()?;
+    if preset == Preset::Bansha42 {
+        let k = r.places.unwrap_or(1) as usize;
+        return Some(judge_poll(
+            day,
+            &r.posts,
+            &r.readings,
+            Some(&r.candidates),
+            k,
+        ));
+    }
     let mut posts: Vec<(i64, &GenPost)> = r.posts.iter().map(|p| (p.secs, p)).collect();
     // qipan likewise: one inbox, round 2's time after round 1's close (003 L100).
     if matches!(preset, Preset::Chuhan | Preset::Qipan) {
@@ -114,6 +130,8 @@ fn judge(
             // 允许在投票时间内再次投票或改票直至符合格式要求"; 001 L175 the format. A void ballot changes
             // nothing and uses nothing.
             Intent::Malformed | Intent::Chatter | Intent::Unreasoned(_) => {}
+            // bansha42's (`judge_poll`).
+            Intent::Poll(_) | Intent::Proxy(_) | Intent::InThread(_) => {}
             Intent::Vote(t) if !allowed(t) => {}
             Intent::Vote(t) if !standing.contains_key(&p.author) => {
                 history.push((secs, t.clone(), 1.0));
@@ -264,6 +282,7 @@ fn tally_up(
         non_voters,
         outcome,
         unmodeled: None,
+        decided: Vec::new(),
     }
 }
 
@@ -300,6 +319,8 @@ fn outcome(
     match preset {
         // Day 1's sheriff: `sheriff`, from the history.
         Preset::M103 if day == 1 => None,
+        // `judge_poll`.
+        Preset::Bansha42 => None,
         // 002 L61 "获得投票最多的角色将出局。平票则无人出局".
         Preset::M103 => match top.len() {
             1 => one("eliminated", top),
@@ -331,4 +352,219 @@ fn outcome(
             }
         }
     }
+}
+
+/// bansha42 (004): each living player's vote in the poll, as bansha first saw it (the forum
+/// gives no poll vote a time: L77 "数据以投票机统计的为准"), and the judge's proxies (L76); the top
+/// `k` go out (L30–L36), ties settled by arrival (L79). Round 2 is the overtime (`candidates`).
+fn judge_poll(
+    day: &Day,
+    posts: &[GenPost],
+    readings: &[i64],
+    candidates: Option<&[String]>,
+    k: usize,
+) -> Counted {
+    // L73 "活着的全部玩家参加投票": the dead and outsiders are no voters.
+    let living: Vec<&str> = PLAYERS
+        .iter()
+        .copied()
+        .filter(|p| !day.dead.iter().any(|d| d == p))
+        .collect();
+    let mut unmodeled = None;
+    // (seconds, 0 poll / 1 proxy, pid, post): a poll vote at the reading that first showed it.
+    let mut events: Vec<(i64, u8, u64, &GenPost)> = Vec::new();
+    for p in posts {
+        match &p.intent {
+            Intent::Poll(_) => {
+                if let Some((at, _)) = crate::gen::seen(readings, p.secs) {
+                    events.push((at, 0, p.pid, p));
+                }
+            }
+            Intent::Proxy(_) => events.push((p.secs, 1, p.pid, p)),
+            _ => {}
+        }
+    }
+    events.sort_by_key(|e| (e.0, e.1, e.2));
+    for w in events.windows(2) {
+        if w[0].0 == w[1].0 && w[0].1 != w[1].1 && w[0].3.author == w[1].3.author {
+            unmodeled = Some(format!(
+                "{}: the proxy and the reading that first showed the vote at the same second",
+                w[1].3.pid
+            ));
+        }
+    }
+    // Standing: voter → (targets, by proxy); history of counts for arrival.
+    let mut standing: BTreeMap<String, (Vec<Target>, bool)> = BTreeMap::new();
+    let mut proxied: BTreeSet<String> = BTreeSet::new();
+    let mut history: Vec<(i64, String, f64)> = Vec::new();
+    let half = |v: &str| day.half.iter().any(|h| h == v);
+    for (secs, _, _, p) in &events {
+        if !living.contains(&p.author.as_str()) {
+            continue;
+        }
+        match &p.intent {
+            Intent::Poll(ts) => {
+                // L76 "一旦托票…不得再自行投票，本人所投票视为无效票"; L85 "哨子不接受任何自杀、弃权声明".
+                if proxied.contains(&p.author) || ts.contains(&Target::Abstain) {
+                    continue;
+                }
+                if !half(&p.author) {
+                    for t in ts {
+                        history.push((*secs, t.name().to_string(), 1.0));
+                    }
+                }
+                standing.insert(p.author.clone(), (ts.clone(), false));
+            }
+            Intent::Proxy(t) => {
+                // L76 "20：40起不再接受托票"; "本身已投票玩家不接受其改票的托票"; a player who
+                // proxied changes through the judge ("如需改票，请联系哨子，改票时间亦截止20:40").
+                if *secs >= -1200 {
+                    continue;
+                }
+                match standing.get(&p.author) {
+                    Some((_, false)) => continue,
+                    Some((old, true)) if !half(&p.author) => {
+                        for o in old {
+                            history.push((*secs, o.name().to_string(), -1.0));
+                        }
+                    }
+                    _ => {}
+                }
+                if !half(&p.author) {
+                    history.push((*secs, t.name().to_string(), 1.0));
+                }
+                proxied.insert(p.author.clone());
+                standing.insert(p.author.clone(), (vec![t.clone()], true));
+            }
+            _ => {}
+        }
+    }
+    let mut counts: BTreeMap<String, f64> = BTreeMap::new();
+    let mut halves: BTreeMap<String, f64> = BTreeMap::new();
+    let mut ballots = BTreeMap::new();
+    for (voter, (ts, _)) in &standing {
+        for t in ts {
+            if half(voter) {
+                *halves.entry(t.name().to_string()).or_default() += 0.5;
+            } else {
+                *counts.entry(t.name().to_string()).or_default() += 1.0;
+            }
+        }
+        let names: Vec<&str> = ts.iter().map(|t| t.name()).collect();
+        ballots.insert(voter.clone(), (0, names.join("、")));
+    }
+    // L72 "如未用投票机，所投票视为废票，不算自杀": who posted a ballot in the thread and has no
+    // vote is no suicide; L74's half voters owe no vote.
+    let in_thread = |v: &str| {
+        posts
+            .iter()
+            .any(|p| p.author == v && matches!(p.intent, Intent::InThread(_)) && p.secs <= 0)
+    };
+    let non_voters: BTreeSet<String> = living
+        .iter()
+        .filter(|p| !standing.contains_key(**p) && !half(p))
+        .map(|p| {
+            if in_thread(p) {
+                format!("{p}（版面投票，不算自杀）")
+            } else {
+                p.to_string()
+            }
+        })
+        .collect();
+    let reached = |name: &str, final_count: f64| {
+        let (mut running, mut at) = (0.0, None);
+        for (t, who, d) in &history {
+            if who == name {
+                let before = running;
+                running += d;
+                if before < final_count && running >= final_count {
+                    at = Some(*t);
+                }
+            }
+        }
+        at
+    };
+    let total = counts.values().sum::<f64>();
+    let counts: BTreeMap<String, f64> = counts.into_iter().filter(|(_, v)| *v > 0.0).collect();
+    let mut ranked: Vec<(String, f64, f64, Option<i64>)> = counts
+        .iter()
+        .map(|(n, v)| {
+            (
+                n.clone(),
+                *v,
+                halves.get(n).copied().unwrap_or(0.0),
+                reached(n, *v),
+            )
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap());
+    let (outcome, decided) = top_k(&ranked, k, candidates.is_some());
+    Counted {
+        ballots,
+        counts,
+        abstain: 0.0,
+        total,
+        non_voters,
+        outcome,
+        unmodeled,
+        decided,
+    }
+}
+
+/// 004 L30–L36: the `k` with the most votes go out. Tied at the cut: L74's half votes first
+/// ("仅在平票时计算生效"), then L79 "后到先出" (who reached the count later goes first); reached at
+/// the same moment: "加时15分钟，票一出X" (an overtime). A second overtime, and a cut among the
+/// tied that half votes do not settle (when half votes "arrive" the seed does not say), are not
+/// judged.
+type Ranked = (String, f64, f64, Option<i64>);
+fn top_k(
+    ranked: &[Ranked],
+    k: usize,
+    overtime: bool,
+) -> (Option<(String, Vec<String>)>, Vec<String>) {
+    let names = |v: &[&Ranked]| -> Vec<String> {
+        let mut n: Vec<String> = v.iter().map(|r| r.0.clone()).collect();
+        n.sort();
+        n
+    };
+    if ranked.is_empty() {
+        return (Some(("none".into(), vec![])), vec![]);
+    }
+    if ranked.len() <= k {
+        let all: Vec<&Ranked> = ranked.iter().collect();
+        return (Some(("eliminated".into(), names(&all))), vec![]);
+    }
+    let cut = ranked[k - 1].1;
+    let mut out: Vec<&Ranked> = ranked.iter().filter(|r| r.1 > cut).collect();
+    let mut group: Vec<&Ranked> = ranked.iter().filter(|r| r.1 == cut).collect();
+    let mut places = k - out.len();
+    if group.len() == places {
+        out.extend(group);
+        return (Some(("eliminated".into(), names(&out))), vec![]);
+    }
+    group.sort_by(|a, b| b.2.partial_cmp(&a.2).unwrap());
+    let h = group[places - 1].2;
+    if group[places].2 != h {
+        out.extend(&group[..places]);
+        return (Some(("eliminated".into(), names(&out))), vec![]);
+    }
+    if h > 0.0 {
+        return (None, vec![]);
+    }
+    let above: Vec<&Ranked> = group.iter().copied().filter(|r| r.2 > h).collect();
+    places -= above.len();
+    out.extend(above);
+    let mut sub: Vec<&Ranked> = group.iter().copied().filter(|r| r.2 == h).collect();
+    sub.sort_by_key(|s| std::cmp::Reverse(s.3));
+    let r = sub[places - 1].3;
+    if sub[places].3 != r {
+        out.extend(&sub[..places]);
+        return (Some(("eliminated".into(), names(&out))), vec![]);
+    }
+    if overtime {
+        return (None, vec![]);
+    }
+    out.extend(sub.iter().copied().filter(|s| s.3 > r));
+    let tied: Vec<&Ranked> = sub.iter().copied().filter(|s| s.3 == r).collect();
+    (Some(("overtime".into(), names(&tied))), names(&out))
 }

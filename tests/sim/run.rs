@@ -2,10 +2,11 @@
 //! against the oracle and the invariants, and a trace of everything (the same seed must give
 //! the same trace, byte for byte).
 
-use crate::gen::{Day, Game, GenPost, Intent, Preset, JUDGE, PLAYERS, RUNOFF_SECS};
+use crate::gen::{Day, Game, GenPost, Intent, Preset, JUDGE, PLAYERS};
 use crate::oracle::{self, Counted};
 use bansha::domain::config::GameConfig;
-use bansha::domain::rules::{tally, OutcomeKind, Tally};
+use bansha::domain::rules::tally::Source;
+use bansha::domain::rules::{OutcomeKind, Tally};
 use bansha_parsers::{Post, Quote};
 use chrono::{DateTime, Duration, FixedOffset};
 use std::fmt::Write;
@@ -18,9 +19,9 @@ pub fn close_of(day: u32) -> DateTime<FixedOffset> {
     DateTime::parse_from_rfc3339(FIRST_CLOSE).unwrap() + Duration::days(2 * (day as i64 - 1))
 }
 
-/// When round 2 of `day` closes.
-pub fn runoff_close_of(day: u32) -> DateTime<FixedOffset> {
-    close_of(day) + Duration::seconds(RUNOFF_SECS)
+/// When round 2 of `day` closes: a run-off's day later, bansha42's overtime 15 minutes later.
+pub fn runoff_close_of(preset: Preset, day: u32) -> DateTime<FixedOffset> {
+    close_of(day) + Duration::seconds(preset.runoff_secs())
 }
 
 fn quoted(names: &[String]) -> String {
@@ -59,16 +60,65 @@ pub fn config_text(game: &Game) -> String {
         if let Some(sh) = &d.sheriff {
             let _ = writeln!(s, "sheriff = \"{sh}\"");
         }
+        if !d.half.is_empty() {
+            let _ = writeln!(s, "half_voters = [{}]", quoted(&d.half));
+        }
         if let Some(r) = &d.runoff {
+            let places = r
+                .places
+                .map(|p| format!(", eliminate = {p}"))
+                .unwrap_or_default();
             let _ = writeln!(
                 s,
-                "runoff = {{ closes_at = \"{}\", candidates = [{}] }}",
-                runoff_close_of(d.day).format("%Y-%m-%d %H:%M:%S"),
+                "runoff = {{ closes_at = \"{}\", candidates = [{}]{places} }}",
+                runoff_close_of(game.preset, d.day).format("%Y-%m-%d %H:%M:%S"),
                 quoted(&r.candidates)
+            );
+        }
+        // The judge's proxies (004 L76 托票), typed as they come in.
+        for p in d
+            .posts
+            .iter()
+            .filter(|p| matches!(p.intent, Intent::Proxy(_)))
+        {
+            let Intent::Proxy(t) = &p.intent else {
+                continue;
+            };
+            let _ = write!(
+                s,
+                "[[days.proxies]]\nvoter = \"{}\"\ntarget = \"{}\"\nat = \"{}\"\n",
+                p.author,
+                t.name(),
+                (close_of(d.day) + Duration::seconds(p.secs)).format("%Y-%m-%d %H:%M:%S")
             );
         }
     }
     s
+}
+
+/// The poll votes of one round as bansha first saw them (bansha42): each vote at the first
+/// reading at or after it was cast.
+pub fn casts_of(
+    close: DateTime<FixedOffset>,
+    posts: &[GenPost],
+    readings: &[i64],
+) -> Vec<bansha::domain::rules::tally::Cast> {
+    let at = |secs: i64| close + Duration::seconds(secs);
+    posts
+        .iter()
+        .filter_map(|p| {
+            let Intent::Poll(ts) = &p.intent else {
+                return None;
+            };
+            let (seen, since) = crate::gen::seen(readings, p.secs)?;
+            Some(bansha::domain::rules::tally::Cast {
+                voter: p.author.clone(),
+                targets: ts.iter().map(|t| t.name().to_string()).collect(),
+                at: at(seen),
+                since: since.map(at),
+            })
+        })
+        .collect()
 }
 
 pub fn load(game: &Game) -> GameConfig {
@@ -112,7 +162,7 @@ pub fn messages_of(game: &Game) -> Vec<bansha_parsers::pm::PrivateMessage> {
             Some((&d.posts, close_of(d.day))),
             d.runoff
                 .as_ref()
-                .map(|r| (&r.posts, runoff_close_of(d.day))),
+                .map(|r| (&r.posts, runoff_close_of(game.preset, d.day))),
         ];
         for (posts, close) in rounds.into_iter().flatten() {
             for g in posts {
@@ -165,7 +215,14 @@ fn as_counted(t: &Tally) -> Counted {
         .map(|b| {
             (
                 b.voter.clone(),
-                (b.pid.unwrap_or(0), b.target.clone().unwrap_or_default()),
+                (
+                    b.pid.unwrap_or(0),
+                    if b.targets.is_empty() {
+                        b.target.clone().unwrap_or_default()
+                    } else {
+                        b.targets.join("、")
+                    },
+                ),
             )
         })
         .collect();
@@ -182,9 +239,22 @@ fn as_counted(t: &Tally) -> Counted {
         counts,
         abstain: t.abstain_votes(),
         total: t.total_votes,
-        non_voters: t.non_voters.iter().map(|n| n.player.clone()).collect(),
+        // bansha42 L72: a ballot posted in the thread is void, and no suicide.
+        non_voters: t
+            .non_voters
+            .iter()
+            .map(|n| match n.consequence.contains("不算自杀") {
+                true => format!("{}（版面投票，不算自杀）", n.player),
+                false => n.player.clone(),
+            })
+            .collect(),
         outcome: Some((kind_name(t.outcome.kind), players)),
         unmodeled: None,
+        decided: {
+            let mut d = t.outcome.decided.clone();
+            d.sort();
+            d
+        },
     }
 }
 
@@ -210,8 +280,25 @@ pub fn compare(day: &crate::gen::Day, posts: &[GenPost], want: &Counted, t: &Tal
         let quotes_ballot = p.quote.as_ref().is_some_and(|q| q.3);
         let living = PLAYERS.contains(&p.author.as_str()) && !day.dead.contains(&p.author);
         let needs = p.author != JUDGE && (p.intent != Intent::Chatter || (living && quotes_ballot));
-        let has = t.ballots.iter().any(|b| b.pid == Some(p.pid))
-            || t.ignored.iter().any(|i| i.pid == p.pid);
+        // A poll vote or a proxy has no post: its verdict is the voter's (bansha42).
+        let has = match &p.intent {
+            Intent::Poll(_) => {
+                t.ballots
+                    .iter()
+                    .any(|b| b.source == Source::Poll && b.voter == p.author)
+                    || t.ignored
+                        .iter()
+                        .any(|i| i.floor == "投票机" && i.author == p.author)
+            }
+            Intent::Proxy(_) => t
+                .ballots
+                .iter()
+                .any(|b| b.source == Source::Judge && b.voter == p.author),
+            _ => {
+                t.ballots.iter().any(|b| b.pid == Some(p.pid))
+                    || t.ignored.iter().any(|i| i.pid == p.pid)
+            }
+        };
         if needs && !has {
             bad.push(format!("post {} ({}) has no verdict", p.pid, p.author));
         }
@@ -239,8 +326,11 @@ pub fn compare(day: &crate::gen::Day, posts: &[GenPost], want: &Counted, t: &Tal
         }
     }
     if let Some(o) = &want.outcome {
-        if Some(o) != got.outcome.as_ref() {
-            bad.push(format!("outcome: oracle {o:?}, tally {:?}", got.outcome));
+        if Some(o) != got.outcome.as_ref() || want.decided != got.decided {
+            bad.push(format!(
+                "outcome: oracle {o:?} (decided {:?}), tally {:?} (decided {:?})",
+                want.decided, got.outcome, got.decided
+            ));
         }
     }
     bad
@@ -285,21 +375,37 @@ fn round(
         _ => {
             let r = day.runoff.as_ref().expect("a run-off");
             let want = oracle::count_runoff(game.preset, day).expect("a run-off");
-            (want, &r.posts, runoff_close_of(day.day))
+            (want, &r.posts, runoff_close_of(game.preset, day.day))
         }
     };
     trace_round(trace, round, posts, &want);
+    // bansha42's poll votes and proxies are no posts (`casts_of`, the config's proxies).
+    let in_thread = |g: &&GenPost| !matches!(g.intent, Intent::Poll(_) | Intent::Proxy(_));
     let mut thread: Vec<Post> = day
         .posts
         .iter()
+        .filter(in_thread)
         .map(|g| post_of(day.day, close_of(day.day), g))
         .collect();
     if let Some(r) = &day.runoff {
         thread.extend(
             r.posts
                 .iter()
-                .map(|g| post_of(day.day, runoff_close_of(day.day), g)),
+                .filter(in_thread)
+                .map(|g| post_of(day.day, runoff_close_of(game.preset, day.day), g)),
         );
+    }
+    let casts = match (game.preset, &day.runoff) {
+        (Preset::Bansha42, Some(r)) if round == 2 => casts_of(close, &r.posts, &r.readings),
+        (Preset::Bansha42, _) => casts_of(close, &day.posts, &day.readings),
+        _ => Vec::new(),
+    };
+    if game.preset == Preset::Bansha42 {
+        let readings = match (round, &day.runoff) {
+            (2, Some(r)) => &r.readings,
+            _ => &day.readings,
+        };
+        let _ = writeln!(trace, "  readings {readings:?} half {:?}", day.half);
     }
     if game.preset == Preset::Qipan {
         // The judge's inbox holds the whole game's messages; the day's are picked from it as
@@ -312,7 +418,9 @@ fn round(
         thread = bansha::domain::rules::channels::pm_posts(config, d, &messages_of(game));
     }
     let now = close + Duration::hours(3);
-    let got = std::panic::catch_unwind(|| tally(config, day.day, round, now, &thread));
+    let got = std::panic::catch_unwind(|| {
+        bansha::domain::rules::tally::tally_with(config, day.day, round, now, &thread, &casts)
+    });
     let bad = match got {
         Err(_) => vec!["the tally panicked".to_string()],
         Ok(Err(e)) => vec![format!("the tally refused: {e}")],

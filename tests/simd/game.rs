@@ -85,6 +85,66 @@ pub fn tid_of(day: u32) -> u64 {
     100 + day as u64
 }
 
+/// The thread of day `day`'s overtime poll (bansha42 L79), which the judge opens at the close.
+pub fn overtime_tid_of(day: u32) -> u64 {
+    150 + day as u64
+}
+
+/// A post in a thread: not a poll vote, nor a proxy the judge types into the config.
+fn is_post(g: &gen::GenPost) -> bool {
+    !matches!(g.intent, gen::Intent::Poll(_) | gen::Intent::Proxy(_))
+}
+
+/// The polls of a bansha42 game: each day's in its vote thread (the living and 弃权, as the
+/// captured poll), each overtime's in a thread of its own (the tied), every vote at the moment
+/// it was cast; the poll closes at its round's close.
+fn polls(plan: &Plan) -> BTreeMap<u64, world::SimPoll> {
+    let mut out = BTreeMap::new();
+    if plan.game.preset != gen::Preset::Bansha42 {
+        return out;
+    }
+    let poll = |options: Vec<String>, maxchoices: usize, close: i64, posts: &[gen::GenPost]| {
+        let votes = posts
+            .iter()
+            .filter_map(|g| match &g.intent {
+                gen::Intent::Poll(ts) => Some((
+                    g.author.clone(),
+                    ts.iter()
+                        .filter_map(|t| options.iter().position(|o| o == t.name()))
+                        .collect(),
+                    close + g.secs,
+                )),
+                _ => None,
+            })
+            .collect();
+        world::SimPoll {
+            options,
+            maxchoices,
+            expiration: close,
+            votes,
+        }
+    };
+    for d in &plan.game.days {
+        let mut options: Vec<String> = gen::PLAYERS
+            .iter()
+            .filter(|p| !d.dead.iter().any(|x| x == *p))
+            .map(|p| p.to_string())
+            .collect();
+        options.push("弃权".into());
+        let close = unix(crate::run::close_of(d.day));
+        let votes = gen::bansha42_round(d.day).0;
+        out.insert(tid_of(d.day), poll(options, votes, close, &d.posts));
+        if let Some(r) = &d.runoff {
+            let c2 = unix(crate::run::runoff_close_of(plan.game.preset, d.day));
+            out.insert(
+                overtime_tid_of(d.day),
+                poll(r.candidates.clone(), 1, c2, &r.posts),
+            );
+        }
+    }
+    out
+}
+
 /// The closes of every round of the game (unix), in order.
 pub fn closes(game: &Game) -> Vec<i64> {
     let mut v: Vec<i64> = game
@@ -93,7 +153,7 @@ pub fn closes(game: &Game) -> Vec<i64> {
         .flat_map(|d| {
             let mut c = vec![unix(crate::run::close_of(d.day))];
             if d.runoff.is_some() {
-                c.push(unix(crate::run::runoff_close_of(d.day)));
+                c.push(unix(crate::run::runoff_close_of(game.preset, d.day)));
             }
             c
         })
@@ -113,7 +173,7 @@ pub fn plan(seed: u64) -> Plan {
             Some((&d.posts, crate::run::close_of(d.day))),
             d.runoff
                 .as_ref()
-                .map(|r| (&r.posts, crate::run::runoff_close_of(d.day))),
+                .map(|r| (&r.posts, crate::run::runoff_close_of(game.preset, d.day))),
         ];
         for (posts, close) in rounds.into_iter().flatten() {
             if posts.is_empty() || !rng.chance(30) {
@@ -139,6 +199,21 @@ pub fn plan(seed: u64) -> Plan {
         // Private messages: nobody but the sender deletes one (drawn above all the same, so
         // the stream stays as it is).
         deletions.clear();
+    }
+    if game.preset == gen::Preset::Bansha42 {
+        // Only posts can be deleted: not a poll's votes, nor the judge's proxies.
+        let posts: BTreeSet<u64> = game
+            .days
+            .iter()
+            .flat_map(|d| {
+                d.posts
+                    .iter()
+                    .chain(d.runoff.iter().flat_map(|r| r.posts.iter()))
+            })
+            .filter(|g| is_post(g))
+            .map(|g| g.pid)
+            .collect();
+        deletions.retain(|(pid, _)| posts.contains(pid));
     }
     let closes = closes(&game);
     let (start, end) = span(&game);
@@ -268,15 +343,36 @@ fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
                 deleted_at: deleted.get(&g.pid).copied(),
             });
         };
-        // qipan's ballots are private messages (`pms`): the thread holds the judge's posts.
+        // qipan's ballots are private messages (`pms`): the thread holds the judge's posts;
+        // bansha42's are in the poll (`polls`).
         let qipan = plan.game.preset == gen::Preset::Qipan;
-        for g in d.posts.iter().filter(|g| !qipan || g.author == JUDGE) {
+        let shown = |g: &&gen::GenPost| (!qipan || g.author == JUDGE) && is_post(g);
+        for g in d.posts.iter().filter(shown) {
             add(g, close);
         }
         if let Some(r) = &d.runoff {
-            let c2 = unix(crate::run::runoff_close_of(d.day));
-            for g in r.posts.iter().filter(|g| !qipan || g.author == JUDGE) {
+            let c2 = unix(crate::run::runoff_close_of(plan.game.preset, d.day));
+            for g in r.posts.iter().filter(shown) {
                 add(g, c2);
+            }
+            if plan.game.preset == gen::Preset::Bansha42 {
+                // The overtime's poll thread, opened by the judge at the close (004 L79).
+                let tid = overtime_tid_of(d.day);
+                out.insert(
+                    tid,
+                    SimThread {
+                        subject: format!("【模拟局】第{}天加时投票", d.day),
+                        posts: vec![SimPost {
+                            pid: d.day as u64 * 1000 + 500,
+                            author: JUDGE.into(),
+                            at: close,
+                            message: world::message("加时15分钟，票一出。", None, tid),
+                            deleted_at: None,
+                        }],
+                        redirect_next: false,
+                        redirected: BTreeSet::new(),
+                    },
+                );
             }
         }
         // In the order the forum gives them: by time, then pid.
@@ -325,6 +421,21 @@ fn write_game(plan: &Plan, dir: &std::path::Path, upto: u32) {
                 "[[days]]\nday = {}\nvote_thread = {}\n",
                 d.day,
                 tid_of(d.day)
+            ),
+            1,
+        );
+    }
+    // bansha42's overtime votes in its own poll (`polls`).
+    for d in typed
+        .days
+        .iter()
+        .filter(|d| d.runoff.is_some() && plan.game.preset == gen::Preset::Bansha42)
+    {
+        game = game.replacen(
+            "runoff = { closes_at",
+            &format!(
+                "runoff = {{ vote_thread = {}, closes_at",
+                overtime_tid_of(d.day)
             ),
             1,
         );
@@ -428,6 +539,7 @@ pub fn run(plan: &Plan) -> Outcome {
     let world = Arc::new(Mutex::new(World::new(start)));
     world.lock().unwrap().threads = threads(plan);
     world.lock().unwrap().pms = pms(plan);
+    world.lock().unwrap().polls = polls(plan);
     world.lock().unwrap().machine_skew = plan.machine_skew;
     let disk = world.lock().unwrap().disk.clone();
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -824,13 +936,40 @@ fn truth(
     }
     let mut posts: Vec<bansha_parsers::Post> = r1
         .iter()
+        .filter(|g| is_post(g))
         .map(|g| crate::run::post_of(day.day, c1, g))
         .collect();
-    posts.extend(
-        r2.iter()
-            .map(|g| crate::run::post_of(day.day, crate::run::runoff_close_of(day.day), g)),
-    );
+    posts.extend(r2.iter().filter(|g| is_post(g)).map(|g| {
+        crate::run::post_of(
+            day.day,
+            crate::run::runoff_close_of(plan.game.preset, day.day),
+            g,
+        )
+    }));
     (posts, r1, r2)
+}
+
+/// A note with each list of names ("甲、乙、丙") in sorted order.
+fn unordered(note: &str) -> String {
+    let list = regex::Regex::new(r"[^\s：；，（）]+(?:、[^\s：；，（）]+)+").unwrap();
+    list.replace_all(note, |c: &regex::Captures| {
+        let mut names: Vec<&str> = c[0].split('、').collect();
+        names.sort();
+        names.join("、")
+    })
+    .into_owned()
+}
+
+/// Readings at the moment of each poll vote (bansha42): each seen as it was cast.
+fn exact_readings(posts: &[gen::GenPost]) -> Vec<i64> {
+    let mut v: Vec<i64> = posts
+        .iter()
+        .filter(|g| matches!(g.intent, gen::Intent::Poll(_)))
+        .map(|g| g.secs)
+        .collect();
+    v.sort();
+    v.dedup();
+    v
 }
 
 /// The count lines of a final's BBCode (target and votes, up to the voter list).
@@ -963,14 +1102,26 @@ fn check(plan: &Plan, w: &World, out: &mut Outcome) -> Option<String> {
             let close = if round == 1 {
                 crate::run::close_of(day.day)
             } else {
-                crate::run::runoff_close_of(day.day)
+                crate::run::runoff_close_of(plan.game.preset, day.day)
             };
-            let t: Tally = match bansha::domain::rules::tally(
+            // bansha42: the poll as it stood at the close, each vote seen as it was cast (the
+            // daemon sees it at its next reading: what the order of arrival rests on is the
+            // tally simulator's to judge, with the readings explicit).
+            let (mine, exact) = match (round, &day.runoff) {
+                (2, Some(_)) => (&r2, exact_readings(&r2)),
+                _ => (&r1, exact_readings(&r1)),
+            };
+            let casts = match plan.game.preset {
+                gen::Preset::Bansha42 => crate::run::casts_of(close, mine, &exact),
+                _ => Vec::new(),
+            };
+            let t: Tally = match bansha::domain::rules::tally_with(
                 &config,
                 day.day,
                 round,
                 close + Duration::hours(3),
                 &posts,
+                &casts,
             ) {
                 Ok(t) => t,
                 Err(e) => {
@@ -984,14 +1135,34 @@ fn check(plan: &Plan, w: &World, out: &mut Outcome) -> Option<String> {
             // The second oracle: the simulator's own counter, on the posts left.
             let mut left = day.clone();
             left.posts = r1.clone();
+            left.readings = exact_readings(&r1);
             if let Some(r) = &mut left.runoff {
                 r.posts = r2.clone();
+                r.readings = exact_readings(&r2);
             }
             let want = if round == 1 {
                 Some(crate::oracle::count(plan.game.preset, &left))
             } else {
                 crate::oracle::count_runoff(plan.game.preset, &left)
             };
+            // A cut tied on votes is settled by arrival as the daemon's readings saw it: not
+            // judged here (the tally simulator judges it).
+            let by_arrival = plan.game.preset == gen::Preset::Bansha42
+                && want.as_ref().is_some_and(|w| {
+                    let k = match (round, &day.runoff) {
+                        (2, Some(r)) => r.places.unwrap_or(1) as usize,
+                        _ => gen::bansha42_round(day.day).1,
+                    };
+                    let mut v: Vec<f64> = w.counts.values().copied().collect();
+                    v.sort_by(|a, b| b.partial_cmp(a).unwrap());
+                    v.len() > k && v[k - 1] == v[k]
+                });
+            let want = want.map(|mut w| {
+                if by_arrival {
+                    w.outcome = None;
+                }
+                w
+            });
             if let Some(want) = want {
                 let mine = if round == 1 { &r1 } else { &r2 };
                 for b in crate::run::compare(&left, mine, &want, &t) {
@@ -1028,13 +1199,23 @@ fn check(plan: &Plan, w: &World, out: &mut Outcome) -> Option<String> {
                     }
                     let m = list[0];
                     let note = format!("最终计票：{}", t.outcome.note);
-                    if !m.subject.ends_with(&note) {
+                    // bansha42 lists equal counts in order of arrival (as the daemon read it).
+                    let (note, subject) = match plan.game.preset {
+                        gen::Preset::Bansha42 => (unordered(&note), unordered(&m.subject)),
+                        _ => (note, m.subject.clone()),
+                    };
+                    if !by_arrival && !subject.ends_with(&note) {
                         bad.push(format!(
                             "day {} round {round}: the final says {:?}, the oracle {note:?}",
                             day.day, m.subject
                         ));
                     }
-                    let (want, have) = (count_lines(&expect), count_lines(&m.body));
+                    let (mut want, mut have) = (count_lines(&expect), count_lines(&m.body));
+                    if plan.game.preset == gen::Preset::Bansha42 {
+                        // Equal counts are listed in order of arrival.
+                        want.sort();
+                        have.sort();
+                    }
                     if want != have {
                         bad.push(format!(
                             "day {} round {round}: counts mailed {have:?}, oracle {want:?}",

@@ -205,9 +205,11 @@ fn check(
     let (mut n, mut days, mut cycles, mut crashes, mut mails, mut finals) =
         (0u64, 0u64, 0, 0, 0, 0);
     let mut largest = (0u64, 0usize);
+    let mut presets: std::collections::BTreeMap<&str, u64> = Default::default();
     for seed in seeds {
         let plan = make(seed);
         n += 1;
+        *presets.entry(plan.game.preset.name()).or_default() += 1;
         days += plan.game.days.len() as u64;
         let first = game::run(&plan);
         cycles += first.cycles;
@@ -249,6 +251,7 @@ fn check(
         peak <= PEAK_RSS_KIB,
         "simd {label}: the process's peak resident set {peak} KiB is over the bound of {PEAK_RSS_KIB} KiB"
     );
+    println!("simd {label}: seeds by preset {presets:?}");
     println!(
         "simd {label}: {n} seeds, {days} game-days, {cycles} cycles, {crashes} kills, {mails} mails ({finals} finals checked against both oracles) in {secs:.2}s: {:.1} seeds/s, {:.1} game-days/s ({})",
         n as f64 / secs,
@@ -283,6 +286,15 @@ fn seeds() {
     println!("simd: fresh seeds {from}..{}", from + FRESH);
     if let Some((_, report)) = check(from..from + FRESH, "fresh", &game::plan, 10_000) {
         panic!("{report}");
+    }
+}
+
+/// CI's fixed seeds (those of the optimised build) play every preset the generator knows.
+#[test]
+fn the_fixed_seeds_play_every_preset() {
+    let played: Vec<gen::Preset> = (1..41).map(|s| game::plan(s).game.preset).collect();
+    for p in gen::PRESETS {
+        assert!(played.contains(&p), "no {} game in seeds 1–40", p.name());
     }
 }
 

@@ -83,8 +83,22 @@ pub struct SimPm {
     pub text: String,
 }
 
+/// A poll in a thread (bansha42's ballots, 004 L72): its options and every vote, each at the
+/// moment it was cast (the forum shows a vote from then on and never says when it came).
+#[derive(Clone, Debug, Default)]
+pub struct SimPoll {
+    pub options: Vec<String>,
+    pub maxchoices: usize,
+    /// Unix: the poll takes no votes after it.
+    pub expiration: i64,
+    /// (voter, the options ticked by index, when).
+    pub votes: Vec<(String, Vec<usize>, i64)>,
+}
+
 /// Everything the world holds; shared by the forum, the relay and the simulator.
 pub struct World {
+    /// Polls by thread.
+    pub polls: BTreeMap<u64, SimPoll>,
     /// The judge's inbox: players' messages to the judge, in the order sent.
     pub pms: Vec<SimPm>,
     /// The process has logged in as the judge since it started (its cookies live in memory).
@@ -116,6 +130,8 @@ pub struct World {
     pub trace: Vec<String>,
     envelope: Value,
     template: Value,
+    poll_template: Value,
+    voters_template: String,
 }
 
 #[derive(Clone, Debug)]
@@ -138,7 +154,16 @@ impl World {
         )
         .unwrap();
         let template = page["Variables"]["postlist"][0].clone();
+        let fixture = |rel: &str| std::fs::read(crate::common::fixtures().join(rel)).unwrap();
+        let poll: Value =
+            serde_json::from_slice(&fixture("discuz/poll/mobile_v1_viewthread_tid5_judge.json"))
+                .unwrap();
+        let voters_template = String::from_utf8(fixture(
+            "discuz/poll/viewvote_tid5_option3_judge_inajax.xml",
+        ))
+        .unwrap();
         World {
+            polls: BTreeMap::new(),
             pms: Vec::new(),
             logged_in: false,
             now,
@@ -157,6 +182,8 @@ impl World {
             trace: Vec::new(),
             envelope: page,
             template,
+            poll_template: poll["Variables"]["special_poll"].clone(),
+            voters_template,
         }
     }
 
@@ -227,7 +254,86 @@ impl World {
             out["Variables"]["thread"]["subject"] = Value::String(t.subject.clone());
         }
         out["Variables"]["thread"]["maxposition"] = Value::String(visible.len().to_string());
+        if let Some(poll) = self.polls.get(&tid) {
+            out["Variables"]["special_poll"] = self.special_poll(poll);
+        }
         out
+    }
+
+    /// The votes of `poll` the forum shows now.
+    fn poll_votes<'a>(
+        &self,
+        poll: &'a SimPoll,
+    ) -> impl Iterator<Item = &'a (String, Vec<usize>, i64)> {
+        let now = self.now;
+        poll.votes.iter().filter(move |v| v.2 <= now)
+    }
+
+    /// The poll as API v1 gives it (`mobile_v1_viewthread_tid5_judge.json`'s `special_poll`,
+    /// its first option the form of every option).
+    fn special_poll(&self, poll: &SimPoll) -> Value {
+        let mut sp = self.poll_template.clone();
+        let form = sp["polloptions"]["1"].clone();
+        let mut options = serde_json::Map::new();
+        for (i, text) in poll.options.iter().enumerate() {
+            let n = self.poll_votes(poll).filter(|v| v.1.contains(&i)).count();
+            let mut o = form.clone();
+            o["polloptionid"] = Value::String((i + 1).to_string());
+            o["polloption"] = Value::String(text.clone());
+            o["votes"] = Value::String(n.to_string());
+            options.insert((i + 1).to_string(), o);
+        }
+        sp["polloptions"] = Value::Object(options);
+        let voters: BTreeSet<&str> = self.poll_votes(poll).map(|v| v.0.as_str()).collect();
+        sp["voterscount"] = Value::String(voters.len().to_string());
+        sp["maxchoices"] = Value::String(poll.maxchoices.to_string());
+        sp["multiple"] = Value::String(((poll.maxchoices > 1) as u8).to_string());
+        sp["expirations"] = Value::String(poll.expiration.to_string());
+        sp
+    }
+
+    /// One option's voter list (`viewvote_tid5_option3_judge_inajax.xml`: the selector of every
+    /// option, then the voters), or None: no such poll or option.
+    fn voter_list(&self, tid: u64, option: usize) -> Option<String> {
+        let poll = self.polls.get(&tid)?;
+        if option == 0 || option > poll.options.len() {
+            return None;
+        }
+        let page = &self.voters_template;
+        let select = page.find("<select").unwrap();
+        let select = select + page[select..].find('>').unwrap() + 1;
+        let end = page[select..].find("</select>").unwrap() + select;
+        let opts: String = poll
+            .options
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let sel = if i + 1 == option {
+                    " selected=\"selected\""
+                } else {
+                    ""
+                };
+                format!("<option value=\"{}\"{sel}>{t}</option>\n", i + 1)
+            })
+            .collect();
+        let items: String = self
+            .poll_votes(poll)
+            .filter(|v| v.1.contains(&(option - 1)))
+            .map(|(v, _, _)| {
+                format!(
+                    "<li><p><a href=\"home.php?mod=space&amp;uid={}\" target=\"_blank\">{v}</a></p></li>\n",
+                    uid(v)
+                )
+            })
+            .collect();
+        let ul = page.find("<ul class=\"ml mtm cl voterl\">").unwrap();
+        let ul_end = page[ul..].find("</ul>").unwrap() + ul;
+        Some(format!(
+            "{}{opts}{}<ul class=\"ml mtm cl voterl\">\n{items}{}",
+            &page[..select],
+            &page[end..ul],
+            &page[ul_end..]
+        ))
     }
 
     /// The judge's inbox as Discuz's API v1 serves it (`mobile_v1_mypm_list_judge.json`, a
@@ -416,7 +522,8 @@ impl World {
         let login =
             ask.url.contains("member.php") && q.get("action").map(String::as_str) == Some("login");
         let pm = q.get("module").map(String::as_str) == Some("mypm");
-        if !login && !pm && q.get("module").map(String::as_str) != Some("viewthread") {
+        let viewvote = q.get("action").map(String::as_str) == Some("viewvote");
+        if !login && !pm && !viewvote && q.get("module").map(String::as_str) != Some("viewthread") {
             return Ok(Answer {
                 status: 404,
                 ..ok(b"<html>404</html>".to_vec(), "text/html")
@@ -428,6 +535,8 @@ impl World {
         if let Some(f) = fault {
             let what = if login {
                 "the login".to_string()
+            } else if viewvote {
+                format!("the voters of tid {tid} option {:?}", q.get("polloptionid"))
             } else if pm {
                 format!("the inbox p{page}")
             } else {
@@ -457,6 +566,21 @@ impl World {
                 "application/json"
             };
             return self.faulty(fault, body, ct, date);
+        }
+        if viewvote {
+            // Without an option Discuz lists the first one's voters.
+            let option = get("polloptionid").unwrap_or(1);
+            let body = match self.voter_list(tid, option) {
+                Some(b) => b.into_bytes(),
+                // Not asked of a poll that is not there (the daemon asks the options it read):
+                // the forum's captured answer for a thread it does not have.
+                None => std::fs::read(
+                    crate::common::fixtures()
+                        .join("discuz/errors/mobile_v1_viewthread_tid9999_nonexistent_guest.json"),
+                )
+                .unwrap(),
+            };
+            return self.faulty(fault, body, "text/xml; charset=utf-8", date);
         }
         // Discuz's one-time redirect after a deletion (forum_viewthread.php `$isdel_post`).
         if let Some(t) = self.threads.get_mut(&tid) {
