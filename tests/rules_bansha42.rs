@@ -432,6 +432,23 @@ fn bansha42() {
             },
         },
         Case {
+            name: "a proxy between two readings of the poll that show the player's vote: the order is unknown and the judge is told so",
+            seed: (SEED, 76, "本身已投票玩家不接受其改票的托票"),
+            ruleset: "bansha42",
+            config: "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[[days.proxies]]\nvoter = \"超人\"\ntarget = \"不见\"\nat = \"2026-11-29 20:39:59\"\n",
+            pages: Pages::Poll(vec![
+                r("2026-11-29 18:51:01", vec![]),
+                r("2026-11-29 20:51:01", vec![("超人", vec!["蝈蝈"])]),
+            ]),
+            day: 1,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                g.void_of("超人", "先后无从得知");
+                assert_eq!(g.votes("不见"), 1.0, "{}", g.text);
+            },
+        },
+        Case {
             name: "no abstentions: the poll's 弃权 option is void",
             seed: (SEED, 85, "哨子不接受任何自杀、弃权声明"),
             ruleset: "bansha42",

@@ -1314,6 +1314,19 @@ impl Engine<'_> {
             restated: true,
             ordinal: None,
         };
+        // The judge's proxy for this voter inside the span the vote came in: which came first
+        // is unknown (004 L76 "本身已投票玩家不接受其改票的托票" turns on it).
+        let between = self
+            .day
+            .proxies
+            .iter()
+            .find(|x| {
+                x.round == self.round
+                    && self.roster.player_named(&x.voter) == Some(&voter)
+                    && x.at <= c.at
+                    && c.since.is_none_or(|s| x.at > s)
+            })
+            .map(|x| x.at);
         self.decide(
             Origin::unquoted(voter, "投票机", c.at, Source::Poll),
             attempt,
@@ -1327,6 +1340,12 @@ impl Engine<'_> {
                 ),
                 None => format!("（投票机 {} 首次读取时已有，投出时间不明）", fmt_time(c.at)),
             };
+            if let Some(at) = between {
+                b.reason += &format!(
+                    "；法官代投（{}）在这两次读取之间，与这张票的先后无从得知：如代投时本人已在投票机投票，代投应无效、这张票有效，请法官核对",
+                    fmt_time(at)
+                );
+            }
             if c.since.is_some_and(|s| s >= self.closes_at) {
                 b.reason += &format!(
                     "；截止（{}）后的读取中才出现：以投票机为准计入，如投票机截止后仍可投票，请法官核对",
