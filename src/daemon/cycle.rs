@@ -438,8 +438,8 @@ impl Daemon {
             .unwrap_or_else(chrono::Duration::zero)
     }
 
-    /// The time a cycle goes by: the machine's, or the forum's where the two are more than a
-    /// minute apart (the judge is told once per difference).
+    /// The time a cycle goes by: the forum's where it is known (the judge is told once per
+    /// difference of more than a minute), else the machine's.
     async fn cycle_time(&self, machine: Time, report: &mut CycleReport) -> Time {
         if !self.check_clock.load(Ordering::Relaxed) {
             return machine;
@@ -457,12 +457,14 @@ impl Daemon {
         } else {
             carried.map(|c| c.0)
         };
-        let offset = decide::clock_offset(machine, forum);
+        let correction = decide::clock_correction(machine, forum);
         if let Ok(mut o) = self.clock_offset.lock() {
-            *o = offset;
+            *o = correction;
         }
-        let Some(offset) = offset else {
-            return machine;
+        let Some(offset) = decide::clock_offset(machine, forum) else {
+            // Within the tolerance: not worth the judge's attention, but the close is the
+            // forum's (a machine seconds fast takes no final before it).
+            return machine + correction.unwrap_or_else(chrono::Duration::zero);
         };
         let now = machine + offset;
         report.clock_offset_secs = Some(offset.num_seconds());

@@ -309,13 +309,25 @@ pub fn clock_probe_due(machine: Time, forum: Option<(Time, std::time::Duration)>
     }
 }
 
-/// What to add to the machine's clock to get the forum's: nothing within the tolerance (the
-/// forum's `Date` has whole seconds, requests take time), else the difference, to the nearest
-/// second.
+/// What to add to the machine's clock to get the forum's, when the judge is to be told of it:
+/// nothing within the tolerance (the forum's `Date` has whole seconds, requests take time),
+/// else the difference, to the nearest second.
 pub fn clock_offset(machine: Time, forum: Option<Time>) -> Option<Duration> {
     let diff = forum? - machine;
-    let secs = (diff.num_milliseconds() as f64 / 1000.0).round() as i64;
-    (diff.abs() > CLOCK_TOLERANCE).then(|| Duration::seconds(secs))
+    (diff.abs() > CLOCK_TOLERANCE).then(|| whole_seconds(diff))
+}
+
+/// What to add to the machine's clock to go by the forum's, told or not: any difference of a
+/// second or more. A machine a few seconds fast would otherwise take a round's final read
+/// before the forum's close, with ballots still to come; the `Date` a reply carries was
+/// written before it arrived, so the forum's time read from it is never ahead of the forum.
+pub fn clock_correction(machine: Time, forum: Option<Time>) -> Option<Duration> {
+    let diff = whole_seconds(forum? - machine);
+    (!diff.is_zero()).then_some(diff)
+}
+
+fn whole_seconds(d: Duration) -> Duration {
+    Duration::seconds((d.num_milliseconds() as f64 / 1000.0).round() as i64)
 }
 
 /// A day's run-off (round 2) as the daemon runs it.
@@ -972,6 +984,16 @@ mod tests {
     fn the_forum_clock_counts_only_beyond_a_minute() {
         let m = at("2026-11-29T20:41:00+08:00");
         assert_eq!(clock_offset(m, None), None);
+        // Within the tolerance the judge is not told, but the cycle goes by the forum's time.
+        assert_eq!(
+            clock_correction(m, Some(m - Duration::seconds(15))),
+            Some(Duration::seconds(-15))
+        );
+        assert_eq!(
+            clock_correction(m, Some(m + Duration::milliseconds(400))),
+            None
+        );
+        assert_eq!(clock_correction(m, None), None);
         assert_eq!(clock_offset(m, Some(m + Duration::seconds(59))), None);
         assert_eq!(clock_offset(m, Some(m - Duration::seconds(60))), None);
         assert_eq!(
