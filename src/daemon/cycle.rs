@@ -53,6 +53,8 @@ pub struct Daemon {
     pub qq: Option<crate::io::qq::Qq>,
     /// Steps taken out for the simulator's planted-bug test (all off unless given).
     plants: crate::daemon::Plants,
+    /// The fonts of the timeline picture, where the caller gave them (`Seams::fonts`).
+    fonts: Option<crate::present::chart::Fonts>,
 }
 
 impl Daemon {
@@ -117,6 +119,7 @@ impl Daemon {
             reload: std::sync::Mutex::new(crate::daemon::reload::Reload::at_start(&path)),
             qq,
             plants: seams.plants,
+            fonts: seams.fonts.clone(),
         })
     }
 
@@ -1545,7 +1548,7 @@ impl Daemon {
     fn drawing<'a>(&self, settings: &'a Settings) -> crate::present::html::Drawing<'a> {
         crate::present::html::Drawing {
             forum_base: &settings.forum.base_url,
-            fonts: crate::io::fonts::system(),
+            fonts: self.fonts.clone().unwrap_or_else(crate::io::fonts::system),
         }
     }
 

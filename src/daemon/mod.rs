@@ -31,6 +31,10 @@ pub struct Seams {
     pub disk_full: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Known bugs put back, for the simulator to show it finds them (its planted-bug test).
     pub plants: Plants,
+    /// The fonts the timeline picture is drawn with (`None`: the machine's, `io::fonts::system`).
+    /// The simulator gives an empty set: the picture is drawn without its words, which no
+    /// invariant reads and which were most of its CPU.
+    pub fonts: Option<crate::present::chart::Fonts>,
 }
 
 /// Steps the simulator's planted-bug test takes out, one at a time, to show it notices. All

@@ -407,20 +407,28 @@ pub fn png(svg: &str, fonts: &Fonts) -> Option<Vec<u8>> {
 /// opaque, so the premultiplied RGBA pixels are the colours themselves and the alpha channel
 /// says nothing; the default deflate level was most of a tally mail's CPU (the simulator's
 /// profile: 13% of a whole game in `compress_inner` alone) for a picture a few KB smaller.
+/// Streamed a row at a time: no RGB copy of the whole picture (a megabyte and more, allocated
+/// and faulted in for every mail).
 fn encode_rgb(pixmap: &resvg::tiny_skia::Pixmap) -> Option<Vec<u8>> {
-    let rgb: Vec<u8> = pixmap
-        .data()
-        .chunks_exact(4)
-        .flat_map(|p| [p[0], p[1], p[2]])
-        .collect();
-    let mut out = Vec::with_capacity(rgb.len() / 8);
-    let mut encoder = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::Fast);
-    let mut writer = encoder.write_header().ok()?;
-    writer.write_image_data(&rgb).ok()?;
-    writer.finish().ok()?;
+    use std::io::Write;
+    let width = pixmap.width() as usize;
+    let mut out = Vec::with_capacity(width * pixmap.height() as usize / 2);
+    {
+        let mut encoder = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.set_compression(png::Compression::Fast);
+        let mut writer = encoder.write_header().ok()?;
+        let mut stream = writer.stream_writer().ok()?;
+        let mut row = Vec::with_capacity(width * 3);
+        for line in pixmap.data().chunks_exact(width * 4) {
+            row.clear();
+            row.extend(line.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]));
+            stream.write_all(&row).ok()?;
+        }
+        stream.finish().ok()?;
+        writer.finish().ok()?;
+    }
     Some(out)
 }
 

@@ -542,6 +542,8 @@ pub fn run(plan: &Plan) -> Outcome {
     world.lock().unwrap().polls = polls(plan);
     world.lock().unwrap().machine_skew = plan.machine_skew;
     let disk = world.lock().unwrap().disk.clone();
+    // As `bansha run` sets the allocator up before its runtime starts.
+    bansha::io::memory::one_arena();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .start_paused(true)
@@ -653,6 +655,8 @@ fn start_service(
             relay: Some(Arc::new(SimRelay(world.clone()))),
             disk_full: Some(disk.clone()),
             plants: plan.plants,
+            // The timeline picture drawn without its words (nothing here reads them).
+            fonts: Some(Arc::new(resvg::usvg::fontdb::Database::new())),
         },
     )
     .map_err(|e| format!("{e:#}"))?;

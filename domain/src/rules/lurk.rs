@@ -99,6 +99,25 @@ pub fn span(config: &GameConfig, day: &DayConfig) -> (Time, Time) {
     (from.unwrap_or(to - chrono::Duration::days(1)), to)
 }
 
+/// An `exclude_patterns` entry compiled, once per pattern for the process (a report a cycle
+/// compiled them all afresh: a few per cent of a simulated game's CPU). A regex clone shares
+/// the compiled program. Bounded: configs hold a handful.
+fn compiled(pattern: &str) -> Option<regex::Regex> {
+    static MEMO: std::sync::Mutex<Vec<(String, regex::Regex)>> = std::sync::Mutex::new(Vec::new());
+    let Ok(mut memo) = MEMO.lock() else {
+        return regex::Regex::new(pattern).ok();
+    };
+    if let Some((_, re)) = memo.iter().find(|(p, _)| p == pattern) {
+        return Some(re.clone());
+    }
+    let re = regex::Regex::new(pattern).ok()?;
+    if memo.len() >= 64 {
+        memo.remove(0);
+    }
+    memo.push((pattern.to_string(), re.clone()));
+    Some(re)
+}
+
 /// Why a post does not count, under the game's exclusions.
 /// `patterns`: the rules' `exclude_patterns`, compiled once per report (the config check has
 /// already refused any that do not compile).
@@ -182,7 +201,7 @@ fn counts(
         .lurk
         .exclude_patterns
         .iter()
-        .filter_map(|p| regex::Regex::new(p).ok())
+        .filter_map(|p| compiled(p))
         .collect();
     let judges: Vec<String> = config
         .roster

@@ -248,6 +248,9 @@ pub struct Journal {
     marked: u64,
     /// Bytes written since the last fsync.
     unsynced: bool,
+    /// Where the journal ended once sled had made everything before it durable (the last flush
+    /// mark, or a rewrite); None until the first flush after opening.
+    settled_at: Option<u64>,
 }
 
 fn open_rw(path: &Path) -> std::io::Result<std::fs::File> {
@@ -274,6 +277,7 @@ impl Journal {
             base: replayed.base,
             marked: replayed.end,
             unsynced: false,
+            settled_at: None,
         })
     }
 
@@ -310,6 +314,7 @@ impl Journal {
     /// crash only makes those writes look unfinished).
     pub fn mark_flushed(&mut self, upto: u64) -> std::io::Result<()> {
         if upto <= self.marked {
+            self.settled_at = Some(self.end);
             return Ok(());
         }
         let mut buf = Vec::new();
@@ -322,7 +327,13 @@ impl Journal {
         );
         self.write(&buf)?;
         self.marked = upto;
+        self.settled_at = Some(self.end);
         Ok(())
+    }
+
+    /// Nothing was written since sled last made the record durable: a flush has nothing to do.
+    pub fn settled(&self) -> bool {
+        self.settled_at == Some(self.end)
     }
 
     /// The journal has grown well past the record it describes.
@@ -378,6 +389,7 @@ impl Journal {
         self.base = self.end;
         self.marked = self.end;
         self.unsynced = false;
+        self.settled_at = Some(self.end);
         Ok(())
     }
 }
