@@ -42,6 +42,15 @@ struct Standing {
     own: Vec<u64>,
 }
 
+/// The players of the day: the roster less the dead (outsiders are none).
+fn living(day: &Day) -> Vec<&'static str> {
+    PLAYERS
+        .iter()
+        .copied()
+        .filter(|p| !day.dead.iter().any(|d| d == p))
+        .collect()
+}
+
 /// Round 1 of `day`.
 pub fn count(preset: Preset, day: &Day) -> Counted {
     if preset == Preset::Bansha42 {
@@ -91,11 +100,7 @@ fn judge(
     // Only living players vote: 000 L109 "在所有活着的玩家之间进行，每人可以投一票"; 002 L61
     // "所有角色均可参与投票" (the roles: not outsiders) and L319 "禁止已出局角色在…投票帖…发言";
     // jiaohui's roster likewise (outsiders and the dead are no players of the day).
-    let living: Vec<&str> = PLAYERS
-        .iter()
-        .copied()
-        .filter(|p| !day.dead.iter().any(|d| d == p))
-        .collect();
+    let living = living(day);
     let mut standing: BTreeMap<String, Standing> = BTreeMap::new();
     let mut unmodeled = None;
     // Every change of a count, in time order (seconds from the close, target, delta): day 1's
@@ -365,11 +370,7 @@ fn judge_poll(
     k: usize,
 ) -> Counted {
     // L73 "活着的全部玩家参加投票": the dead and outsiders are no voters.
-    let living: Vec<&str> = PLAYERS
-        .iter()
-        .copied()
-        .filter(|p| !day.dead.iter().any(|d| d == p))
-        .collect();
+    let living = living(day);
     let mut unmodeled = None;
     // (seconds, 0 poll / 1 proxy, pid, post): a poll vote at the reading that first showed it.
     let mut events: Vec<(i64, u8, u64, &GenPost)> = Vec::new();
