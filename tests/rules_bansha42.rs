@@ -449,6 +449,26 @@ fn bansha42() {
             },
         },
         Case {
+            name: "a proxy the judge enters again unchanged keeps the time its vote arrived (后到先出 goes by it)",
+            seed: (SEED, 79, "平票不加时，后到先出"),
+            ruleset: "bansha42",
+            config: "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[[days.proxies]]\nvoter = \"大灰狼\"\ntarget = \"小熊维尼\"\nat = \"2026-11-29 12:00:00\"\n[[days.proxies]]\nvoter = \"大灰狼\"\ntarget = \"小熊维尼\"\nat = \"2026-11-29 13:00:00\"\n",
+            pages: Pages::Poll(vec![r("2026-11-29 11:00:00", vec![("小飞", vec!["李逵"])])]),
+            day: 1,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                assert_eq!(g.votes("小熊维尼"), 1.0, "{}", g.text);
+                assert_eq!(g.votes("李逵"), 1.0, "{}", g.text);
+                assert_eq!(
+                    g.json["outcome"]["players"],
+                    serde_json::json!(["小熊维尼"]),
+                    "{}",
+                    g.text
+                );
+            },
+        },
+        Case {
             name: "no abstentions: the poll's 弃权 option is void",
             seed: (SEED, 85, "哨子不接受任何自杀、弃权声明"),
             ruleset: "bansha42",

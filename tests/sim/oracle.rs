@@ -424,6 +424,9 @@ fn judge_poll(
                 }
                 match standing.get(&p.author) {
                     Some((_, false)) => continue,
+                    // The same target again changes nothing, nor when its vote arrived (found by
+                    // seed 216077: the oracle had moved the arrival to the repeat).
+                    Some((old, true)) if old.len() == 1 && old[0] == *t => continue,
                     Some((old, true)) if !half(&p.author) => {
                         for o in old {
                             history.push((*secs, o.name().to_string(), -1.0));

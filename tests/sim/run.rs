@@ -427,6 +427,21 @@ fn round(
         Ok(Ok(t)) => {
             let c = as_counted(&t);
             let _ = writeln!(trace, "  tally: {} {:?}", nums(&c.counts), c.outcome);
+            if game.preset == Preset::Bansha42 {
+                // When each count was reached, as the tally orders a tie (004 L79).
+                let reached: Vec<String> = t
+                    .counts
+                    .iter()
+                    .map(|x| {
+                        format!(
+                            "{}@{:?}",
+                            x.target,
+                            x.reached_at.map(|r| r.format("%H:%M:%S").to_string())
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(trace, "   reached {}", reached.join(" "));
+            }
             for b in t.ballots.iter().filter(|b| !b.counted) {
                 let _ = writeln!(trace, "   {:?} {}: {}", b.pid, b.voter, b.reason);
             }
