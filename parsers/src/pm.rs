@@ -88,10 +88,14 @@ pub fn parse_pm(
 ) -> Result<PmPage, PageError> {
     let d = decode(bytes, content_type);
     let text = d.text.trim_start_matches('\u{feff}');
-    if text.trim_start().starts_with('{') {
-        return from_api(text, opts);
-    }
-    from_desktop(text, opts)
+    let mut page = if text.trim_start().starts_with('{') {
+        from_api(text, opts)?
+    } else {
+        from_desktop(text, opts)?
+    };
+    // What the decoding met (bytes not in the declared charset) is the caller's to weigh.
+    page.warnings.extend(d.warnings.iter().cloned());
+    Ok(page)
 }
 
 fn from_api(text: &str, opts: &ParseOptions) -> Result<PmPage, PageError> {

@@ -6,7 +6,7 @@
 
 use crate::domain::settings::{ForumSettings, Login, Source};
 use bansha_parsers::login::{parse_api_login, parse_login_form, parse_login_result, LoginOutcome};
-use bansha_parsers::{parse_thread_page, PageErrorKind, ParseOptions, ThreadPage};
+use bansha_parsers::{parse_thread_page, PageErrorKind, ParseOptions, ThreadPage, WarningKind};
 use chrono::FixedOffset;
 use std::time::Duration;
 use tokio::sync::Mutex;
@@ -524,6 +524,16 @@ impl Forum {
                     "api/mobile/index.php?version=1&module=mypm&subop=view&touid={uid}&page={page}"
                 );
                 let p = self.parsed(&rel, |b, ct| parse_pm(b, ct, &opts)).await?;
+                // Bytes not in the charset the page declares: names and ballots garbled.
+                if p.warnings.iter().any(|w| w.kind == WarningKind::Charset) {
+                    return Err(FetchError::Page(
+                        PageErrorKind::BadJson,
+                        format!(
+                            "与 {}（uid {uid}）的短信对话页面无法解码：页面声明的编码和实际不符",
+                            c.with_name.as_deref().unwrap_or("?")
+                        ),
+                    ));
+                }
                 read.extend(p.messages);
                 if p.last_page <= page || page >= 100 {
                     break;
@@ -808,6 +818,10 @@ mod inbox_tests {
     /// The captured inbox with the conversations whose pages were captured: yucca (13), 冷雪 (8)
     /// and 小熊维尼 (10).
     fn inbox(view_of_10: &str) -> Forum {
+        inbox_with(pm(view_of_10))
+    }
+
+    fn inbox_with(view_of_10: Vec<u8>) -> Forum {
         let mut list: serde_json::Value =
             serde_json::from_slice(&pm("mobile_v1_mypm_list_judge.json")).unwrap();
         let kept: Vec<serde_json::Value> = list["Variables"]["list"]
@@ -834,10 +848,30 @@ mod inbox_tests {
                     "touid=8".into(),
                     pm("mobile_v1_mypm_subop_view_touid8_judge.json"),
                 ),
-                ("touid=10".into(), pm(view_of_10)),
+                ("touid=10".into(), view_of_10),
                 ("module=mypm".into(), serde_json::to_vec(&list).unwrap()),
             ])),
         )
+    }
+
+    /// A conversation's page whose bytes are not in the charset it declares (GBK served as
+    /// UTF-8, the simulator's `WrongCharset` fault; found by simd seed 1870) is an error: read,
+    /// its sender's name and ballot would be garbled, the ballot lost and the conversation marked
+    /// read.
+    #[tokio::test]
+    async fn a_conversation_in_another_charset_than_declared_is_an_error() {
+        // Written out unescaped (the captured answer escapes its Chinese as \\uXXXX, which no
+        // charset can garble; a forum that does not escape it can).
+        let page: serde_json::Value =
+            serde_json::from_slice(&pm("mobile_v1_mypm_subop_view_touid10_judge.json")).unwrap();
+        let utf8 = serde_json::to_string(&page).unwrap();
+        let (gbk, _, _) = encoding_rs::GBK.encode(&utf8);
+        let forum = inbox_with(gbk.into_owned());
+        let e = forum
+            .private_messages(&std::collections::BTreeMap::new())
+            .await
+            .expect_err("a page that does not decode");
+        assert!(e.zh().contains("编码"), "{}", e.zh());
     }
 
     /// A conversation's page that holds another member's messages (the simulator's
