@@ -1452,26 +1452,24 @@ impl Engine<'_> {
         // as "票 机和…") name no player: void as well, but no vote, so no excuse from L73.
         // Only a ballot posted within the round's time is a vote not made in the poll: one
         // after the close is no vote in time at all (L73 "逾期不投票的判为自杀").
-        let late = (o.source == Source::Post)
-            .then(|| self.void_by_time(&o))
-            .flatten();
-        let not_the_poll = (self.config.rules.vote.source == crate::config::BallotSource::Poll
-            && o.source == Source::Post)
-            .then(|| match (&choices, &late) {
-                (_, Some(late)) => format!(
-                    "无效：本局须用投票机投票，版面上的投票视为废票；{}",
-                    late.trim_start_matches("无效：")
-                ),
-                (Ok(c), None) if c.iter().any(|c| matches!(c, Choice::Player(_))) => {
-                    self.thread_voters.insert(o.voter.clone());
-                    "无效：本局须用投票机投票，版面上的投票视为废票（不算自杀）".to_string()
-                }
-                (Ok(_), None) => "无效：本局须用投票机投票，版面上的投票视为废票".to_string(),
-                (Err(e), None) => format!(
-                    "无效：本局须用投票机投票，版面上的投票视为废票；{}",
-                    e.trim_start_matches("无效：")
-                ),
-            });
+        let in_thread = self.config.rules.vote.source == crate::config::BallotSource::Poll
+            && o.source == Source::Post;
+        let late = in_thread.then(|| self.void_by_time(&o)).flatten();
+        let not_the_poll = in_thread.then(|| match (&choices, &late) {
+            (_, Some(late)) => format!(
+                "无效：本局须用投票机投票，版面上的投票视为废票；{}",
+                late.trim_start_matches("无效：")
+            ),
+            (Ok(c), None) if c.iter().any(|c| matches!(c, Choice::Player(_))) => {
+                self.thread_voters.insert(o.voter.clone());
+                "无效：本局须用投票机投票，版面上的投票视为废票（不算自杀）".to_string()
+            }
+            (Ok(_), None) => "无效：本局须用投票机投票，版面上的投票视为废票".to_string(),
+            (Err(e), None) => format!(
+                "无效：本局须用投票机投票，版面上的投票视为废票；{}",
+                e.trim_start_matches("无效：")
+            ),
+        });
         // The judge's ruling is the verdict: a vote for the named player stands whatever the
         // format, time or change rules said; a voided one is void.
         if let Some(ruling) = &o.ruling {
