@@ -575,9 +575,25 @@ impl Store {
 
     /// Write `ops`: their lines to the journal (one write), then to sled. The journal's lock is
     /// held throughout, so the journal and sled take every write in the same order.
-    fn write(&self, ops: Vec<journal::Op>) -> Result<(), StoreError> {
+    fn write(&self, mut ops: Vec<journal::Op>) -> Result<(), StoreError> {
         let mut j = self.journal()?;
+        // A write that changes nothing (a reading the same as the last) is no write: no
+        // journal line and nothing for the next flush to make durable.
+        ops.retain(|op| !self.holds(op));
+        if ops.is_empty() {
+            return Ok(());
+        }
         self.write_locked(&mut j, &ops)
+    }
+
+    /// Whether sled holds `op`'s outcome already.
+    fn holds(&self, op: &journal::Op) -> bool {
+        let now = self.tree(op.tree).get(&op.key).ok();
+        match (&op.value, now) {
+            (Some(v), Some(Some(now))) => now.as_ref() == v.as_slice(),
+            (None, Some(None)) => true,
+            _ => false,
+        }
     }
 
     fn write_locked(
@@ -1118,6 +1134,33 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A write that changes nothing (the same reading recorded again, a removal of what is not
+    /// there) adds no journal line, so the store stays settled and the next flush is skipped:
+    /// an idle cycle makes no flush. A write that changes something still does.
+    #[test]
+    fn a_write_that_changes_nothing_leaves_the_store_settled() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store.set_meta("poll/1/log", &vec![1, 2]).unwrap();
+        store.flush_blocking().unwrap();
+        let journal = || std::fs::read(dir.path().join("record.journal")).unwrap();
+        let before = journal();
+        store.set_meta("poll/1/log", &vec![1, 2]).unwrap();
+        store.remove_meta("never/written").unwrap();
+        assert!(store.journal().unwrap().settled());
+        assert_eq!(
+            journal(),
+            before,
+            "no line for a write that changes nothing"
+        );
+        store.set_meta("poll/1/log", &vec![1, 2, 3]).unwrap();
+        assert!(!store.journal().unwrap().settled());
+        assert_eq!(
+            store.get_meta::<Vec<i32>>("poll/1/log").unwrap(),
+            Some(vec![1, 2, 3])
+        );
+    }
 
     fn at() -> Time {
         DateTime::parse_from_rfc3339("2026-11-29T21:00:05+08:00").unwrap()
