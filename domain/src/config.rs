@@ -12,6 +12,13 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The grammars compiled lately, by their formats and whether a reason is required, the most
+/// recently used last: a daemon's games use a few.
+#[allow(clippy::type_complexity)]
+static GRAMMARS: Mutex<Vec<((Vec<FormatSpec>, bool), Arc<Grammar>)>> = Mutex::new(Vec::new());
+const KEPT_GRAMMARS: usize = 16;
 
 /// A preset by its code ("chuhan"), its number in `PRESETS` (1–5), or its Chinese name as its
 /// description gives it ("楚汉", "棋盘", "42人局"), as a judge might type it.
@@ -1029,10 +1036,26 @@ impl GameConfig {
         self.days.iter().find(|d| d.day == day)
     }
 
-    /// The ballot grammar for a round (round 2 may make the reason optional).
-    pub fn grammar(&self, round: u32) -> Grammar {
-        Grammar::new(&self.format_specs(), self.reason_required(round))
-            .expect("templates were checked when the config was loaded")
+    /// The ballot grammar for a round (round 2 may make the reason optional). Compiled once
+    /// per set of formats and kept: a tally runs every cycle, and compiling threw away the
+    /// regexes' lazily built automata each time (see `GRAMMARS`).
+    pub fn grammar(&self, round: u32) -> Arc<Grammar> {
+        let key = (self.format_specs(), self.reason_required(round));
+        let mut kept = GRAMMARS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = kept.iter().position(|(k, _)| *k == key) {
+            let hit = kept.remove(i);
+            let grammar = hit.1.clone();
+            kept.push(hit);
+            return grammar;
+        }
+        let grammar = Arc::new(
+            Grammar::new(&key.0, key.1).expect("templates were checked when the config was loaded"),
+        );
+        if kept.len() >= KEPT_GRAMMARS {
+            kept.remove(0);
+        }
+        kept.push((key, grammar.clone()));
+        grammar
     }
 
     /// Whether a ballot of this round must give its reason (round 2 has its own rule).
