@@ -1137,6 +1137,11 @@ impl Daemon {
                         let print = crate::domain::rules::rulings::print(&self.rulings(g)?, d.day);
                         self.store
                             .set_meta(&format!("ruled_for/{}/{}", g.id, d.day), &print)?;
+                        // Who could vote, as it was counted: a change reopens it as well.
+                        self.store.set_meta(
+                            &format!("played_for/{}/{}", g.id, d.day),
+                            &decide::Alive::of(d),
+                        )?;
                     }
                 }
                 Effect::Leader { key, seq, leader } => {
@@ -1704,35 +1709,59 @@ impl Daemon {
             .unwrap_or_default())
     }
 
-    /// Closed rounds whose day the judge ruled on (or undid a ruling of) after the final:
-    /// each is opened in a new revision, and the cycle makes its final again from the record
-    /// as of the close with the rulings as they now stand (a corrected final, once).
+    /// Closed rounds whose day the judge ruled on (or undid a ruling of) after the final, or
+    /// whose voters changed after it (the judge's state, recorded late or undone, or the
+    /// config's `dead`, put a voter out or back): each is opened in a new revision, and the
+    /// cycle makes its final again from the record as of the close with the rulings and the
+    /// state as they now stand (a corrected final, once).
     fn reopen_ruled(&self) -> anyhow::Result<()> {
         for g in &self.settings().games {
             let rulings = self.rulings(g)?;
+            // A state that cannot be read changes nothing here (the cycle tells the judge).
+            let played = self.as_played(g).ok();
             let mut g2 = g.clone();
             g2.id = format!("{}{}", g.id, decide::ROUND_TWO);
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
                 let print = crate::domain::rules::rulings::print(&rulings, d.day);
+                let alive = played
+                    .as_ref()
+                    .and_then(|p| p.day(d.day))
+                    .map(decide::Alive::of);
                 for (round, game) in [(1, g), (2, &g2)] {
                     let close_done = self.store.event_done(&self.key(game, d, "close"))?;
+                    if !close_done {
+                        continue;
+                    }
+                    let mut why = Vec::new();
+                    let at_final: Option<decide::Alive> = self
+                        .store
+                        .get_meta(&format!("played_for/{}/{}", game.id, d.day))?;
+                    if let (Some(then), Some(now)) = (&at_final, &alive) {
+                        why.extend(then.changed_to(now));
+                    }
                     let at_final: Option<String> = self
                         .store
                         .get_meta(&format!("ruled_for/{}/{}", game.id, d.day))?;
-                    if !decide::ruled_again(close_done, at_final.as_deref(), &print) {
+                    if decide::ruled_again(close_done, at_final.as_deref(), &print) {
+                        why.push(format!(
+                            "法官在最终计票之后改了这一天的裁定（{}）",
+                            crate::domain::rules::rulings::changes(
+                                &rulings,
+                                d.day,
+                                at_final.as_deref().unwrap_or_default(),
+                            )
+                        ));
+                    }
+                    if why.is_empty() {
                         continue;
                     }
                     let revision = self.revision(game, d) + 1;
                     self.store
                         .set_meta(&format!("revision/{}/{}", game.id, d.day), &revision)?;
-                    let why = crate::domain::rules::rulings::changes(
-                        &rulings,
-                        d.day,
-                        at_final.as_deref().unwrap_or_default(),
-                    );
+                    let why = why.join("；");
                     self.store.set_meta(&self.key(game, d, "corrected"), &why)?;
                     crate::io::log::line(&format!(
-                        "{} 第 {} 天 第 {round} 轮：最终计票后裁定有变；已重新计票（第 {revision} 版）",
+                        "{} 第 {} 天 第 {round} 轮：最终计票后裁定或存活名单有变；已重新计票（第 {revision} 版）",
                         g.name, d.day
                     ));
                 }

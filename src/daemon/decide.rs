@@ -101,6 +101,53 @@ pub struct DayRecord {
     pub corrected: Option<String>,
 }
 
+/// Who could vote on a day as its final counted them (the day as played: the config's `dead`
+/// with the judge's recorded eliminations, and bansha42's half voters), kept with the final so
+/// a later change to either makes it again.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Alive {
+    pub dead: Vec<String>,
+    pub half: Vec<String>,
+}
+
+/// How a corrected final made for a change of who could vote begins (a 潜水 count is made
+/// again with it: who was out posts nothing).
+pub const ALIVE_CHANGED: &str = "这一天的存活名单在最终计票之后有变";
+
+impl Alive {
+    pub fn of(d: &DayConfig) -> Alive {
+        let sorted = |v: &[String]| {
+            let mut v = v.to_vec();
+            v.sort();
+            v.dedup();
+            v
+        };
+        Alive {
+            dead: sorted(&d.dead),
+            half: sorted(&d.half_voters),
+        }
+    }
+
+    /// What changed from `self` (at the final) to `now`, for the judge; None when nothing did.
+    pub fn changed_to(&self, now: &Alive) -> Option<String> {
+        let gone = |a: &[String], b: &[String]| -> Vec<String> {
+            a.iter().filter(|x| !b.contains(x)).cloned().collect()
+        };
+        let mut parts = Vec::new();
+        for (label, list) in [
+            ("出局", gone(&now.dead, &self.dead)),
+            ("恢复", gone(&self.dead, &now.dead)),
+            ("改为半票", gone(&now.half, &self.half)),
+            ("不再半票", gone(&self.half, &now.half)),
+        ] {
+            if !list.is_empty() {
+                parts.push(format!("{label}：{}", list.join("、")));
+            }
+        }
+        (!parts.is_empty()).then(|| format!("{ALIVE_CHANGED}（{}）", parts.join("；")))
+    }
+}
+
 /// Whether a closed round's final is to be made again: the rulings on its day now differ from
 /// those it was made with (`at_final`; None: a final made before prints were kept, taken as
 /// made with the rulings as they are).
@@ -246,7 +293,13 @@ pub fn day(input: &DayInput, now: Time) -> Vec<Effect> {
             )));
         }
         // A final made again for a ruling changes 潜水 only where voting is a duty.
-        let lurk_changes = input.record.corrected.is_none() || g.rules.lurk.must_vote;
+        // One made again for a change of who could vote changes it everywhere.
+        let lurk_changes = input
+            .record
+            .corrected
+            .as_ref()
+            .is_none_or(|why| why.starts_with(ALIVE_CHANGED))
+            || g.rules.lurk.must_vote;
         if input.lurk && !input.lurk_stale && lurk_changes {
             out.push(Effect::Lurk);
         }

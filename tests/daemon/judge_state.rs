@@ -419,3 +419,74 @@ async fn wait_finals(mailbox: &Mailbox, n: usize) -> Vec<String> {
     }
     final_texts(mailbox)
 }
+
+/// A change to the game state after a day's final that changes who could vote that day (the
+/// judge records a night kill stamped before the close, or confirms an earlier day late): the
+/// final was counted with a voter who was out, so it is made again from the record as of the
+/// close and mailed once as the corrected final, naming the change; undone, corrected back.
+/// The class the rulings' corrected final covers (`a_ruling_after_the_final_…`), for the
+/// state: the simulator's judge confirms days late (issue 33).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_state_change_after_the_final_that_changes_who_could_vote_mails_a_corrected_final() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    forum.lock().unwrap().at = 1795957560; // 21:06
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    let r = cycle_at(&config, "2026-11-29 21:06:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let first = final_texts(&mailbox);
+    assert_eq!(first.len(), 1);
+    assert!(first[0].contains("李逵 4 票"), "{}", first[0]);
+    let change = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
+            .args(["change", "--config"])
+            .arg(&game)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    // 32# 花千树 voted for 李逵 (pid 113); she was killed in the night before, recorded late.
+    change(&[
+        "--at",
+        "2026-11-29 08:00",
+        "eliminate",
+        "花千树",
+        "--cause",
+        "夜杀",
+        "--day",
+        "2",
+    ]);
+    forum.lock().unwrap().at = 1795959000; // 21:30
+    let r = cycle_at(&config, "2026-11-29 21:30:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let finals = final_texts(&mailbox);
+    assert_eq!(finals.len(), 2, "{:?}", subject_lines(&mailbox));
+    assert!(finals[1].contains("李逵 3 票"), "{}", finals[1]);
+    assert!(
+        finals[1].contains("这一天的存活名单在最终计票之后有变（出局：花千树）"),
+        "{}",
+        finals[1]
+    );
+    assert!(subject_lines(&mailbox)
+        .iter()
+        .any(|s| s.contains("更正后的最终计票：")));
+    // A later cycle changes nothing more.
+    let r = cycle_at(&config, "2026-11-29 21:40:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    assert_eq!(final_texts(&mailbox).len(), 2);
+    // Undone: corrected back, once.
+    change(&["undo"]);
+    let r = cycle_at(&config, "2026-11-29 21:50:00").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let finals = final_texts(&mailbox);
+    assert_eq!(finals.len(), 3, "{:?}", subject_lines(&mailbox));
+    assert!(finals[2].contains("李逵 4 票"), "{}", finals[2]);
+    assert!(
+        finals[2].contains("这一天的存活名单在最终计票之后有变（恢复：花千树）"),
+        "{}",
+        finals[2]
+    );
+}
