@@ -631,7 +631,17 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<std::net::SocketAddr
             ""
         }
     ));
-    let app = Router::new()
+    let app = router(service);
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Ok(bound)
+}
+
+/// What the dashboard answers, with its guard: `serve` puts it on the socket; a simulation
+/// sends it requests in process (the judge's clicks, without a socket).
+pub fn router(service: Arc<Service>) -> Router {
+    Router::new()
         .route("/", get(dashboard))
         .route("/timeline.svg", get(timeline_svg))
         .route("/status", get(status))
@@ -653,11 +663,7 @@ pub async fn serve(service: Arc<Service>) -> anyhow::Result<std::net::SocketAddr
         // The QQ bot's events: outside the guard (the bot sends neither the dashboard's token
         // nor X-Bansha), checked by their X-Signature instead (`daemon::qq::event`).
         .route("/onebot", axum::routing::post(crate::daemon::qq::event))
-        .with_state(service);
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    Ok(bound)
+        .with_state(service)
 }
 
 /// Every request carries the token when one is configured.

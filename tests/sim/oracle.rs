@@ -110,7 +110,11 @@ fn judge(
     posts.sort_by_key(|(secs, p)| (*secs, p.pid));
     // Round 2 names only its candidates (000 L113 "所有最高票得主接受第二轮高票辩论投票", 001 L173
     // "进入第二轮高票辩论投票"); abstaining stays allowed (000 L118 "白天的各轮投票中…可以投弃权票").
+    // Nor one already out (000 L109 "在所有活着的玩家之间进行": the vote is among the living; a
+    // vote puts out whom it names, which one out already cannot be). The generator names only
+    // the living, but the judge's confirmations put players out the generator did not know of.
     let allowed = |t: &Target| match (t, candidates) {
+        (Target::Player(n), _) if day.dead.contains(n) => false,
         (Target::Player(n), Some(c)) => c.contains(n),
         _ => true,
     };
@@ -405,8 +409,12 @@ fn judge_poll(
         }
         match &p.intent {
             Intent::Poll(ts) => {
-                // L76 "一旦托票…不得再自行投票，本人所投票视为无效票"; L85 "哨子不接受任何自杀、弃权声明".
-                if proxied.contains(&p.author) || ts.contains(&Target::Abstain) {
+                // L76 "一旦托票…不得再自行投票，本人所投票视为无效票"; L85 "哨子不接受任何自杀、弃权声明";
+                // a vote for one out already is void (L73: the living vote, to put out the living).
+                if proxied.contains(&p.author)
+                    || ts.contains(&Target::Abstain)
+                    || ts.iter().any(|t| day.dead.iter().any(|d| d == t.name()))
+                {
                     continue;
                 }
                 if !half(&p.author) {
@@ -419,7 +427,7 @@ fn judge_poll(
             Intent::Proxy(t) => {
                 // L76 "20：40起不再接受托票"; "本身已投票玩家不接受其改票的托票"; a player who
                 // proxied changes through the judge ("如需改票，请联系哨子，改票时间亦截止20:40").
-                if *secs >= -1200 {
+                if *secs >= -1200 || day.dead.iter().any(|d| d == t.name()) {
                     continue;
                 }
                 match standing.get(&p.author) {
@@ -464,6 +472,22 @@ fn judge_poll(
             .iter()
             .any(|p| p.author == v && matches!(p.intent, Intent::InThread(_)) && p.secs <= 0)
     };
+    // A thread ballot naming one already out: whether L72 spares its author the suicide the
+    // seed leaves open (the daemon does not, as for any ballot void in itself); not judged.
+    for p in posts {
+        if let Intent::InThread(t) = &p.intent {
+            if p.secs <= 0
+                && day.dead.iter().any(|d| d == t.name())
+                && living.contains(&p.author.as_str())
+                && !standing.contains_key(&p.author)
+            {
+                unmodeled = Some(format!(
+                    "{}: a ballot in the thread for one out already (L72 leaves it open)",
+                    p.pid
+                ));
+            }
+        }
+    }
     let non_voters: BTreeSet<String> = living
         .iter()
         .filter(|p| !standing.contains_key(**p) && !half(p))

@@ -60,6 +60,9 @@ pub struct Plan {
     pub plants: Plants,
     /// The daemon enforces a lock one minute short of the rules' (a planted bug).
     pub lock_off_by_one: bool,
+    /// (unix time, day): when the judge first clicks "确认第 N 天结果" on the dashboard, after
+    /// the day's last close; most within hours, some only after the next day's close.
+    pub confirms: Vec<(i64, u32)>,
 }
 
 pub const TICK: i64 = 60;
@@ -291,6 +294,26 @@ pub fn plan(seed: u64) -> Plan {
         }
         events.sort_by_key(|(t, _)| *t);
     }
+    // The judge's confirmations, from a stream of their own (the rest stays as it was).
+    let mut judge = Rng::new(seed ^ 0xc0f1_3ed0);
+    let (_, end) = span(&game);
+    let confirms = game
+        .days
+        .iter()
+        .map(|d| {
+            let last = match &d.runoff {
+                Some(_) => crate::run::runoff_close_of(game.preset, d.day),
+                None => crate::run::close_of(d.day),
+            };
+            let delay = if judge.chance(20) {
+                judge.range(20 * 3600, 30 * 3600)
+            } else {
+                judge.range(600, 5 * 3600)
+            };
+            // Before the simulation ends (the last day's too).
+            ((unix(last) + delay).min(end - 1800), d.day)
+        })
+        .collect();
     Plan {
         seed,
         game,
@@ -300,6 +323,7 @@ pub fn plan(seed: u64) -> Plan {
         machine_skew,
         plants: Plants::default(),
         lock_off_by_one: false,
+        confirms,
     }
 }
 
@@ -508,6 +532,10 @@ pub struct Outcome {
     pub crashes: u64,
     pub mails: u64,
     pub finals: u64,
+    /// Days the judge confirmed on the dashboard, and corrected finals (a confirmation after a
+    /// later day's final changed who could vote that day).
+    pub confirmed: u64,
+    pub corrected: u64,
     /// What the record's directory held at the end (sled, the journal, the mail queue).
     pub disk_bytes: u64,
 }
@@ -565,6 +593,8 @@ pub fn run(plan: &Plan) -> Outcome {
         crashes: 0,
         mails: 0,
         finals: 0,
+        confirmed: 0,
+        corrected: 0,
         disk_bytes: 0,
     };
     for d in &plan.game.days {
@@ -602,7 +632,7 @@ pub fn run(plan: &Plan) -> Outcome {
         let _ = writeln!(out.trace, "log {}", l.replace(&here, "<dir>"));
     }
     if out.failure.is_none() {
-        out.failure = check(plan, &world.lock().unwrap(), &mut out);
+        out.failure = check(plan, &world.lock().unwrap(), dir.path(), &mut out);
     }
     // The record stays bounded: a game's record is its posts and mails, not its cycles. The
     // bound is generous (seeds 1–40: at most 10.4 MiB, a 15-day game, against 38 MiB); a
@@ -713,6 +743,8 @@ async fn drive(
     typed.reverse();
     let dir = config.parent().unwrap().to_path_buf();
     let mut forced: BTreeSet<i64> = typed.iter().filter(|x| x.2).map(|x| x.0).collect();
+    // (when, day): the judge's next click on a day's confirmation.
+    let mut confirms: Vec<(i64, u32)> = plan.confirms.clone();
     let mut running: Option<Running> = None;
     let mut up_at = start;
     let mut relay_until = i64::MIN;
@@ -819,6 +851,7 @@ async fn drive(
                 }
             }
         }
+        confirm_days(&mut confirms, running.as_ref(), world, t, t >= asleep_until).await;
         let next = next_wake(
             t,
             start,
@@ -827,7 +860,8 @@ async fn drive(
             last_cycle,
             running.is_none().then_some(up_at),
             asleep_until,
-        );
+        )
+        .min(confirms.iter().map(|c| c.0).min().unwrap_or(i64::MAX).max(t + 1));
         // The monotonic clock the service's timers and the forum's `Date` age go by: it runs
         // with true time, but not while the machine sleeps (CLOCK_MONOTONIC on Linux).
         if t >= asleep_until {
@@ -835,6 +869,82 @@ async fn drive(
         }
         t = next;
     }
+}
+
+/// The judge's clicks on "确认第 N 天结果" that are due, through the dashboard's router as the
+/// page sends them. Refused for now (no final yet: a run-off to close, a final not yet made)
+/// or the dashboard unreachable (the service down, the machine asleep): clicked again later.
+/// Asked about a pardon: answered "不赦免" at once.
+async fn confirm_days(
+    confirms: &mut Vec<(i64, u32)>,
+    running: Option<&Running>,
+    world: &Arc<Mutex<World>>,
+    t: i64,
+    awake: bool,
+) {
+    let mut later = Vec::new();
+    for (when, day) in std::mem::take(confirms) {
+        if when > t {
+            later.push((when, day));
+            continue;
+        }
+        let Some(r) = running.filter(|_| awake) else {
+            later.push((t + 600, day));
+            continue;
+        };
+        let mut answer = click(r, "/confirm", format!(r#"{{"day": {day}}}"#)).await;
+        if answer.0 == 428 {
+            answer = click(
+                r,
+                "/confirm",
+                format!(r#"{{"day": {day}, "no_pardon": true}}"#),
+            )
+            .await;
+        }
+        let (status, body) = answer;
+        world.lock().unwrap().trace.push(format!(
+            "{} the judge confirms day {day}: {status} {}",
+            at(t).format("%m-%d %H:%M:%S"),
+            body.trim().replace('\n', " / ")
+        ));
+        match status {
+            200 => {
+                world.lock().unwrap().confirmed.insert(day);
+            }
+            // Already recorded (a click whose answer was lost): nothing more to do.
+            409 if body.contains("已经确认过") => {}
+            409 => later.push((t + 1800, day)),
+            _ => {
+                world
+                    .lock()
+                    .unwrap()
+                    .trace
+                    .push(format!("confirm failed: {status} {body}"));
+            }
+        }
+    }
+    *confirms = later;
+}
+
+/// A POST to the dashboard's router, in process: (status, body).
+async fn click(r: &Running, path: &str, body: String) -> (u16, String) {
+    use tower::ServiceExt;
+    let request = axum::http::Request::builder()
+        .method("POST")
+        .uri(path)
+        .header("host", "127.0.0.1")
+        .header("x-bansha", "1")
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(body))
+        .unwrap();
+    let Ok(response) = bansha::daemon::http::router(r.service.clone())
+        .oneshot(request)
+        .await;
+    let status = response.status().as_u16();
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+        .await
+        .unwrap_or_default();
+    (status, String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// One tick of the scheduler (a forced one at a phase time); the process killed if an IO call
@@ -1013,10 +1123,7 @@ fn count_lines(text: &str) -> Vec<String> {
 
 /// (day, round) of a final's subject.
 fn final_of(subject: &str) -> Option<(u32, u32)> {
-    if !subject.starts_with("[模拟局]")
-        || !subject.contains("最终计票：")
-        || subject.contains("更正后")
-    {
+    if !subject.starts_with("[模拟局]") || !subject.contains("最终计票：") {
         return None;
     }
     let day: u32 = subject
@@ -1039,8 +1146,29 @@ fn final_of(subject: &str) -> Option<(u32, u32)> {
 /// The game as it is played: m103's day 1 vote elects the sheriff (002 L152 "在游戏的第一天投票
 /// 结束后，最先获得投票数最多的角色当选警长"), whose vote counts 1.5 (L153) on the days after
 /// while alive, where the judge names none. The simulator's own reading, from day 1's tally of the forum's truth.
-fn as_played(plan: &Plan) -> Game {
+///
+/// And the judge's confirmations, as the state file the service wrote holds them: a player the
+/// judge confirmed out (stamped at the close of the round his final came from) is out on every
+/// day that closes later, whatever the config typed for it (a sheriff or half voter named for
+/// him is no more).
+fn as_played(plan: &Plan, out: &[(String, i64)]) -> Game {
     let mut game = plan.game.clone();
+    // Days whose typed sheriff is out: the judge named one, so none is carried from day 1
+    // (the daemon's `carry_sheriff`), and the one named votes no more.
+    let mut named_out = BTreeSet::new();
+    for d in &mut game.days {
+        let close = unix(crate::run::close_of(d.day));
+        for (p, _) in out.iter().filter(|(_, at)| *at < close) {
+            if !d.dead.contains(p) {
+                d.dead.push(p.clone());
+            }
+            d.half.retain(|h| h != p);
+            if d.sheriff.as_ref() == Some(p) {
+                d.sheriff = None;
+                named_out.insert(d.day);
+            }
+        }
+    }
     let Some(day1) = game.days.first() else {
         return game;
     };
@@ -1053,7 +1181,7 @@ fn as_played(plan: &Plan) -> Game {
         .and_then(|t| t.outcome.players.first().cloned());
     if let Some(name) = elected {
         for d in game.days.iter_mut().filter(|d| d.day > 1) {
-            if d.sheriff.is_none() && !d.dead.contains(&name) {
+            if d.sheriff.is_none() && !d.dead.contains(&name) && !named_out.contains(&d.day) {
                 d.sheriff = Some(name.clone());
             }
         }
@@ -1061,9 +1189,83 @@ fn as_played(plan: &Plan) -> Game {
     game
 }
 
+/// The judge's state as the service left it: its events, and each player out by an event not
+/// undone with the time it is stamped at.
+fn confirmed(
+    dir: &std::path::Path,
+) -> (bansha::domain::rules::state::GameState, Vec<(String, i64)>) {
+    let path = bansha::io::state_file::state_path(&dir.join("games/sim.toml"), None);
+    let state = bansha::io::state_file::load_state(&path).unwrap_or_default();
+    let out = state
+        .events
+        .iter()
+        .filter(|e| !e.undone)
+        .filter_map(|e| match &e.change {
+            bansha::domain::rules::state::Change::Eliminate { player, .. } => {
+                let at = DateTime::parse_from_rfc3339(&e.at).ok()?;
+                Some((player.clone(), at.timestamp()))
+            }
+            _ => None,
+        })
+        .collect();
+    (state, out)
+}
+
+/// Where the judge's click confirmed day `day` (answered 200), the state holds exactly what its
+/// last round put out, as out by the vote of that day, stamped at that round's close.
+fn check_confirmed(
+    state: &bansha::domain::rules::state::GameState,
+    confirmed_days: &BTreeSet<u32>,
+    day: u32,
+    t: &Tally,
+    bad: &mut Vec<String>,
+) {
+    if !confirmed_days.contains(&day) {
+        return;
+    }
+    let mut recorded: Vec<(String, i64)> = state
+        .events
+        .iter()
+        .filter(|e| !e.undone)
+        .filter_map(|e| match &e.change {
+            bansha::domain::rules::state::Change::Eliminate {
+                player,
+                cause,
+                day: Some(d),
+            } if *d == day && cause == "投票出局" => Some((
+                player.clone(),
+                DateTime::parse_from_rfc3339(&e.at).ok()?.timestamp(),
+            )),
+            _ => None,
+        })
+        .collect();
+    recorded.sort();
+    let mut want: Vec<(String, i64)> = match t.outcome.kind {
+        bansha::domain::rules::OutcomeKind::Eliminated => t
+            .outcome
+            .players
+            .iter()
+            .map(|p| (p.clone(), t.closes_at.timestamp()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    want.sort();
+    if recorded != want {
+        bad.push(format!(
+            "day {day}: the judge's confirmation recorded {recorded:?}, the final puts out {want:?}"
+        ));
+    }
+}
+
 /// The invariants, over what the relay took.
-fn check(plan: &Plan, w: &World, out: &mut Outcome) -> Option<String> {
+fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Option<String> {
     out.mails = w.delivered.len() as u64;
+    out.confirmed = w.confirmed.len() as u64;
+    out.corrected = w
+        .delivered
+        .iter()
+        .filter(|d| d.subject.contains("更正后的最终计票"))
+        .count() as u64;
     let mut bad = Vec::new();
     // No mail twice, but for one the relay took while its sender heard nothing.
     let mut seen: BTreeMap<&str, u32> = BTreeMap::new();
@@ -1106,7 +1308,8 @@ fn check(plan: &Plan, w: &World, out: &mut Outcome) -> Option<String> {
             told.len()
         ));
     }
-    let game = as_played(plan);
+    let (state, out_by_state) = confirmed(dir);
+    let game = as_played(plan, &out_by_state);
     let config = crate::run::load(&game);
     let mut finals: BTreeMap<(u32, u32), Vec<&world::Delivered>> = BTreeMap::new();
     for d in &w.delivered {
@@ -1207,6 +1410,17 @@ fn check(plan: &Plan, w: &World, out: &mut Outcome) -> Option<String> {
                     ));
                 }
             }
+            // The judge confirmed the day's last final: the state holds what it put out. A
+            // round 1 tied where the plan has no round 2 (voters the judge's confirmations put
+            // out changed the count) goes to a round 2 this simulator does not judge.
+            let unplanned = matches!(
+                t.outcome.kind,
+                bansha::domain::rules::OutcomeKind::Runoff
+                    | bansha::domain::rules::OutcomeKind::Overtime
+            );
+            if round == rounds && !by_arrival && !by_readings && !unplanned {
+                check_confirmed(&state, &w.confirmed, day.day, &t, &mut bad);
+            }
             let expect = bansha::present::bbcode::tally(&config, &t);
             let got = finals.get(&(day.day, round));
             // A final the relay refused for good is told to the judge instead (the refusal
@@ -1224,7 +1438,11 @@ fn check(plan: &Plan, w: &World, out: &mut Outcome) -> Option<String> {
                 )),
                 Some(list) => {
                     out.finals += 1;
-                    let ids: BTreeSet<&str> = list.iter().map(|d| d.message_id.as_str()).collect();
+                    let ids: BTreeSet<&str> = list
+                        .iter()
+                        .filter(|d| !d.subject.contains("更正后"))
+                        .map(|d| d.message_id.as_str())
+                        .collect();
                     if ids.len() > 1 {
                         bad.push(format!(
                             "day {} round {round}: {} different finals",
@@ -1232,7 +1450,9 @@ fn check(plan: &Plan, w: &World, out: &mut Outcome) -> Option<String> {
                             ids.len()
                         ));
                     }
-                    let m = list[0];
+                    // A confirmation after the final that changed who could vote makes it
+                    // again: the last one stands.
+                    let m = list[list.len() - 1];
                     let note = format!("最终计票：{}", t.outcome.note);
                     // bansha42 lists equal counts in order of arrival (as the daemon read it).
                     let (note, subject) = match plan.game.preset {

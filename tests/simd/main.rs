@@ -100,6 +100,14 @@ fn shrink(
             plan = p;
         }
     }
+    // No day confirmed by the judge.
+    if !plan.confirms.is_empty() {
+        let mut p = plan.clone();
+        p.confirms.clear();
+        if fails(&p) {
+            plan = p;
+        }
+    }
     // The machine's clock with the forum's.
     if plan.machine_skew != 0 {
         let mut p = plan.clone();
@@ -213,6 +221,7 @@ fn check(
     let start = Instant::now();
     let (mut n, mut days, mut cycles, mut crashes, mut mails, mut finals) =
         (0u64, 0u64, 0, 0, 0, 0);
+    let (mut confirmed, mut corrected) = (0u64, 0u64);
     let mut largest = (0u64, 0usize);
     let mut presets: std::collections::BTreeMap<&str, u64> = Default::default();
     for seed in seeds {
@@ -225,6 +234,8 @@ fn check(
         crashes += first.crashes;
         mails += first.mails;
         finals += first.finals;
+        confirmed += first.confirmed;
+        corrected += first.corrected;
         largest = largest.max((first.disk_bytes, plan.game.days.len()));
         if let Some(why) = first.failure {
             let budget = env_u64("BANSHA_SIMD_SHRINK").map_or(shrink_budget, |b| b as u32);
@@ -261,6 +272,15 @@ fn check(
         "simd {label}: the process's peak resident set {peak} KiB is over the bound of {PEAK_RSS_KIB} KiB"
     );
     println!("simd {label}: seeds by preset {presets:?}");
+    println!(
+        "simd {label}: {confirmed} days confirmed by the judge's clicks, {corrected} corrected finals"
+    );
+    // The fixed seeds confirm some day after a later day's final (the class of
+    // `judge_state::a_state_change_after_the_final_…`).
+    assert!(
+        label != "fixed" || corrected > 0,
+        "simd fixed: no confirmation came after a later day's final"
+    );
     println!(
         "simd {label}: {n} seeds, {days} game-days, {cycles} cycles, {crashes} kills, {mails} mails ({finals} finals checked against both oracles) in {secs:.2}s: {:.1} seeds/s, {:.1} game-days/s ({})",
         n as f64 / secs,

@@ -128,6 +128,8 @@ pub struct World {
     /// Mails the relay took: (Message-ID, subject, plain body, whether the sender heard it).
     pub delivered: Vec<Delivered>,
     pub trace: Vec<String>,
+    /// The days whose confirmation the judge's click was answered 200 for.
+    pub confirmed: BTreeSet<u32>,
     envelope: Value,
     template: Value,
     poll_template: Value,
@@ -180,6 +182,7 @@ impl World {
             fatal: Default::default(),
             delivered: Vec::new(),
             trace: Vec::new(),
+            confirmed: BTreeSet::new(),
             envelope: page,
             template,
             poll_template: poll["Variables"]["special_poll"].clone(),
