@@ -143,7 +143,7 @@ pub fn new_phase_jobs(
 }
 
 /// The lock-window start and close of each active day.
-fn phases(daemon: &Daemon, now: Time) -> Vec<(Option<Time>, Time)> {
+pub fn phases(daemon: &Daemon, now: Time) -> Vec<(Option<Time>, Time)> {
     let settings = daemon.settings();
     let mut out: Vec<(Option<Time>, Time)> = daemon
         .active_days(&settings, now)

@@ -860,6 +860,7 @@ async fn drive(
             last_cycle,
             running.is_none().then_some(up_at),
             asleep_until,
+            running.as_ref().is_some_and(|r| owed(r, world)),
         )
         .min(confirms.iter().map(|c| c.0).min().unwrap_or(i64::MAX).max(t + 1));
         // The monotonic clock the service's timers and the forum's `Date` age go by: it runs
@@ -996,9 +997,23 @@ async fn tick(
     }
 }
 
+/// Whether a final is owed: a day the service still watches is past its close (the service's
+/// `due` then tries every tick, or as the backoff allows but at least every ten minutes).
+fn owed(r: &Running, world: &Arc<Mutex<World>>) -> bool {
+    let (now, skew) = {
+        let w = world.lock().unwrap();
+        (w.now, w.machine_skew)
+    };
+    let machine = at(now + skew) + r.service.daemon.clock_offset();
+    bansha::daemon::service::phases(&r.service.daemon, machine)
+        .iter()
+        .any(|(_, close)| *close <= machine)
+}
+
 /// The next moment anything can happen: a phase's forced tick, the next tick at which a cycle
 /// can be due (the normal interval, the fast cadence near a close and after one, every tick
 /// while a cycle is owed or the forum is failing), a restart, the machine waking.
+#[allow(clippy::too_many_arguments)]
 fn next_wake(
     t: i64,
     start: i64,
@@ -1007,10 +1022,14 @@ fn next_wake(
     last: Option<i64>,
     restart: Option<i64>,
     asleep_until: i64,
+    owed: bool,
 ) -> i64 {
     let grid = |x: i64| start + ((x - start + TICK - 1) / TICK).max(0) * TICK;
     let next_tick = grid(t + 1);
     let mut c = vec![];
+    if owed {
+        c.push(next_tick);
+    }
     if let Some(f) = forced.range(t + 1..).next() {
         c.push(*f);
     }
