@@ -384,6 +384,21 @@ fn bansha42() {
             },
         },
         Case {
+            name: "a proxy the judge entered for a player out already is void (simd seed 3079)",
+            seed: (SEED, 73, "活着的全部玩家参加投票"),
+            ruleset: "bansha42",
+            config: "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[[days.proxies]]\nvoter = \"龙舌\"\ntarget = \"李逵\"\nat = \"2026-11-29 20:00:00\"\n",
+            pages: one_by_one(vec![("小飞", vec!["冷雪"])]),
+            day: 1,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                g.void_of("龙舌", "已出局");
+                assert_eq!(g.votes("李逵"), 0.0);
+                assert_eq!(g.votes("冷雪"), 1.0);
+            },
+        },
+        Case {
             name: "a proxy from 20:40 on is void; after a proxy the player's own poll vote is void",
             seed: (SEED, 76, "投票截止前20分钟，即20：40起不再接受托票"),
             ruleset: "bansha42",

@@ -1376,7 +1376,12 @@ impl Engine<'_> {
         };
         // From the cutoff on, as the lock is from its first second (bansha42 L76 "即20：40起不再
         // 接受托票"; m103 L369 "在投票截止前30分钟内…该票作废").
-        let refused = if voted_themselves && vote.proxy_final {
+        // Only the living vote, whoever enters the ballot (bansha42 L73 "活着的全部玩家参加投票";
+        // a post or a poll vote by one out is refused the same way): a proxy the judge typed
+        // before recording the player out, stamped before the close, counts nothing.
+        let refused = if !self.roster.is_alive(&voter) {
+            Some(format!("无效：{voter} 已出局，代投不计"))
+        } else if voted_themselves && vote.proxy_final {
             Some("无效：本人已经投票，不接受改票的托票".to_string())
         } else if cutoff > 0 && x.at >= self.closes_at - Duration::minutes(cutoff as i64) {
             Some(format!(
