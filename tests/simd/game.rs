@@ -60,9 +60,26 @@ pub struct Plan {
     pub plants: Plants,
     /// The daemon enforces a lock one minute short of the rules' (a planted bug).
     pub lock_off_by_one: bool,
+    /// Posts their authors edit before the close (the forum shows the new text from then on,
+    /// under Discuz's edit notice).
+    pub edits: Vec<Edit>,
     /// (unix time, day): when the judge first clicks "确认第 N 天结果" on the dashboard, after
     /// the day's last close; most within hours, some only after the next day's close.
     pub confirms: Vec<(i64, u32)>,
+}
+
+/// Day `day`'s round-1 close, unix seconds.
+pub fn close_unix(day: u32) -> i64 {
+    unix(crate::run::close_of(day))
+}
+
+/// An author's edit of a post: from `at` on it says `text` (what `intent` means).
+#[derive(Clone, Debug)]
+pub struct Edit {
+    pub pid: u64,
+    pub at: i64,
+    pub intent: gen::Intent,
+    pub text: String,
 }
 
 pub const TICK: i64 = 60;
@@ -314,6 +331,7 @@ pub fn plan(seed: u64) -> Plan {
             ((unix(last) + delay).min(end - 1800), d.day)
         })
         .collect();
+    let edits = edits_of(seed, &game);
     Plan {
         seed,
         game,
@@ -324,7 +342,71 @@ pub fn plan(seed: u64) -> Plan {
         plants: Plants::default(),
         lock_off_by_one: false,
         confirms,
+        edits,
     }
+}
+
+/// Edits, from a stream of their own (the rest of every seed stays as it was): in three rounds
+/// of ten of a game played in a thread (not qipan's messages nor bansha42's poll), a player
+/// rewrites one post of his own to say what another post of the round says (a ballot for
+/// someone else, chatter, a malformed ballot), before the lock window and at least ten minutes
+/// before it: the text at the close is the edited one, and no note asks the judge to check it.
+fn edits_of(seed: u64, game: &Game) -> Vec<Edit> {
+    let mut rng = Rng::new(seed ^ 0xed17_ed17);
+    let mut out = Vec::new();
+    if matches!(game.preset, gen::Preset::Qipan | gen::Preset::Bansha42) {
+        return out;
+    }
+    let latest = -(2 * 3600);
+    for d in &game.days {
+        let rounds = [
+            Some((&d.posts, crate::run::close_of(d.day))),
+            d.runoff
+                .as_ref()
+                .map(|r| (&r.posts, crate::run::runoff_close_of(game.preset, d.day))),
+        ];
+        for (posts, close) in rounds.into_iter().flatten() {
+            if !rng.chance(30) {
+                continue;
+            }
+            let mine: Vec<&gen::GenPost> = posts
+                .iter()
+                .filter(|g| g.author != JUDGE && is_post(g) && g.secs < latest - 60)
+                .collect();
+            let donors: Vec<&gen::GenPost> = posts
+                .iter()
+                .filter(|g| {
+                    g.author != JUDGE
+                        && matches!(
+                            g.intent,
+                            gen::Intent::Vote(_) | gen::Intent::Chatter | gen::Intent::Malformed
+                        )
+                })
+                .collect();
+            if mine.is_empty() || donors.is_empty() {
+                continue;
+            }
+            let g = mine[rng.below(mine.len() as u64) as usize];
+            let donor = donors[rng.below(donors.len() as u64) as usize];
+            // Not the same post, nor a ballot for its own author (the generator writes none).
+            if donor.pid == g.pid
+                || donor.intent == gen::Intent::Vote(gen::Target::Player(g.author.clone()))
+            {
+                continue;
+            }
+            out.push(Edit {
+                pid: g.pid,
+                at: unix(close) + rng.range(g.secs + 60, latest),
+                intent: donor.intent.clone(),
+                // jiaohui's ballot begins with its writer's name ("自己版杀id 第几天…", 001 L175).
+                text: match donor.text.strip_prefix(donor.author.as_str()) {
+                    Some(rest) if game.preset == gen::Preset::Jiaohui => g.author.clone() + rest,
+                    _ => donor.text.clone(),
+                },
+            });
+        }
+    }
+    out
 }
 
 /// When the simulation starts (before day 1's thread opens) and ends (well after the last
@@ -353,18 +435,29 @@ fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
                 tid,
             ),
             deleted_at: None,
+            edits: Vec::new(),
         }];
         let mut add = |g: &gen::GenPost, close: i64| {
             let quote = g
                 .quote
                 .as_ref()
                 .map(|(pid, a, t, _)| (*pid, a.as_str(), close - 3600, t.as_str()));
+            let edits = plan
+                .edits
+                .iter()
+                .filter(|e| e.pid == g.pid)
+                .map(|e| {
+                    let body = world::message(&e.text, quote, tid);
+                    (e.at, world::edit_notice(&g.author, e.at) + &body)
+                })
+                .collect();
             posts.push(SimPost {
                 pid: g.pid,
                 author: g.author.clone(),
                 at: close + g.secs,
                 message: world::message(&g.text, quote, tid),
                 deleted_at: deleted.get(&g.pid).copied(),
+                edits,
             });
         };
         // qipan's ballots are private messages (`pms`): the thread holds the judge's posts;
@@ -392,6 +485,7 @@ fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
                             at: close,
                             message: world::message("加时15分钟，票一出。", None, tid),
                             deleted_at: None,
+                            edits: Vec::new(),
                         }],
                         redirect_next: false,
                         redirected: BTreeSet::new(),
@@ -580,12 +674,16 @@ pub fn run(plan: &Plan) -> Outcome {
     bansha::io::log::capture();
     let mut out = Outcome {
         trace: format!(
-            "seed {} preset {} days {} machine clock {:+}s deletions {:?}\nevents {:?}\n",
+            "seed {} preset {} days {} machine clock {:+}s deletions {:?}\nedits {:?}\nevents {:?}\n",
             plan.seed,
             plan.game.preset.name(),
             plan.game.days.len(),
             plan.machine_skew,
             plan.deletions,
+            plan.edits
+                .iter()
+                .map(|e| format!("{} at {} to {:?}", e.pid, at(e.at).format("%m-%d %H:%M:%S"), e.intent))
+                .collect::<Vec<_>>(),
             plan.events
         ),
         failure: None,
@@ -862,7 +960,14 @@ async fn drive(
             asleep_until,
             running.as_ref().is_some_and(|r| owed(r, world)),
         )
-        .min(confirms.iter().map(|c| c.0).min().unwrap_or(i64::MAX).max(t + 1));
+        .min(
+            confirms
+                .iter()
+                .map(|c| c.0)
+                .min()
+                .unwrap_or(i64::MAX)
+                .max(t + 1),
+        );
         // The monotonic clock the service's timers and the forum's `Date` age go by: it runs
         // with true time, but not while the machine sleeps (CLOCK_MONOTONIC on Linux).
         if t >= asleep_until {
@@ -1066,12 +1171,29 @@ fn truth(
     let deleted: BTreeMap<u64, i64> = plan.deletions.iter().copied().collect();
     let c1 = crate::run::close_of(day.day);
     let gone = |g: &gen::GenPost| deleted.contains_key(&g.pid);
-    let r1: Vec<gen::GenPost> = day.posts.iter().filter(|g| !gone(g)).cloned().collect();
+    // An edited post says what its edit says, from its own time (the edits all fall before
+    // the close).
+    let edited = |g: &gen::GenPost| {
+        let mut g = g.clone();
+        if let Some(e) = plan.edits.iter().rev().find(|e| e.pid == g.pid) {
+            g.intent = e.intent.clone();
+            g.text = e.text.clone();
+        }
+        g
+    };
+    let r1: Vec<gen::GenPost> = day.posts.iter().filter(|g| !gone(g)).map(edited).collect();
     let r2: Vec<gen::GenPost> = day
         .runoff
         .as_ref()
-        .map(|r| r.posts.iter().filter(|g| !gone(g)).cloned().collect())
+        .map(|r| r.posts.iter().filter(|g| !gone(g)).map(edited).collect())
         .unwrap_or_default();
+    let edit_of = |p: &mut bansha_parsers::Post| {
+        if let Some(e) = plan.edits.iter().rev().find(|e| e.pid == p.pid) {
+            // The notice gives the minute.
+            p.edited_at = Some(at(e.at - e.at.rem_euclid(60)));
+            p.edited_by = Some(p.author.clone());
+        }
+    };
     if plan.game.preset == gen::Preset::Qipan {
         // The inbox holds the whole game's messages; the day's are picked as the daemon picks.
         let config = crate::run::load(&plan.game);
@@ -1095,6 +1217,7 @@ fn truth(
             g,
         )
     }));
+    posts.iter_mut().for_each(edit_of);
     (posts, r1, r2)
 }
 
@@ -1340,6 +1463,10 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
     for day in &game.days {
         let (posts, r1, r2) = truth(plan, day);
         let rounds = if day.runoff.is_some() { 2 } else { 1 };
+        // Whether round 1 tied as played: the plan's round 2 was drawn for a tie the judge's
+        // confirmations may have undone (a voter out since), and the service runs a typed
+        // round 2 all the same; which final the judge then confirms turns on the moment.
+        let mut round1_tied = false;
         for round in 1..=rounds {
             let close = if round == 1 {
                 crate::run::close_of(day.day)
@@ -1437,7 +1564,11 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
                 bansha::domain::rules::OutcomeKind::Runoff
                     | bansha::domain::rules::OutcomeKind::Overtime
             );
-            if round == rounds && !by_arrival && !by_readings && !unplanned {
+            if round == 1 {
+                round1_tied = unplanned;
+            }
+            let undone = round == 2 && !round1_tied;
+            if round == rounds && !by_arrival && !by_readings && !unplanned && !undone {
                 check_confirmed(&state, &w.confirmed, day.day, &t, &mut bad);
             }
             let expect = bansha::present::bbcode::tally(&config, &t);

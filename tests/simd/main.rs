@@ -31,11 +31,12 @@ const FIXED: std::ops::Range<u64> = if cfg!(debug_assertions) { 1..4 } else { 1.
 /// proxy for the same player; the order is now said to be unknown), 302 (qipan: a machine
 /// clock 15 s fast took the final before a message sent 2 s before the forum's close), 1870
 /// (qipan: a conversation page served in another charset than declared was read, its ballot
-/// garbled away and the conversation marked read).
+/// garbled away and the conversation marked read), 3079 (bansha42: a proxy typed for a player
+/// the judge then confirmed out on an earlier day still counted).
 const REGRESSIONS: &[u64] = if cfg!(debug_assertions) {
     &[]
 } else {
-    &[183, 302, 1870]
+    &[183, 302, 1870, 3079]
 };
 /// New seeds per run, drawn from the clock and printed.
 const FRESH: u64 = if cfg!(debug_assertions) { 1 } else { 4 };
@@ -131,6 +132,16 @@ fn shrink(
     while i < plan.deletions.len() {
         let mut p = plan.clone();
         p.deletions.remove(i);
+        if fails(&p) {
+            plan = p;
+        } else {
+            i += 1;
+        }
+    }
+    let mut i = 0;
+    while i < plan.edits.len() {
+        let mut p = plan.clone();
+        p.edits.remove(i);
         if fails(&p) {
             plan = p;
         } else {
@@ -330,6 +341,17 @@ fn the_fixed_seeds_play_every_preset() {
     for p in gen::PRESETS {
         assert!(played.contains(&p), "no {} game in seeds 1–40", p.name());
     }
+    // And the judge's doings between days: posts edited before the close, days confirmed
+    // after the next day's close.
+    let plans: Vec<game::Plan> = (1..41).map(game::plan).collect();
+    let edits: usize = plans.iter().map(|p| p.edits.len()).sum();
+    assert!(edits >= 10, "{edits} edits in seeds 1–40");
+    let late = plans
+        .iter()
+        .flat_map(|p| p.confirms.iter())
+        .filter(|(t, day)| *t > game::close_unix(*day) + 24 * 3600)
+        .count();
+    assert!(late >= 10, "{late} late confirmations in seeds 1–40");
 }
 
 /// The same seed gives the same run, byte for byte.

@@ -62,6 +62,30 @@ pub struct SimPost {
     /// The message as Discuz serves it (HTML).
     pub message: String,
     pub deleted_at: Option<i64>,
+    /// (unix time, the message from then on, with Discuz's edit notice), in time order.
+    pub edits: Vec<(i64, String)>,
+}
+
+impl SimPost {
+    /// The message as the forum shows it at `now`: the last edit made by then, else the first.
+    pub fn message_at(&self, now: i64) -> &str {
+        self.edits
+            .iter()
+            .rev()
+            .find(|(at, _)| *at <= now)
+            .map_or(self.message.as_str(), |(_, m)| m.as_str())
+    }
+}
+
+/// The notice Discuz puts at the head of an edited post's message (API v1 keeps it, as the
+/// captured pages show: `<i class="pstatus"> 本帖最后由 X 于 2026-11-29 21:05 编辑 </i><br />`).
+pub fn edit_notice(editor: &str, at: i64) -> String {
+    let when = FixedOffset::east_opt(8 * 3600)
+        .unwrap()
+        .timestamp_opt(at, 0)
+        .unwrap()
+        .format("%Y-%m-%d %H:%M");
+    format!("<i class=\"pstatus\"> 本帖最后由 {editor} 于 {when} 编辑 </i><br />\n")
 }
 
 pub struct SimThread {
@@ -235,7 +259,7 @@ impl World {
                         .format("%Y-%m-%d %H:%M")
                         .to_string(),
                 );
-                v["message"] = Value::String(p.message.clone());
+                v["message"] = Value::String(p.message_at(self.now).to_string());
                 v["number"] = Value::String((i + 1).to_string());
                 v
             })
