@@ -94,6 +94,9 @@ pub struct Store {
     /// The disk refuses every write while set, as a full disk does (ENOSPC): the simulator's
     /// seam (`tests/simd`); nothing in bansha sets it.
     full: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// A write refused since the last flush (the disk full, a file too large): the next flush
+    /// fails with it, so the cycle cannot pass for healthy when what it wrote was lost.
+    refused: std::sync::Mutex<Option<String>>,
 }
 
 /// The sent journal and where its next line goes (written at an offset, not appended, so a
@@ -434,6 +437,7 @@ impl Store {
             }),
             _lock: lock,
             full,
+            refused: std::sync::Mutex::new(None),
         };
         for op in &ops {
             store.apply_to_sled(op)?;
@@ -601,13 +605,29 @@ impl Store {
         j: &mut journal::Journal,
         ops: &[journal::Op],
     ) -> Result<(), StoreError> {
-        self.room("record.journal")?;
-        j.append(ops)
-            .map_err(|e| StoreError(format!("record.journal: {e}")))?;
-        for op in ops {
-            self.apply_to_sled(op)?;
+        let written = self.room("record.journal").and_then(|_| {
+            j.append(ops)
+                .map_err(|e| StoreError(format!("record.journal: {e}")))?;
+            for op in ops {
+                self.apply_to_sled(op)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = &written {
+            if let Ok(mut r) = self.refused.lock() {
+                *r = Some(e.to_string());
+            }
         }
-        Ok(())
+        written
+    }
+
+    /// The write refused since the last flush, as the flush's error (taken: the flush after
+    /// it goes on as usual).
+    fn refused_since(&self) -> Result<(), StoreError> {
+        match self.refused.lock().ok().and_then(|mut r| r.take()) {
+            Some(e) => Err(StoreError(format!("记录写入失败：{e}"))),
+            None => Ok(()),
+        }
     }
 
     /// Write `value` under `key` unless the key is there, or `guard` (another tree's) is;
@@ -689,6 +709,7 @@ impl Store {
 
     /// Make everything written so far durable, from synchronous code.
     pub fn flush_blocking(&self) -> Result<(), StoreError> {
+        self.refused_since()?;
         if self.journal()?.settled() {
             return Ok(());
         }
@@ -699,6 +720,7 @@ impl Store {
 
     /// Make everything written so far durable: the journal's lines first, then sled.
     pub async fn flush(&self) -> Result<(), StoreError> {
+        self.refused_since()?;
         // Nothing written since the last flush (a cycle's second flush, most often): sled's
         // flush would still hand its IO thread a job and wait for it.
         if self.journal()?.settled() {
@@ -1134,6 +1156,26 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A write the disk refused leaves the store unable to vouch for the cycle: the next flush
+    /// says so even though nothing new reached the journal (the service stops on it), and a
+    /// flush after writes that succeed again clears it.
+    #[test]
+    fn a_refused_write_fails_the_next_flush() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store.set_meta("a", &1).unwrap();
+        store.flush_blocking().unwrap();
+        let full = store.disk_full_switch();
+        full.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(store.set_meta("b", &2).is_err());
+        full.store(false, std::sync::atomic::Ordering::Relaxed);
+        let e = store.flush_blocking().unwrap_err();
+        assert!(e.to_string().contains("写入失败"), "{e}");
+        store.set_meta("b", &2).unwrap();
+        store.flush_blocking().unwrap();
+        store.flush_blocking().unwrap();
+    }
 
     /// A write that changes nothing (the same reading recorded again, a removal of what is not
     /// there) adds no journal line, so the store stays settled and the next flush is skipped:
