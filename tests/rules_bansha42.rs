@@ -399,6 +399,24 @@ fn bansha42() {
             },
         },
         Case {
+            name: "a proxy for a player out already is void and bars nothing: the player's own poll vote counts (simd seed 3248)",
+            seed: (SEED, 76, "一旦托票，视为放弃自行投票及掐点权利"),
+            ruleset: "bansha42",
+            config: "[[days]]\nday = 1\nvote_thread = 5\ncloses_at = \"2026-11-29 21:00:00\"\ndead = [\"龙舌\", \"青鸾花\"]\n[[days.proxies]]\nvoter = \"大灰狼\"\ntarget = \"龙舌\"\nat = \"2026-11-29 12:00:00\"\n",
+            pages: Pages::Poll(vec![
+                r("2026-11-29 12:00:00", vec![]),
+                r("2026-11-29 20:10:00", vec![("大灰狼", vec!["冷雪"])]),
+            ]),
+            day: 1,
+            round: 1,
+            at: Some(AFTER),
+            check: |g| {
+                assert!(g.text.contains("法官代投 大灰狼（投票：龙舌）：龙舌 已出局"), "{}", g.text);
+                assert_eq!(g.votes("冷雪"), 1.0);
+                assert!(!g.text.contains("托票后本人的投票无效"), "{}", g.text);
+            },
+        },
+        Case {
             name: "a proxy from 20:40 on is void; after a proxy the player's own poll vote is void",
             seed: (SEED, 76, "投票截止前20分钟，即20：40起不再接受托票"),
             ruleset: "bansha42",

@@ -32,11 +32,12 @@ const FIXED: std::ops::Range<u64> = if cfg!(debug_assertions) { 1..4 } else { 1.
 /// clock 15 s fast took the final before a message sent 2 s before the forum's close), 1870
 /// (qipan: a conversation page served in another charset than declared was read, its ballot
 /// garbled away and the conversation marked read), 3079 (bansha42: a proxy typed for a player
-/// the judge then confirmed out on an earlier day still counted).
+/// the judge then confirmed out on an earlier day still counted), 3248 (bansha42: a proxy for a
+/// player out already voided its voter's own poll vote).
 const REGRESSIONS: &[u64] = if cfg!(debug_assertions) {
     &[]
 } else {
-    &[183, 302, 1870, 3079]
+    &[183, 302, 1870, 3079, 3248]
 };
 /// New seeds per run, drawn from the clock and printed.
 const FRESH: u64 = if cfg!(debug_assertions) { 1 } else { 4 };

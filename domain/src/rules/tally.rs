@@ -1392,7 +1392,10 @@ impl Engine<'_> {
         } else {
             None
         };
-        if vote.proxy_final && !standing && refused.is_none() {
+        let choices = self.choices(&bansha_parsers::ballot::clean_target(&x.target));
+        // A proxy that names no one it can count for (one out already, a name not read) is no
+        // proxy: it gives up nothing of the player's own vote (L76 "一旦托票，视为放弃自行投票").
+        if vote.proxy_final && !standing && refused.is_none() && choices.is_ok() {
             self.proxied.insert(voter.clone());
         }
         if let Some(refused) = refused {
@@ -1411,7 +1414,6 @@ impl Engine<'_> {
             );
             return;
         }
-        let choices = self.choices(&bansha_parsers::ballot::clean_target(&x.target));
         let attempt = Attempt {
             intended: choices.clone().ok(),
             wording: Wording::Vote,
