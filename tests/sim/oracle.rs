@@ -134,6 +134,16 @@ fn judge(
             Intent::Unreasoned(_) => Intent::Malformed,
             i => i.clone(),
         };
+        // A message unreadable for naming two players may name one out since the generator
+        // wrote it (the judge's confirmations put out players it did not know of): with one
+        // living name left, qipan's free reading takes it as a ballot (found by simd seed
+        // 3249: "冷雪和大灰狼都很可疑，先投大灰狼吧" with 冷雪 out). Not judged.
+        if intent == Intent::Malformed && day.dead.iter().any(|d| p.text.contains(d.as_str())) {
+            unmodeled = Some(format!(
+                "{}: a malformed ballot naming one out since it was written",
+                p.pid
+            ));
+        }
         match &intent {
             // Malformed: 002 L249 "投票格式有误的投票将算作废票"; 000 L119 "格式错误的投票或改票无效，
             // 允许在投票时间内再次投票或改票直至符合格式要求"; 001 L175 the format. A void ballot changes

@@ -950,17 +950,25 @@ async fn drive(
             }
         }
         confirm_days(&mut confirms, running.as_ref(), world, t, t >= asleep_until).await;
-        let next = next_wake(
-            t,
-            start,
-            &closes,
-            &forced,
-            last_cycle,
-            running.is_none().then_some(up_at),
-            asleep_until,
-            running.as_ref().is_some_and(|r| owed(r, world)),
-        )
-        .min(
+        let wake = |owed| {
+            next_wake(
+                t,
+                start,
+                &closes,
+                &forced,
+                last_cycle,
+                running.is_none().then_some(up_at),
+                asleep_until,
+                owed,
+            )
+        };
+        // Whether a final is owed (the service's own question, not cheap) matters only where
+        // the simulator would otherwise sleep past the next tick.
+        let mut next = wake(false);
+        if next > t + TICK && running.as_ref().is_some_and(|r| owed(r, world)) {
+            next = wake(true);
+        }
+        let next = next.min(
             confirms
                 .iter()
                 .map(|c| c.0)

@@ -385,6 +385,10 @@ pub fn evaluate(snapshot: &Snapshot, rules: &[WinRule]) -> Vec<Condition> {
 /// player back). An event whose time cannot be read counts for every day.
 pub fn apply_to_days(config: &mut GameConfig, state: &GameState) {
     let mut out: Vec<Vec<String>> = Vec::new();
+    // The game without its days, cloned once (each day's snapshot needs the roster, not them).
+    let days = std::mem::take(&mut config.days);
+    let bare = config.clone();
+    config.days = days;
     for d in &config.days {
         let before = GameState {
             events: state
@@ -396,8 +400,6 @@ pub fn apply_to_days(config: &mut GameConfig, state: &GameState) {
                 .cloned()
                 .collect(),
         };
-        let mut bare = config.clone();
-        bare.days.clear();
         let snap = before.snapshot(&bare);
         out.push(
             snap.seats
