@@ -108,6 +108,8 @@ fn judge(
     let mut history: Vec<(i64, Target, f64)> = Vec::new();
     let mut posts: Vec<(i64, &GenPost)> = posts.to_vec();
     posts.sort_by_key(|(secs, p)| (*secs, p.pid));
+    // Ballots void for whom they name (one out, not a candidate).
+    let mut void_ballots: BTreeSet<u64> = BTreeSet::new();
     // Round 2 names only its candidates (000 L113 "所有最高票得主接受第二轮高票辩论投票", 001 L173
     // "进入第二轮高票辩论投票"); abstaining stays allowed (000 L118 "白天的各轮投票中…可以投弃权票").
     // Nor one already out (000 L109 "在所有活着的玩家之间进行": the vote is among the living; a
@@ -151,7 +153,9 @@ fn judge(
             Intent::Malformed | Intent::Chatter | Intent::Unreasoned(_) => {}
             // bansha42's (`judge_poll`).
             Intent::Poll(_) | Intent::Proxy(_) | Intent::InThread(_) => {}
-            Intent::Vote(t) if !allowed(t) => {}
+            Intent::Vote(t) if !allowed(t) => {
+                void_ballots.insert(p.pid);
+            }
             Intent::Vote(t) if !standing.contains_key(&p.author) => {
                 history.push((secs, t.clone(), 1.0));
                 standing.insert(
@@ -173,6 +177,19 @@ fn judge(
                 // m103: a change with no ballot before it has no 原投票帖 to quote (002 L249). In
                 // chuhan and jiaohui the seed does not say (the generator writes none; shrinking
                 // can leave one): the day is not compared.
+                // m103: a change quoting the voter's own ballot that was void for whom it named
+                // (one out since the generator wrote it): whether that is the 原投票帖 L249 asks
+                // for the seed leaves open (the daemon takes any ballot post of the voter's).
+                if preset == Preset::M103
+                    && p.quote
+                        .as_ref()
+                        .is_some_and(|(q, a, _, _)| a == &p.author && void_ballots.contains(q))
+                {
+                    unmodeled = Some(format!(
+                        "{}: a change quoting the voter's own void ballot",
+                        p.pid
+                    ));
+                }
                 let Some(s) = standing.get_mut(&p.author) else {
                     if preset != Preset::M103 {
                         unmodeled = Some(format!("{}: a change with no ballot before it", p.pid));
