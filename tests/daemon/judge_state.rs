@@ -460,33 +460,42 @@ async fn a_state_change_after_the_final_that_changes_who_could_vote_mails_a_corr
         "2",
     ]);
     forum.lock().unwrap().at = 1795959000; // 21:30
-    let r = cycle_at(&config, "2026-11-29 21:30:00").await;
-    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    let finals = final_texts(&mailbox);
-    assert_eq!(finals.len(), 2, "{:?}", subject_lines(&mailbox));
-    assert!(finals[1].contains("李逵 3 票"), "{}", finals[1]);
-    assert!(
-        finals[1].contains("这一天的存活名单在最终计票之后有变（出局：花千树）"),
-        "{}",
-        finals[1]
-    );
+                                           // A cycle at `now`; the finals mailed by then, the last of them checked for `says`.
+    let finals_at = |now: &'static str, n: usize, says: &'static [&'static str]| {
+        let (config, mailbox) = (config.clone(), mailbox.clone());
+        async move {
+            let r = cycle_at(&config, now).await;
+            assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+            let finals = final_texts(&mailbox);
+            assert_eq!(finals.len(), n, "{:?}", subject_lines(&mailbox));
+            for s in says {
+                assert!(finals[n - 1].contains(s), "{s}: {}", finals[n - 1]);
+            }
+        }
+    };
+    finals_at(
+        "2026-11-29 21:30:00",
+        2,
+        &[
+            "李逵 3 票",
+            "这一天的存活名单在最终计票之后有变（出局：花千树）",
+        ],
+    )
+    .await;
     assert!(subject_lines(&mailbox)
         .iter()
         .any(|s| s.contains("更正后的最终计票：")));
     // A later cycle changes nothing more.
-    let r = cycle_at(&config, "2026-11-29 21:40:00").await;
-    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    assert_eq!(final_texts(&mailbox).len(), 2);
+    finals_at("2026-11-29 21:40:00", 2, &[]).await;
     // Undone: corrected back, once.
     change(&["undo"]);
-    let r = cycle_at(&config, "2026-11-29 21:50:00").await;
-    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    let finals = final_texts(&mailbox);
-    assert_eq!(finals.len(), 3, "{:?}", subject_lines(&mailbox));
-    assert!(finals[2].contains("李逵 4 票"), "{}", finals[2]);
-    assert!(
-        finals[2].contains("这一天的存活名单在最终计票之后有变（恢复：花千树）"),
-        "{}",
-        finals[2]
-    );
+    finals_at(
+        "2026-11-29 21:50:00",
+        3,
+        &[
+            "李逵 4 票",
+            "这一天的存活名单在最终计票之后有变（恢复：花千树）",
+        ],
+    )
+    .await;
 }

@@ -68,6 +68,15 @@ pub struct Plan {
     pub confirms: Vec<(i64, u32)>,
 }
 
+/// A day's rounds: each one's posts and close.
+fn rounds_of(preset: gen::Preset, d: &gen::Day) -> Vec<(&Vec<gen::GenPost>, Time)> {
+    let mut out = vec![(&d.posts, crate::run::close_of(d.day))];
+    if let Some(r) = &d.runoff {
+        out.push((&r.posts, crate::run::runoff_close_of(preset, d.day)));
+    }
+    out
+}
+
 /// Day `day`'s round-1 close, unix seconds.
 pub fn close_unix(day: u32) -> i64 {
     unix(crate::run::close_of(day))
@@ -189,13 +198,7 @@ pub fn plan(seed: u64) -> Plan {
     let mut rng = Rng::new(seed ^ 0x5eed_da7a);
     let mut deletions = Vec::new();
     for d in &game.days {
-        let rounds = [
-            Some((&d.posts, crate::run::close_of(d.day))),
-            d.runoff
-                .as_ref()
-                .map(|r| (&r.posts, crate::run::runoff_close_of(game.preset, d.day))),
-        ];
-        for (posts, close) in rounds.into_iter().flatten() {
+        for (posts, close) in rounds_of(game.preset, d) {
             if posts.is_empty() || !rng.chance(30) {
                 continue;
             }
@@ -359,13 +362,7 @@ fn edits_of(seed: u64, game: &Game) -> Vec<Edit> {
     }
     let latest = -(2 * 3600);
     for d in &game.days {
-        let rounds = [
-            Some((&d.posts, crate::run::close_of(d.day))),
-            d.runoff
-                .as_ref()
-                .map(|r| (&r.posts, crate::run::runoff_close_of(game.preset, d.day))),
-        ];
-        for (posts, close) in rounds.into_iter().flatten() {
+        for (posts, close) in rounds_of(game.preset, d) {
             if !rng.chance(30) {
                 continue;
             }
