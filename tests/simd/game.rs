@@ -730,7 +730,7 @@ pub fn run(plan: &Plan) -> Outcome {
         out.failure = check(plan, &world.lock().unwrap(), dir.path(), &mut out);
     }
     // The record stays bounded: a game's record is its posts and mails, not its cycles. The
-    // bound is generous (seeds 1–40: at most 10.4 MiB, a 15-day game, against 38 MiB); a
+    // bound is generous (seeds 1–40: at most 6.6 MiB, a 13-day game, against 34 MiB); a
     // record that grows with every cycle (thousands a game) soon crosses it.
     out.disk_bytes = dir_bytes(dir.path());
     let bound = DISK_BOUND_FIXED + DISK_BOUND_PER_DAY * plan.game.days.len() as u64;
