@@ -582,8 +582,20 @@ impl Store {
     fn write(&self, mut ops: Vec<journal::Op>) -> Result<(), StoreError> {
         let mut j = self.journal()?;
         // A write that changes nothing (a reading the same as the last) is no write: no
-        // journal line and nothing for the next flush to make durable.
-        ops.retain(|op| !self.holds(op));
+        // journal line and nothing for the next flush to make durable. Only where no other op
+        // of the batch touches the same key (the last of them is what the key ends as).
+        let alone = |op: &journal::Op| {
+            ops.iter()
+                .filter(|o| o.tree == op.tree && o.key == op.key)
+                .count()
+                == 1
+        };
+        let keep: Vec<bool> = ops
+            .iter()
+            .map(|op| !(alone(op) && self.holds(op)))
+            .collect();
+        let mut keep = keep.into_iter();
+        ops.retain(|_| keep.next().unwrap_or(true));
         if ops.is_empty() {
             return Ok(());
         }
@@ -1195,6 +1207,18 @@ mod tests {
             journal(),
             before,
             "no line for a write that changes nothing"
+        );
+        // Within one batch the key ends as the last op says, even where that is what it held.
+        let same = serde_json::to_vec(&vec![1, 2]).unwrap();
+        store
+            .write(vec![
+                put("meta", b"poll/1/log", b"[9]".to_vec()),
+                put("meta", b"poll/1/log", same),
+            ])
+            .unwrap();
+        assert_eq!(
+            store.get_meta::<Vec<i32>>("poll/1/log").unwrap(),
+            Some(vec![1, 2])
         );
         store.set_meta("poll/1/log", &vec![1, 2, 3]).unwrap();
         assert!(!store.journal().unwrap().settled());
