@@ -115,6 +115,52 @@ impl Daemon {
                 "第{day}天的结果已经确认过（局面里已有第{day}天的投票出局）；要改请先 bansha change undo"
             )));
         }
+        // Who could vote has changed since the final was made (an earlier day recorded since,
+        // a night's death stamped before the close): the next cycle makes it again.
+        let at_final: Option<crate::daemon::decide::Alive> = self
+            .store
+            .get_meta(&format!(
+                "played_for/{}{}/{day}",
+                g.id,
+                if round == 2 {
+                    crate::daemon::decide::ROUND_TWO
+                } else {
+                    ""
+                }
+            ))
+            .map_err(|e| Refusal::NotNow(e.to_string()))?;
+        let now_alive = self
+            .as_played(g)
+            .ok()
+            .and_then(|p| p.day(day).map(crate::daemon::decide::Alive::of));
+        if let (Some(then), Some(now)) = (&at_final, &now_alive) {
+            if let Some(why) = then.changed_to(now) {
+                return Err(Refusal::NotNow(format!(
+                    "第{day}天：{why}，要重新计票；更正后的最终计票发出后再确认"
+                )));
+            }
+        }
+        // An earlier day's result not yet recorded can change who could vote on this one (its
+        // final is then made again without the ballots of whom it put out): that day first.
+        if let Some((earlier, f)) =
+            g.days
+                .iter()
+                .filter(|e| e.day < day)
+                .find_map(|e| match self.final_of(g, e.day) {
+                    Ok((_, f))
+                        if f.outcome.kind == OutcomeKind::Eliminated
+                            && !recorded(&state, e.day) =>
+                    {
+                        Some((e.day, f))
+                    }
+                    _ => None,
+                })
+        {
+            return Err(Refusal::NotNow(format!(
+                "第{earlier}天的结果（{}）还没有确认：请先确认第{earlier}天，它可能改变第{day}天谁能投票",
+                f.outcome.note
+            )));
+        }
         let before = state.snapshot(g);
         let (win_before, warn_before) = conditions(g, &before);
         if let Err(issue) = check_pardons(g, &before, &fin.outcome.players, pardon, no_pardon) {

@@ -128,3 +128,104 @@ async fn a_day_is_confirmed_from_the_record_at_its_last_close() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// Days are confirmed in order (simd seed 3799): a day's result not yet recorded can change who
+/// could vote on a later day (its final is then made again without that player's ballots), so
+/// a later day is refused until the earlier one is recorded, and then until its final is made
+/// again. Confirmed the other way round, or before the corrected final, the later day's
+/// confirmation had recorded an elimination its corrected final took back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_later_day_waits_for_an_earlier_days_result() {
+    use bansha::daemon::confirm::{Final, Refusal};
+    use bansha::domain::rules::{Outcome, OutcomeKind};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("games")).unwrap();
+    std::fs::write(
+        dir.path().join("games/g.toml"),
+        "ruleset = \"chuhan\"\nname = \"顺序局\"\nid = \"shunxu\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\", \"戊\"]\n\
+         [[days]]\nday = 1\nvote_thread = 11\ncloses_at = \"2026-11-29 21:00:00\"\n\
+         [[days]]\nday = 2\nvote_thread = 12\ncloses_at = \"2026-11-30 21:00:00\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("forum-password"), "x\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        dir.path().join("forum-password"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    let daemon_toml = dir.path().join("daemon.toml");
+    std::fs::write(
+        &daemon_toml,
+        "state_dir = \"state\"\n[forum]\nbase_url = \"http://127.0.0.1:9/\"\n[forum.login]\nusername = \"法官\"\npassword_file = \"forum-password\"\n\
+         [smtp]\nhost = \"127.0.0.1\"\nport = 25\nsecurity = \"plain\"\nfrom = \"b@judge.test\"\n[judge]\nto = [\"j@judge.test\"]\n\
+         [status]\nlisten = \"127.0.0.1:0\"\n[[games]]\nconfig = \"games/g.toml\"\n",
+    )
+    .unwrap();
+    let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap();
+    let out = |p: &str, note: &str| Outcome {
+        kind: OutcomeKind::Eliminated,
+        players: vec![p.to_string()],
+        note: note.to_string(),
+        decided: Vec::new(),
+        places: None,
+    };
+    {
+        let store = bansha::io::store::Store::open(&dir.path().join("state")).unwrap();
+        for (day, who, close) in [
+            (1, "甲", "2026-11-29T21:00:00+08:00"),
+            (2, "乙", "2026-11-30T21:00:00+08:00"),
+        ] {
+            let fin = Final {
+                outcome: out(who, &format!("{who} 以 3 票最高，出局")),
+                close: at(close),
+            };
+            store
+                .set_meta(&format!("final/shunxu/{day}/1"), &fin)
+                .unwrap();
+            // Who could vote as each final counted: everyone.
+            store
+                .set_meta(
+                    &format!("played_for/shunxu/{day}"),
+                    &serde_json::json!({"dead": [], "half": []}),
+                )
+                .unwrap();
+        }
+        store.flush_blocking().unwrap();
+    }
+    let settings = bansha::io::files::load_settings(&daemon_toml).unwrap();
+    let daemon = bansha::daemon::Daemon::open_with(settings, Default::default()).unwrap();
+    match daemon.confirm_day(None, 2, &[], false).await {
+        Err(Refusal::NotNow(m)) => assert!(
+            m.contains("第1天的结果（甲 以 3 票最高，出局）还没有确认"),
+            "{m}"
+        ),
+        other => panic!("day 2 before day 1: {other:?}"),
+    }
+    let lines = daemon.confirm_day(None, 1, &[], false).await.unwrap();
+    assert!(
+        lines.iter().any(|l| l.contains("甲 投票出局，已记录")),
+        "{lines:?}"
+    );
+    // 甲 is out from day 1's close: day 2's final counted him, and is made again first.
+    match daemon.confirm_day(None, 2, &[], false).await {
+        Err(Refusal::NotNow(m)) => assert!(
+            m.contains("第2天：这一天的存活名单在最终计票之后有变（出局：甲），要重新计票"),
+            "{m}"
+        ),
+        other => panic!("day 2's final is stale: {other:?}"),
+    }
+    // The cycle's corrected final, as it leaves the record.
+    daemon
+        .store
+        .set_meta(
+            "played_for/shunxu/2",
+            &serde_json::json!({"dead": ["甲"], "half": []}),
+        )
+        .unwrap();
+    let lines = daemon.confirm_day(None, 2, &[], false).await.unwrap();
+    assert!(
+        lines.iter().any(|l| l.contains("乙 投票出局，已记录")),
+        "{lines:?}"
+    );
+}

@@ -33,11 +33,12 @@ const FIXED: std::ops::Range<u64> = if cfg!(debug_assertions) { 1..4 } else { 1.
 /// (qipan: a conversation page served in another charset than declared was read, its ballot
 /// garbled away and the conversation marked read), 3079 (bansha42: a proxy typed for a player
 /// the judge then confirmed out on an earlier day still counted), 3248 (bansha42: a proxy for a
-/// player out already voided its voter's own poll vote).
+/// player out already voided its voter's own poll vote), 3799 (chuhan: day 11 confirmed before
+/// day 10, whose late result then took day 11's elimination back in a corrected final).
 const REGRESSIONS: &[u64] = if cfg!(debug_assertions) {
     &[]
 } else {
-    &[183, 302, 1870, 3079, 3248]
+    &[183, 302, 1870, 3079, 3248, 3799]
 };
 /// New seeds per run, drawn from the clock and printed.
 const FRESH: u64 = if cfg!(debug_assertions) { 1 } else { 4 };
