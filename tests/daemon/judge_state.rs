@@ -78,7 +78,7 @@ async fn state_changes_are_mailed_to_the_judge_once() {
         .unwrap()
         .replace("judges = [\"版杀一室法官\", \"admin\"]\n", &table);
     std::fs::write(&game, text).unwrap();
-    let change = |args: &[&str]| change_state(&game, args);
+    let change = |args: &[&str]| crate::live_game::change(&game, args);
     let cycle = |now: &'static str| {
         let config = config.clone();
         let mailbox = mailbox.clone();
@@ -431,7 +431,7 @@ async fn a_state_change_after_the_final_that_changes_who_could_vote_mails_a_corr
     let first = final_texts(&mailbox);
     assert_eq!(first.len(), 1);
     assert!(first[0].contains("李逵 4 票"), "{}", first[0]);
-    let change = |args: &[&str]| change_state(&game, args);
+    let change = |args: &[&str]| crate::live_game::change(&game, args);
     // 32# 花千树 voted for 李逵 (pid 113); she was killed in the night before, recorded late.
     change(&[
         "--at",
@@ -482,15 +482,4 @@ async fn a_state_change_after_the_final_that_changes_who_could_vote_mails_a_corr
         ],
     )
     .await;
-}
-
-/// `bansha change --config GAME ARGS…`, which must succeed.
-fn change_state(game: &std::path::Path, args: &[&str]) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bansha"))
-        .args(["change", "--config"])
-        .arg(game)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
 }
