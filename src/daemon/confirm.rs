@@ -43,7 +43,7 @@ pub enum Refusal {
 
 /// Whether the state already holds day `day`'s vote result (recorded by the dashboard, by
 /// `confirm --day`, or offline from pages).
-fn recorded(state: &GameState, day: u32) -> bool {
+pub(crate) fn recorded(state: &GameState, day: u32) -> bool {
     state.events.iter().any(|e| {
         !e.undone
             && matches!(&e.change, Change::Eliminate { day: Some(d), cause, .. }

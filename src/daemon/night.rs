@@ -15,6 +15,7 @@ use crate::daemon::Daemon;
 use crate::domain::config::GameConfig;
 use crate::domain::night::{Action, NightRecord, Resolution};
 use crate::domain::report::CycleReport;
+use crate::domain::rules::state::{Change, GameState};
 use chrono::{DateTime, Duration, FixedOffset};
 
 type Time = DateTime<FixedOffset>;
@@ -33,6 +34,21 @@ fn key(g: &GameConfig, night: u32) -> String {
     format!("night/{}/{night}", g.id)
 }
 
+/// The fact a confirmation writes into the state with the night's changes, in the same save:
+/// the state file, not the store, is what says a night was confirmed, so a crash that loses the
+/// store's last writes cannot let the night be confirmed (and its deaths written) twice.
+fn confirmed_key(night: u32) -> String {
+    format!("night_confirmed:{night}")
+}
+
+fn marked(state: &GameState, night: u32) -> bool {
+    let k = confirmed_key(night);
+    state
+        .events
+        .iter()
+        .any(|e| !e.undone && matches!(&e.change, Change::Fact { key, .. } if *key == k))
+}
+
 impl Daemon {
     /// The nights open at `now`: after a day's final, not confirmed, before the next day's
     /// close.
@@ -46,7 +62,11 @@ impl Daemon {
             // nights resolved by the judge alone.
             .filter(|g| g.rules.night.resolver.is_some() && !g.roster.roles.is_empty())
         {
-            if let Some(n) = self.first_night(g, now) {
+            let state = crate::io::state_file::load_state(&crate::io::state_file::state_path(
+                &g.path, None,
+            ))
+            .unwrap_or_default();
+            if let Some(n) = self.first_night(g, now).filter(|_| !marked(&state, 0)) {
                 out.push(n);
             }
             for d in &g.days {
@@ -66,7 +86,7 @@ impl Daemon {
                     .ok()
                     .flatten()
                     .unwrap_or_default();
-                if record.confirmed.is_some() {
+                if record.confirmed.is_some() || marked(&state, d.day) {
                     continue;
                 }
                 let deadline = g
@@ -175,7 +195,19 @@ impl Daemon {
             self.early_feedback(&n, deadline, now, report)?;
             if self.settles_at(&n).is_some_and(|t| now >= t) {
                 let k = format!("night_draft/{}/{}", g.id, n.night);
-                if !self.store.mail_known(&k)? {
+                // Not before it can be vouched for; a later cycle drafts it. The judge is told
+                // once what it waits for when that is his to do (the inbox's faults have their
+                // own mails).
+                let waiting = self.not_vouched(&n, now);
+                if let Some(why) = self.day_unrecorded(&n) {
+                    let w = format!("night_wait/{}/{}", g.id, n.night);
+                    if !self.store.mail_known(&k)? {
+                        let mail =
+                            crate::present::mails::night_waiting(&g.name, n.night, &why, now);
+                        self.queue(&w, report, || mail)?;
+                    }
+                }
+                if !self.store.mail_known(&k)? && waiting.is_none() {
                     match self.resolve_night(&g, n.night, &n.record, n.deadline) {
                         Ok(res) => {
                             let mail = crate::present::mails::night_draft(&g.name, &res, now);
@@ -341,6 +373,53 @@ impl Daemon {
         Ok(())
     }
 
+    /// Why the night cannot be resolved yet from what bansha has read, in Chinese: its
+    /// actions come by private message and the inbox has not been read since the night
+    /// settled (a message of its last minutes may be unread), or a day up to the night's own
+    /// has a final that puts someone out not recorded in the state yet (the resolver would
+    /// take him for alive at dusk).
+    fn not_vouched(&self, n: &OpenNight, now: Time) -> Option<String> {
+        self.inbox_unread(n, now).or_else(|| self.day_unrecorded(n))
+    }
+
+    fn inbox_unread(&self, n: &OpenNight, now: Time) -> Option<String> {
+        let g = &n.game;
+        if g.rules.night.actions_by_pm && self.settings().login.is_some() {
+            let settles = self.settles_at(n).unwrap_or(now);
+            let read_at: Option<Time> = self.store.get_meta("pm/read_at").ok().flatten();
+            if read_at.is_none_or(|t| t < settles) {
+                return Some(format!(
+                    "第 {} 夜 {} 截止后还没有读到法官的站内信（论坛读不了或还没轮到）：截止前寄来的行动可能还没读到，读到后才能结算",
+                    n.night,
+                    settles.format("%m-%d %H:%M")
+                ));
+            }
+        }
+        None
+    }
+
+    fn day_unrecorded(&self, n: &OpenNight) -> Option<String> {
+        let g = &n.game;
+        let state =
+            crate::io::state_file::load_state(&crate::io::state_file::state_path(&g.path, None))
+                .ok()?;
+        g.days
+            .iter()
+            .filter(|d| d.day <= n.night)
+            .find_map(|d| match self.final_of(g, d.day) {
+                Ok((_, f))
+                    if f.outcome.kind == crate::domain::rules::OutcomeKind::Eliminated
+                        && !crate::daemon::confirm::recorded(&state, d.day) =>
+                {
+                    Some(format!(
+                        "第{}天的结果（{}）还没有确认：请先确认第{}天，第 {} 夜按确认后的局面结算",
+                        d.day, f.outcome.note, d.day, n.night
+                    ))
+                }
+                _ => None,
+            })
+    }
+
     /// The game as played now (the state applied), or as configured when the state reads not.
     fn played(&self, g: &GameConfig) -> GameConfig {
         self.as_played(g).unwrap_or_else(|_| g.clone())
@@ -390,6 +469,9 @@ impl Daemon {
     /// The night's resolution as it would be confirmed now (the dashboard's draft).
     pub fn night_draft(&self, game: &str, night: u32, now: Time) -> Result<Resolution, String> {
         let n = self.open_night(game, night, now)?;
+        if let Some(why) = self.not_vouched(&n, now) {
+            return Err(why);
+        }
         self.resolve_night(&n.game, night, &n.record, n.deadline)
     }
 
@@ -404,10 +486,26 @@ impl Daemon {
                 t.format("%m-%d %H:%M")
             ));
         }
+        // The messages read since the last cycle merged them (a crash between the two).
+        let g = n.game.clone();
+        if g.rules.night.actions_by_pm {
+            self.night_messages(&g, &mut n, now)
+                .map_err(|e| format!("{e:#}"))?;
+        }
+        if let Some(why) = self.not_vouched(&n, now) {
+            return Err(why);
+        }
         let res = self.resolve_night(&n.game, night, &n.record, n.deadline)?;
         let path = crate::io::state_file::state_path(&n.game.path, None);
         let mut state = crate::io::state_file::load_state(&path).map_err(|e| format!("{e:#}"))?;
         let at = n.deadline.unwrap_or(now).min(now).to_rfc3339();
+        state.push(
+            Change::Fact {
+                key: confirmed_key(night),
+                value: 1.0,
+            },
+            at.clone(),
+        );
         for c in res.changes() {
             state.push(c, at.clone());
         }

@@ -1285,6 +1285,15 @@ pub fn night_reminder(
     )
 }
 
+/// The night is past its deadline but its draft waits: `why` says for what (the day's result
+/// to confirm, the inbox to be read). Sent once a night.
+pub fn night_waiting(game: &str, night: u32, why: &str, now: Time) -> Mail {
+    let body = format!(
+        "第 {night} 夜已截止，但结算草稿还不能出：{why}。\n\n         条件满足后 bansha 会自动发出草稿；仪表盘上也会显示。\n"
+    );
+    Mail::text(format!("【{game}】第{night}夜结算草稿要等一等"), body, now)
+}
+
 /// At an earlier limit of the night (qipan's good players' moves, 003 L114 "截止时间为22:00"):
 /// what the resolver makes of the actions in so far, the reply each player is owed now (L26–L29,
 /// L112 "法官将及时反馈位置信息") and the positions the killers are told before they move (L48).

@@ -21,8 +21,8 @@ async fn a_chuhan_night_from_the_inbox_is_drafted_confirmed_and_carried_into_the
     let (mailbox, smtp_port) = smtp();
     let (server, forum) = forum_server().await;
     let night: Vec<Message> = vec![
-        // 左士 大灰狼 curses 李逵; 右士 小飞 blesses 花千树; 不见 writes something else.
-        ("大灰狼", unix("2026-11-29 22:00"), "诅咒：李逵"),
+        // 左士 大灰狼 curses 冷雪; 右士 小飞 blesses 花千树; 不见 writes something else.
+        ("大灰狼", unix("2026-11-29 22:00"), "诅咒：冷雪"),
         ("小飞", unix("2026-11-29 22:10"), "庇佑：花千树"),
         (
             "不见",
@@ -88,6 +88,18 @@ async fn a_chuhan_night_from_the_inbox_is_drafted_confirmed_and_carried_into_the
         reminders[0].0
     );
     assert!(reminders[0].1.contains("：不见。"), "{}", reminders[0].1);
+    // The judge confirms day 2 (李逵 out) on the dashboard: the night is resolved on it.
+    let (mut child, _) = start_service(&config, Some("2026-11-30 06:50:00")).await;
+    let answer = tokio::task::block_in_place(|| {
+        post_json(
+            port,
+            "/confirm",
+            r#"{"game":"楚汉局","day":2,"no_pardon":true}"#,
+        )
+    });
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    child.kill().unwrap();
+    child.wait().unwrap();
     // At the deadline (07:00): the draft.
     cycle_at(&config, "2026-11-30 07:00:05").await;
     let drafts = mails_about(&mailbox, "第2夜结算草稿");
@@ -127,7 +139,7 @@ async fn a_chuhan_night_from_the_inbox_is_drafted_confirmed_and_carried_into_the
         );
     });
     let after = std::fs::read_to_string(&state).unwrap();
-    assert!(after.contains("adjust:3:李逵"), "{after}");
+    assert!(after.contains("adjust:3:冷雪"), "{after}");
     assert!(after.contains("adjust:3:花千树"), "{after}");
 
     let page = tokio::task::block_in_place(|| http_get(port, "/"));
@@ -144,7 +156,7 @@ async fn a_chuhan_night_from_the_inbox_is_drafted_confirmed_and_carried_into_the
         .find(|t| t.contains("第3天"))
         .expect("day 3's final");
     assert!(day3.contains("诅咒"), "{day3}");
-    assert!(day3.contains("李逵"), "{day3}");
+    assert!(day3.contains("冷雪"), "{day3}");
 }
 
 /// m103 starts with a night (002 L223 "直接入夜", before L230 "开始第一天讨论日"): night 0 is
@@ -218,4 +230,157 @@ async fn m103_night_zero_is_open_before_day_one_and_confirmed_on_the_dashboard()
     let state = std::fs::read_to_string(game.with_file_name("banshayishi-12.state.json")).unwrap();
     assert!(state.contains("夏荷"), "the night's kill: {state}");
     assert!(state.contains("情侣"), "the lovers of the 红线: {state}");
+}
+
+/// The judge's inbox, failing (503) while `down` is set: a forum that cannot be read.
+struct FlakyInbox(Inbox, Arc<std::sync::atomic::AtomicBool>);
+impl wiremock::Respond for FlakyInbox {
+    fn respond(&self, req: &wiremock::Request) -> wiremock::ResponseTemplate {
+        if self.1.load(std::sync::atomic::Ordering::SeqCst) {
+            return wiremock::ResponseTemplate::new(503);
+        }
+        self.0.respond(req)
+    }
+}
+
+/// A night is resolved on the game as it stands at dusk, and from every message sent before
+/// its deadline. So neither its draft nor its confirmation may come (a) while the inbox has not
+/// been read since the deadline (a message sent in the night's last minutes may be unread: the
+/// draft would be built from a reading bansha cannot vouch for), nor (b) while the day's own
+/// vote-out is not in the state (the resolver would take him for alive at night: 000 L99 powers
+/// are those of the living). And (c) a confirmation is written once, even when the store lost
+/// its note of it in a crash after the state was written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_night_waits_for_an_inbox_read_after_its_deadline_and_for_its_days_result() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let inbox = Arc::new(Mutex::new(Vec::new()));
+    let down = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .and(query_param("module", "mypm"))
+        .respond_with(FlakyInbox(Inbox(inbox.clone()), down.clone()))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = pin_status_port(&config);
+    let game = dir.path().join("games/banshayishi-12.toml");
+    std::fs::write(
+        &game,
+        format!(
+            "ruleset = \"chuhan\"\nname = \"楚汉局\"\nid = \"ch\"\n{}\n\
+             [roster.roles]\n\"大灰狼\" = {{ role = \"左士\", faction = \"楚\" }}\n\
+             \"小飞\" = {{ role = \"右士\", faction = \"汉\" }}\n\
+             \"不见\" = {{ role = \"兵\", faction = \"楚\" }}\n\
+             [[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\n\
+             dead = [\"龙舌\", \"青鸾花\"]\n\
+             [[days]]\nday = 3\nvote_thread = 4\nopens_at = \"2026-11-30 09:00:00\"\n\
+             closes_at = \"2026-11-30 21:00:00\"\n\
+             [rules.night]\ndeadline_after_close_minutes = 600\n",
+            crate::common::ROSTER
+        ),
+    )
+    .unwrap();
+    forum.lock().unwrap().at = unix("2026-11-29 21:00") + 5;
+    let r = cycle_at(&config, "2026-11-29 21:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let out = final_texts(&mailbox)
+        .into_iter()
+        .find(|t| t.contains("第2天"))
+        .expect("day 2's final");
+    assert!(out.contains("出局"), "day 2 puts someone out: {out}");
+
+    inbox
+        .lock()
+        .unwrap()
+        .push(("大灰狼", unix("2026-11-29 22:00"), "诅咒：李逵"));
+    cycle_at(&config, "2026-11-29 22:30:00").await;
+    // 06:59: 小飞's blessing, sent a minute before the deadline; the inbox cannot be read from
+    // 06:58 until after the deadline.
+    cycle_at(&config, "2026-11-30 06:58:00").await;
+    down.store(true, std::sync::atomic::Ordering::SeqCst);
+    inbox
+        .lock()
+        .unwrap()
+        .push(("小飞", unix("2026-11-30 06:59"), "庇佑：花千树"));
+    cycle_at(&config, "2026-11-30 07:00:05").await;
+    assert!(
+        mails_about(&mailbox, "第2夜结算草稿：").is_empty(),
+        "no draft before the inbox is read after the deadline: {:?}",
+        subject_lines(&mailbox)
+    );
+    let (mut child, _) = start_service(&config, Some("2026-11-30 07:10:00")).await;
+    let confirm_night = r#"{"game":"楚汉局","night":2,"action":"confirm"}"#;
+    let answer = tokio::task::block_in_place(|| post_json(port, "/night", confirm_night));
+    assert!(answer.starts_with("HTTP/1.1 409"), "{answer}");
+    assert!(answer.contains("站内信"), "says why: {answer}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // The inbox is read again, but day 2's result is not confirmed yet: the night waits for
+    // it, and the judge is told so once.
+    down.store(false, std::sync::atomic::Ordering::SeqCst);
+    cycle_at(&config, "2026-11-30 07:20:00").await;
+    cycle_at(&config, "2026-11-30 07:21:00").await;
+    assert!(mails_about(&mailbox, "第2夜结算草稿：").is_empty());
+    let waits = mails_about(&mailbox, "第2夜结算草稿要等一等");
+    assert_eq!(waits.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(waits[0].1.contains("请先确认第2天"), "{}", waits[0].1);
+    let (mut child, _) = start_service(&config, Some("2026-11-30 07:25:00")).await;
+    let answer = tokio::task::block_in_place(|| post_json(port, "/night", confirm_night));
+    assert!(answer.starts_with("HTTP/1.1 409"), "{answer}");
+    assert!(answer.contains("请先确认第2天"), "says why: {answer}");
+    let answer = tokio::task::block_in_place(|| {
+        post_json(
+            port,
+            "/confirm",
+            r#"{"game":"楚汉局","day":2,"no_pardon":true}"#,
+        )
+    });
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Now the draft, with the blessing sent in the night's last minute.
+    cycle_at(&config, "2026-11-30 07:26:00").await;
+    let drafts = mails_about(&mailbox, "第2夜结算草稿：");
+    assert_eq!(drafts.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(drafts[0].1.contains("花千树"), "{}", drafts[0].1);
+
+    // (c) The judge confirms; the machine then loses the store's last writes (a crash before
+    // they reached the disk): the store is put back as it was before the click.
+    let store = dir.path().join("state");
+    let saved = dir.path().join("state-before-click");
+    copy_dir(&store, &saved);
+    let (mut child, _) = start_service(&config, Some("2026-11-30 07:30:00")).await;
+    let answer = tokio::task::block_in_place(|| post_json(port, "/night", confirm_night));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let state_file = game.with_file_name("banshayishi-12.state.json");
+    let once = std::fs::read_to_string(&state_file).unwrap();
+    assert!(once.contains("adjust:3:花千树"), "{once}");
+    std::fs::remove_dir_all(&store).unwrap();
+    copy_dir(&saved, &store);
+    let (mut child, _) = start_service(&config, Some("2026-11-30 07:40:00")).await;
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(!page.contains("确认第 2 夜结算"), "confirmed once: {page}");
+    let answer = tokio::task::block_in_place(|| post_json(port, "/night", confirm_night));
+    assert!(!answer.starts_with("HTTP/1.1 200"), "{answer}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(std::fs::read_to_string(&state_file).unwrap(), once);
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
 }

@@ -534,7 +534,7 @@ pub(crate) async fn a_night_action_by_qq_reaches_the_nights_draft() {
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     let (service, status) = start_service(&config, Some("2026-11-29 22:00:00")).await;
     assert!(!status.is_empty(), "the service answers");
-    let action = event(30001, 1795960800, 21, "行动：诅咒 李逵"); // 22:00
+    let action = event(30001, 1795960800, 21, "行动：诅咒 冷雪"); // 22:00
     assert!(post_event(port, &action, Some(&signed(&action))).starts_with("HTTP/1.1 204"));
     // What reached the judge in person, entered from the terminal (`bansha night --add`).
     let game = dir.path().join("games/banshayishi-12.toml");
@@ -555,6 +555,14 @@ pub(crate) async fn a_night_action_by_qq_reaches_the_nights_draft() {
     });
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(out.contains("已记下第 2 夜的行动"), "{out}");
+    // The judge confirms day 2 (李逵 out) before the night: the night is resolved on it.
+    let (code, out, err) = tokio::task::block_in_place(|| {
+        cli(
+            &game,
+            &["confirm", "--day", "2", "--daemon", &daemon, "--no-pardon"],
+        )
+    });
+    assert_eq!(code, Some(0), "{out}{err}");
     drop(service);
     let r = cycle_at(&config, "2026-11-29 22:30:00").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
@@ -565,7 +573,7 @@ pub(crate) async fn a_night_action_by_qq_reaches_the_nights_draft() {
     cycle_at(&config, "2026-11-30 07:00:05").await;
     let draft = mails_about(&mailbox, "第2夜结算草稿");
     assert_eq!(draft.len(), 1, "{:?}", subject_lines(&mailbox));
-    assert!(draft[0].1.contains("李逵：+1 票"), "{}", draft[0].1);
+    assert!(draft[0].1.contains("冷雪：+1 票"), "{}", draft[0].1);
     assert!(draft[0].1.contains("花千树：−1 票"), "{}", draft[0].1);
     // Confirmed from the terminal (`bansha night --confirm`): written to the state.
     let (_service, _) = start_service(&config, Some("2026-11-30 07:10:00")).await;
@@ -577,6 +585,6 @@ pub(crate) async fn a_night_action_by_qq_reaches_the_nights_draft() {
     });
     assert_eq!(code, Some(0), "{out}{err}");
     let state = std::fs::read_to_string(game.with_file_name("banshayishi-12.state.json")).unwrap();
-    assert!(state.contains("adjust:3:李逵"), "{state}");
+    assert!(state.contains("adjust:3:冷雪"), "{state}");
     assert!(state.contains("adjust:3:花千树"), "{state}");
 }
