@@ -475,6 +475,13 @@ pub fn resolve_game(
     };
     check_readings(r.choices(), &night_rules.readings)?;
     r.configure(night_rules)?;
+    // Dusk is the end of day `number`: a later day's `dead` (out before that day opens, it may
+    // be this very night) is not out yet.
+    let mut at_dusk = game.clone();
+    for d in at_dusk.days.iter_mut().filter(|d| d.day > number) {
+        d.dead.clear();
+    }
+    let game = &at_dusk;
     let snap = state.snapshot(game);
     let night = Night {
         number,
@@ -624,6 +631,55 @@ mod tests {
         let of = |n: &str| t.counts.iter().find(|c| c.target == n).map(|c| c.votes);
         assert_eq!(of("甲"), Some(2.0));
         assert_eq!(of("乙"), Some(0.0), "never below 0");
+    }
+
+    /// Night N's dusk is the end of day N: a player the judge lists in a later day's `dead`
+    /// (out before day N+1 opens, say killed that very night by the judge's own reckoning, or
+    /// typed with the next day's block before the night is confirmed) is alive at dusk, and
+    /// his power that night stands (000 L99: all powers take effect at dawn). Only `dead`
+    /// lists of days up to the night's own count.
+    #[test]
+    fn a_later_days_dead_list_is_not_dead_at_this_nights_dusk() {
+        let game = crate::config::parse_str(
+            "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\"]\n\
+             [roster.roles]\n\"甲\" = { role = \"左士\", faction = \"楚\" }\n\
+             [[days]]\nday = 2\nvote_thread = 2\ncloses_at = \"2026-12-02 21:00:00\"\ndead = [\"丁\"]\n\
+             [[days]]\nday = 3\nvote_thread = 3\ncloses_at = \"2026-12-03 21:00:00\"\ndead = [\"甲\"]\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap();
+        let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap();
+        let curse = |target: &str| Action {
+            by: vec!["甲".into()],
+            power: "诅咒".into(),
+            target: Some(target.into()),
+            platform: None,
+            sent_at: Some(t("2026-12-02T22:00:00+08:00")),
+            source: "法官录入".into(),
+        };
+        let res = resolve_game(
+            &game,
+            &GameState::default(),
+            2,
+            &[curse("乙")],
+            Some(t("2026-12-03T07:00:00+08:00")),
+        )
+        .unwrap();
+        assert_eq!(
+            res.next_day.adjust.get("乙"),
+            Some(&1),
+            "甲, out only before day 3, curses at night 2: {res:?}"
+        );
+        // 丁, out before day 2, is out at night 2's dusk: a curse on him is refused.
+        let res = resolve_game(
+            &game,
+            &GameState::default(),
+            2,
+            &[curse("丁")],
+            Some(t("2026-12-03T07:00:00+08:00")),
+        )
+        .unwrap();
+        assert!(res.next_day.adjust.is_empty(), "{res:?}");
     }
 
     /// qipan 003 L114 "截止时间为22:00": a good player's move is due an hour after the 21:00
