@@ -102,12 +102,17 @@ pub struct DayRecord {
 }
 
 /// Who could vote on a day as its final counted them (the day as played: the config's `dead`
-/// with the judge's recorded eliminations, and bansha42's half voters), kept with the final so
-/// a later change to either makes it again.
+/// with the judge's recorded eliminations, and bansha42's half voters), and the votes added or
+/// taken before the count (chuhan's 诅咒 +1 / 庇佑 −1, 000 L80, L82: the judge's `curse` /
+/// `bless`, else a confirmed night's), kept with the final so a later change to any of them
+/// (a night confirmed after the next day's close) makes it again.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Alive {
     pub dead: Vec<String>,
     pub half: Vec<String>,
+    /// None in a final made before these were kept: not compared.
+    #[serde(default)]
+    pub adjust: Option<std::collections::BTreeMap<String, i32>>,
 }
 
 /// How a corrected final made for a change of who could vote begins (a 潜水 count is made
@@ -122,9 +127,22 @@ impl Alive {
             v.dedup();
             v
         };
+        let adjust = match (&d.curse, &d.bless) {
+            (None, None) => d.night_adjust.clone(),
+            (curse, bless) => {
+                let mut m = std::collections::BTreeMap::new();
+                for (p, by) in [(curse, 1), (bless, -1)] {
+                    if let Some(p) = p {
+                        *m.entry(p.clone()).or_insert(0) += by;
+                    }
+                }
+                m
+            }
+        };
         Alive {
             dead: sorted(&d.dead),
             half: sorted(&d.half_voters),
+            adjust: Some(adjust.into_iter().filter(|(_, by)| *by != 0).collect()),
         }
     }
 
@@ -142,6 +160,20 @@ impl Alive {
         ] {
             if !list.is_empty() {
                 parts.push(format!("{label}：{}", list.join("、")));
+            }
+        }
+        if let (Some(then), Some(now)) = (&self.adjust, &now.adjust) {
+            if then != now {
+                let show = |m: &std::collections::BTreeMap<String, i32>| {
+                    if m.is_empty() {
+                        return "无".to_string();
+                    }
+                    m.iter()
+                        .map(|(p, by)| format!("{p} {by:+} 票"))
+                        .collect::<Vec<_>>()
+                        .join("、")
+                };
+                parts.push(format!("诅咒/庇佑：{} → {}", show(then), show(now)));
             }
         }
         (!parts.is_empty()).then(|| format!("{ALIVE_CHANGED}（{}）", parts.join("；")))
@@ -588,6 +620,39 @@ pub fn game_time_after(start: Time, hours: u32, paused: &[u32]) -> Time {
 
 #[cfg(test)]
 mod tests {
+    /// A night confirmed after the next day's final (its 诅咒 stamped at the night's deadline,
+    /// before that close: 000 L80 "得票数+1", round 1, L114) changes the day's count: the
+    /// final is made again. A final kept before the adjustments were is not compared on them.
+    #[test]
+    fn a_curse_or_blessing_recorded_after_the_final_makes_it_again() {
+        let g = crate::domain::game::load_str(
+            "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\"]\n\
+             [[days]]\nday = 3\nvote_thread = 3\ncloses_at = \"2026-12-03 21:00:00\"\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap();
+        let d = g.day(3).unwrap().clone();
+        let then = super::Alive::of(&d);
+        let mut later = d.clone();
+        later.night_adjust.insert("甲".into(), 1);
+        let why = then
+            .changed_to(&super::Alive::of(&later))
+            .expect("made again");
+        assert!(why.contains("甲 +1 票"), "{why}");
+        // The judge's own `curse` on the same player says the same: nothing to make again.
+        let mut typed = d.clone();
+        typed.curse = Some("甲".into());
+        assert_eq!(
+            super::Alive::of(&later).changed_to(&super::Alive::of(&typed)),
+            None
+        );
+        let old = super::Alive {
+            adjust: None,
+            ..then
+        };
+        assert_eq!(old.changed_to(&super::Alive::of(&later)), None);
+    }
+
     use super::*;
     use std::path::Path;
 
