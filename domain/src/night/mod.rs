@@ -633,6 +633,34 @@ mod tests {
         assert_eq!(of("乙"), Some(0.0), "never below 0");
     }
 
+    /// A night's 诅咒 or 庇佑 on a player out before the next day (killed that very night, say)
+    /// adds nothing to that day's count: the vote is among the living (000 L109 "在所有活着的玩家
+    /// 之间进行"), so one out has no count to add to (L80 "多计一票") and cannot go out by it.
+    #[test]
+    fn a_curse_on_a_player_out_by_the_next_day_counts_nothing() {
+        let game = crate::config::parse_str(
+            "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\"]\n\
+             [[days]]\nday = 2\nvote_thread = 2\ncloses_at = \"2026-12-02 21:00:00\"\ndead = [\"丁\"]\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap();
+        let mut played = game.clone();
+        played.days[0].night_adjust.insert("丁".into(), 1);
+        played.days[0].night_adjust.insert("丙".into(), -1);
+        let close = chrono::DateTime::parse_from_rfc3339("2026-12-02T21:00:01+08:00").unwrap();
+        let t = crate::rules::tally(&played, 2, 1, close, &[]).unwrap();
+        assert!(
+            t.counts.iter().all(|c| c.target != "丁"),
+            "no count for one out: {:?}",
+            t.counts
+        );
+        assert!(
+            t.outcome.players.iter().all(|p| p != "丁"),
+            "{:?}",
+            t.outcome
+        );
+    }
+
     /// Night N's dusk is the end of day N: a player the judge lists in a later day's `dead`
     /// (out before day N+1 opens, say killed that very night by the judge's own reckoning, or
     /// typed with the next day's block before the night is confirmed) is alive at dusk, and

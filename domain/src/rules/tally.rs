@@ -2029,9 +2029,13 @@ impl Engine<'_> {
                 e.adjustments.push(Adjustment { kind, delta });
             }
         }
-        // A confirmed night's (netted per player), where the judge named neither.
+        // A confirmed night's (netted per player), where the judge named neither; not on one
+        // out by this day (killed that night, say): the vote is among the living (000 L109).
         if self.day.curse.is_none() && self.day.bless.is_none() {
             for (n, by) in &self.day.night_adjust {
+                if self.day.dead.contains(n) {
+                    continue;
+                }
                 let (kind, delta) = match by.signum() {
                     1 => (AdjustmentKind::Curse, 1.0),
                     -1 => (AdjustmentKind::Bless, -1.0),
