@@ -9,6 +9,7 @@
 
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
 
 pub struct Rng(ChaCha8Rng);
 
@@ -199,6 +200,10 @@ pub struct Day {
     /// bansha42: living players killed by a kill post this round (004 L74 "当轮被贴杀的人投票算
     /// 半票，仅在平票时计算生效").
     pub half: Vec<String>,
+    /// chuhan: votes added (+1, 左士's 诅咒) or taken (−1, 右士's 庇佑) at round 1's close, by
+    /// player, as a confirmed night left them (none from the generator: the service simulator
+    /// fills them from the judge's state).
+    pub adjust: BTreeMap<String, i32>,
 }
 
 /// Round 2 of a day: its candidates and its posts (in the same thread), their `secs` counted
@@ -763,6 +768,7 @@ pub fn generate(seed: u64) -> Game {
             runoff: None,
             readings: Vec::new(),
             half: Vec::new(),
+            adjust: BTreeMap::new(),
         };
         let mut drafts = Vec::new();
         if preset == Preset::Bansha42 {

@@ -305,6 +305,19 @@ fn tally_up(
         // 001 L182 "超过一律视为弃权票", L181 "不能不投": who has no ballot abstains.
         total += non_voters.len() as f64;
     }
+    // chuhan 000 L80 "第二天投票结束时法官将给被诅咒的对象多计一票", L82 "…少计一票", at round 1's
+    // close only (L114 "诅咒和庇佑的效果不能带入第二轮投票"). Added to the counts, not to the
+    // votes cast (L111's "总票数" counts ballots); a count is never below nothing.
+    if !round_two {
+        for sign in [1, -1] {
+            for (p, by) in day.adjust.iter().filter(|(_, by)| by.signum() == sign) {
+                let c = counts.entry(p.clone()).or_default();
+                *c = (*c + f64::from(*by)).max(0.0);
+            }
+        }
+        // A blessing on one with no vote leaves no count.
+        counts.retain(|_, v| *v > 0.0);
+    }
     let outcome = if round_two {
         runoff_outcome(preset, &counts)
     } else {

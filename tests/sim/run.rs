@@ -63,6 +63,11 @@ pub fn config_text(game: &Game) -> String {
         if !d.half.is_empty() {
             let _ = writeln!(s, "half_voters = [{}]", quoted(&d.half));
         }
+        // A confirmed night's 诅咒 / 庇佑 (one 左士, one 右士: one of each at most).
+        for (p, by) in &d.adjust {
+            let key = if *by > 0 { "curse" } else { "bless" };
+            let _ = writeln!(s, "{key} = \"{p}\"");
+        }
         if let Some(r) = &d.runoff {
             let places = r
                 .places

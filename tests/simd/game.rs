@@ -66,6 +66,34 @@ pub struct Plan {
     /// (unix time, day): when the judge first clicks "确认第 N 天结果" on the dashboard, after
     /// the day's last close; most within hours, some only after the next day's close.
     pub confirms: Vec<(i64, u32)>,
+    /// chuhan: the 左士 and the 右士 (000 L80, L82), whose nights the simulator plays.
+    pub shi: Option<(String, String)>,
+    /// chuhan: each night's private messages and the judge's click confirming it.
+    pub nights: Vec<NightPlan>,
+}
+
+/// A night of a chuhan game as the simulator plays it: the 左士's 诅咒 and the 右士's 庇佑 sent
+/// to the judge by private message (000 L80 "每夜可以通过短消息向法官提交一个诅咒对象的名字",
+/// L82), changed at times (L96 "截至天亮之前10分钟，玩家都可以更换行使特权的对象"), now and then the
+/// wrong power or too late; and when the judge first clicks "确认第 N 夜结算".
+#[derive(Clone, Debug)]
+pub struct NightPlan {
+    pub night: u32,
+    /// (unix time, sender, text), in time order.
+    pub messages: Vec<(i64, String, String)>,
+    pub confirm_at: i64,
+}
+
+/// chuhan's night: its actions are due this long after the day's last close (the judge's
+/// `[rules.night] deadline_after_close_minutes`, a 10-hour night less L96's ten minutes).
+pub const NIGHT_SECS: i64 = 600 * 60;
+
+/// When night `n` of the plan's game opens: its day's last close.
+pub fn dusk(plan: &Plan, n: u32) -> i64 {
+    match plan.game.days.iter().find(|d| d.day == n) {
+        Some(d) if d.runoff.is_some() => unix(crate::run::runoff_close_of(plan.game.preset, n)),
+        _ => unix(crate::run::close_of(n)),
+    }
 }
 
 /// A day's rounds: each one's posts and close.
@@ -335,6 +363,7 @@ pub fn plan(seed: u64) -> Plan {
         })
         .collect();
     let edits = edits_of(seed, &game);
+    let (shi, nights) = nights_of(seed, &game, end);
     Plan {
         seed,
         game,
@@ -346,7 +375,72 @@ pub fn plan(seed: u64) -> Plan {
         lock_off_by_one: false,
         confirms,
         edits,
+        shi,
+        nights,
     }
+}
+
+/// chuhan's nights, from a stream of their own (the rest of every seed stays as it was).
+fn nights_of(seed: u64, game: &Game, end: i64) -> (Option<(String, String)>, Vec<NightPlan>) {
+    if game.preset != gen::Preset::Chuhan {
+        return (None, Vec::new());
+    }
+    let mut rng = Rng::new(seed ^ 0x417e_5eed);
+    let left = rng.pick(&gen::PLAYERS).to_string();
+    let right = loop {
+        let p = rng.pick(&gen::PLAYERS).to_string();
+        if p != left {
+            break p;
+        }
+    };
+    let mut nights = Vec::new();
+    for d in &game.days {
+        let opens = match &d.runoff {
+            Some(_) => unix(crate::run::runoff_close_of(game.preset, d.day)),
+            None => unix(crate::run::close_of(d.day)),
+        };
+        let deadline = opens + NIGHT_SECS;
+        if deadline + 3600 > end - 1800 {
+            continue;
+        }
+        let mut messages = Vec::new();
+        for (shi, power, other) in [(&left, "诅咒", "庇佑"), (&right, "庇佑", "诅咒")] {
+            if !rng.chance(80) {
+                continue;
+            }
+            for _ in 0..rng.range(1, 3) {
+                // Most in time; one in twenty at the deadline's very second (in time by the
+                // default reading of A-C10), one in twenty after it (late).
+                let t = match rng.below(20) {
+                    0 => deadline,
+                    1 => deadline + rng.range(1, 1800),
+                    _ => opens + rng.range(300, NIGHT_SECS - 60),
+                };
+                let power = if rng.chance(10) { other } else { power };
+                let target = loop {
+                    let p = rng.pick(&gen::PLAYERS).to_string();
+                    if &p != shi {
+                        break p;
+                    }
+                };
+                messages.push((t, shi.clone(), format!("{power}：{target}")));
+            }
+        }
+        // One message a second at most per sender: which came last is then never a tie.
+        messages.sort();
+        messages.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+        let delay = if rng.chance(20) {
+            rng.range(12 * 3600, 40 * 3600)
+        } else {
+            rng.range(600, 5 * 3600)
+        };
+        nights.push(NightPlan {
+            night: d.day,
+            messages,
+            confirm_at: (deadline + delay).min(end - 1800),
+        });
+    }
+    (Some((left, right)), nights)
 }
 
 /// Edits, from a stream of their own (the rest of every seed stays as it was): in three rounds
@@ -505,8 +599,25 @@ fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
     out
 }
 
-/// The judge's inbox of a qipan game: every player's message (003 L106), none of the judge's.
+/// The judge's inbox: a qipan game's every player's message (003 L106), none of the judge's;
+/// a chuhan game's night actions.
 fn pms(plan: &Plan) -> Vec<world::SimPm> {
+    if plan.game.preset == gen::Preset::Chuhan {
+        let last = plan.game.days.len() as u32;
+        return plan
+            .nights
+            .iter()
+            .filter(|n| n.night <= last)
+            .flat_map(|n| n.messages.iter())
+            .enumerate()
+            .map(|(i, (t, from, text))| world::SimPm {
+                pmid: 900_000 + i as u64,
+                author: from.clone(),
+                at: *t,
+                text: text.clone(),
+            })
+            .collect();
+    }
     if plan.game.preset != gen::Preset::Qipan {
         return Vec::new();
     }
@@ -557,6 +668,16 @@ fn write_game(plan: &Plan, dir: &std::path::Path, upto: u32) {
     }
     if plan.lock_off_by_one {
         game += "\n[rules.vote]\nlock_minutes = 59\n";
+    }
+    // chuhan's two 士, each side's (000 L80, L82; the preset's role 士 with a mark), and the
+    // night's deadline.
+    if let Some((left, right)) = &plan.shi {
+        game += &format!(
+            "\n[roster.roles]\n\"{left}\" = {{ role = \"士\", faction = \"楚\", marks = [\"左士\"] }}\n\
+             \"{right}\" = {{ role = \"士\", faction = \"汉\", marks = [\"右士\"] }}\n\
+             \n[rules.night]\ndeadline_after_close_minutes = {}\n",
+            NIGHT_SECS / 60
+        );
     }
     std::fs::create_dir_all(dir.join("games")).unwrap();
     std::fs::write(dir.join("games/sim.toml"), game).unwrap();
@@ -627,6 +748,8 @@ pub struct Outcome {
     /// later day's final changed who could vote that day).
     pub confirmed: u64,
     pub corrected: u64,
+    /// Nights the judge confirmed on the dashboard.
+    pub nights: u64,
     /// What the record's directory held at the end (sled, the journal, the mail queue).
     pub disk_bytes: u64,
 }
@@ -671,7 +794,7 @@ pub fn run(plan: &Plan) -> Outcome {
     bansha::io::log::capture();
     let mut out = Outcome {
         trace: format!(
-            "seed {} preset {} days {} machine clock {:+}s deletions {:?}\nedits {:?}\nevents {:?}\n",
+            "seed {} preset {} days {} machine clock {:+}s deletions {:?}\nedits {:?}\nevents {:?}\nshi {:?} nights {:?}\n",
             plan.seed,
             plan.game.preset.name(),
             plan.game.days.len(),
@@ -681,7 +804,20 @@ pub fn run(plan: &Plan) -> Outcome {
                 .iter()
                 .map(|e| format!("{} at {} to {:?}", e.pid, at(e.at).format("%m-%d %H:%M:%S"), e.intent))
                 .collect::<Vec<_>>(),
-            plan.events
+            plan.events,
+            plan.shi,
+            plan.nights
+                .iter()
+                .map(|n| format!(
+                    "{}: {:?} confirmed at {}",
+                    n.night,
+                    n.messages
+                        .iter()
+                        .map(|(t, f, x)| format!("{} {f} {x}", at(*t).format("%m-%d %H:%M:%S")))
+                        .collect::<Vec<_>>(),
+                    at(n.confirm_at).format("%m-%d %H:%M:%S")
+                ))
+                .collect::<Vec<_>>()
         ),
         failure: None,
         cycles: 0,
@@ -690,6 +826,7 @@ pub fn run(plan: &Plan) -> Outcome {
         finals: 0,
         confirmed: 0,
         corrected: 0,
+        nights: 0,
         disk_bytes: 0,
     };
     for d in &plan.game.days {
@@ -840,6 +977,14 @@ async fn drive(
     let mut forced: BTreeSet<i64> = typed.iter().filter(|x| x.2).map(|x| x.0).collect();
     // (when, day): the judge's next click on a day's confirmation.
     let mut confirms: Vec<(i64, u32)> = plan.confirms.clone();
+    // (when, night): the judge's next click on a night's confirmation.
+    let last_day = plan.game.days.len() as u32;
+    let mut night_confirms: Vec<(i64, u32)> = plan
+        .nights
+        .iter()
+        .filter(|n| n.night <= last_day)
+        .map(|n| (n.confirm_at, n.night))
+        .collect();
     let mut running: Option<Running> = None;
     let mut up_at = start;
     let mut relay_until = i64::MIN;
@@ -947,6 +1092,20 @@ async fn drive(
             }
         }
         confirm_days(&mut confirms, running.as_ref(), world, t, t >= asleep_until).await;
+        if confirm_nights(
+            plan,
+            &mut night_confirms,
+            running.as_ref().filter(|_| t >= asleep_until),
+            world,
+            t,
+        )
+        .await
+        {
+            // Killed in the cycle the confirmation runs.
+            running = None;
+            out.crashes += 1;
+            up_at = t + RESTART;
+        }
         let wake = |owed| {
             next_wake(
                 t,
@@ -968,6 +1127,7 @@ async fn drive(
         let next = next.min(
             confirms
                 .iter()
+                .chain(night_confirms.iter())
                 .map(|c| c.0)
                 .min()
                 .unwrap_or(i64::MAX)
@@ -1035,6 +1195,70 @@ async fn confirm_days(
         }
     }
     *confirms = later;
+}
+
+/// The judge's clicks on "确认第 N 夜结算" that are due, through the dashboard's router. Refused
+/// for now (the night not drafted yet, its day's result to confirm first, the inbox not read
+/// since the deadline) or the dashboard unreachable: clicked again later, until the next day's
+/// last close, after which the night is no longer open. True when the process was killed in
+/// the cycle a confirmation runs.
+async fn confirm_nights(
+    plan: &Plan,
+    confirms: &mut Vec<(i64, u32)>,
+    running: Option<&Running>,
+    world: &Arc<Mutex<World>>,
+    t: i64,
+) -> bool {
+    let mut later = Vec::new();
+    let mut died = false;
+    for (when, night) in std::mem::take(confirms) {
+        if when > t || died {
+            later.push((when, night));
+            continue;
+        }
+        let Some(r) = running else {
+            later.push((t + 600, night));
+            continue;
+        };
+        let body = format!(r#"{{"game": "模拟局", "night": {night}, "action": "confirm"}}"#);
+        // A confirmation runs a cycle at once: the process can die in it.
+        let fatal = world.lock().unwrap().fatal.clone();
+        let answer = tokio::select! {
+            biased;
+            a = click(r, "/night", body) => Some(a),
+            _ = fatal.notified() => None,
+        };
+        let Some((status, body)) = answer else {
+            world.lock().unwrap().trace.push(format!(
+                "{} killed in the cycle the judge's night {night} confirmation ran",
+                at(t).format("%m-%d %H:%M:%S")
+            ));
+            died = true;
+            // Whether it was written is the state file's to say: clicked again after the
+            // restart (an open night is confirmed then; one confirmed is not open).
+            later.push((t + 600, night));
+            continue;
+        };
+        world.lock().unwrap().trace.push(format!(
+            "{} the judge confirms night {night}: {status} {}",
+            at(t).format("%m-%d %H:%M:%S"),
+            body.trim().replace('\n', " / ")
+        ));
+        let next_close = if (night as usize) < plan.game.days.len() {
+            dusk(plan, night + 1)
+        } else {
+            i64::MAX
+        };
+        match status {
+            200 => {
+                world.lock().unwrap().nights.insert(night);
+            }
+            409 if t < next_close + 3600 => later.push((t + 1800, night)),
+            _ => {}
+        }
+    }
+    *confirms = later;
+    died
 }
 
 /// A POST to the dashboard's router, in process: (status, body).
@@ -1298,7 +1522,7 @@ fn final_of(subject: &str) -> Option<(u32, u32)> {
 /// judge confirmed out (stamped at the close of the round his final came from) is out on every
 /// day that closes later, whatever the config typed for it (a sheriff or half voter named for
 /// him is no more).
-fn as_played(plan: &Plan, out: &[(String, i64)]) -> Game {
+fn as_played(plan: &Plan, out: &[(String, i64)], facts: &BTreeMap<String, f64>) -> Game {
     let mut game = plan.game.clone();
     // Days whose typed sheriff is out: the judge named one, so none is carried from day 1
     // (the daemon's `carry_sheriff`), and the one named votes no more.
@@ -1313,6 +1537,20 @@ fn as_played(plan: &Plan, out: &[(String, i64)]) -> Game {
             if d.sheriff.as_ref() == Some(p) {
                 d.sheriff = None;
                 named_out.insert(d.day);
+            }
+        }
+    }
+    // chuhan: a confirmed night's 诅咒 / 庇佑 on the next day's round 1 (checked against the
+    // rule post by `check_nights`), on one alive that day (000 L109: the vote is among the
+    // living).
+    for (key, v) in facts {
+        let Some((day, player)) = key.strip_prefix("adjust:").and_then(|k| k.split_once(':'))
+        else {
+            continue;
+        };
+        if let Some(d) = game.days.iter_mut().find(|d| day.parse() == Ok(d.day)) {
+            if *v != 0.0 && !d.dead.iter().any(|x| x == player) {
+                d.adjust.insert(player.to_string(), *v as i32);
             }
         }
     }
@@ -1356,6 +1594,113 @@ fn confirmed(
         })
         .collect();
     (state, out)
+}
+
+/// The state's facts: each key's value as its last live event set it.
+fn facts_of(state: &bansha::domain::rules::state::GameState) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    for e in state.events.iter().filter(|e| !e.undone) {
+        if let bansha::domain::rules::state::Change::Fact { key, value } = &e.change {
+            out.insert(key.clone(), *value);
+        }
+    }
+    out
+}
+
+/// Each night the state says was confirmed holds, once, what chuhan's rule post makes of the
+/// messages the forum's inbox held: each 士 alive at dusk (000 L99: the powers of the living)
+/// gives his last power of his own side sent by the deadline (L96; at its very second in time,
+/// the default of A-C10) to a player alive at dusk: +1 for the 左士's 诅咒 (L80), −1 for the
+/// 右士's 庇佑 (L82), on the next day's round 1. A night the judge's click was answered 200
+/// for is one of them.
+fn check_nights(
+    plan: &Plan,
+    w: &World,
+    state: &bansha::domain::rules::state::GameState,
+    round_two: &BTreeSet<u32>,
+    bad: &mut Vec<String>,
+) {
+    use bansha::domain::rules::state::Change;
+    let Some((left, right)) = &plan.shi else {
+        return;
+    };
+    let facts = facts_of(state);
+    for n in plan
+        .nights
+        .iter()
+        .filter(|n| n.night <= plan.game.days.len() as u32)
+    {
+        let key = format!("night_confirmed:{}", n.night);
+        let marks = state
+            .events
+            .iter()
+            .filter(|e| !e.undone && matches!(&e.change, Change::Fact { key: k, .. } if *k == key))
+            .count();
+        if marks > 1 {
+            bad.push(format!("night {}: confirmed {marks} times", n.night));
+        }
+        if marks == 0 {
+            if w.nights.contains(&n.night) {
+                bad.push(format!(
+                    "night {}: the judge's click was answered 200, the state has no confirmation",
+                    n.night
+                ));
+            }
+            continue;
+        }
+        let opens = if round_two.contains(&n.night) {
+            unix(crate::run::runoff_close_of(plan.game.preset, n.night))
+        } else {
+            unix(crate::run::close_of(n.night))
+        };
+        let deadline = opens + NIGHT_SECS;
+        let mut dead: BTreeSet<String> = plan
+            .game
+            .days
+            .iter()
+            .filter(|d| d.day <= n.night)
+            .flat_map(|d| d.dead.iter().cloned())
+            .collect();
+        for e in state.events.iter().filter(|e| !e.undone) {
+            if let Change::Eliminate { player, .. } = &e.change {
+                if DateTime::parse_from_rfc3339(&e.at).is_ok_and(|t| t.timestamp() <= deadline) {
+                    dead.insert(player.clone());
+                }
+            }
+        }
+        let mut want: BTreeMap<String, i32> = BTreeMap::new();
+        for (shi, power, sign) in [(left, "诅咒", 1), (right, "庇佑", -1)] {
+            if dead.contains(shi) {
+                continue;
+            }
+            let last = n
+                .messages
+                .iter()
+                .filter(|(t, from, text)| {
+                    from == shi && (opens..=deadline).contains(t) && text.starts_with(power)
+                })
+                .last();
+            if let Some((_, _, text)) = last {
+                let target = text.split('：').nth(1).unwrap_or_default();
+                if !dead.contains(target) {
+                    *want.entry(target.to_string()).or_default() += sign;
+                }
+            }
+        }
+        want.retain(|_, v| *v != 0);
+        let prefix = format!("adjust:{}:", n.night + 1);
+        let got: BTreeMap<String, i32> = facts
+            .iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix(&prefix)?.to_string(), *v as i32)))
+            .filter(|(_, v)| *v != 0)
+            .collect();
+        if got != want {
+            bad.push(format!(
+                "night {}: the state records 诅咒/庇佑 {got:?}, the rule post's give {want:?}",
+                n.night
+            ));
+        }
+    }
 }
 
 /// Where the judge's click confirmed day `day` (answered 200), the state holds exactly what its
@@ -1456,14 +1801,19 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
         ));
     }
     let (state, out_by_state) = confirmed(dir);
-    let game = as_played(plan, &out_by_state);
-    let config = crate::run::load(&game);
     let mut finals: BTreeMap<(u32, u32), Vec<&world::Delivered>> = BTreeMap::new();
     for d in &w.delivered {
         if let Some(k) = final_of(&d.subject) {
             finals.entry(k).or_default().push(d);
         }
     }
+    // A night opens at its day's last final: round 2's where one ran (a tie the plan did not
+    // draw goes to the run-off chuhan's rule post makes automatic, 000 L105).
+    let round_two: BTreeSet<u32> = finals.keys().filter(|k| k.1 == 2).map(|k| k.0).collect();
+    check_nights(plan, w, &state, &round_two, &mut bad);
+    out.nights = w.nights.len() as u64;
+    let game = as_played(plan, &out_by_state, &facts_of(&state));
+    let config = crate::run::load(&game);
     let refused = w.trace.iter().any(|l| l.contains("Some(Refused)"));
     for day in &game.days {
         let (posts, r1, r2) = truth(plan, day);

@@ -103,6 +103,14 @@ fn shrink(
             plan = p;
         }
     }
+    // No night played.
+    if !plan.nights.is_empty() {
+        let mut p = plan.clone();
+        p.nights.clear();
+        if fails(&p) {
+            plan = p;
+        }
+    }
     // No day confirmed by the judge.
     if !plan.confirms.is_empty() {
         let mut p = plan.clone();
@@ -234,7 +242,7 @@ fn check(
     let start = Instant::now();
     let (mut n, mut days, mut cycles, mut crashes, mut mails, mut finals) =
         (0u64, 0u64, 0, 0, 0, 0);
-    let (mut confirmed, mut corrected) = (0u64, 0u64);
+    let (mut confirmed, mut corrected, mut nights) = (0u64, 0u64, 0u64);
     let mut largest = (0u64, 0usize);
     let mut presets: std::collections::BTreeMap<&str, u64> = Default::default();
     for seed in seeds {
@@ -249,6 +257,7 @@ fn check(
         finals += first.finals;
         confirmed += first.confirmed;
         corrected += first.corrected;
+        nights += first.nights;
         largest = largest.max((first.disk_bytes, plan.game.days.len()));
         if let Some(why) = first.failure {
             let budget = env_u64("BANSHA_SIMD_SHRINK").map_or(shrink_budget, |b| b as u32);
@@ -286,7 +295,7 @@ fn check(
     );
     println!("simd {label}: seeds by preset {presets:?}");
     println!(
-        "simd {label}: {confirmed} days confirmed by the judge's clicks, {corrected} corrected finals"
+        "simd {label}: {confirmed} days and {nights} nights confirmed by the judge's clicks, {corrected} corrected finals"
     );
     // The optimised build's fixed seeds (1–40) confirm some day after a later day's final
     // (the class of `judge_state::a_state_change_after_the_final_…`).

@@ -154,6 +154,8 @@ pub struct World {
     pub trace: Vec<String>,
     /// The days whose confirmation the judge's click was answered 200 for.
     pub confirmed: BTreeSet<u32>,
+    /// The nights whose confirmation the judge's click was answered 200 for.
+    pub nights: BTreeSet<u32>,
     envelope: Value,
     template: Value,
     poll_template: Value,
@@ -207,6 +209,7 @@ impl World {
             delivered: Vec::new(),
             trace: Vec::new(),
             confirmed: BTreeSet::new(),
+            nights: BTreeSet::new(),
             envelope: page,
             template,
             poll_template: poll["Variables"]["special_poll"].clone(),
