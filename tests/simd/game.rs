@@ -68,6 +68,8 @@ pub struct Plan {
     pub confirms: Vec<(i64, u32)>,
     /// chuhan: the 左士 and the 右士 (000 L80, L82), whose nights the simulator plays.
     pub shi: Option<(String, String)>,
+    /// chuhan: 楚's 帅, who kills at night (000 L52 "帅每夜可以通过短消息向法官提交一篇杀帖，杀死一个玩家").
+    pub shuai: Option<String>,
     /// chuhan: each night's private messages and the judge's click confirming it.
     pub nights: Vec<NightPlan>,
 }
@@ -363,7 +365,7 @@ pub fn plan(seed: u64) -> Plan {
         })
         .collect();
     let edits = edits_of(seed, &game);
-    let (shi, nights) = nights_of(seed, &game, end);
+    let (shi, shuai, nights) = nights_of(seed, &game, end);
     Plan {
         seed,
         game,
@@ -376,20 +378,32 @@ pub fn plan(seed: u64) -> Plan {
         confirms,
         edits,
         shi,
+        shuai,
         nights,
     }
 }
 
 /// chuhan's nights, from a stream of their own (the rest of every seed stays as it was).
-fn nights_of(seed: u64, game: &Game, end: i64) -> (Option<(String, String)>, Vec<NightPlan>) {
+#[allow(clippy::type_complexity)]
+fn nights_of(
+    seed: u64,
+    game: &Game,
+    end: i64,
+) -> (Option<(String, String)>, Option<String>, Vec<NightPlan>) {
     if game.preset != gen::Preset::Chuhan {
-        return (None, Vec::new());
+        return (None, None, Vec::new());
     }
     let mut rng = Rng::new(seed ^ 0x417e_5eed);
     let left = rng.pick(&gen::PLAYERS).to_string();
     let right = loop {
         let p = rng.pick(&gen::PLAYERS).to_string();
         if p != left {
+            break p;
+        }
+    };
+    let shuai = loop {
+        let p = rng.pick(&gen::PLAYERS).to_string();
+        if p != left && p != right {
             break p;
         }
     };
@@ -427,6 +441,19 @@ fn nights_of(seed: u64, game: &Game, end: i64) -> (Option<(String, String)>, Vec
             }
         }
         // One message a second at most per sender: which came last is then never a tie.
+        // 楚's 帅 kills (L52), now and then changing his target (L96), never himself (L98).
+        if rng.chance(70) {
+            for _ in 0..rng.range(1, 2) {
+                let t = opens + rng.range(300, NIGHT_SECS + 600);
+                let target = loop {
+                    let p = rng.pick(&gen::PLAYERS).to_string();
+                    if p != shuai {
+                        break p;
+                    }
+                };
+                messages.push((t, shuai.clone(), format!("杀人：{target}")));
+            }
+        }
         messages.sort();
         messages.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
         let delay = if rng.chance(20) {
@@ -440,7 +467,7 @@ fn nights_of(seed: u64, game: &Game, end: i64) -> (Option<(String, String)>, Vec
             confirm_at: (deadline + delay).min(end - 1800),
         });
     }
-    (Some((left, right)), nights)
+    (Some((left, right)), Some(shuai), nights)
 }
 
 /// Edits, from a stream of their own (the rest of every seed stays as it was): in three rounds
@@ -671,10 +698,11 @@ fn write_game(plan: &Plan, dir: &std::path::Path, upto: u32) {
     }
     // chuhan's two 士, each side's (000 L80, L82; the preset's role 士 with a mark), and the
     // night's deadline.
-    if let Some((left, right)) = &plan.shi {
+    if let (Some((left, right)), Some(shuai)) = (&plan.shi, &plan.shuai) {
         game += &format!(
             "\n[roster.roles]\n\"{left}\" = {{ role = \"士\", faction = \"楚\", marks = [\"左士\"] }}\n\
              \"{right}\" = {{ role = \"士\", faction = \"汉\", marks = [\"右士\"] }}\n\
+             \"{shuai}\" = {{ role = \"帅\", faction = \"楚\" }}\n\
              \n[rules.night]\ndeadline_after_close_minutes = {}\n",
             NIGHT_SECS / 60
         );
@@ -1661,12 +1689,52 @@ fn check_nights(
             .filter(|d| d.day <= n.night)
             .flat_map(|d| d.dead.iter().cloned())
             .collect();
+        // Out at dusk: the day's vote (stamped at its close, the night's opening) and what
+        // came before; not the night's own deaths, stamped at its deadline.
         for e in state.events.iter().filter(|e| !e.undone) {
             if let Change::Eliminate { player, .. } = &e.change {
-                if DateTime::parse_from_rfc3339(&e.at).is_ok_and(|t| t.timestamp() <= deadline) {
+                if DateTime::parse_from_rfc3339(&e.at).is_ok_and(|t| t.timestamp() <= opens) {
                     dead.insert(player.clone());
                 }
             }
+        }
+        // The 帅's last kill by the deadline, of one alive at dusk (L52; no 兵, 相, 马 or 车 in
+        // these games: no 无敌, 兑子 or 禁锢 to stop it).
+        let last_of = |who: &str, power: &str| {
+            n.messages
+                .iter()
+                .filter(|(t, from, text)| {
+                    from == who && (opens..=deadline).contains(t) && text.starts_with(power)
+                })
+                .next_back()
+                .map(|(_, _, text)| text.split('：').nth(1).unwrap_or_default().to_string())
+        };
+        let mut killed: Vec<String> = plan
+            .shuai
+            .iter()
+            .filter(|s| !dead.contains(*s))
+            .filter_map(|s| last_of(s, "杀人"))
+            .filter(|t| !dead.contains(t))
+            .collect();
+        let cause = format!("第{}夜：", n.night);
+        let mut died: Vec<String> = state
+            .events
+            .iter()
+            .filter(|e| !e.undone)
+            .filter_map(|e| match &e.change {
+                Change::Eliminate {
+                    player, cause: c, ..
+                } if c.starts_with(&cause) => Some(player.clone()),
+                _ => None,
+            })
+            .collect();
+        killed.sort();
+        died.sort();
+        if killed != died {
+            bad.push(format!(
+                "night {}: the state records the night's deaths {died:?}, the rule post's {killed:?}",
+                n.night
+            ));
         }
         let mut want: BTreeMap<String, i32> = BTreeMap::new();
         for (shi, power, sign) in [(left, "诅咒", 1), (right, "庇佑", -1)] {

@@ -303,6 +303,10 @@ fn check(
         label != "fixed" || cfg!(debug_assertions) || corrected > 0,
         "simd fixed: no confirmation came after a later day's final"
     );
+    assert!(
+        label != "fixed" || cfg!(debug_assertions) || nights >= 20,
+        "simd fixed: {nights} nights confirmed"
+    );
     println!(
         "simd {label}: {n} seeds, {days} game-days, {cycles} cycles, {crashes} kills, {mails} mails ({finals} finals checked against both oracles) in {secs:.2}s: {:.1} seeds/s, {:.1} game-days/s ({})",
         n as f64 / secs,
@@ -363,6 +367,20 @@ fn the_fixed_seeds_play_every_preset() {
         .filter(|(t, day)| *t > game::close_unix(*day) + 24 * 3600)
         .count();
     assert!(late >= 10, "{late} late confirmations in seeds 1–40");
+    // And chuhan's nights: the 帅's kills, the 士's curses and blessings, some confirmed only
+    // after the night's draft waited hours.
+    let nights: Vec<&game::NightPlan> = plans.iter().flat_map(|p| p.nights.iter()).collect();
+    let said = |w: &str| {
+        nights
+            .iter()
+            .flat_map(|n| n.messages.iter())
+            .filter(|m| m.2.starts_with(w))
+            .count()
+    };
+    assert!(nights.len() >= 40, "{} nights in seeds 1–40", nights.len());
+    for w in ["杀人", "诅咒", "庇佑"] {
+        assert!(said(w) >= 20, "{} {w} in seeds 1–40", said(w));
+    }
 }
 
 /// The same seed gives the same run, byte for byte.
