@@ -447,12 +447,14 @@ fn a_sample_ballot_is_tried_against_the_config() {
 }
 
 /// The time `confirm` stamps on an elimination in the state file.
+/// When each elimination in the state is stamped.
 fn stamped(state: &std::path::Path) -> Vec<String> {
     let s: Value = serde_json::from_str(&std::fs::read_to_string(state).unwrap()).unwrap();
     s["events"]
         .as_array()
         .unwrap()
         .iter()
+        .filter(|e| e["change"]["type"] == "eliminate")
         .map(|e| e["at"].as_str().unwrap().to_string())
         .collect()
 }

@@ -10,7 +10,7 @@ use crate::daemon::Daemon;
 use crate::domain::config::GameConfig;
 use crate::domain::report::{DayStage, DayStatus, ToConfirm};
 use crate::domain::rules::confirm::{check_pardons, new_conditions, record_confirmed, PardonIssue};
-use crate::domain::rules::state::{conditions, Change, GameState};
+use crate::domain::rules::state::{conditions, GameState};
 use crate::domain::rules::{Outcome, OutcomeKind};
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
@@ -44,11 +44,7 @@ pub enum Refusal {
 /// Whether the state already holds day `day`'s vote result (recorded by the dashboard, by
 /// `confirm --day`, or offline from pages).
 pub(crate) fn recorded(state: &GameState, day: u32) -> bool {
-    state.events.iter().any(|e| {
-        !e.undone
-            && matches!(&e.change, Change::Eliminate { day: Some(d), cause, .. }
-                if *d == day && cause == "投票出局")
-    })
+    crate::domain::rules::confirm::day_recorded(state, day)
 }
 
 impl Daemon {
@@ -112,7 +108,7 @@ impl Daemon {
             .map_err(|e| Refusal::NotNow(format!("局面文件 {} 读不了：{e:#}", path.display())))?;
         if recorded(&state, day) {
             return Err(Refusal::NotNow(format!(
-                "第{day}天的结果已经确认过（局面里已有第{day}天的投票出局）；要改请先 bansha change undo"
+                "第{day}天的结果已经确认过（局面里已有第{day}天的确认记录）；要改请先 bansha change undo"
             )));
         }
         // Who could vote has changed since the final was made (an earlier day recorded since,

@@ -129,6 +129,56 @@ async fn a_day_is_confirmed_from_the_record_at_its_last_close() {
     child.wait().unwrap();
 }
 
+/// A day confirmed with a pardon (jiaohui's 特赦, 001 L85, L114: 小飞 is saved and stays in)
+/// records no vote-out, yet it is confirmed: not offered again (a second confirmation would
+/// find the pardon spent and put him out), and it holds up no later day nor its night.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_day_confirmed_with_a_pardon_is_confirmed() {
+    let (_mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let game = runoff_day(dir.path());
+    let mut text = std::fs::read_to_string(&game).unwrap();
+    text += "\n[roster.roles]\n\"小飞\" = { role = \"异教徒\", faction = \"异教徒\" }\n\
+             \"大灰狼\" = { role = \"黑暗领主\", faction = \"异教徒\" }\n";
+    std::fs::write(&game, text).unwrap();
+    let port = pin_status_port(&config);
+    round_one_tie(&forum);
+    forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
+    cycle_at(&config, "2026-11-29 22:00:05").await;
+    let b = |v: &str, t: &str| jiaohui_ballot(v, "二", "二", t);
+    add_votes(
+        &forum,
+        &[
+            (3213, "李逵", "2026-11-29 22:05:00", &b("李逵", "小飞")),
+            (3214, "大灰狼", "2026-11-29 22:06:00", &b("大灰狼", "小飞")),
+            (3215, "冷雪", "2026-11-29 22:07:00", &b("冷雪", "李逵")),
+            (3217, "花千树", "2026-11-29 22:09:00", &b("花千树", "小飞")),
+        ],
+    );
+    forum.lock().unwrap().at = unix("2026-11-29 23:00:05");
+    let r = cycle_at(&config, "2026-11-29 23:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+
+    forum.lock().unwrap().at = unix("2026-11-29 23:30:00");
+    let (mut child, _) = start_service(&config, Some("2026-11-29 23:30:00")).await;
+    let (code, out, err) =
+        tokio::task::block_in_place(|| confirm(&game, &config, &["--pardon", "特赦"]));
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("小飞 被救回，不出局"), "{out}");
+    assert!(eliminations(&game).is_empty());
+    // Confirmed: not offered again, and a second confirmation records nothing.
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(!page.contains("确认第 2 天结果"), "confirmed: {page}");
+    let (code, _, err) = tokio::task::block_in_place(|| confirm(&game, &config, &["--no-pardon"]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("已经确认过"), "{err}");
+    assert!(eliminations(&game).is_empty(), "{:?}", eliminations(&game));
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 /// Days are confirmed in order (simd seed 3799): a day's result not yet recorded can change who
 /// could vote on a later day (its final is then made again without that player's ballots), so
 /// a later day is refused until the earlier one is recorded, and then until its final is made

@@ -105,6 +105,7 @@ pub fn record_confirmed(
 ) -> Vec<String> {
     let at = close.to_rfc3339();
     let mut out = Vec::new();
+    let first = state.events.iter().map(|e| e.id).max().unwrap_or(0) + 1;
     for c in confirmed {
         match c {
             Confirmed::Eliminated(p) => {
@@ -163,7 +164,50 @@ pub fn record_confirmed(
             }
         }
     }
+    // The day is confirmed whatever it recorded (a pardon or a protection puts no one out):
+    // a fact says so, undone with the confirmation's first change.
+    let marker = Change::Fact {
+        key: day_confirmed_key(day),
+        value: 1.0,
+    };
+    match state
+        .events
+        .iter()
+        .find(|e| e.id >= first && e.follows.is_none())
+    {
+        Some(e) => {
+            let of = e.id;
+            state.push_following(marker, at, of);
+        }
+        None => {
+            state.push(marker, at);
+        }
+    }
     out
+}
+
+/// The fact confirming day `day` writes.
+pub fn day_confirmed_key(day: u32) -> String {
+    format!("day_confirmed:{day}")
+}
+
+/// Whether day `day`'s result is recorded in `state`: its vote-out, or the fact a confirmation
+/// writes (a day whose vote was answered by a pardon puts no one out).
+pub fn day_recorded(state: &GameState, day: u32) -> bool {
+    let key = day_confirmed_key(day);
+    state
+        .events
+        .iter()
+        .filter(|e| !e.undone)
+        .any(|e| match &e.change {
+            Change::Eliminate {
+                day: Some(d),
+                cause,
+                ..
+            } => *d == day && cause == "投票出局",
+            Change::Fact { key: k, .. } => *k == key,
+            _ => false,
+        })
 }
 
 /// The win conditions and reminders that hold in `state` and did not before the change.
@@ -190,4 +234,41 @@ pub fn new_conditions(
             .map(|n| format!("【提醒】{n}")),
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A confirmation is one change for `undo`: the day's fact goes with the vote-out it came
+    /// with; a pardon's confirmation (no one out) is recorded all the same.
+    #[test]
+    fn a_days_confirmation_is_recorded_and_undone_as_one() {
+        let game = crate::config::parse_str(
+            "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\"]\n\
+             [[days]]\nday = 2\nvote_thread = 2\ncloses_at = \"2026-12-02 21:00:00\"\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap();
+        let close = chrono::DateTime::parse_from_rfc3339("2026-12-02T21:00:00+08:00").unwrap();
+        let mut state = GameState::default();
+        let before = state.snapshot(&game);
+        record_confirmed(
+            &game,
+            &before,
+            &mut state,
+            vec![Confirmed::Eliminated("甲".into())],
+            2,
+            close,
+        );
+        assert!(day_recorded(&state, 2));
+        assert!(!day_recorded(&state, 3));
+        state.undo();
+        assert!(!day_recorded(&state, 2), "{:?}", state.events);
+        record_confirmed(&game, &before, &mut state, Vec::new(), 3, close);
+        assert!(
+            day_recorded(&state, 3),
+            "nothing recorded but the confirmation"
+        );
+    }
 }
