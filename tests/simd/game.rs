@@ -1703,10 +1703,9 @@ fn check_nights(
         let last_of = |who: &str, power: &str| {
             n.messages
                 .iter()
-                .filter(|(t, from, text)| {
+                .rfind(|(t, from, text)| {
                     from == who && (opens..=deadline).contains(t) && text.starts_with(power)
                 })
-                .next_back()
                 .map(|(_, _, text)| text.split('：').nth(1).unwrap_or_default().to_string())
         };
         let mut killed: Vec<String> = plan
@@ -1741,18 +1740,8 @@ fn check_nights(
             if dead.contains(shi) {
                 continue;
             }
-            let last = n
-                .messages
-                .iter()
-                .filter(|(t, from, text)| {
-                    from == shi && (opens..=deadline).contains(t) && text.starts_with(power)
-                })
-                .last();
-            if let Some((_, _, text)) = last {
-                let target = text.split('：').nth(1).unwrap_or_default();
-                if !dead.contains(target) {
-                    *want.entry(target.to_string()).or_default() += sign;
-                }
+            if let Some(target) = last_of(shi, power).filter(|t| !dead.contains(t)) {
+                *want.entry(target).or_default() += sign;
             }
         }
         want.retain(|_, v| *v != 0);
