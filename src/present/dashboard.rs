@@ -378,7 +378,7 @@ fn night_html(n: &NightView, now: Time) -> String {
                 );
             }
         }
-        Err(e) => h += &format!("<p style=\"color:#c62828\">算不出结算：{}</p>\n", esc(e)),
+        Err(e) => h += &format!("<p style=\"color:#c62828\">还不能结算：{}</p>\n", esc(e)),
     }
     h + "</section>\n"
 }

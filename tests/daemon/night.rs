@@ -328,6 +328,19 @@ async fn a_night_waits_for_an_inbox_read_after_its_deadline_and_for_its_days_res
     assert_eq!(waits.len(), 1, "{:?}", subject_lines(&mailbox));
     assert!(waits[0].1.contains("请先确认第2天"), "{}", waits[0].1);
     let (mut child, _) = start_service(&config, Some("2026-11-30 07:25:00")).await;
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(
+        page.contains("还不能结算：第2天的结果") && page.contains("请先确认第2天"),
+        "the dashboard says what the night waits for: {page}"
+    );
+    if let Ok(d) = std::env::var("BANSHA_SCREENSHOTS") {
+        let body = page.split_once("\r\n\r\n").map_or(page.as_str(), |x| x.1);
+        std::fs::write(
+            std::path::Path::new(&d).join("dashboard-night-waits.html"),
+            body,
+        )
+        .unwrap();
+    }
     let answer = tokio::task::block_in_place(|| post_json(port, "/night", confirm_night));
     assert!(answer.starts_with("HTTP/1.1 409"), "{answer}");
     assert!(answer.contains("请先确认第2天"), "says why: {answer}");
