@@ -1992,8 +1992,17 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
                     && final_of(m.subject.trim_start_matches("邮件被拒收："))
                         == Some((day.day, round))
             });
+            // Unless the relay refused the notice too (a refused notice is not noticed again:
+            // the dashboard and `bansha status` list both).
+            let notice_refused = w.trace.iter().any(|l| {
+                l.starts_with("MAIL ")
+                    && l.ends_with("→ Some(Refused)")
+                    && l.split_once("邮件被拒收：").is_some_and(|(_, s)| {
+                        final_of(s.trim_end_matches(" → Some(Refused)")) == Some((day.day, round))
+                    })
+            });
             match got {
-                None if refused && refusal => {}
+                None if refused && (refusal || notice_refused) => {}
                 None => bad.push(format!(
                     "day {} round {round}: no final was mailed",
                     day.day
