@@ -21,6 +21,31 @@ fn confirm(
     cli(game, &args)
 }
 
+/// 小飞 an 异教徒 and 大灰狼 the 黑暗领主, who may 特赦 (001 L85).
+fn with_dark_lord(game: &std::path::Path) {
+    let mut text = std::fs::read_to_string(game).unwrap();
+    text += "\n[roster.roles]\n\"小飞\" = { role = \"异教徒\", faction = \"异教徒\" }\n\
+             \"大灰狼\" = { role = \"黑暗领主\", faction = \"异教徒\" }\n";
+    std::fs::write(game, text).unwrap();
+}
+
+/// Round 2 of day 2: three votes for 小飞, one for 李逵; closed at 23:00.
+async fn close_round_two(forum: &Arc<Mutex<Forum>>, config: &std::path::Path) {
+    let b = |v: &str, t: &str| jiaohui_ballot(v, "二", "二", t);
+    add_votes(
+        forum,
+        &[
+            (3213, "李逵", "2026-11-29 22:05:00", &b("李逵", "小飞")),
+            (3214, "大灰狼", "2026-11-29 22:06:00", &b("大灰狼", "小飞")),
+            (3215, "冷雪", "2026-11-29 22:07:00", &b("冷雪", "李逵")),
+            (3217, "花千树", "2026-11-29 22:09:00", &b("花千树", "小飞")),
+        ],
+    );
+    forum.lock().unwrap().at = unix("2026-11-29 23:00:05");
+    let r = cycle_at(config, "2026-11-29 23:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+}
+
 pub(crate) fn eliminations(game: &std::path::Path) -> Vec<(String, String)> {
     let path = game.with_file_name("banshayishi-12.state.json");
     let Ok(text) = std::fs::read_to_string(path) else {
@@ -52,10 +77,7 @@ async fn a_day_is_confirmed_from_the_record_at_its_last_close() {
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
     let game = runoff_day(dir.path());
-    let mut text = std::fs::read_to_string(&game).unwrap();
-    text += "\n[roster.roles]\n\"小飞\" = { role = \"异教徒\", faction = \"异教徒\" }\n\
-             \"大灰狼\" = { role = \"黑暗领主\", faction = \"异教徒\" }\n";
-    std::fs::write(&game, text).unwrap();
+    with_dark_lord(&game);
     let port = pin_status_port(&config);
     round_one_tie(&forum);
     forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
@@ -79,19 +101,7 @@ async fn a_day_is_confirmed_from_the_record_at_its_last_close() {
         child.wait().unwrap();
     }
 
-    let b = |v: &str, t: &str| jiaohui_ballot(v, "二", "二", t);
-    add_votes(
-        &forum,
-        &[
-            (3213, "李逵", "2026-11-29 22:05:00", &b("李逵", "小飞")),
-            (3214, "大灰狼", "2026-11-29 22:06:00", &b("大灰狼", "小飞")),
-            (3215, "冷雪", "2026-11-29 22:07:00", &b("冷雪", "李逵")),
-            (3217, "花千树", "2026-11-29 22:09:00", &b("花千树", "小飞")),
-        ],
-    );
-    forum.lock().unwrap().at = unix("2026-11-29 23:00:05");
-    let r = cycle_at(&config, "2026-11-29 23:00:05").await;
-    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    close_round_two(&forum, &config).await;
 
     // The next evening, a day late.
     forum.lock().unwrap().at = unix("2026-11-30 23:30:00");
@@ -139,27 +149,12 @@ async fn a_day_confirmed_with_a_pardon_is_confirmed() {
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
     let game = runoff_day(dir.path());
-    let mut text = std::fs::read_to_string(&game).unwrap();
-    text += "\n[roster.roles]\n\"小飞\" = { role = \"异教徒\", faction = \"异教徒\" }\n\
-             \"大灰狼\" = { role = \"黑暗领主\", faction = \"异教徒\" }\n";
-    std::fs::write(&game, text).unwrap();
+    with_dark_lord(&game);
     let port = pin_status_port(&config);
     round_one_tie(&forum);
     forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
     cycle_at(&config, "2026-11-29 22:00:05").await;
-    let b = |v: &str, t: &str| jiaohui_ballot(v, "二", "二", t);
-    add_votes(
-        &forum,
-        &[
-            (3213, "李逵", "2026-11-29 22:05:00", &b("李逵", "小飞")),
-            (3214, "大灰狼", "2026-11-29 22:06:00", &b("大灰狼", "小飞")),
-            (3215, "冷雪", "2026-11-29 22:07:00", &b("冷雪", "李逵")),
-            (3217, "花千树", "2026-11-29 22:09:00", &b("花千树", "小飞")),
-        ],
-    );
-    forum.lock().unwrap().at = unix("2026-11-29 23:00:05");
-    let r = cycle_at(&config, "2026-11-29 23:00:05").await;
-    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    close_round_two(&forum, &config).await;
 
     forum.lock().unwrap().at = unix("2026-11-29 23:30:00");
     let (mut child, _) = start_service(&config, Some("2026-11-29 23:30:00")).await;

@@ -10,6 +10,29 @@ use std::sync::{Arc, Mutex};
 use wiremock::matchers::{method, path, query_param};
 use wiremock::Mock;
 
+/// A chuhan game of days 2 and 3 with a 左士, a 右士 and a 兵, whose night 2's actions are
+/// due at 07:00 (600 minutes after day 2's 21:00 close).
+fn chuhan_night_game(dir: &std::path::Path) -> std::path::PathBuf {
+    let game = dir.join("games/banshayishi-12.toml");
+    std::fs::write(
+        &game,
+        format!(
+            "ruleset = \"chuhan\"\nname = \"楚汉局\"\nid = \"ch\"\n{}\n\
+             [roster.roles]\n\"大灰狼\" = {{ role = \"左士\", faction = \"楚\" }}\n\
+             \"小飞\" = {{ role = \"右士\", faction = \"汉\" }}\n\
+             \"不见\" = {{ role = \"兵\", faction = \"楚\" }}\n\
+             [[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\n\
+             dead = [\"龙舌\", \"青鸾花\"]\n\
+             [[days]]\nday = 3\nvote_thread = 4\nopens_at = \"2026-11-30 09:00:00\"\n\
+             closes_at = \"2026-11-30 21:00:00\"\n\
+             [rules.night]\ndeadline_after_close_minutes = 600\n",
+            crate::common::ROSTER
+        ),
+    )
+    .unwrap();
+    game
+}
+
 fn unix(t: &str) -> i64 {
     chrono::DateTime::parse_from_str(&format!("{t} +0800"), "%Y-%m-%d %H:%M %z")
         .unwrap()
@@ -40,23 +63,7 @@ async fn a_chuhan_night_from_the_inbox_is_drafted_confirmed_and_carried_into_the
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
     let port = pin_status_port(&config);
-    let game = dir.path().join("games/banshayishi-12.toml");
-    std::fs::write(
-        &game,
-        format!(
-            "ruleset = \"chuhan\"\nname = \"楚汉局\"\nid = \"ch\"\n{}\n\
-             [roster.roles]\n\"大灰狼\" = {{ role = \"左士\", faction = \"楚\" }}\n\
-             \"小飞\" = {{ role = \"右士\", faction = \"汉\" }}\n\
-             \"不见\" = {{ role = \"兵\", faction = \"楚\" }}\n\
-             [[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\n\
-             dead = [\"龙舌\", \"青鸾花\"]\n\
-             [[days]]\nday = 3\nvote_thread = 4\nopens_at = \"2026-11-30 09:00:00\"\n\
-             closes_at = \"2026-11-30 21:00:00\"\n\
-             [rules.night]\ndeadline_after_close_minutes = 600\n",
-            crate::common::ROSTER
-        ),
-    )
-    .unwrap();
+    let game = chuhan_night_game(dir.path());
     forum.lock().unwrap().at = unix("2026-11-29 21:00") + 5;
     let r = cycle_at(&config, "2026-11-29 21:00:05").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
@@ -265,23 +272,7 @@ async fn a_night_waits_for_an_inbox_read_after_its_deadline_and_for_its_days_res
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
     let port = pin_status_port(&config);
-    let game = dir.path().join("games/banshayishi-12.toml");
-    std::fs::write(
-        &game,
-        format!(
-            "ruleset = \"chuhan\"\nname = \"楚汉局\"\nid = \"ch\"\n{}\n\
-             [roster.roles]\n\"大灰狼\" = {{ role = \"左士\", faction = \"楚\" }}\n\
-             \"小飞\" = {{ role = \"右士\", faction = \"汉\" }}\n\
-             \"不见\" = {{ role = \"兵\", faction = \"楚\" }}\n\
-             [[days]]\nday = 2\nvote_thread = 3\ncloses_at = \"2026-11-29 21:00:00\"\n\
-             dead = [\"龙舌\", \"青鸾花\"]\n\
-             [[days]]\nday = 3\nvote_thread = 4\nopens_at = \"2026-11-30 09:00:00\"\n\
-             closes_at = \"2026-11-30 21:00:00\"\n\
-             [rules.night]\ndeadline_after_close_minutes = 600\n",
-            crate::common::ROSTER
-        ),
-    )
-    .unwrap();
+    let game = chuhan_night_game(dir.path());
     forum.lock().unwrap().at = unix("2026-11-29 21:00") + 5;
     let r = cycle_at(&config, "2026-11-29 21:00:05").await;
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
