@@ -33,6 +33,18 @@ fn chuhan_night_game(dir: &std::path::Path) -> std::path::PathBuf {
     game
 }
 
+/// The judge clicks "确认第 2 天结果" on the dashboard (no pardon to ask about).
+fn confirm_day_two(port: u16) {
+    let answer = tokio::task::block_in_place(|| {
+        post_json(
+            port,
+            "/confirm",
+            r#"{"game":"楚汉局","day":2,"no_pardon":true}"#,
+        )
+    });
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
 fn unix(t: &str) -> i64 {
     chrono::DateTime::parse_from_str(&format!("{t} +0800"), "%Y-%m-%d %H:%M %z")
         .unwrap()
@@ -97,14 +109,7 @@ async fn a_chuhan_night_from_the_inbox_is_drafted_confirmed_and_carried_into_the
     assert!(reminders[0].1.contains("：不见。"), "{}", reminders[0].1);
     // The judge confirms day 2 (李逵 out) on the dashboard: the night is resolved on it.
     let (mut child, _) = start_service(&config, Some("2026-11-30 06:50:00")).await;
-    let answer = tokio::task::block_in_place(|| {
-        post_json(
-            port,
-            "/confirm",
-            r#"{"game":"楚汉局","day":2,"no_pardon":true}"#,
-        )
-    });
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    confirm_day_two(port);
     child.kill().unwrap();
     child.wait().unwrap();
     // At the deadline (07:00): the draft.
@@ -335,14 +340,7 @@ async fn a_night_waits_for_an_inbox_read_after_its_deadline_and_for_its_days_res
     let answer = tokio::task::block_in_place(|| post_json(port, "/night", confirm_night));
     assert!(answer.starts_with("HTTP/1.1 409"), "{answer}");
     assert!(answer.contains("请先确认第2天"), "says why: {answer}");
-    let answer = tokio::task::block_in_place(|| {
-        post_json(
-            port,
-            "/confirm",
-            r#"{"game":"楚汉局","day":2,"no_pardon":true}"#,
-        )
-    });
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    confirm_day_two(port);
     child.kill().unwrap();
     child.wait().unwrap();
     // Now the draft, with the blessing sent in the night's last minute.
