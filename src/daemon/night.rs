@@ -499,15 +499,24 @@ impl Daemon {
         let path = crate::io::state_file::state_path(&n.game.path, None);
         let mut state = crate::io::state_file::load_state(&path).map_err(|e| format!("{e:#}"))?;
         let at = n.deadline.unwrap_or(now).min(now).to_rfc3339();
-        state.push(
-            Change::Fact {
-                key: confirmed_key(night),
-                value: 1.0,
-            },
-            at.clone(),
-        );
+        let first = state.events.iter().map(|e| e.id).max().unwrap_or(0) + 1;
         for c in res.changes() {
             state.push(c, at.clone());
+        }
+        // Undone with the night's first change (`undo` takes the last change and what follows
+        // from it), or alone where the night changed nothing.
+        let marker = Change::Fact {
+            key: confirmed_key(night),
+            value: 1.0,
+        };
+        match state.events.iter().find(|e| e.id >= first) {
+            Some(e) => {
+                let of = e.id;
+                state.push_following(marker, at.clone(), of);
+            }
+            None => {
+                state.push(marker, at.clone());
+            }
         }
         crate::io::state_file::save_state(&path, &state).map_err(|e| format!("{e:#}"))?;
         n.record.confirmed = Some(now);
