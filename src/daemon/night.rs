@@ -198,22 +198,20 @@ impl Daemon {
                 // Not before it can be vouched for; a later cycle drafts it. The judge is told
                 // once what it waits for when that is his to do (the inbox's faults have their
                 // own mails).
-                let waiting = self.not_vouched(&n, now);
-                if let Some(why) = self.day_unrecorded(&n) {
-                    let w = format!("night_wait/{}/{}", g.id, n.night);
-                    if !self.store.mail_known(&k)? {
-                        let mail =
-                            crate::present::mails::night_waiting(&g.name, n.night, &why, now);
+                if !self.store.mail_known(&k)? {
+                    let day = self.day_unrecorded(&n);
+                    if let Some(why) = &day {
+                        let w = format!("night_wait/{}/{}", g.id, n.night);
+                        let mail = crate::present::mails::night_waiting(&g.name, n.night, why, now);
                         self.queue(&w, report, || mail)?;
-                    }
-                }
-                if !self.store.mail_known(&k)? && waiting.is_none() {
-                    match self.resolve_night(&g, n.night, &n.record, n.deadline) {
-                        Ok(res) => {
-                            let mail = crate::present::mails::night_draft(&g.name, &res, now);
-                            self.queue(&k, report, || mail)?;
+                    } else if self.inbox_unread(&n, now).is_none() {
+                        match self.resolve_night(&g, n.night, &n.record, n.deadline) {
+                            Ok(res) => {
+                                let mail = crate::present::mails::night_draft(&g.name, &res, now);
+                                self.queue(&k, report, || mail)?;
+                            }
+                            Err(e) => report.errors.push(format!("{}：{e}", g.name)),
                         }
-                        Err(e) => report.errors.push(format!("{}：{e}", g.name)),
                     }
                 }
             }

@@ -29,6 +29,23 @@ fn with_dark_lord(game: &std::path::Path) {
     std::fs::write(game, text).unwrap();
 }
 
+/// jiaohui's day 2 with the 黑暗领主, round 1 tied and closed at 22:00 (round 2 runs to
+/// 23:00): the game config and the dashboard's port.
+async fn round_one_tied(
+    dir: &std::path::Path,
+    forum: &Arc<Mutex<Forum>>,
+    config: &std::path::Path,
+) -> (std::path::PathBuf, u16) {
+    let game = runoff_day(dir);
+    with_dark_lord(&game);
+    let port = pin_status_port(config);
+    round_one_tie(forum);
+    forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
+    let r = cycle_at(config, "2026-11-29 22:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    (game, port)
+}
+
 /// Round 2 of day 2: three votes for 小飞, one for 李逵; closed at 23:00.
 async fn close_round_two(forum: &Arc<Mutex<Forum>>, config: &std::path::Path) {
     let b = |v: &str, t: &str| jiaohui_ballot(v, "二", "二", t);
@@ -76,13 +93,7 @@ async fn a_day_is_confirmed_from_the_record_at_its_last_close() {
     let (server, forum) = forum_server().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let game = runoff_day(dir.path());
-    with_dark_lord(&game);
-    let port = pin_status_port(&config);
-    round_one_tie(&forum);
-    forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
-    let r = cycle_at(&config, "2026-11-29 22:00:05").await;
-    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let (game, port) = round_one_tied(dir.path(), &forum, &config).await;
 
     // During round 2: round 1's tie is no result to confirm.
     {
@@ -148,12 +159,7 @@ async fn a_day_confirmed_with_a_pardon_is_confirmed() {
     let (server, forum) = forum_server().await;
     let dir = tempfile::tempdir().unwrap();
     let config = setup(dir.path(), &server.uri(), smtp_port);
-    let game = runoff_day(dir.path());
-    with_dark_lord(&game);
-    let port = pin_status_port(&config);
-    round_one_tie(&forum);
-    forum.lock().unwrap().at = unix("2026-11-29 22:00:05");
-    cycle_at(&config, "2026-11-29 22:00:05").await;
+    let (game, port) = round_one_tied(dir.path(), &forum, &config).await;
     close_round_two(&forum, &config).await;
 
     forum.lock().unwrap().at = unix("2026-11-29 23:30:00");

@@ -33,6 +33,30 @@ fn chuhan_night_game(dir: &std::path::Path) -> std::path::PathBuf {
     game
 }
 
+/// `chuhan_night_game` with the judge's inbox served by `inbox`, run to day 2's final (21:00):
+/// the daemon's config, the dashboard's port and the game config.
+async fn chuhan_day_two_closed(
+    server: &wiremock::MockServer,
+    forum: &Arc<Mutex<Forum>>,
+    smtp_port: u16,
+    dir: &std::path::Path,
+    inbox: impl wiremock::Respond + 'static,
+) -> (std::path::PathBuf, u16, std::path::PathBuf) {
+    Mock::given(method("GET"))
+        .and(path("/api/mobile/index.php"))
+        .and(query_param("module", "mypm"))
+        .respond_with(inbox)
+        .mount(server)
+        .await;
+    let config = setup(dir, &server.uri(), smtp_port);
+    let port = pin_status_port(&config);
+    let game = chuhan_night_game(dir);
+    forum.lock().unwrap().at = unix("2026-11-29 21:00") + 5;
+    let r = cycle_at(&config, "2026-11-29 21:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    (config, port, game)
+}
+
 /// The judge clicks "确认第 2 天结果" on the dashboard (no pardon to ask about).
 fn confirm_day_two(port: u16) {
     let answer = tokio::task::block_in_place(|| {
@@ -66,19 +90,9 @@ async fn a_chuhan_night_from_the_inbox_is_drafted_confirmed_and_carried_into_the
         ),
     ];
     let inbox = Arc::new(Mutex::new(Vec::new()));
-    Mock::given(method("GET"))
-        .and(path("/api/mobile/index.php"))
-        .and(query_param("module", "mypm"))
-        .respond_with(Inbox(inbox.clone()))
-        .mount(&server)
-        .await;
     let dir = tempfile::tempdir().unwrap();
-    let config = setup(dir.path(), &server.uri(), smtp_port);
-    let port = pin_status_port(&config);
-    let game = chuhan_night_game(dir.path());
-    forum.lock().unwrap().at = unix("2026-11-29 21:00") + 5;
-    let r = cycle_at(&config, "2026-11-29 21:00:05").await;
-    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let (config, port, game) =
+        chuhan_day_two_closed(&server, &forum, smtp_port, dir.path(), Inbox(inbox.clone())).await;
 
     inbox.lock().unwrap().extend(night);
     let r = cycle_at(&config, "2026-11-29 22:30:00").await;
@@ -268,19 +282,15 @@ async fn a_night_waits_for_an_inbox_read_after_its_deadline_and_for_its_days_res
     let (server, forum) = forum_server().await;
     let inbox = Arc::new(Mutex::new(Vec::new()));
     let down = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    Mock::given(method("GET"))
-        .and(path("/api/mobile/index.php"))
-        .and(query_param("module", "mypm"))
-        .respond_with(FlakyInbox(Inbox(inbox.clone()), down.clone()))
-        .mount(&server)
-        .await;
     let dir = tempfile::tempdir().unwrap();
-    let config = setup(dir.path(), &server.uri(), smtp_port);
-    let port = pin_status_port(&config);
-    let game = chuhan_night_game(dir.path());
-    forum.lock().unwrap().at = unix("2026-11-29 21:00") + 5;
-    let r = cycle_at(&config, "2026-11-29 21:00:05").await;
-    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let (config, port, game) = chuhan_day_two_closed(
+        &server,
+        &forum,
+        smtp_port,
+        dir.path(),
+        FlakyInbox(Inbox(inbox.clone()), down.clone()),
+    )
+    .await;
     let out = final_texts(&mailbox)
         .into_iter()
         .find(|t| t.contains("第2天"))
