@@ -984,7 +984,7 @@ fn the_preset_lists_every_reading_with_its_default() {
         }
     }
     let ids: std::collections::BTreeSet<&str> = r.choices().iter().map(|c| c.id).collect();
-    for n in 1..=8 {
+    for n in 1..=10 {
         assert!(ids.contains(format!("A-J{n}").as_str()), "A-J{n}");
     }
 }
@@ -1000,4 +1000,48 @@ fn the_quoted_seed_lines_are_the_seeds() {
         "jiaohui",
     );
     assert!(checked >= 20, "{checked}");
+}
+
+/// 001 is silent on a night action changed (L94 only makes the night's skills simultaneous),
+/// and on a change to a target who cannot be one (out, or no player): whether the earlier
+/// action stands or the power is not used that night is the judge's reading (A-J10), never
+/// decided silently; a change between two valid targets is the last one under both readings.
+/// Found by the service simulator (tests/simd, jiaohui seed 27): the heretics changed their
+/// list to a player voted out that day, and their earlier victim died without a word.
+#[test]
+fn a_change_to_a_target_who_cannot_be_one_is_a_reading() {
+    let s = state(&["僧三"], &[]);
+    let first = at(team_kill("僧二"), "2026-12-02T01:00:00+08:00");
+    let to_dead = at(team_kill("僧三"), "2026-12-02T02:00:00+08:00");
+    let r = night(&game(&[]), &s, &[first.clone(), to_dead.clone()]);
+    assert_eq!(dead(&r), ["僧二"]);
+    assert_eq!(reading(&r, "action_change"), Some("last_valid"));
+    assert!(refused_reason(&r, "僧三").contains("已出局"));
+    let r = night(
+        &game(&[("action_change", "last_sent")]),
+        &s,
+        &[first.clone(), to_dead],
+    );
+    assert!(dead(&r).is_empty(), "{:?}", r.deaths);
+    assert_eq!(reading(&r, "action_change"), Some("last_sent"));
+    assert!(refused_reason(&r, "僧二").contains("不发动"));
+    // A change among valid targets: the last one, whatever the reading; no reading to show.
+    let to_living = at(team_kill("僧四"), "2026-12-02T02:00:00+08:00");
+    for g in [game(&[]), game(&[("action_change", "last_sent")])] {
+        let r = night(&g, &s, &[first.clone(), to_living.clone()]);
+        assert_eq!(dead(&r), ["僧四"]);
+        assert_eq!(reading(&r, "action_change"), None);
+    }
+    // A monk's prayer changed to a player out: the same point, for everyone's own powers.
+    let pray = |t: &str, time: &str| at(act(&["蝈蝈"], "祈祷", t), time);
+    let r = night(
+        &game(&[("action_change", "last_sent")]),
+        &s,
+        &[
+            pray("僧二", "2026-12-02T01:00:00+08:00"),
+            pray("僧三", "2026-12-02T03:00:00+08:00"),
+        ],
+    );
+    assert_eq!(reading(&r, "action_change"), Some("last_sent"));
+    assert!(refused_reason(&r, "蝈蝈 祈祷 僧二").contains("不发动"));
 }

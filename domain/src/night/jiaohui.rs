@@ -148,6 +148,16 @@ const CHOICES: &[Choice] = &[
         ],
         default: "in_the_list",
     },
+    Choice {
+        key: "action_change",
+        id: "A-J10",
+        lines: "001 L94 “所有在同一夜晚使用的技能，不论玩家发送先后，均判同时生效”（没有说夜里的行动能否更改，也没有说改成无效目标时怎样）",
+        readings: &[
+            ("last_valid", "时限内最后一条有效的为准：改成无效目标（已出局、不是本局玩家）的一条被拒，之前的行动照旧"),
+            ("last_sent", "时限内最后一条为准：最后一条的目标无效时，这项能力当夜不发动"),
+        ],
+        default: "last_valid",
+    },
 ];
 
 fn choice(key: &str) -> &'static Choice {
@@ -248,13 +258,18 @@ impl Order {
     /// Actions of one group replace or conflict with each other: a team's power is one per
     /// night (L66 “每轮共同使用一次权力”, L72), anyone else's is one per actor and power.
     fn group(&self) -> String {
-        match self.role {
-            HERETIC | CRUSADER => format!("{}:{}", self.role, self.power.word()),
-            _ => format!("{}:{}", self.actors.join("、"), self.power.word()),
-        }
+        group_of(self.role, &self.actors, self.power)
     }
     fn by(&self) -> String {
         self.actors.join("、")
+    }
+}
+
+/// The group of an action: the team's for the 异教徒 and the 十字军剑士, else its actors'.
+fn group_of(role: &str, actors: &[String], power: Power) -> String {
+    match role {
+        HERETIC | CRUSADER => format!("{role}:{}", power.word()),
+        _ => format!("{}:{}", actors.join("、"), power.word()),
     }
 }
 
@@ -275,6 +290,9 @@ struct Run<'a, 'n> {
     dead: BTreeMap<String, Vec<String>>,
     /// Powers spent at dusk that count tonight (A-J4 before_night).
     spent_tonight: BTreeSet<(String, &'static str)>,
+    /// Actions refused for their target alone (out, no player), by group: a change to one is
+    /// A-J10's point.
+    void_targets: Vec<(String, Action, String)>,
 }
 
 impl<'a, 'n> Run<'a, 'n> {
@@ -288,6 +306,7 @@ impl<'a, 'n> Run<'a, 'n> {
             dusk_dead: BTreeSet::new(),
             dead: BTreeMap::new(),
             spent_tonight: BTreeSet::new(),
+            void_targets: Vec::new(),
         }
     }
 
@@ -420,7 +439,14 @@ impl<'a, 'n> Run<'a, 'n> {
                 power.line()
             ));
         }
-        let target = self.check_target(a, power)?;
+        let target = match self.check_target(a, power) {
+            Ok(t) => t,
+            Err(why) => {
+                let group = group_of(role, &actors, power);
+                self.void_targets.push((group, a.clone(), why.clone()));
+                return Err(why);
+            }
+        };
         Ok(Order {
             action: a.clone(),
             power,
@@ -499,7 +525,7 @@ impl<'a, 'n> Run<'a, 'n> {
             groups.entry(o.group()).or_default().push(o);
         }
         let mut out = Vec::new();
-        for (_, mut g) in groups {
+        for (group, mut g) in groups {
             g.sort_by(|a, b| {
                 (a.action.sent_at, &a.action.source).cmp(&(b.action.sent_at, &b.action.source))
             });
@@ -530,6 +556,16 @@ impl<'a, 'n> Run<'a, 'n> {
             }
             let mut latest = latest.into_iter();
             let Some(keep) = latest.next() else { continue };
+            if !self.keeps_after_void_change(&group, &keep) {
+                for o in latest.chain(earlier).chain([keep]) {
+                    self.refuse(
+                        &o.action,
+                        "之后改成的一条目标无效：按读法 last_sent（A-J10），这项能力当夜不发动"
+                            .into(),
+                    );
+                }
+                continue;
+            }
             for o in latest {
                 self.refuse(
                     &o.action,
@@ -545,6 +581,43 @@ impl<'a, 'n> Run<'a, 'n> {
             out.push(keep);
         }
         out
+    }
+
+    /// A-J10: whether the group's last valid action stands when a later one of the group was
+    /// refused for its target (out, or no player); either way the draft says which.
+    fn keeps_after_void_change(&mut self, group: &str, keep: &Order) -> bool {
+        let Some(kept_at) = keep.action.sent_at else {
+            return true;
+        };
+        let later: Vec<(Action, String)> = self
+            .void_targets
+            .iter()
+            .filter(|(g, a, _)| g == group && a.sent_at.is_some_and(|t| t > kept_at))
+            .map(|(_, a, why)| (a.clone(), why.clone()))
+            .collect();
+        let Some((last, why)) = later.last() else {
+            return true;
+        };
+        let stands = self.reading("action_change") == "last_valid";
+        let decided = if stands {
+            format!(
+                "{} 的“{}”后来改成的一条（{}）目标无效（{why}）：按之前的 {} 结算",
+                keep.by(),
+                keep.power.word(),
+                last.source,
+                keep.action.source
+            )
+        } else {
+            format!(
+                "{} 的“{}”后来改成的一条（{}）目标无效（{why}）：这项能力当夜不发动，之前的 {} 也不结算",
+                keep.by(),
+                keep.power.word(),
+                last.source,
+                keep.action.source
+            )
+        };
+        self.used_reading("action_change", decided);
+        stands
     }
 
     /// 堕落 (L84) and 感召 (L90): a direct kill of a 十字军剑士 / 异教徒, once per game.
