@@ -1794,7 +1794,7 @@ fn reading_a_c15_who_sent_first_when_a_pao_changed_his_message() {
 #[test]
 fn the_preset_lists_every_reading_with_its_default() {
     // Each open point is a Choice in `[night.readings]` (NIGHT_AMBIGUITIES; A-C12 … A-C15 from
-    // the second reading), listed in the preset's commented block with its default.
+    // the second reading, A-C16 from the service simulator), listed in the preset's commented block with its default.
     let preset = include_str!("../config/rulesets/chuhan.toml");
     let r = bansha::domain::night::resolver("chuhan").unwrap();
     for c in r.choices() {
@@ -1813,7 +1813,7 @@ fn the_preset_lists_every_reading_with_its_default() {
         }
     }
     let ids: std::collections::BTreeSet<&str> = r.choices().iter().map(|c| c.id).collect();
-    for n in 1..=15 {
+    for n in 1..=16 {
         assert!(ids.contains(format!("A-C{n}").as_str()), "A-C{n}");
     }
 }
@@ -1956,4 +1956,44 @@ fn a_changed_action_is_listed_as_replaced_not_dropped() {
     assert!(!r.next_day.adjust.contains_key("汉兵3"));
     let why = refused_reason(&r, "楚士1");
     assert!(why.contains("取代") && why.contains("@02:00"), "{why}");
+}
+
+/// A-C16: a change to an object who cannot be one (out at dusk here). 000 L96 lets a player
+/// change his object, the last counting, and L75 makes a heal of a 帅 "视为放弃一夜救治权": by
+/// default the void last one means no power that night; "last_valid" keeps the earlier one.
+/// Either way the draft says which (found by the service simulator: jiaohui's resolver kept the
+/// earlier one silently, chuhan's dropped it silently).
+#[test]
+fn a_change_to_an_object_out_at_dusk_is_a_reading() {
+    let s = dead(&["汉兵4"]);
+    let acts = [
+        at(act("楚士1", "诅咒", "汉兵3"), "01:00"),
+        at(act("楚士1", "诅咒", "汉兵4"), "02:00"),
+    ];
+    let r = run_with(&game(), &s, &acts);
+    assert!(r.next_day.adjust.is_empty(), "{:?}", r.next_day.adjust);
+    assert_eq!(
+        reading_used(&r, "change_to_void").as_deref(),
+        Some("last_sent")
+    );
+    let why = refused_reason(&r, "楚士1");
+    assert!(why.contains("已经出局") && why.contains("取代"), "{why}");
+    let r = run_with(&game_with(&[("change_to_void", "last_valid")]), &s, &acts);
+    assert_eq!(r.next_day.adjust.get("汉兵3"), Some(&1));
+    assert_eq!(
+        reading_used(&r, "change_to_void").as_deref(),
+        Some("last_valid")
+    );
+    let why = refused_reason(&r, "楚士1");
+    assert!(why.contains("已经出局") && why.contains("照旧"), "{why}");
+    // Two valid objects: the last, whatever the reading, with no reading to show.
+    for g in [game(), game_with(&[("change_to_void", "last_valid")])] {
+        let r = run_with(
+            &g,
+            &s,
+            &[acts[0].clone(), at(act("楚士1", "诅咒", "汉兵5"), "02:00")],
+        );
+        assert_eq!(r.next_day.adjust.get("汉兵5"), Some(&1));
+        assert_eq!(reading_used(&r, "change_to_void"), None);
+    }
 }

@@ -186,6 +186,16 @@ pub const CHOICES: &[Choice] = &[
         ],
         default: "first_message",
     },
+    Choice {
+        key: "change_to_void",
+        id: "A-C16",
+        lines: "000 L96 “截至天亮之前10分钟，玩家都可以更换行使特权的对象”；L75 “不能救治双方老帅…视为放弃一夜救治权”",
+        readings: &[
+            ("last_sent", "以最后一次为准：最后一次的对象无效（已出局、不是本局玩家等）时，当夜不行使这项特权"),
+            ("last_valid", "最后一次的对象无效时这一次被拒，之前有效的一次照旧"),
+        ],
+        default: "last_sent",
+    },
 ];
 
 fn choice(key: &str) -> &'static Choice {
@@ -394,6 +404,7 @@ impl Run<'_, '_> {
         }
         let timely = self.give_ups(timely);
         let timely = self.untimed_conflicts(timely);
+        let timely = self.void_changes(timely);
         self.note_first_platforms(&timely);
         let (kept, late) = last_of_each(&timely, deadline);
         self.replaced(&timely, &kept, &late);
@@ -412,6 +423,78 @@ impl Run<'_, '_> {
         }
         self.shi_conflicts(&mut acts, &kept);
         acts
+    }
+
+    /// A-C16: a player's last action of a power void (its object out, no player, …) after an
+    /// earlier valid one. "last_sent": the last counts (L96), so the power is not used tonight;
+    /// "last_valid": the void ones after the last valid are refused and it stands. Either way
+    /// the draft says which.
+    fn void_changes(&mut self, timely: Vec<Action>) -> Vec<Action> {
+        let mut groups: BTreeMap<(Vec<String>, String), Vec<usize>> = BTreeMap::new();
+        for (i, a) in timely.iter().enumerate() {
+            if a.power != "炮架子" && a.sent_at.is_some() {
+                groups
+                    .entry((a.by.clone(), a.power.clone()))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        let mut drop: BTreeSet<usize> = BTreeSet::new();
+        for mut g in groups.into_values() {
+            g.sort_by_key(|&i| timely[i].sent_at);
+            let Some(&last) = g.last() else { continue };
+            let Err(why) = self.check_action(&timely[last]) else {
+                continue;
+            };
+            let Some(&valid) = g
+                .iter()
+                .rev()
+                .find(|&&i| self.check_action(&timely[i]).is_ok())
+            else {
+                continue;
+            };
+            let (a, v) = (&timely[last], &timely[valid]);
+            let said = format!(
+                "{} 最后一次「{}」（{}）无效：{why}",
+                names(&a.by),
+                a.power,
+                a.source
+            );
+            if self.n.reading(choice("change_to_void")) == "last_valid" {
+                self.reading(
+                    "change_to_void",
+                    format!("{said}；之前的 {} 照旧", v.source),
+                );
+                for &i in g.iter().filter(|&&i| timely[i].sent_at > v.sent_at) {
+                    let why = match self.check_action(&timely[i]) {
+                        Err(w) => w,
+                        Ok(()) => continue,
+                    };
+                    self.refuse(
+                        &timely[i],
+                        format!(
+                            "{why}；按读法 last_valid（A-C16），之前的 {} 照旧",
+                            v.source
+                        ),
+                    );
+                    drop.insert(i);
+                }
+            } else {
+                self.reading(
+                    "change_to_void",
+                    format!(
+                        "{said}；以最后一次为准（L96），当夜不行使，之前的 {} 不结算",
+                        v.source
+                    ),
+                );
+            }
+        }
+        timely
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !drop.contains(i))
+            .map(|(_, a)| a)
+            .collect()
     }
 
     /// L96: the actions a later one of the same player and power replaced, listed with it (not
