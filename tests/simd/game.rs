@@ -70,8 +70,23 @@ pub struct Plan {
     pub shi: Option<(String, String)>,
     /// chuhan: 楚's 帅, who kills at night (000 L52 "帅每夜可以通过短消息向法官提交一篇杀帖，杀死一个玩家").
     pub shuai: Option<String>,
-    /// chuhan: each night's private messages and the judge's click confirming it.
+    /// jiaohui: the seats whose nights the simulator plays (001 三(一)).
+    pub church: Option<Church>,
+    /// chuhan, jiaohui: each night's private messages and the judge's click confirming it.
     pub nights: Vec<NightPlan>,
+}
+
+/// A jiaohui game's seats with night powers, as the simulator plays them: the 异教徒, who
+/// submit one kill list together each night (001 L63, attack 1); the 僧侣, each praying for one
+/// player (L76: +1 defence to whoever gets at least 当前僧侣数／当前异教徒人数, rounded half up);
+/// the 十字军剑士, whose 祝福的铠甲 stops one attack of 1 by the 异教徒 (L70) and who searches
+/// (L71). No 黑暗领主, 吟游诗人 or 恶魔之子: their protections against the vote (L57, L86, L92)
+/// would change the day's result the day oracles count.
+#[derive(Clone, Debug)]
+pub struct Church {
+    pub heretics: Vec<String>,
+    pub monks: Vec<String>,
+    pub crusader: String,
 }
 
 /// A night of a chuhan game as the simulator plays it: the 左士's 诅咒 and the 右士's 庇佑 sent
@@ -83,7 +98,62 @@ pub struct NightPlan {
     pub night: u32,
     /// (unix time, sender, text), in time order.
     pub messages: Vec<(i64, String, String)>,
+    /// (unix time, by, power, target): an action that reached the judge another way (QQ,
+    /// jiaohui L191), entered on the dashboard (`POST /night` "add") before the confirmation,
+    /// by a player who sent no message of that power that night (of the team's, for the
+    /// 异教徒's list).
+    pub entries: Vec<(i64, String, String, String)>,
     pub confirm_at: i64,
+}
+
+/// The judge's dashboard entries of night `night` (opening at `opens`, confirmed at
+/// `confirm_at`): one night in three, one action of a seat in `seats` (player, power, whether the
+/// power is the team's) that sent none of it, from a stream of its own (the rest of every seed
+/// stays as it was).
+fn entries_of(
+    seed: u64,
+    night: u32,
+    seats: &[(&String, &str, bool)],
+    messages: &[(i64, String, String)],
+    opens: i64,
+    confirm_at: i64,
+) -> Vec<(i64, String, String, String)> {
+    let mut rng = Rng::new(seed ^ 0xe27e_e27e ^ ((night as u64) << 32));
+    if !rng.chance(35) || confirm_at - 120 <= opens + 600 {
+        return Vec::new();
+    }
+    let silent: Vec<&(&String, &str, bool)> = seats
+        .iter()
+        .filter(|(who, power, team)| {
+            !messages.iter().any(|(_, from, text)| {
+                text.starts_with(power)
+                    && (from == *who || (*team && seats.iter().any(|s| s.0 == from && s.2)))
+            })
+        })
+        .collect();
+    if silent.is_empty() {
+        return Vec::new();
+    }
+    // Mostly an action that changes the night's outcome: a kill, a curse, a blessing.
+    let weighty: Vec<&(&String, &str, bool)> = silent
+        .iter()
+        .copied()
+        .filter(|(_, p, _)| ["杀人", "诅咒", "庇佑"].contains(p))
+        .collect();
+    let pool = if !weighty.is_empty() && rng.chance(75) {
+        weighty
+    } else {
+        silent
+    };
+    let (who, power, _) = pool[rng.below(pool.len() as u64) as usize];
+    let target = loop {
+        let p = rng.pick(&gen::PLAYERS).to_string();
+        if p != **who || *power == "祈祷" {
+            break p;
+        }
+    };
+    let t = rng.range(opens + 600, confirm_at - 120);
+    vec![(t, who.to_string(), power.to_string(), target)]
 }
 
 /// chuhan's night: its actions are due this long after the day's last close (the judge's
@@ -365,7 +435,11 @@ pub fn plan(seed: u64) -> Plan {
         })
         .collect();
     let edits = edits_of(seed, &game);
-    let (shi, shuai, nights) = nights_of(seed, &game, end);
+    let (shi, shuai, mut nights) = nights_of(seed, &game, end);
+    let church = church_of(seed, &game);
+    if let Some(c) = &church {
+        nights = church_nights(seed, &game, c, end);
+    }
     Plan {
         seed,
         game,
@@ -379,6 +453,7 @@ pub fn plan(seed: u64) -> Plan {
         edits,
         shi,
         shuai,
+        church,
         nights,
     }
 }
@@ -461,13 +536,121 @@ fn nights_of(
         } else {
             rng.range(600, 5 * 3600)
         };
+        let confirm_at = (deadline + delay).min(end - 1800);
+        let seats = [
+            (&left, "诅咒", false),
+            (&right, "庇佑", false),
+            (&shuai, "杀人", false),
+        ];
         nights.push(NightPlan {
             night: d.day,
+            entries: entries_of(seed, d.day, &seats, &messages, opens, confirm_at),
             messages,
-            confirm_at: (deadline + delay).min(end - 1800),
+            confirm_at,
         });
     }
     (Some((left, right)), Some(shuai), nights)
+}
+
+/// jiaohui's seats (from the nights' own stream): two 异教徒, three 僧侣, one 十字军剑士.
+fn church_of(seed: u64, game: &Game) -> Option<Church> {
+    if game.preset != gen::Preset::Jiaohui {
+        return None;
+    }
+    let mut rng = Rng::new(seed ^ 0x417e_5eed);
+    let mut seats: Vec<String> = Vec::new();
+    while seats.len() < 6 {
+        let p = rng.pick(&gen::PLAYERS).to_string();
+        if !seats.contains(&p) {
+            seats.push(p);
+        }
+    }
+    Some(Church {
+        heretics: seats[..2].to_vec(),
+        monks: seats[2..5].to_vec(),
+        crusader: seats[5].clone(),
+    })
+}
+
+/// jiaohui's nights: the 异教徒's `杀人：X` (001 L63; now and then changed, the last counting),
+/// the 僧侣's `祈祷：X` (L76), the 十字军剑士's `搜索：X` (L71), and now and then a power its
+/// sender does not have (L56–L76: refused), one sent too late, or one at the deadline's second.
+fn church_nights(seed: u64, game: &Game, c: &Church, end: i64) -> Vec<NightPlan> {
+    let mut rng = Rng::new(seed ^ (0xc4 << 40) ^ 0x417e_5eed);
+    let mut nights = Vec::new();
+    for d in &game.days {
+        let opens = match &d.runoff {
+            Some(_) => unix(crate::run::runoff_close_of(game.preset, d.day)),
+            None => unix(crate::run::close_of(d.day)),
+        };
+        let deadline = opens + NIGHT_SECS;
+        if deadline + 3600 > end - 1800 {
+            continue;
+        }
+        let mut messages = Vec::new();
+        let when = |rng: &mut Rng| match rng.below(20) {
+            0 => deadline,
+            1 => deadline + rng.range(1, 1800),
+            _ => opens + rng.range(300, NIGHT_SECS - 60),
+        };
+        let anyone = |rng: &mut Rng, not: &str| loop {
+            let p = rng.pick(&gen::PLAYERS).to_string();
+            if p != not {
+                break p;
+            }
+        };
+        let mut senders: Vec<(&String, &str)> = Vec::new();
+        for h in &c.heretics {
+            if rng.chance(70) {
+                senders.push((h, if rng.chance(10) { "祈祷" } else { "杀人" }));
+            }
+        }
+        for m in &c.monks {
+            if rng.chance(75) {
+                senders.push((m, if rng.chance(10) { "杀人" } else { "祈祷" }));
+            }
+        }
+        if rng.chance(40) {
+            senders.push((&c.crusader, "搜索"));
+        }
+        for (who, power) in senders {
+            for _ in 0..rng.range(1, 2) {
+                let t = when(&mut rng);
+                // Now and then a monk prays for himself (A-J7: counts).
+                let target = if power == "祈祷" && rng.chance(15) {
+                    who.clone()
+                } else {
+                    anyone(&mut rng, who)
+                };
+                messages.push((t, who.clone(), format!("{power}：{target}")));
+            }
+        }
+        // One message a second at most, whoever sends it: the heretics' list is one action of
+        // the group, and two sent the same second with different targets conflict (the
+        // resolver's `pick`), which the oracle does not model.
+        messages.sort();
+        messages.dedup_by(|a, b| a.0 == b.0);
+        let delay = if rng.chance(20) {
+            rng.range(12 * 3600, 40 * 3600)
+        } else {
+            rng.range(600, 5 * 3600)
+        };
+        let confirm_at = (deadline + delay).min(end - 1800);
+        let seats: Vec<(&String, &str, bool)> = c
+            .heretics
+            .iter()
+            .map(|h| (h, "杀人", true))
+            .chain(c.monks.iter().map(|m| (m, "祈祷", false)))
+            .chain([(&c.crusader, "搜索", true)])
+            .collect();
+        nights.push(NightPlan {
+            night: d.day,
+            entries: entries_of(seed, d.day, &seats, &messages, opens, confirm_at),
+            messages,
+            confirm_at,
+        });
+    }
+    nights
 }
 
 /// Edits, from a stream of their own (the rest of every seed stays as it was): in three rounds
@@ -627,9 +810,9 @@ fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
 }
 
 /// The judge's inbox: a qipan game's every player's message (003 L106), none of the judge's;
-/// a chuhan game's night actions.
+/// a chuhan or jiaohui game's night actions.
 fn pms(plan: &Plan) -> Vec<world::SimPm> {
-    if plan.game.preset == gen::Preset::Chuhan {
+    if matches!(plan.game.preset, gen::Preset::Chuhan | gen::Preset::Jiaohui) {
         let last = plan.game.days.len() as u32;
         return plan
             .nights
@@ -707,6 +890,22 @@ fn write_game(plan: &Plan, dir: &std::path::Path, upto: u32) {
             NIGHT_SECS / 60
         );
     }
+    // jiaohui's seats with night powers (001 三(一)) and the judge's timetable for the night
+    // (L199 "具体游戏时间请关注游戏进程": the preset's 12 hours, here the simulator's 10).
+    if let Some(c) = &plan.church {
+        game += "\n[roster.roles]\n";
+        for h in &c.heretics {
+            game += &format!("\"{h}\" = {{ role = \"异教徒\", faction = \"异教徒\" }}\n");
+        }
+        for m in &c.monks {
+            game += &format!("\"{m}\" = {{ role = \"僧侣\", faction = \"教会\" }}\n");
+        }
+        game += &format!(
+            "\"{}\" = {{ role = \"十字军剑士\", faction = \"教会\" }}\n\n[rules.night]\ndeadline_after_close_minutes = {}\n",
+            c.crusader,
+            NIGHT_SECS / 60
+        );
+    }
     std::fs::create_dir_all(dir.join("games")).unwrap();
     std::fs::write(dir.join("games/sim.toml"), game).unwrap();
 }
@@ -776,8 +975,12 @@ pub struct Outcome {
     /// later day's final changed who could vote that day).
     pub confirmed: u64,
     pub corrected: u64,
-    /// Nights the judge confirmed on the dashboard.
+    /// Nights the judge confirmed on the dashboard, and the deaths the rule posts' oracles
+    /// gave those nights (each found in the state, or the run fails).
     pub nights: u64,
+    pub night_deaths: u64,
+    /// The judge's night entries answered 200.
+    pub entered: u64,
     /// What the record's directory held at the end (sled, the journal, the mail queue).
     pub disk_bytes: u64,
 }
@@ -822,7 +1025,7 @@ pub fn run(plan: &Plan) -> Outcome {
     bansha::io::log::capture();
     let mut out = Outcome {
         trace: format!(
-            "seed {} preset {} days {} machine clock {:+}s deletions {:?}\nedits {:?}\nevents {:?}\nshi {:?} nights {:?}\n",
+            "seed {} preset {} days {} machine clock {:+}s deletions {:?}\nedits {:?}\nevents {:?}\nshi {:?} church {:?} nights {:?}\n",
             plan.seed,
             plan.game.preset.name(),
             plan.game.days.len(),
@@ -834,14 +1037,19 @@ pub fn run(plan: &Plan) -> Outcome {
                 .collect::<Vec<_>>(),
             plan.events,
             plan.shi,
+            plan.church,
             plan.nights
                 .iter()
                 .map(|n| format!(
-                    "{}: {:?} confirmed at {}",
+                    "{}: {:?} entered {:?} confirmed at {}",
                     n.night,
                     n.messages
                         .iter()
                         .map(|(t, f, x)| format!("{} {f} {x}", at(*t).format("%m-%d %H:%M:%S")))
+                        .collect::<Vec<_>>(),
+                    n.entries
+                        .iter()
+                        .map(|(t, f, p, x)| format!("{} {f} {p}：{x}", at(*t).format("%m-%d %H:%M:%S")))
                         .collect::<Vec<_>>(),
                     at(n.confirm_at).format("%m-%d %H:%M:%S")
                 ))
@@ -855,6 +1063,8 @@ pub fn run(plan: &Plan) -> Outcome {
         confirmed: 0,
         corrected: 0,
         nights: 0,
+        night_deaths: 0,
+        entered: 0,
         disk_bytes: 0,
     };
     for d in &plan.game.days {
@@ -1013,6 +1223,17 @@ async fn drive(
         .filter(|n| n.night <= last_day)
         .map(|n| (n.confirm_at, n.night))
         .collect();
+    // (when, night, by, power, target): the judge's next try at a dashboard entry.
+    let mut night_entries: Vec<(i64, u32, String, String, String)> = plan
+        .nights
+        .iter()
+        .filter(|n| n.night <= last_day)
+        .flat_map(|n| {
+            n.entries
+                .iter()
+                .map(|(t, by, p, x)| (*t, n.night, by.clone(), p.clone(), x.clone()))
+        })
+        .collect();
     let mut running: Option<Running> = None;
     let mut up_at = start;
     let mut relay_until = i64::MIN;
@@ -1120,9 +1341,20 @@ async fn drive(
             }
         }
         confirm_days(&mut confirms, running.as_ref(), world, t, t >= asleep_until).await;
+        let live = running.as_ref().filter(|_| t >= asleep_until);
+        if enter_nights(plan, &mut night_entries, live, world, t).await {
+            // Killed while the entry was written.
+            running = None;
+            out.crashes += 1;
+            up_at = t + RESTART;
+        }
+        // The judge confirms a night once his entries of it are in.
+        let (held, mut due_confirms): (Vec<_>, Vec<_>) = night_confirms
+            .drain(..)
+            .partition(|(_, n)| night_entries.iter().any(|e| e.1 == *n));
         if confirm_nights(
             plan,
-            &mut night_confirms,
+            &mut due_confirms,
             running.as_ref().filter(|_| t >= asleep_until),
             world,
             t,
@@ -1134,6 +1366,14 @@ async fn drive(
             out.crashes += 1;
             up_at = t + RESTART;
         }
+        night_confirms = held
+            .into_iter()
+            .map(|(w, n)| {
+                let first = night_entries.iter().filter(|e| e.1 == n).map(|e| e.0).min();
+                (w.max(first.unwrap_or(w)), n)
+            })
+            .chain(due_confirms)
+            .collect();
         let wake = |owed| {
             next_wake(
                 t,
@@ -1157,6 +1397,7 @@ async fn drive(
                 .iter()
                 .chain(night_confirms.iter())
                 .map(|c| c.0)
+                .chain(night_entries.iter().map(|e| e.0))
                 .min()
                 .unwrap_or(i64::MAX)
                 .max(t + 1),
@@ -1286,6 +1527,73 @@ async fn confirm_nights(
         }
     }
     *confirms = later;
+    died
+}
+
+/// The judge's dashboard entries due by `t` (`POST /night` "add"): an answer of 200 is in
+/// `World::entered`; a 409 (the night not open yet) is tried again every 30 minutes until an
+/// hour after the next day's close. Whether the process died while the entry was written.
+async fn enter_nights(
+    plan: &Plan,
+    entries: &mut Vec<(i64, u32, String, String, String)>,
+    running: Option<&Running>,
+    world: &Arc<Mutex<World>>,
+    t: i64,
+) -> bool {
+    let mut later = Vec::new();
+    let mut died = false;
+    for e in std::mem::take(entries) {
+        let (when, night, by, power, target) = e.clone();
+        if when > t || died {
+            later.push(e);
+            continue;
+        }
+        let Some(r) = running else {
+            later.push((t + 600, night, by, power, target));
+            continue;
+        };
+        let body = serde_json::json!({
+            "game": "模拟局", "night": night, "action": "add",
+            "by": by, "power": power, "target": target,
+        })
+        .to_string();
+        let fatal = world.lock().unwrap().fatal.clone();
+        let answer = tokio::select! {
+            biased;
+            a = click(r, "/night", body) => Some(a),
+            _ = fatal.notified() => None,
+        };
+        let Some((status, text)) = answer else {
+            world.lock().unwrap().trace.push(format!(
+                "{} killed while the judge entered night {night}'s {by} {power}",
+                at(t).format("%m-%d %H:%M:%S")
+            ));
+            died = true;
+            // Not answered: the judge enters it again after the restart.
+            later.push((t + 600, night, by, power, target));
+            continue;
+        };
+        world.lock().unwrap().trace.push(format!(
+            "{} the judge enters night {night}'s {by} {power}：{target}: {status} {}",
+            at(t).format("%m-%d %H:%M:%S"),
+            text.trim().replace('\n', " / ")
+        ));
+        let next_close = if (night as usize) < plan.game.days.len() {
+            dusk(plan, night + 1)
+        } else {
+            i64::MAX
+        };
+        match status {
+            200 => world
+                .lock()
+                .unwrap()
+                .entered
+                .push((night, by, power, target)),
+            409 if t < next_close + 3600 => later.push((t + 1800, night, by, power, target)),
+            _ => {}
+        }
+    }
+    *entries = later;
     died
 }
 
@@ -1635,24 +1943,28 @@ fn facts_of(state: &bansha::domain::rules::state::GameState) -> BTreeMap<String,
     out
 }
 
-/// Each night the state says was confirmed holds, once, what chuhan's rule post makes of the
-/// messages the forum's inbox held: each 士 alive at dusk (000 L99: the powers of the living)
-/// gives his last power of his own side sent by the deadline (L96; at its very second in time,
-/// the default of A-C10) to a player alive at dusk: +1 for the 左士's 诅咒 (L80), −1 for the
-/// 右士's 庇佑 (L82), on the next day's round 1. A night the judge's click was answered 200
-/// for is one of them.
+/// Each night the state says was confirmed holds, once, what its rule post makes of the
+/// messages the forum's inbox held, from the players alive at dusk (000 L99, 001 L94: the powers
+/// of the living), each power's last message sent by the deadline counting (000 L96; at its
+/// very second in time, the default of A-C10), on a player alive at dusk. chuhan (`chuhan_night`):
+/// the 帅's kill, the 诅咒 and 庇佑 on the next day's round 1. jiaohui (`church_night`): the
+/// 异教徒's kill against the 僧侣's prayers and the 十字军剑士's armour. A night the judge's click
+/// was answered 200 for is one of them.
 fn check_nights(
     plan: &Plan,
     w: &World,
     state: &bansha::domain::rules::state::GameState,
     round_two: &BTreeSet<u32>,
     bad: &mut Vec<String>,
-) {
+) -> u64 {
     use bansha::domain::rules::state::Change;
-    let Some((left, right)) = &plan.shi else {
-        return;
-    };
+    if plan.shi.is_none() && plan.church.is_none() {
+        return 0;
+    }
+    let mut deaths = 0;
     let facts = facts_of(state);
+    // jiaohui: whether the 十字军剑士's armour is still whole (L70 "一次攻击").
+    let mut armour = true;
     for n in plan
         .nights
         .iter()
@@ -1698,23 +2010,44 @@ fn check_nights(
                 }
             }
         }
-        // The 帅's last kill by the deadline, of one alive at dusk (L52; no 兵, 相, 马 or 车 in
-        // these games: no 无敌, 兑子 or 禁锢 to stop it).
-        let last_of = |who: &str, power: &str| {
+        // The last message of a power sent in the night by one of `who` alive at dusk: its
+        // target. jiaohui's resolver passes over a change to a target out at dusk (A-J10's
+        // default, last_valid); chuhan's takes the last message, a void one voiding the power.
+        // Else the judge's dashboard entry answered 200, untimed (the plan enters one only
+        // for a seat that sent no message of the power that night, the team's for a team's).
+        let skip_void = plan.church.is_some();
+        let last_of = |who: &[&String], power: &str| {
             n.messages
                 .iter()
-                .rfind(|(t, from, text)| {
-                    from == who && (opens..=deadline).contains(t) && text.starts_with(power)
+                .filter(|(t, from, text)| {
+                    who.contains(&from)
+                        && !dead.contains(from)
+                        && (opens..=deadline).contains(t)
+                        && text.starts_with(power)
                 })
                 .map(|(_, _, text)| text.split('：').nth(1).unwrap_or_default().to_string())
+                .rfind(|target| !skip_void || !dead.contains(target))
+                .or_else(|| {
+                    w.entered
+                        .iter()
+                        .rfind(|(night, by, p, _)| {
+                            *night == n.night
+                                && p == power
+                                && who.contains(&by)
+                                && !dead.contains(by)
+                        })
+                        .map(|e| e.3.clone())
+                })
         };
-        let mut killed: Vec<String> = plan
-            .shuai
-            .iter()
-            .filter(|s| !dead.contains(*s))
-            .filter_map(|s| last_of(s, "杀人"))
-            .filter(|t| !dead.contains(t))
-            .collect();
+        let (mut killed, want) = match (&plan.shi, &plan.church) {
+            (Some(shi), _) => chuhan_night(plan, shi, &dead, &last_of),
+            (_, Some(c)) => (
+                church_night(c, &dead, &last_of, &mut armour),
+                BTreeMap::new(),
+            ),
+            _ => return deaths,
+        };
+        deaths += killed.len() as u64;
         let cause = format!("第{}夜：", n.night);
         let mut died: Vec<String> = state
             .events
@@ -1735,16 +2068,6 @@ fn check_nights(
                 n.night
             ));
         }
-        let mut want: BTreeMap<String, i32> = BTreeMap::new();
-        for (shi, power, sign) in [(left, "诅咒", 1), (right, "庇佑", -1)] {
-            if dead.contains(shi) {
-                continue;
-            }
-            if let Some(target) = last_of(shi, power).filter(|t| !dead.contains(t)) {
-                *want.entry(target).or_default() += sign;
-            }
-        }
-        want.retain(|_, v| *v != 0);
         let prefix = format!("adjust:{}:", n.night + 1);
         let got: BTreeMap<String, i32> = facts
             .iter()
@@ -1757,6 +2080,70 @@ fn check_nights(
                 n.night
             ));
         }
+    }
+    deaths
+}
+
+/// chuhan's night: the 帅's last kill of one alive at dusk (000 L52; no 兵, 相, 马 or 车 in these
+/// games: no 无敌, 兑子 or 禁锢 to stop it), and each 士's last power of his own side: +1 for the
+/// 左士's 诅咒 (L80), −1 for the 右士's 庇佑 (L82).
+fn chuhan_night(
+    plan: &Plan,
+    (left, right): &(String, String),
+    dead: &BTreeSet<String>,
+    last_of: &dyn Fn(&[&String], &str) -> Option<String>,
+) -> (Vec<String>, BTreeMap<String, i32>) {
+    let killed: Vec<String> = plan
+        .shuai
+        .iter()
+        .filter_map(|s| last_of(&[s], "杀人"))
+        .filter(|t| !dead.contains(t))
+        .collect();
+    let mut want: BTreeMap<String, i32> = BTreeMap::new();
+    for (shi, power, sign) in [(left, "诅咒", 1), (right, "庇佑", -1)] {
+        if let Some(target) = last_of(&[shi], power).filter(|t| !dead.contains(t)) {
+            *want.entry(target).or_default() += sign;
+        }
+    }
+    want.retain(|_, v| *v != 0);
+    (killed, want)
+}
+
+/// jiaohui's night, as the simulator plays it: the 异教徒's list (their last 杀人 together,
+/// L63, attack 1) against the target's defence (L98: dies when attack − defence ≥ 0): 1, +1 when
+/// at least 当前僧侣数／当前异教徒人数 living 僧侣 (rounded half up, L76; self-prayers counting,
+/// A-J7; with a threshold of 0, at least one, A-J9) prayed for him, +1 for the 十字军剑士's
+/// armour against the 异教徒's first attack of 1 on him, which spends it (L70, A-J1's default).
+fn church_night(
+    c: &Church,
+    dead: &BTreeSet<String>,
+    last_of: &dyn Fn(&[&String], &str) -> Option<String>,
+    armour: &mut bool,
+) -> Vec<String> {
+    let heretics: Vec<&String> = c.heretics.iter().filter(|h| !dead.contains(*h)).collect();
+    let Some(target) = last_of(&heretics, "杀人").filter(|t| !dead.contains(t)) else {
+        return Vec::new();
+    };
+    let monks = c.monks.iter().filter(|m| !dead.contains(*m)).count();
+    let threshold = (2 * monks + heretics.len()) / (2 * heretics.len());
+    let prayers = c
+        .monks
+        .iter()
+        .filter_map(|m| last_of(&[m], "祈祷"))
+        .filter(|t| *t == target)
+        .count();
+    let mut defence = 1;
+    if prayers >= threshold.max(1) {
+        defence += 1;
+    }
+    if target == c.crusader && *armour {
+        defence += 1;
+        *armour = false;
+    }
+    if 1 >= defence {
+        vec![target]
+    } else {
+        Vec::new()
     }
 }
 
@@ -1867,8 +2254,9 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
     // A night opens at its day's last final: round 2's where one ran (a tie the plan did not
     // draw goes to the run-off chuhan's rule post makes automatic, 000 L105).
     let round_two: BTreeSet<u32> = finals.keys().filter(|k| k.1 == 2).map(|k| k.0).collect();
-    check_nights(plan, w, &state, &round_two, &mut bad);
+    out.night_deaths = check_nights(plan, w, &state, &round_two, &mut bad);
     out.nights = w.nights.len() as u64;
+    out.entered = w.entered.len() as u64;
     let game = as_played(plan, &out_by_state, &facts_of(&state));
     let config = crate::run::load(&game);
     let refused = w.trace.iter().any(|l| l.contains("Some(Refused)"));

@@ -34,7 +34,9 @@ const FIXED: std::ops::Range<u64> = if cfg!(debug_assertions) { 1..4 } else { 1.
 /// garbled away and the conversation marked read), 3079 (bansha42: a proxy typed for a player
 /// the judge then confirmed out on an earlier day still counted), 3248 (bansha42: a proxy for a
 /// player out already voided its voter's own poll vote), 3799 (chuhan: day 11 confirmed before
-/// day 10, whose late result then took day 11's elimination back in a corrected final).
+/// day 10, whose late result then took day 11's elimination back in a corrected final). Seed 27
+/// (jiaohui, in `FIXED`) found a night's changed action to a player out at dusk decided
+/// silently (now the judge's reading A-J10, `night_jiaohui::a_change_to_…`).
 const REGRESSIONS: &[u64] = if cfg!(debug_assertions) {
     &[]
 } else {
@@ -242,7 +244,8 @@ fn check(
     let start = Instant::now();
     let (mut n, mut days, mut cycles, mut crashes, mut mails, mut finals) =
         (0u64, 0u64, 0, 0, 0, 0);
-    let (mut confirmed, mut corrected, mut nights) = (0u64, 0u64, 0u64);
+    let (mut confirmed, mut corrected, mut nights, mut night_deaths, mut entered) =
+        (0u64, 0u64, 0u64, 0u64, 0u64);
     let mut largest = (0u64, 0usize);
     let mut presets: std::collections::BTreeMap<&str, u64> = Default::default();
     for seed in seeds {
@@ -258,6 +261,8 @@ fn check(
         confirmed += first.confirmed;
         corrected += first.corrected;
         nights += first.nights;
+        night_deaths += first.night_deaths;
+        entered += first.entered;
         largest = largest.max((first.disk_bytes, plan.game.days.len()));
         if let Some(why) = first.failure {
             let budget = env_u64("BANSHA_SIMD_SHRINK").map_or(shrink_budget, |b| b as u32);
@@ -295,7 +300,7 @@ fn check(
     );
     println!("simd {label}: seeds by preset {presets:?}");
     println!(
-        "simd {label}: {confirmed} days and {nights} nights confirmed by the judge's clicks, {corrected} corrected finals"
+        "simd {label}: {confirmed} days and {nights} nights confirmed by the judge's clicks ({night_deaths} night deaths as the rule posts give them, {entered} actions the judge entered), {corrected} corrected finals"
     );
     // The optimised build's fixed seeds (1–40) confirm some day after a later day's final
     // (the class of `judge_state::a_state_change_after_the_final_…`).
@@ -304,8 +309,10 @@ fn check(
         "simd fixed: no confirmation came after a later day's final"
     );
     assert!(
-        label != "fixed" || cfg!(debug_assertions) || nights >= 20,
-        "simd fixed: {nights} nights confirmed"
+        label != "fixed"
+            || cfg!(debug_assertions)
+            || (nights >= 20 && night_deaths >= 10 && entered >= 5),
+        "simd fixed: {nights} nights confirmed, {night_deaths} night deaths, {entered} entries"
     );
     println!(
         "simd {label}: {n} seeds, {days} game-days, {cycles} cycles, {crashes} kills, {mails} mails ({finals} finals checked against both oracles) in {secs:.2}s: {:.1} seeds/s, {:.1} game-days/s ({})",
@@ -367,8 +374,9 @@ fn the_fixed_seeds_play_every_preset() {
         .filter(|(t, day)| *t > game::close_unix(*day) + 24 * 3600)
         .count();
     assert!(late >= 10, "{late} late confirmations in seeds 1–40");
-    // And chuhan's nights: the 帅's kills, the 士's curses and blessings, some confirmed only
-    // after the night's draft waited hours.
+    // And the nights: chuhan's 帅's kills, the 士's curses and blessings; jiaohui's 异教徒's
+    // lists, the 僧侣's prayers, the 十字军剑士's searches; actions the judge enters on the
+    // dashboard; some confirmed only after the night's draft waited hours.
     let nights: Vec<&game::NightPlan> = plans.iter().flat_map(|p| p.nights.iter()).collect();
     let said = |w: &str| {
         nights
@@ -378,9 +386,17 @@ fn the_fixed_seeds_play_every_preset() {
             .count()
     };
     assert!(nights.len() >= 40, "{} nights in seeds 1–40", nights.len());
-    for w in ["杀人", "诅咒", "庇佑"] {
+    for w in ["杀人", "诅咒", "庇佑", "祈祷"] {
         assert!(said(w) >= 20, "{} {w} in seeds 1–40", said(w));
     }
+    assert!(said("搜索") >= 5, "{} 搜索 in seeds 1–40", said("搜索"));
+    let entries: usize = nights.iter().map(|n| n.entries.len()).sum();
+    assert!(entries >= 10, "{entries} dashboard entries in seeds 1–40");
+    let churches = plans.iter().filter(|p| p.church.is_some()).count();
+    assert!(
+        churches >= 3,
+        "{churches} jiaohui games with nights in seeds 1–40"
+    );
 }
 
 /// The same seed gives the same run, byte for byte.

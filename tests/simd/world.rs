@@ -156,6 +156,8 @@ pub struct World {
     pub confirmed: BTreeSet<u32>,
     /// The nights whose confirmation the judge's click was answered 200 for.
     pub nights: BTreeSet<u32>,
+    /// (night, by, power, target): the judge's dashboard entries answered 200.
+    pub entered: Vec<(u32, String, String, String)>,
     envelope: Value,
     template: Value,
     poll_template: Value,
@@ -210,6 +212,7 @@ impl World {
             trace: Vec::new(),
             confirmed: BTreeSet::new(),
             nights: BTreeSet::new(),
+            entered: Vec::new(),
             envelope: page,
             template,
             poll_template: poll["Variables"]["special_poll"].clone(),
