@@ -434,7 +434,8 @@ pub fn plan(seed: u64) -> Plan {
             ((unix(last) + delay).min(end - 1800), d.day)
         })
         .collect();
-    let edits = edits_of(seed, &game);
+    let mut edits = edits_of(seed, &game);
+    edits.extend(late_edits_of(seed, &game));
     let (shi, shuai, mut nights) = nights_of(seed, &game, end);
     let church = church_of(seed, &game);
     if let Some(c) = &church {
@@ -700,6 +701,56 @@ fn edits_of(seed: u64, game: &Game) -> Vec<Edit> {
                 at: unix(close) + rng.range(g.secs + 60, latest),
                 intent: donor.intent.clone(),
                 // jiaohui's ballot begins with its writer's name ("自己版杀id 第几天…", 001 L175).
+                text: match donor.text.strip_prefix(donor.author.as_str()) {
+                    Some(rest) if game.preset == gen::Preset::Jiaohui => g.author.clone() + rest,
+                    _ => donor.text.clone(),
+                },
+            });
+        }
+    }
+    out
+}
+
+/// Edits after the close, from a stream of their own: in one round of six of a game played in
+/// a thread, a voter rewrites his ballot for another player between a minute and three hours
+/// after the round's close. The close counts what the post said at the close (the service read
+/// it then, or saw it before, or, first reading it after the edit, cannot know it and says so).
+fn late_edits_of(seed: u64, game: &Game) -> Vec<Edit> {
+    let mut rng = Rng::new(seed ^ 0x1a7e_ed17);
+    let mut out = Vec::new();
+    if matches!(game.preset, gen::Preset::Qipan | gen::Preset::Bansha42) {
+        return out;
+    }
+    for d in &game.days {
+        for (posts, close) in rounds_of(game.preset, d) {
+            if !rng.chance(17) {
+                continue;
+            }
+            let ballots: Vec<&gen::GenPost> = posts
+                .iter()
+                .filter(|g| {
+                    g.author != JUDGE
+                        && g.secs < 0
+                        && is_post(g)
+                        && matches!(g.intent, gen::Intent::Vote(gen::Target::Player(_)))
+                })
+                .collect();
+            if ballots.is_empty() {
+                continue;
+            }
+            let g = ballots[rng.below(ballots.len() as u64) as usize];
+            let Some(donor) = posts.iter().find(|x| {
+                x.author != JUDGE
+                    && x.pid != g.pid
+                    && matches!(&x.intent, gen::Intent::Vote(gen::Target::Player(p)) if *p != g.author)
+                    && x.intent != g.intent
+            }) else {
+                continue;
+            };
+            out.push(Edit {
+                pid: g.pid,
+                at: unix(close) + rng.range(60, 3 * 3600),
+                intent: donor.intent.clone(),
                 text: match donor.text.strip_prefix(donor.author.as_str()) {
                     Some(rest) if game.preset == gen::Preset::Jiaohui => g.author.clone() + rest,
                     _ => donor.text.clone(),
@@ -981,6 +1032,9 @@ pub struct Outcome {
     pub night_deaths: u64,
     /// The judge's night entries answered 200.
     pub entered: u64,
+    /// Ballots edited after the close: as they stood at the close (a page served them before
+    /// the edit), and voided as read after it.
+    pub late_edits: (u64, u64),
     /// What the record's directory held at the end (sled, the journal, the mail queue).
     pub disk_bytes: u64,
 }
@@ -1065,6 +1119,7 @@ pub fn run(plan: &Plan) -> Outcome {
         nights: 0,
         night_deaths: 0,
         entered: 0,
+        late_edits: (0, 0),
         disk_bytes: 0,
     };
     for d in &plan.game.days {
@@ -1724,10 +1779,14 @@ fn next_wake(
 }
 
 /// The thread's posts as the forum showed them at `close`, for the offline tally: every post
-/// not deleted by then (posts after it are late, and the tally says so).
+/// not deleted by then (posts after it are late, and the tally says so). A post edited after
+/// the close that no page served before the edit (`World::seen`) is one the service cannot know
+/// as it stood: it reads the edit, after the close (the tally voids it and says why); the
+/// pids of those.
 fn truth(
     plan: &Plan,
     day: &gen::Day,
+    seen: &BTreeMap<u64, i64>,
 ) -> (
     Vec<bansha_parsers::Post>,
     Vec<gen::GenPost>,
@@ -1736,24 +1795,46 @@ fn truth(
     let deleted: BTreeMap<u64, i64> = plan.deletions.iter().copied().collect();
     let c1 = crate::run::close_of(day.day);
     let gone = |g: &gen::GenPost| deleted.contains_key(&g.pid);
-    // An edited post says what its edit says, from its own time (the edits all fall before
-    // the close).
-    let edited = |g: &gen::GenPost| {
-        let mut g = g.clone();
-        if let Some(e) = plan.edits.iter().rev().find(|e| e.pid == g.pid) {
-            g.intent = e.intent.clone();
-            g.text = e.text.clone();
-        }
-        g
+    // An edited post says what its edit says, from its own time: at the close, what its last
+    // edit before the close says (`late_edits_of` come after it).
+    let c2 = unix(crate::run::runoff_close_of(plan.game.preset, day.day));
+    let before = |pid: u64, close: i64| {
+        plan.edits
+            .iter()
+            .rev()
+            .find(|e| e.pid == pid && e.at < close)
     };
-    let r1: Vec<gen::GenPost> = day.posts.iter().filter(|g| !gone(g)).map(edited).collect();
+    let edited = |close: i64| {
+        move |g: &gen::GenPost| {
+            let mut g = g.clone();
+            if let Some(e) = before(g.pid, close) {
+                g.intent = e.intent.clone();
+                g.text = e.text.clone();
+            }
+            g
+        }
+    };
+    let r1: Vec<gen::GenPost> = day
+        .posts
+        .iter()
+        .filter(|g| !gone(g))
+        .map(edited(unix(c1)))
+        .collect();
     let r2: Vec<gen::GenPost> = day
         .runoff
         .as_ref()
-        .map(|r| r.posts.iter().filter(|g| !gone(g)).map(edited).collect())
+        .map(|r| {
+            r.posts
+                .iter()
+                .filter(|g| !gone(g))
+                .map(edited(c2))
+                .collect()
+        })
         .unwrap_or_default();
+    let in_r2: BTreeSet<u64> = r2.iter().map(|g| g.pid).collect();
     let edit_of = |p: &mut bansha_parsers::Post| {
-        if let Some(e) = plan.edits.iter().rev().find(|e| e.pid == p.pid) {
+        let close = if in_r2.contains(&p.pid) { c2 } else { unix(c1) };
+        if let Some(e) = before(p.pid, close) {
             // The notice gives the minute.
             p.edited_at = Some(at(e.at - e.at.rem_euclid(60)));
             p.edited_by = Some(p.author.clone());
@@ -1783,6 +1864,17 @@ fn truth(
         )
     }));
     posts.iter_mut().for_each(edit_of);
+    for p in &mut posts {
+        let close = if in_r2.contains(&p.pid) { c2 } else { unix(c1) };
+        let late = plan.edits.iter().find(|e| {
+            e.pid == p.pid && e.at >= close && seen.get(&p.pid).is_none_or(|t| *t >= e.at)
+        });
+        if let Some(e) = late {
+            p.text = e.text.clone();
+            p.edited_at = Some(at(e.at - e.at.rem_euclid(60)));
+            p.edited_by = Some(p.author.clone());
+        }
+    }
     (posts, r1, r2)
 }
 
@@ -1858,7 +1950,12 @@ fn final_of(subject: &str) -> Option<(u32, u32)> {
 /// judge confirmed out (stamped at the close of the round his final came from) is out on every
 /// day that closes later, whatever the config typed for it (a sheriff or half voter named for
 /// him is no more).
-fn as_played(plan: &Plan, out: &[(String, i64)], facts: &BTreeMap<String, f64>) -> Game {
+fn as_played(
+    plan: &Plan,
+    out: &[(String, i64)],
+    facts: &BTreeMap<String, f64>,
+    seen: &BTreeMap<u64, i64>,
+) -> Game {
     let mut game = plan.game.clone();
     // Days whose typed sheriff is out: the judge named one, so none is carried from day 1
     // (the daemon's `carry_sheriff`), and the one named votes no more.
@@ -1894,7 +1991,7 @@ fn as_played(plan: &Plan, out: &[(String, i64)], facts: &BTreeMap<String, f64>) 
         return game;
     };
     let config = crate::run::load(&game);
-    let (posts, _, _) = truth(plan, day1);
+    let (posts, _, _) = truth(plan, day1, seen);
     let close = crate::run::close_of(1) + Duration::hours(3);
     let elected = bansha::domain::rules::tally(&config, 1, 1, close, &posts)
         .ok()
@@ -2257,11 +2354,11 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
     out.night_deaths = check_nights(plan, w, &state, &round_two, &mut bad);
     out.nights = w.nights.len() as u64;
     out.entered = w.entered.len() as u64;
-    let game = as_played(plan, &out_by_state, &facts_of(&state));
+    let game = as_played(plan, &out_by_state, &facts_of(&state), &w.seen);
     let config = crate::run::load(&game);
     let refused = w.trace.iter().any(|l| l.contains("Some(Refused)"));
     for day in &game.days {
-        let (posts, r1, r2) = truth(plan, day);
+        let (posts, r1, r2) = truth(plan, day, &w.seen);
         let rounds = if day.runoff.is_some() { 2 } else { 1 };
         // Whether round 1 tied as played: the plan's round 2 was drawn for a tie the judge's
         // confirmations may have undone (a voter out since), and the service runs a typed
@@ -2338,15 +2435,40 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
                                 && x.secs > v.secs
                         })
                 });
+            // A ballot edited after the close and first read after the edit: the tally voids
+            // it (its text at the close unknown); the simulator's counter has no such verdict.
+            let read_late = posts.iter().any(|p| {
+                mine_posts.iter().any(|g| g.pid == p.pid) && p.edited_at.is_some_and(|e| e >= close)
+            });
             let want = want.map(|mut w| {
                 if by_arrival {
                     w.outcome = None;
+                }
+                if read_late {
+                    w.unmodeled =
+                        Some("a ballot edited after the close, read after the edit".into());
                 }
                 if by_readings {
                     w.unmodeled = Some("a vote cast before its voter's proxy".into());
                 }
                 w
             });
+            for g in mine_posts {
+                if plan
+                    .edits
+                    .iter()
+                    .any(|e| e.pid == g.pid && e.at >= unix(close))
+                {
+                    let voided = posts
+                        .iter()
+                        .any(|p| p.pid == g.pid && p.edited_at.is_some_and(|e| e >= close));
+                    if voided {
+                        out.late_edits.1 += 1;
+                    } else {
+                        out.late_edits.0 += 1;
+                    }
+                }
+            }
             if let Some(want) = want {
                 let mine = if round == 1 { &r1 } else { &r2 };
                 for b in crate::run::compare(&left, mine, &want, &t) {

@@ -246,6 +246,7 @@ fn check(
         (0u64, 0u64, 0, 0, 0, 0);
     let (mut confirmed, mut corrected, mut nights, mut night_deaths, mut entered) =
         (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut late_edits = (0u64, 0u64);
     let mut largest = (0u64, 0usize);
     let mut presets: std::collections::BTreeMap<&str, u64> = Default::default();
     for seed in seeds {
@@ -263,6 +264,8 @@ fn check(
         nights += first.nights;
         night_deaths += first.night_deaths;
         entered += first.entered;
+        late_edits.0 += first.late_edits.0;
+        late_edits.1 += first.late_edits.1;
         largest = largest.max((first.disk_bytes, plan.game.days.len()));
         if let Some(why) = first.failure {
             let budget = env_u64("BANSHA_SIMD_SHRINK").map_or(shrink_budget, |b| b as u32);
@@ -299,6 +302,10 @@ fn check(
         "simd {label}: the process's peak resident set {peak} KiB is over the bound of {PEAK_RSS_KIB} KiB"
     );
     println!("simd {label}: seeds by preset {presets:?}");
+    println!(
+        "simd {label}: ballots edited after the close: {} counted as they stood at it, {} voided as first read after the edit",
+        late_edits.0, late_edits.1
+    );
     println!(
         "simd {label}: {confirmed} days and {nights} nights confirmed by the judge's clicks ({night_deaths} night deaths as the rule posts give them, {entered} actions the judge entered), {corrected} corrected finals"
     );

@@ -158,6 +158,9 @@ pub struct World {
     pub nights: BTreeSet<u32>,
     /// (night, by, power, target): the judge's dashboard entries answered 200.
     pub entered: Vec<(u32, String, String, String)>,
+    /// Each post's first time on a thread page served without a fault: before an edit after
+    /// the close, the service could have kept what it said at the close.
+    pub seen: BTreeMap<u64, i64>,
     envelope: Value,
     template: Value,
     poll_template: Value,
@@ -213,6 +216,7 @@ impl World {
             confirmed: BTreeSet::new(),
             nights: BTreeSet::new(),
             entered: Vec::new(),
+            seen: BTreeMap::new(),
             envelope: page,
             template,
             poll_template: poll["Variables"]["special_poll"].clone(),
@@ -684,12 +688,16 @@ impl World {
                 ok(gbk.into_owned(), "application/json; charset=utf-8")
             }
             f => {
-                return self.faulty(
-                    f,
-                    json(&self.thread_page(tid, page, ppp)),
-                    "application/json",
-                    date,
-                )
+                let v = self.thread_page(tid, page, ppp);
+                if f.is_none() {
+                    let now = self.now;
+                    for p in v["Variables"]["postlist"].as_array().into_iter().flatten() {
+                        if let Some(pid) = p["pid"].as_str().and_then(|x| x.parse().ok()) {
+                            self.seen.entry(pid).or_insert(now);
+                        }
+                    }
+                }
+                return self.faulty(f, json(&v), "application/json", date);
             }
         })
     }
