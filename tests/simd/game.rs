@@ -80,13 +80,19 @@ pub struct Plan {
 /// submit one kill list together each night (001 L63, attack 1); the 僧侣, each praying for one
 /// player (L76: +1 defence to whoever gets at least 当前僧侣数／当前异教徒人数, rounded half up);
 /// the 十字军剑士, whose 祝福的铠甲 stops one attack of 1 by the 异教徒 (L70) and who searches
-/// (L71). No 黑暗领主, 吟游诗人 or 恶魔之子: their protections against the vote (L57, L86, L92)
-/// would change the day's result the day oracles count.
+/// (L71); the 黑暗领主 and the 吟游诗人 (below). No 恶魔之子: his badge's protection against
+/// one vote (L57) is not modelled.
 #[derive(Clone, Debug)]
 pub struct Church {
     pub heretics: Vec<String>,
     pub monks: Vec<String>,
     pub crusader: String,
+    /// The 黑暗领主 and the 吟游诗人: protected from the vote and from attack until both their
+    /// powers are used (L86, L92; the simulator sends no 堕落 nor 感召, so for the whole game),
+    /// each with one pardon of a player voted out (特赦 a 异教徒, L85; 圣光 a 十字军剑士 or
+    /// 僧侣, L91), which the judge grants or refuses when the confirmation asks (428).
+    pub lord: String,
+    pub bard: String,
 }
 
 /// A night of a chuhan game as the simulator plays it: the 左士's 诅咒 and the 右士's 庇佑 sent
@@ -553,14 +559,15 @@ fn nights_of(
     (Some((left, right)), Some(shuai), nights)
 }
 
-/// jiaohui's seats (from the nights' own stream): two 异教徒, three 僧侣, one 十字军剑士.
+/// jiaohui's seats (from the nights' own stream): two 异教徒, three 僧侣, one 十字军剑士, the
+/// 黑暗领主 and the 吟游诗人.
 fn church_of(seed: u64, game: &Game) -> Option<Church> {
     if game.preset != gen::Preset::Jiaohui {
         return None;
     }
     let mut rng = Rng::new(seed ^ 0x417e_5eed);
     let mut seats: Vec<String> = Vec::new();
-    while seats.len() < 6 {
+    while seats.len() < 8 {
         let p = rng.pick(&gen::PLAYERS).to_string();
         if !seats.contains(&p) {
             seats.push(p);
@@ -570,6 +577,8 @@ fn church_of(seed: u64, game: &Game) -> Option<Church> {
         heretics: seats[..2].to_vec(),
         monks: seats[2..5].to_vec(),
         crusader: seats[5].clone(),
+        lord: seats[6].clone(),
+        bard: seats[7].clone(),
     })
 }
 
@@ -952,8 +961,13 @@ fn write_game(plan: &Plan, dir: &std::path::Path, upto: u32) {
             game += &format!("\"{m}\" = {{ role = \"僧侣\", faction = \"教会\" }}\n");
         }
         game += &format!(
-            "\"{}\" = {{ role = \"十字军剑士\", faction = \"教会\" }}\n\n[rules.night]\ndeadline_after_close_minutes = {}\n",
+            "\"{}\" = {{ role = \"十字军剑士\", faction = \"教会\" }}\n\
+             \"{}\" = {{ role = \"黑暗领主\", faction = \"异教徒\" }}\n\
+             \"{}\" = {{ role = \"吟游诗人\", faction = \"教会\" }}\n\
+             \n[rules.night]\ndeadline_after_close_minutes = {}\n",
             c.crusader,
+            c.lord,
+            c.bard,
             NIGHT_SECS / 60
         );
     }
@@ -1030,8 +1044,9 @@ pub struct Outcome {
     /// gave those nights (each found in the state, or the run fails).
     pub nights: u64,
     pub night_deaths: u64,
-    /// The judge's night entries answered 200.
+    /// The judge's night entries answered 200, and pardons granted.
     pub entered: u64,
+    pub pardons: u64,
     /// Ballots edited after the close: as they stood at the close (a page served them before
     /// the edit), and voided as read after it.
     pub late_edits: (u64, u64),
@@ -1119,6 +1134,7 @@ pub fn run(plan: &Plan) -> Outcome {
         nights: 0,
         night_deaths: 0,
         entered: 0,
+        pardons: 0,
         late_edits: (0, 0),
         disk_bytes: 0,
     };
@@ -1395,7 +1411,15 @@ async fn drive(
                 }
             }
         }
-        confirm_days(&mut confirms, running.as_ref(), world, t, t >= asleep_until).await;
+        confirm_days(
+            plan.seed,
+            &mut confirms,
+            running.as_ref(),
+            world,
+            t,
+            t >= asleep_until,
+        )
+        .await;
         let live = running.as_ref().filter(|_| t >= asleep_until);
         if enter_nights(plan, &mut night_entries, live, world, t).await {
             // Killed while the entry was written.
@@ -1471,6 +1495,7 @@ async fn drive(
 /// or the dashboard unreachable (the service down, the machine asleep): clicked again later.
 /// Asked about a pardon: answered "不赦免" at once.
 async fn confirm_days(
+    seed: u64,
     confirms: &mut Vec<(i64, u32)>,
     running: Option<&Running>,
     world: &Arc<Mutex<World>>,
@@ -1488,13 +1513,20 @@ async fn confirm_days(
             continue;
         };
         let mut answer = click(r, "/confirm", format!(r#"{{"day": {day}}}"#)).await;
+        // Asked whether a pardon saves the player voted out (jiaohui L85 特赦, L91 圣光): the
+        // judge grants the one it names half the time (his choice, drawn from the seed).
+        let mut granted = None;
         if answer.0 == 428 {
-            answer = click(
-                r,
-                "/confirm",
-                format!(r#"{{"day": {day}, "no_pardon": true}}"#),
-            )
-            .await;
+            let power = ["特赦", "圣光"]
+                .into_iter()
+                .find(|p| answer.1.contains(p))
+                .filter(|_| Rng::new(seed ^ 0x9a2d_0000 ^ u64::from(day)).chance(50));
+            let body = match power {
+                Some(p) => format!(r#"{{"day": {day}, "pardon": ["{p}"]}}"#),
+                None => format!(r#"{{"day": {day}, "no_pardon": true}}"#),
+            };
+            answer = click(r, "/confirm", body).await;
+            granted = power;
         }
         let (status, body) = answer;
         world.lock().unwrap().trace.push(format!(
@@ -1504,7 +1536,11 @@ async fn confirm_days(
         ));
         match status {
             200 => {
-                world.lock().unwrap().confirmed.insert(day);
+                let mut w = world.lock().unwrap();
+                w.confirmed.insert(day);
+                if let Some(p) = granted {
+                    w.pardons.insert(day, p.to_string());
+                }
             }
             // Already recorded (a click whose answer was lost): nothing more to do.
             409 if body.contains("已经确认过") => {}
@@ -2221,6 +2257,10 @@ fn church_night(
     let Some(target) = last_of(&heretics, "杀人").filter(|t| !dead.contains(t)) else {
         return Vec::new();
     };
+    // L86, L92: "不被投杀不被攻击" before both their powers are used.
+    if target == c.lord || target == c.bard {
+        return Vec::new();
+    }
     let monks = c.monks.iter().filter(|m| !dead.contains(*m)).count();
     let threshold = (2 * monks + heretics.len()) / (2 * heretics.len());
     let prayers = c
@@ -2247,14 +2287,30 @@ fn church_night(
 /// Where the judge's click confirmed day `day` (answered 200), the state holds exactly what its
 /// last round put out, as out by the vote of that day, stamped at that round's close.
 fn check_confirmed(
+    plan: &Plan,
     state: &bansha::domain::rules::state::GameState,
-    confirmed_days: &BTreeSet<u32>,
+    w: &World,
     day: u32,
     t: &Tally,
     bad: &mut Vec<String>,
 ) {
-    if !confirmed_days.contains(&day) {
+    if !w.confirmed.contains(&day) {
         return;
+    }
+    // jiaohui: the 黑暗领主 and the 吟游诗人 are not put out by the vote (L86, L92); one the
+    // judge pardoned stays, the pardon spent (L85, L91: "全程只可使用一次").
+    let mut spared: BTreeSet<&String> = plan
+        .church
+        .iter()
+        .flat_map(|c| [&c.lord, &c.bard])
+        .collect();
+    if let Some(power) = w.pardons.get(&day) {
+        spared.extend(t.outcome.players.iter());
+        if facts_of(state).get(&format!("{power}已用")) != Some(&1.0) {
+            bad.push(format!(
+                "day {day}: the judge granted {power}, the state has it unspent"
+            ));
+        }
     }
     let mut recorded: Vec<(String, i64)> = state
         .events
@@ -2278,6 +2334,7 @@ fn check_confirmed(
             .outcome
             .players
             .iter()
+            .filter(|p| !spared.contains(p))
             .map(|p| (p.clone(), t.closes_at.timestamp()))
             .collect(),
         _ => Vec::new(),
@@ -2354,6 +2411,7 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
     out.night_deaths = check_nights(plan, w, &state, &round_two, &mut bad);
     out.nights = w.nights.len() as u64;
     out.entered = w.entered.len() as u64;
+    out.pardons = w.pardons.len() as u64;
     let game = as_played(plan, &out_by_state, &facts_of(&state), &w.seen);
     let config = crate::run::load(&game);
     let refused = w.trace.iter().any(|l| l.contains("Some(Refused)"));
@@ -2491,7 +2549,7 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
             }
             let undone = round == 2 && !round1_tied;
             if round == rounds && !by_arrival && !by_readings && !unplanned && !undone {
-                check_confirmed(&state, &w.confirmed, day.day, &t, &mut bad);
+                check_confirmed(plan, &state, w, day.day, &t, &mut bad);
             }
             let expect = bansha::present::bbcode::tally(&config, &t);
             let got = finals.get(&(day.day, round));

@@ -156,6 +156,8 @@ pub struct World {
     pub confirmed: BTreeSet<u32>,
     /// The nights whose confirmation the judge's click was answered 200 for.
     pub nights: BTreeSet<u32>,
+    /// (day, power): the pardons the judge granted when a confirmation asked, answered 200.
+    pub pardons: BTreeMap<u32, String>,
     /// (night, by, power, target): the judge's dashboard entries answered 200.
     pub entered: Vec<(u32, String, String, String)>,
     /// Each post's first time on a thread page served without a fault: before an edit after
@@ -216,6 +218,7 @@ impl World {
             confirmed: BTreeSet::new(),
             nights: BTreeSet::new(),
             entered: Vec::new(),
+            pardons: BTreeMap::new(),
             seen: BTreeMap::new(),
             envelope: page,
             template,
