@@ -821,6 +821,7 @@ fn night_views(
                 .collect(),
             unread: n.record.unread.clone(),
             draft: d.night_draft(&n.game.name, n.night, now),
+            overdue: n.overdue.map(|t| (n.night + 1, t)),
         })
         .collect()
 }

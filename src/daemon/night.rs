@@ -28,6 +28,9 @@ pub struct OpenNight {
     pub opens: Time,
     pub deadline: Option<Time>,
     pub record: NightRecord,
+    /// The next day's last close, when it has passed with the night unconfirmed: that day's
+    /// final was counted without the night, and confirming it makes that final again.
+    pub overdue: Option<Time>,
 }
 
 fn key(g: &GameConfig, night: u32) -> String {
@@ -50,8 +53,9 @@ fn marked(state: &GameState, night: u32) -> bool {
 }
 
 impl Daemon {
-    /// The nights open at `now`: after a day's final, not confirmed, before the next day's
-    /// close.
+    /// The nights open at `now`: after a day's final, not confirmed. One still open at the next
+    /// day's last close is `overdue`: it stays until the judge confirms it (that day's final,
+    /// counted without it, is then made again).
     pub fn open_nights(&self, now: Time) -> Vec<OpenNight> {
         let settings = self.settings();
         let mut out = Vec::new();
@@ -75,11 +79,12 @@ impl Daemon {
                 else {
                     continue;
                 };
-                if g.day(d.day + 1)
-                    .is_some_and(|next| next.last_close() <= now)
-                {
-                    continue;
-                }
+                // Past the next day's close it stays open until the judge confirms it: its
+                // deaths and powers were never written, and nothing else would write them.
+                let overdue = g
+                    .day(d.day + 1)
+                    .map(|next| next.last_close())
+                    .filter(|t| *t <= now);
                 let record: NightRecord = self
                     .store
                     .get_meta(&key(g, d.day))
@@ -100,6 +105,7 @@ impl Daemon {
                     opens: fin.close,
                     deadline,
                     record,
+                    overdue,
                 });
             }
         }
@@ -107,7 +113,7 @@ impl Daemon {
     }
 
     /// Night 0, where the rule post starts the game with a night (`night.first_night`, m103
-    /// 002 L223 "直接入夜"): open until day 1's close, unless confirmed; due when day 1 opens
+    /// 002 L223 "直接入夜"): open until confirmed (overdue after day 1's close); due when day 1 opens
     /// (its settlement comes before "开始第一天讨论日", L230), no deadline when the config gives
     /// day 1 no opening. Actions are taken from a day before day 1 opens (or two before its
     /// close).
@@ -116,9 +122,7 @@ impl Daemon {
             return None;
         }
         let day1 = g.day(1)?;
-        if day1.last_close() <= now {
-            return None;
-        }
+        let overdue = Some(day1.last_close()).filter(|t| *t <= now);
         let record: NightRecord = self
             .store
             .get_meta(&key(g, 0))
@@ -138,6 +142,7 @@ impl Daemon {
             opens,
             deadline: day1.opens_at,
             record,
+            overdue,
         })
     }
 
@@ -157,7 +162,10 @@ impl Daemon {
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
         let g = n.game.clone();
-        if g.rules.night.actions_by_pm && self.settings().login.is_some() {
+        // An overdue night reads nothing more once its inbox was read past its deadline (what
+        // came after is late; the judge enters what he still wants counted).
+        let reading = n.overdue.is_none() || self.inbox_unread(&n, now).is_some();
+        if reading && g.rules.night.actions_by_pm && self.settings().login.is_some() {
             if let Some(d) = g.day(n.night) {
                 self.read_pms(&g, d, now, report).await?;
             }
@@ -199,7 +207,9 @@ impl Daemon {
                 // once what it waits for when that is his to do (the inbox's faults have their
                 // own mails).
                 if !self.store.mail_known(&k)? {
-                    let day = self.day_unrecorded(&n);
+                    let day = self
+                        .day_unrecorded(&n)
+                        .or_else(|| self.earlier_night_open(&n, now));
                     if let Some(why) = &day {
                         let w = format!("night_wait/{}/{}", g.id, n.night);
                         let mail = crate::present::mails::night_waiting(&g.name, n.night, why, now);
@@ -377,7 +387,24 @@ impl Daemon {
     /// has a final that puts someone out not recorded in the state yet (the resolver would
     /// take him for alive at dusk).
     fn not_vouched(&self, n: &OpenNight, now: Time) -> Option<String> {
-        self.inbox_unread(n, now).or_else(|| self.day_unrecorded(n))
+        self.inbox_unread(n, now)
+            .or_else(|| self.day_unrecorded(n))
+            .or_else(|| self.earlier_night_open(n, now))
+    }
+
+    /// An earlier night of the game still unconfirmed (overdue): this night's dusk depends on
+    /// its deaths, so it is settled first, as days are confirmed in order.
+    fn earlier_night_open(&self, n: &OpenNight, now: Time) -> Option<String> {
+        let m = self
+            .open_nights(now)
+            .into_iter()
+            .filter(|o| o.game.id == n.game.id && o.night < n.night)
+            .map(|o| o.night)
+            .min()?;
+        Some(format!(
+            "第{m}夜还没有确认：请先确认第{m}夜，第 {} 夜按它之后的局面结算",
+            n.night
+        ))
     }
 
     fn inbox_unread(&self, n: &OpenNight, now: Time) -> Option<String> {

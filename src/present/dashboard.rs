@@ -71,6 +71,8 @@ pub struct NightView {
     pub unread: Vec<String>,
     /// The resolution as it stands (judge-only text), or why it cannot be drawn.
     pub draft: Result<crate::domain::night::Resolution, String>,
+    /// (the next day, its last close) when that close passed with the night unconfirmed.
+    pub overdue: Option<(u32, Time)>,
 }
 
 /// A day found on the board, as the dashboard offers it.
@@ -345,6 +347,12 @@ fn night_html(n: &NightView, now: Time) -> String {
                     .into(),
         }
     );
+    if let Some((day, at)) = n.overdue {
+        h += &format!(
+            "<p style=\"color:#c62828\">这一夜还没有确认，第{day}天已于 {} 截止：第{day}天的统计没有计入这一夜的死亡和能力。确认后写入局面，第{day}天的统计按这一夜重算，另发更正后的终票。</p>\n",
+            at.format("%m-%d %H:%M")
+        );
+    }
     h += &format!("<h4>已收到的行动（{} 条）</h4>\n<ul>\n", n.actions.len());
     for a in &n.actions {
         h += &format!("<li>{}</li>\n", esc(a));

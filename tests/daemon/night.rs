@@ -396,3 +396,83 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// A night the judge has not confirmed by the next day's close stays open (on the dashboard, to
+/// confirm) instead of leaving unseen: its deaths and its 诅咒 / 庇佑 were never written, and the
+/// next day's final was counted without them. Confirmed then, it is written at its deadline and
+/// the next day's final is made again, corrected (000 L80: 左士's 诅咒 +1 on day 3's round 1).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_night_not_confirmed_by_the_next_close_stays_open_and_corrects_that_final() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let inbox = Arc::new(Mutex::new(Vec::new()));
+    let dir = tempfile::tempdir().unwrap();
+    let (config, port, game) =
+        chuhan_day_two_closed(&server, &forum, smtp_port, dir.path(), Inbox(inbox.clone())).await;
+    inbox
+        .lock()
+        .unwrap()
+        .push(("大灰狼", unix("2026-11-29 22:00"), "诅咒：冷雪"));
+    cycle_at(&config, "2026-11-29 22:30:00").await;
+    let (mut child, _) = start_service(&config, Some("2026-11-30 06:50:00")).await;
+    confirm_day_two(port);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    cycle_at(&config, "2026-11-30 07:00:05").await;
+    assert_eq!(mails_about(&mailbox, "第2夜结算草稿：").len(), 1);
+
+    // Day 3 closes with night 2 unconfirmed: its final has no curse.
+    forum.lock().unwrap().at = unix("2026-11-30 21:00") + 5;
+    let r = cycle_at(&config, "2026-11-30 21:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    let day3 = final_texts(&mailbox)
+        .into_iter()
+        .find(|t| t.contains("第3天"))
+        .expect("day 3's final");
+    assert!(!day3.contains("诅咒"), "{day3}");
+
+    // The next morning night 2 is still on the dashboard, saying what its lateness did, and
+    // is confirmed before night 3 (whose dusk depends on it), as days are.
+    let (mut child, _) = start_service(&config, Some("2026-12-01 09:00:00")).await;
+    let page = tokio::task::block_in_place(|| http_get(port, "/"));
+    assert!(page.contains("确认第 2 夜结算"), "{page}");
+    assert!(page.contains("第3天的统计没有计入这一夜"), "{page}");
+    let answer = tokio::task::block_in_place(|| {
+        post_json(
+            port,
+            "/confirm",
+            r#"{"game":"楚汉局","day":3,"no_pardon":true}"#,
+        )
+    });
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let answer = tokio::task::block_in_place(|| {
+        post_json(
+            port,
+            "/night",
+            r#"{"game":"楚汉局","night":3,"action":"confirm"}"#,
+        )
+    });
+    assert!(answer.starts_with("HTTP/1.1 409"), "{answer}");
+    assert!(answer.contains("请先确认第2夜"), "{answer}");
+    let confirm_night = r#"{"game":"楚汉局","night":2,"action":"confirm"}"#;
+    let answer = tokio::task::block_in_place(|| post_json(port, "/night", confirm_night));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let state = std::fs::read_to_string(game.with_file_name("banshayishi-12.state.json")).unwrap();
+    assert!(state.contains("adjust:3:冷雪"), "{state}");
+    // Day 3's final again, corrected, with the curse.
+    cycle_at(&config, "2026-12-01 09:10:00").await;
+    let corrected: Vec<String> = final_texts(&mailbox)
+        .into_iter()
+        .filter(|t| t.contains("第3天") && t.contains("诅咒"))
+        .collect();
+    assert_eq!(corrected.len(), 1, "{:?}", subject_lines(&mailbox));
+    assert!(
+        subject_lines(&mailbox)
+            .iter()
+            .any(|s| s.contains("第3天") && s.contains("更正后")),
+        "{:?}",
+        subject_lines(&mailbox)
+    );
+}
