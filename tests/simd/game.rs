@@ -166,14 +166,6 @@ fn entries_of(
 /// `[rules.night] deadline_after_close_minutes`, a 10-hour night less L96's ten minutes).
 pub const NIGHT_SECS: i64 = 600 * 60;
 
-/// When night `n` of the plan's game opens: its day's last close.
-pub fn dusk(plan: &Plan, n: u32) -> i64 {
-    match plan.game.days.iter().find(|d| d.day == n) {
-        Some(d) if d.runoff.is_some() => unix(crate::run::runoff_close_of(plan.game.preset, n)),
-        _ => unix(crate::run::close_of(n)),
-    }
-}
-
 /// A day's rounds: each one's posts and close.
 fn rounds_of(preset: gen::Preset, d: &gen::Day) -> Vec<(&Vec<gen::GenPost>, Time)> {
     let mut out = vec![(&d.posts, crate::run::close_of(d.day))];
@@ -1048,8 +1040,9 @@ pub struct Outcome {
     pub entered: u64,
     pub pardons: u64,
     /// Ballots edited after the close: as they stood at the close (a page served them before
-    /// the edit), and voided as read after it.
-    pub late_edits: (u64, u64),
+    /// the edit), and voided as read after it; rounds whose final voided one a page had served
+    /// before the edit (that read not kept).
+    pub late_edits: (u64, u64, u64),
     /// What the record's directory held at the end (sled, the journal, the mail queue).
     pub disk_bytes: u64,
 }
@@ -1135,7 +1128,7 @@ pub fn run(plan: &Plan) -> Outcome {
         night_deaths: 0,
         entered: 0,
         pardons: 0,
-        late_edits: (0, 0),
+        late_edits: (0, 0, 0),
         disk_bytes: 0,
     };
     for d in &plan.game.days {
@@ -1421,7 +1414,7 @@ async fn drive(
         )
         .await;
         let live = running.as_ref().filter(|_| t >= asleep_until);
-        if enter_nights(plan, &mut night_entries, live, world, t).await {
+        if enter_nights(&mut night_entries, live, world, t).await {
             // Killed while the entry was written.
             running = None;
             out.crashes += 1;
@@ -1432,7 +1425,6 @@ async fn drive(
             .drain(..)
             .partition(|(_, n)| night_entries.iter().any(|e| e.1 == *n));
         if confirm_nights(
-            plan,
             &mut due_confirms,
             running.as_ref().filter(|_| t >= asleep_until),
             world,
@@ -1558,12 +1550,11 @@ async fn confirm_days(
 }
 
 /// The judge's clicks on "确认第 N 夜结算" that are due, through the dashboard's router. Refused
-/// for now (the night not drafted yet, its day's result to confirm first, the inbox not read
-/// since the deadline) or the dashboard unreachable: clicked again later, until the next day's
-/// last close, after which the night is no longer open. True when the process was killed in
-/// the cycle a confirmation runs.
+/// for now (the night not drafted yet, its day's result or an earlier night to confirm first,
+/// the inbox not read since the deadline) or the dashboard unreachable: clicked again later,
+/// until it is (a night stays open, overdue, past the next day's close). True when the process
+/// was killed in the cycle a confirmation runs.
 async fn confirm_nights(
-    plan: &Plan,
     confirms: &mut Vec<(i64, u32)>,
     running: Option<&Running>,
     world: &Arc<Mutex<World>>,
@@ -1604,16 +1595,13 @@ async fn confirm_nights(
             at(t).format("%m-%d %H:%M:%S"),
             body.trim().replace('\n', " / ")
         ));
-        let next_close = if (night as usize) < plan.game.days.len() {
-            dusk(plan, night + 1)
-        } else {
-            i64::MAX
-        };
         match status {
             200 => {
                 world.lock().unwrap().nights.insert(night);
             }
-            409 if t < next_close + 3600 => later.push((t + 1800, night)),
+            // Open until confirmed, overdue after the next day's close (its final then made
+            // again): clicked again until it is.
+            409 => later.push((t + 1800, night)),
             _ => {}
         }
     }
@@ -1622,10 +1610,9 @@ async fn confirm_nights(
 }
 
 /// The judge's dashboard entries due by `t` (`POST /night` "add"): an answer of 200 is in
-/// `World::entered`; a 409 (the night not open yet) is tried again every 30 minutes until an
-/// hour after the next day's close. Whether the process died while the entry was written.
+/// `World::entered`; a 409 (the night not open yet) is tried again every 30 minutes. Whether
+/// the process died while the entry was written.
 async fn enter_nights(
-    plan: &Plan,
     entries: &mut Vec<(i64, u32, String, String, String)>,
     running: Option<&Running>,
     world: &Arc<Mutex<World>>,
@@ -1669,18 +1656,13 @@ async fn enter_nights(
             at(t).format("%m-%d %H:%M:%S"),
             text.trim().replace('\n', " / ")
         ));
-        let next_close = if (night as usize) < plan.game.days.len() {
-            dusk(plan, night + 1)
-        } else {
-            i64::MAX
-        };
         match status {
             200 => world
                 .lock()
                 .unwrap()
                 .entered
                 .push((night, by, power, target)),
-            409 if t < next_close + 3600 => later.push((t + 1800, night, by, power, target)),
+            409 => later.push((t + 1800, night, by, power, target)),
             _ => {}
         }
     }
@@ -2098,6 +2080,16 @@ fn check_nights(
     let facts = facts_of(state);
     // jiaohui: whether the 十字军剑士's armour is still whole (L70 "一次攻击").
     let mut armour = true;
+    // The judge's inbox, every night's messages: a night takes those sent in its own window,
+    // whichever night the plan wrote them for (a run-off the plan did not draw moves a night).
+    let last = plan.game.days.len() as u32;
+    let mut inbox: Vec<&(i64, String, String)> = plan
+        .nights
+        .iter()
+        .filter(|n| n.night <= last)
+        .flat_map(|n| n.messages.iter())
+        .collect();
+    inbox.sort();
     for n in plan
         .nights
         .iter()
@@ -2121,10 +2113,30 @@ fn check_nights(
             }
             continue;
         }
-        let opens = if round_two.contains(&n.night) {
-            unix(crate::run::runoff_close_of(plan.game.preset, n.night))
-        } else {
-            unix(crate::run::close_of(n.night))
+        // A run-off the plan did not draw is the rules' own: its hours counted in game time
+        // (chuhan pauses at the weekend, 000 L155), as the daemon counts them.
+        let planned = plan
+            .game
+            .days
+            .iter()
+            .any(|d| d.day == n.night && d.runoff.is_some());
+        let opens = match (round_two.contains(&n.night), planned) {
+            (false, _) => unix(crate::run::close_of(n.night)),
+            (true, true) => unix(crate::run::runoff_close_of(plan.game.preset, n.night)),
+            (true, false) => {
+                let config = crate::run::load(&plan.game);
+                let hours = config
+                    .rules
+                    .runoff
+                    .as_ref()
+                    .and_then(|r| r.hours)
+                    .unwrap_or(24);
+                unix(bansha::daemon::decide::game_time_after(
+                    crate::run::close_of(n.night),
+                    hours,
+                    &config.rules.schedule.paused_weekdays,
+                ))
+            }
         };
         let deadline = opens + NIGHT_SECS;
         let mut dead: BTreeSet<String> = plan
@@ -2150,7 +2162,7 @@ fn check_nights(
         // for a seat that sent no message of the power that night, the team's for a team's).
         let skip_void = plan.church.is_some();
         let last_of = |who: &[&String], power: &str| {
-            n.messages
+            inbox
                 .iter()
                 .filter(|(t, from, text)| {
                     who.contains(&from)
@@ -2417,6 +2429,10 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
     let refused = w.trace.iter().any(|l| l.contains("Some(Refused)"));
     for day in &game.days {
         let (posts, r1, r2) = truth(plan, day, &w.seen);
+        // The same, every ballot edited after the close taken as read only after its edit: a
+        // page served before the edit may never have reached the record (a crash, a full disk
+        // in that cycle), and then the service cannot know it either.
+        let (unkept, _, _) = truth(plan, day, &BTreeMap::new());
         let rounds = if day.runoff.is_some() { 2 } else { 1 };
         // Whether round 1 tied as played: the plan's round 2 was drawn for a tie the judge's
         // confirmations may have undone (a voter out since), and the service runs a typed
@@ -2439,14 +2455,17 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
                 gen::Preset::Bansha42 => crate::run::casts_of(close, mine, &exact),
                 _ => Vec::new(),
             };
-            let t: Tally = match bansha::domain::rules::tally_with(
-                &config,
-                day.day,
-                round,
-                close + Duration::hours(3),
-                &posts,
-                &casts,
-            ) {
+            let count = |posts: &[bansha_parsers::Post]| {
+                bansha::domain::rules::tally_with(
+                    &config,
+                    day.day,
+                    round,
+                    close + Duration::hours(3),
+                    posts,
+                    &casts,
+                )
+            };
+            let t: Tally = match count(&posts) {
                 Ok(t) => t,
                 Err(e) => {
                     bad.push(format!(
@@ -2455,6 +2474,24 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
                     ));
                     continue;
                 }
+            };
+            // Where the final is the other reading's (the read before the edit not kept), that
+            // one is the truth the service could have.
+            let mailed_note = finals
+                .get(&(day.day, round))
+                .and_then(|l| l.last())
+                .map(|m| m.subject.clone())
+                .unwrap_or_default();
+            let says = |t: &Tally| mailed_note.ends_with(&format!("最终计票：{}", t.outcome.note));
+            let (t, posts) = match (unkept != posts && !says(&t))
+                .then(|| count(&unkept).ok())
+                .flatten()
+            {
+                Some(u) if says(&u) => {
+                    out.late_edits.2 += 1;
+                    (u, &unkept)
+                }
+                _ => (t, &posts),
             };
             // The second oracle: the simulator's own counter, on the posts left.
             let mut left = day.clone();

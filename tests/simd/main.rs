@@ -36,11 +36,15 @@ const FIXED: std::ops::Range<u64> = if cfg!(debug_assertions) { 1..4 } else { 1.
 /// player out already voided its voter's own poll vote), 3799 (chuhan: day 11 confirmed before
 /// day 10, whose late result then took day 11's elimination back in a corrected final). Seed 27
 /// (jiaohui, in `FIXED`) found a night's changed action to a player out at dusk decided
-/// silently (now the judge's reading A-J10, `night_jiaohui::a_change_to_…`).
+/// silently (now the judge's reading A-J10, `night_jiaohui::a_change_to_…`). Seed 10 (chuhan,
+/// in `FIXED`) sent a mail twice: the server accepted it on a full disk and the record could not
+/// say so (`io::store::…a_mail_accepted_on_a_full_disk…`). 6176 (chuhan): a ballot edited after
+/// the close, whose read before the edit the full disk lost, is voided (the simulator's truth,
+/// fixed there).
 const REGRESSIONS: &[u64] = if cfg!(debug_assertions) {
     &[]
 } else {
-    &[183, 302, 1870, 3079, 3248, 3799]
+    &[183, 302, 1870, 3079, 3248, 3799, 6176]
 };
 /// New seeds per run, drawn from the clock and printed.
 const FRESH: u64 = if cfg!(debug_assertions) { 1 } else { 4 };
@@ -246,7 +250,7 @@ fn check(
         (0u64, 0u64, 0, 0, 0, 0);
     let (mut confirmed, mut corrected, mut nights, mut night_deaths, mut entered) =
         (0u64, 0u64, 0u64, 0u64, 0u64);
-    let mut late_edits = (0u64, 0u64);
+    let mut late_edits = (0u64, 0u64, 0u64);
     let mut pardons = 0u64;
     let mut largest = (0u64, 0usize);
     let mut presets: std::collections::BTreeMap<&str, u64> = Default::default();
@@ -268,6 +272,7 @@ fn check(
         pardons += first.pardons;
         late_edits.0 += first.late_edits.0;
         late_edits.1 += first.late_edits.1;
+        late_edits.2 += first.late_edits.2;
         largest = largest.max((first.disk_bytes, plan.game.days.len()));
         if let Some(why) = first.failure {
             let budget = env_u64("BANSHA_SIMD_SHRINK").map_or(shrink_budget, |b| b as u32);
@@ -305,8 +310,8 @@ fn check(
     );
     println!("simd {label}: seeds by preset {presets:?}");
     println!(
-        "simd {label}: ballots edited after the close: {} counted as they stood at it, {} voided as first read after the edit",
-        late_edits.0, late_edits.1
+        "simd {label}: ballots edited after the close: {} counted as they stood at it, {} voided as first read after the edit ({} rounds where the read before the edit was not kept)",
+        late_edits.0, late_edits.1, late_edits.2
     );
     println!(
         "simd {label}: {confirmed} days and {nights} nights confirmed by the judge's clicks ({night_deaths} night deaths as the rule posts give them, {entered} actions the judge entered), {pardons} pardons granted, {corrected} corrected finals"
