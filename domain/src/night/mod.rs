@@ -482,6 +482,15 @@ pub fn resolve_game(
         d.dead.clear();
     }
     let game = &at_dusk;
+    // Likewise a later day's vote-out the judge recorded while this night was still open: not
+    // out at its dusk.
+    let mut dusk_state = state.clone();
+    for e in dusk_state.events.iter_mut() {
+        if matches!(&e.change, Change::Eliminate { day: Some(d), .. } if *d > number) {
+            e.undone = true;
+        }
+    }
+    let state = &dusk_state;
     let snap = state.snapshot(game);
     let night = Night {
         number,
@@ -708,6 +717,65 @@ mod tests {
         )
         .unwrap();
         assert!(res.next_day.adjust.is_empty(), "{res:?}");
+    }
+
+    /// The same for the state: a player the judge's confirmation put out by a later day's vote
+    /// (recorded while this night was still open, overdue) is alive at this night's dusk. Found
+    /// by the service simulator (seed 6215): night 5, confirmed after day 6, refused the 帅's
+    /// kill of a player day 6 voted out.
+    #[test]
+    fn a_later_days_vote_out_is_not_out_at_this_nights_dusk() {
+        use crate::rules::state::Change;
+        let game = crate::config::parse_str(
+            "ruleset = \"chuhan\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\"]\n\
+             [roster.roles]\n\"甲\" = { role = \"左士\", faction = \"楚\" }\n\
+             [[days]]\nday = 2\nvote_thread = 2\ncloses_at = \"2026-12-02 21:00:00\"\n\
+             [[days]]\nday = 3\nvote_thread = 3\ncloses_at = \"2026-12-03 21:00:00\"\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap();
+        let t = |s: &str| DateTime::parse_from_rfc3339(s).unwrap();
+        let mut state = GameState::default();
+        for (player, day, at) in [
+            ("丁", 2, "2026-12-02T21:00:00+08:00"),
+            ("乙", 3, "2026-12-03T21:00:00+08:00"),
+        ] {
+            state.push(
+                Change::Eliminate {
+                    player: player.into(),
+                    cause: "投票出局".into(),
+                    day: Some(day),
+                },
+                at.into(),
+            );
+        }
+        let curse = |target: &str| Action {
+            by: vec!["甲".into()],
+            power: "诅咒".into(),
+            target: Some(target.into()),
+            platform: None,
+            sent_at: Some(t("2026-12-02T22:00:00+08:00")),
+            source: "法官录入".into(),
+        };
+        let night2 = |target: &str| {
+            resolve_game(
+                &game,
+                &state,
+                2,
+                &[curse(target)],
+                Some(t("2026-12-03T07:00:00+08:00")),
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            night2("乙").next_day.adjust.get("乙"),
+            Some(&1),
+            "乙 is out only by day 3's vote"
+        );
+        assert!(
+            night2("丁").next_day.adjust.is_empty(),
+            "丁 is out by day 2's vote"
+        );
     }
 
     /// qipan 003 L114 "截止时间为22:00": a good player's move is due an hour after the 21:00
