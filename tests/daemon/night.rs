@@ -59,13 +59,13 @@ async fn chuhan_day_two_closed(
 
 /// The judge clicks "确认第 2 天结果" on the dashboard (no pardon to ask about).
 fn confirm_day_two(port: u16) {
-    let answer = tokio::task::block_in_place(|| {
-        post_json(
-            port,
-            "/confirm",
-            r#"{"game":"楚汉局","day":2,"no_pardon":true}"#,
-        )
-    });
+    confirm_day(port, 2);
+}
+
+/// The judge clicks "确认第 N 天结果" on the dashboard (no pardon to ask about).
+fn confirm_day(port: u16, day: u32) {
+    let body = format!(r#"{{"game":"楚汉局","day":{day},"no_pardon":true}}"#);
+    let answer = tokio::task::block_in_place(|| post_json(port, "/confirm", &body));
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
 
@@ -437,14 +437,7 @@ async fn a_night_not_confirmed_by_the_next_close_stays_open_and_corrects_that_fi
     let page = tokio::task::block_in_place(|| http_get(port, "/"));
     assert!(page.contains("确认第 2 夜结算"), "{page}");
     assert!(page.contains("第3天的统计没有计入这一夜"), "{page}");
-    let answer = tokio::task::block_in_place(|| {
-        post_json(
-            port,
-            "/confirm",
-            r#"{"game":"楚汉局","day":3,"no_pardon":true}"#,
-        )
-    });
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    confirm_day(port, 3);
     let answer = tokio::task::block_in_place(|| {
         post_json(
             port,

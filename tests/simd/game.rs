@@ -1573,13 +1573,7 @@ async fn confirm_nights(
         };
         let body = format!(r#"{{"game": "模拟局", "night": {night}, "action": "confirm"}}"#);
         // A confirmation runs a cycle at once: the process can die in it.
-        let fatal = world.lock().unwrap().fatal.clone();
-        let answer = tokio::select! {
-            biased;
-            a = click(r, "/night", body) => Some(a),
-            _ = fatal.notified() => None,
-        };
-        let Some((status, body)) = answer else {
+        let Some((status, body)) = click_or_die(r, world, body).await else {
             world.lock().unwrap().trace.push(format!(
                 "{} killed in the cycle the judge's night {night} confirmation ran",
                 at(t).format("%m-%d %H:%M:%S")
@@ -1635,13 +1629,7 @@ async fn enter_nights(
             "by": by, "power": power, "target": target,
         })
         .to_string();
-        let fatal = world.lock().unwrap().fatal.clone();
-        let answer = tokio::select! {
-            biased;
-            a = click(r, "/night", body) => Some(a),
-            _ = fatal.notified() => None,
-        };
-        let Some((status, text)) = answer else {
+        let Some((status, text)) = click_or_die(r, world, body).await else {
             world.lock().unwrap().trace.push(format!(
                 "{} killed while the judge entered night {night}'s {by} {power}",
                 at(t).format("%m-%d %H:%M:%S")
@@ -1668,6 +1656,21 @@ async fn enter_nights(
     }
     *entries = later;
     died
+}
+
+/// A POST to `/night` through the router, or None when the process was killed meanwhile (the
+/// simulator's fatal IO call fell inside it).
+async fn click_or_die(
+    r: &Running,
+    world: &Arc<Mutex<World>>,
+    body: String,
+) -> Option<(u16, String)> {
+    let fatal = world.lock().unwrap().fatal.clone();
+    tokio::select! {
+        biased;
+        a = click(r, "/night", body) => Some(a),
+        _ = fatal.notified() => None,
+    }
 }
 
 /// A POST to the dashboard's router, in process: (status, body).

@@ -40,11 +40,12 @@ const FIXED: std::ops::Range<u64> = if cfg!(debug_assertions) { 1..4 } else { 1.
 /// in `FIXED`) sent a mail twice: the server accepted it on a full disk and the record could not
 /// say so (`io::store::…a_mail_accepted_on_a_full_disk…`). 6176 (chuhan): a ballot edited after
 /// the close, whose read before the edit the full disk lost, is voided (the simulator's truth,
-/// fixed there).
+/// fixed there). 6215 (chuhan): night 5, confirmed overdue after day 6, took day 6's vote-out
+/// for dead at its dusk (`domain::night::…a_later_days_vote_out_…`).
 const REGRESSIONS: &[u64] = if cfg!(debug_assertions) {
     &[]
 } else {
-    &[183, 302, 1870, 3079, 3248, 3799, 6176]
+    &[183, 302, 1870, 3079, 3248, 3799, 6176, 6215]
 };
 /// New seeds per run, drawn from the clock and printed.
 const FRESH: u64 = if cfg!(debug_assertions) { 1 } else { 4 };
