@@ -437,6 +437,14 @@ async fn a_night_not_confirmed_by_the_next_close_stays_open_and_corrects_that_fi
     let page = tokio::task::block_in_place(|| http_get(port, "/"));
     assert!(page.contains("确认第 2 夜结算"), "{page}");
     assert!(page.contains("第3天的统计没有计入这一夜"), "{page}");
+    if let Ok(d) = std::env::var("BANSHA_SCREENSHOTS") {
+        let body = page.split_once("\r\n\r\n").map_or(page.as_str(), |x| x.1);
+        std::fs::write(
+            std::path::Path::new(&d).join("dashboard-night-overdue.html"),
+            body,
+        )
+        .unwrap();
+    }
     confirm_day(port, 3);
     let answer = tokio::task::block_in_place(|| {
         post_json(

@@ -2149,11 +2149,17 @@ fn check_nights(
             .filter(|d| d.day <= n.night)
             .flat_map(|d| d.dead.iter().cloned())
             .collect();
-        // Out at dusk: the day's vote (stamped at its close, the night's opening) and what
-        // came before; not the night's own deaths, stamped at its deadline.
+        // Out at dusk, in the game's order: the votes of days up to the night's own (a run-off
+        // the rules lengthened past the next day's close included) and the earlier nights'
+        // deaths; not the night's own, nor a later day's vote.
         for e in state.events.iter().filter(|e| !e.undone) {
-            if let Change::Eliminate { player, .. } = &e.change {
-                if DateTime::parse_from_rfc3339(&e.at).is_ok_and(|t| t.timestamp() <= opens) {
+            if let Change::Eliminate { player, cause, day } = &e.change {
+                let earlier_night = cause
+                    .strip_prefix('第')
+                    .and_then(|c| c.split_once("夜："))
+                    .and_then(|(m, _)| m.parse::<u32>().ok())
+                    .is_some_and(|m| m < n.night);
+                if day.is_some_and(|d| d <= n.night) || earlier_night {
                     dead.insert(player.clone());
                 }
             }
