@@ -157,6 +157,19 @@ impl Daemon {
                 f.outcome.note
             )));
         }
+        // Likewise an earlier night still open (overdue): its deaths and powers can change
+        // this day's count, and its confirmation would make this final again.
+        if let Some(m) = self
+            .open_nights(fin.close)
+            .iter()
+            .filter(|n| n.game.id == g.id && n.night < day)
+            .map(|n| n.night)
+            .min()
+        {
+            return Err(Refusal::NotNow(format!(
+                "第{m}夜还没有确认：请先确认第{m}夜，它的死亡和能力可能改变第{day}天的结果"
+            )));
+        }
         let before = state.snapshot(g);
         let (win_before, warn_before) = conditions(g, &before);
         if let Err(issue) = check_pardons(g, &before, &fin.outcome.players, pardon, no_pardon) {

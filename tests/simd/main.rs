@@ -41,11 +41,13 @@ const FIXED: std::ops::Range<u64> = if cfg!(debug_assertions) { 1..4 } else { 1.
 /// say so (`io::store::…a_mail_accepted_on_a_full_disk…`). 6176 (chuhan): a ballot edited after
 /// the close, whose read before the edit the full disk lost, is voided (the simulator's truth,
 /// fixed there). 6215 (chuhan): night 5, confirmed overdue after day 6, took day 6's vote-out
-/// for dead at its dusk (`domain::night::…a_later_days_vote_out_…`).
+/// for dead at its dusk (`domain::night::…a_later_days_vote_out_…`). 6685 (chuhan): day 7
+/// confirmed while night 6 was open, overdue; night 6 then made day 7's final again without its
+/// vote-out, which the state kept: a day now waits for the nights before it.
 const REGRESSIONS: &[u64] = if cfg!(debug_assertions) {
     &[]
 } else {
-    &[183, 302, 1870, 3079, 3248, 3799, 6176, 6215]
+    &[183, 302, 1870, 3079, 3248, 3799, 6176, 6215, 6685]
 };
 /// New seeds per run, drawn from the clock and printed.
 const FRESH: u64 = if cfg!(debug_assertions) { 1 } else { 4 };
