@@ -69,6 +69,21 @@ fn confirm_day(port: u16, day: u32) {
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
 
+/// Day 3's close (21:00) run: its final's text.
+async fn day_three_closed(
+    config: &std::path::Path,
+    forum: &Arc<Mutex<Forum>>,
+    mailbox: &Mailbox,
+) -> String {
+    forum.lock().unwrap().at = unix("2026-11-30 21:00") + 5;
+    let r = cycle_at(config, "2026-11-30 21:00:05").await;
+    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
+    final_texts(mailbox)
+        .into_iter()
+        .find(|t| t.contains("第3天"))
+        .expect("day 3's final")
+}
+
 fn unix(t: &str) -> i64 {
     chrono::DateTime::parse_from_str(&format!("{t} +0800"), "%Y-%m-%d %H:%M %z")
         .unwrap()
@@ -174,13 +189,7 @@ async fn a_chuhan_night_from_the_inbox_is_drafted_confirmed_and_carried_into_the
     child.wait().unwrap();
 
     // Day 3's final: 李逵 +1, 花千树 −1 (never below 0), from the night.
-    forum.lock().unwrap().at = unix("2026-11-30 21:00") + 5;
-    let r = cycle_at(&config, "2026-11-30 21:00:05").await;
-    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    let day3 = final_texts(&mailbox)
-        .into_iter()
-        .find(|t| t.contains("第3天"))
-        .expect("day 3's final");
+    let day3 = day_three_closed(&config, &forum, &mailbox).await;
     assert!(day3.contains("诅咒"), "{day3}");
     assert!(day3.contains("冷雪"), "{day3}");
 }
@@ -422,13 +431,7 @@ async fn a_night_not_confirmed_by_the_next_close_stays_open_and_corrects_that_fi
     assert_eq!(mails_about(&mailbox, "第2夜结算草稿：").len(), 1);
 
     // Day 3 closes with night 2 unconfirmed: its final has no curse.
-    forum.lock().unwrap().at = unix("2026-11-30 21:00") + 5;
-    let r = cycle_at(&config, "2026-11-30 21:00:05").await;
-    assert_eq!(r["errors"], serde_json::json!([]), "{r}");
-    let day3 = final_texts(&mailbox)
-        .into_iter()
-        .find(|t| t.contains("第3天"))
-        .expect("day 3's final");
+    let day3 = day_three_closed(&config, &forum, &mailbox).await;
     assert!(!day3.contains("诅咒"), "{day3}");
 
     // The next morning night 2 is still on the dashboard, saying what its lateness did, and

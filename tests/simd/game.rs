@@ -483,14 +483,9 @@ fn nights_of(
     };
     let mut nights = Vec::new();
     for d in &game.days {
-        let opens = match &d.runoff {
-            Some(_) => unix(crate::run::runoff_close_of(game.preset, d.day)),
-            None => unix(crate::run::close_of(d.day)),
-        };
-        let deadline = opens + NIGHT_SECS;
-        if deadline + 3600 > end - 1800 {
+        let Some((opens, deadline)) = night_window(game, d, end) else {
             continue;
-        }
+        };
         let mut messages = Vec::new();
         for (shi, power, other) in [(&left, "诅咒", "庇佑"), (&right, "庇佑", "诅咒")] {
             if !rng.chance(80) {
@@ -551,6 +546,17 @@ fn nights_of(
     (Some((left, right)), Some(shuai), nights)
 }
 
+/// A planned night's opening (its day's last close) and deadline, or None when it would end
+/// too near the simulation's end to be settled.
+fn night_window(game: &Game, d: &gen::Day, end: i64) -> Option<(i64, i64)> {
+    let opens = match &d.runoff {
+        Some(_) => unix(crate::run::runoff_close_of(game.preset, d.day)),
+        None => unix(crate::run::close_of(d.day)),
+    };
+    let deadline = opens + NIGHT_SECS;
+    (deadline + 3600 <= end - 1800).then_some((opens, deadline))
+}
+
 /// jiaohui's seats (from the nights' own stream): two 异教徒, three 僧侣, one 十字军剑士, the
 /// 黑暗领主 and the 吟游诗人.
 fn church_of(seed: u64, game: &Game) -> Option<Church> {
@@ -581,14 +587,9 @@ fn church_nights(seed: u64, game: &Game, c: &Church, end: i64) -> Vec<NightPlan>
     let mut rng = Rng::new(seed ^ (0xc4 << 40) ^ 0x417e_5eed);
     let mut nights = Vec::new();
     for d in &game.days {
-        let opens = match &d.runoff {
-            Some(_) => unix(crate::run::runoff_close_of(game.preset, d.day)),
-            None => unix(crate::run::close_of(d.day)),
-        };
-        let deadline = opens + NIGHT_SECS;
-        if deadline + 3600 > end - 1800 {
+        let Some((opens, deadline)) = night_window(game, d, end) else {
             continue;
-        }
+        };
         let mut messages = Vec::new();
         let when = |rng: &mut Rng| match rng.below(20) {
             0 => deadline,
