@@ -72,8 +72,27 @@ pub struct Plan {
     pub shuai: Option<String>,
     /// jiaohui: the seats whose nights the simulator plays (001 三(一)).
     pub church: Option<Church>,
-    /// chuhan, jiaohui: each night's private messages and the judge's click confirming it.
+    /// m103: the seats whose nights the simulator plays (002 L12–L13, 游戏流程 3).
+    pub court: Option<Court>,
+    /// chuhan, jiaohui, m103: each night's private messages, the judge's dashboard entries and
+    /// his click confirming it.
     pub nights: Vec<NightPlan>,
+}
+
+/// An m103 game's seats with night powers, as the simulator plays them. Every action reaches
+/// the 导演 by QQ (002 L215) and he enters it on the dashboard (`POST /night` "add"): the two
+/// 卧底刺客's kill (L138 "共同指杀一名角色"), the 御前侍卫's 守卫 (L127: each player once a
+/// game), the 妙手太医's 救药 and 毒药 (L120–L121: each once a game), the 大内密探's 查验 (L116).
+/// The 绝色宠妃 and the 至尊帝王 make 我爱皇帝's second loss condition (L196) one the game can
+/// meet; no 红娘 (no lovers), no 东宫太子 (his 谁敢动我 against the vote, L124, is the day's).
+#[derive(Clone, Debug)]
+pub struct Court {
+    pub assassins: Vec<String>,
+    pub spy: String,
+    pub doctor: String,
+    pub guard: String,
+    pub consort: String,
+    pub emperor: String,
 }
 
 /// A jiaohui game's seats with night powers, as the simulator plays them: the 异教徒, who
@@ -439,6 +458,10 @@ pub fn plan(seed: u64) -> Plan {
     if let Some(c) = &church {
         nights = church_nights(seed, &game, c, end);
     }
+    let court = court_of(seed, &game);
+    if let Some(c) = &court {
+        nights = court_nights(seed, &game, c, end);
+    }
     Plan {
         seed,
         game,
@@ -453,6 +476,7 @@ pub fn plan(seed: u64) -> Plan {
         shi,
         shuai,
         church,
+        court,
         nights,
     }
 }
@@ -651,6 +675,150 @@ fn church_nights(seed: u64, game: &Game, c: &Church, end: i64) -> Vec<NightPlan>
             entries: entries_of(seed, d.day, &seats, &messages, opens, confirm_at),
             messages,
             confirm_at,
+        });
+    }
+    nights
+}
+
+/// m103's seats (from the nights' own stream): two 卧底刺客, the 大内密探, the 妙手太医, the
+/// 御前侍卫, a 绝色宠妃 and the 至尊帝王.
+fn court_of(seed: u64, game: &Game) -> Option<Court> {
+    if game.preset != gen::Preset::M103 {
+        return None;
+    }
+    let mut rng = Rng::new(seed ^ 0x417e_5eed);
+    let mut seats: Vec<String> = Vec::new();
+    while seats.len() < 7 {
+        let p = rng.pick(&gen::PLAYERS).to_string();
+        if !seats.contains(&p) {
+            seats.push(p);
+        }
+    }
+    Some(Court {
+        assassins: seats[..2].to_vec(),
+        spy: seats[2].clone(),
+        doctor: seats[3].clone(),
+        guard: seats[4].clone(),
+        consort: seats[5].clone(),
+        emperor: seats[6].clone(),
+    })
+}
+
+/// (player, role, faction) of each m103 seat the simulator plays.
+fn court_seats(c: &Court) -> Vec<(&String, &str, &str)> {
+    let court = "我爱皇帝";
+    c.assassins
+        .iter()
+        .map(|a| (a, "卧底刺客", "杀了狗皇帝"))
+        .chain([
+            (&c.spy, "大内密探", court),
+            (&c.doctor, "妙手太医", court),
+            (&c.guard, "御前侍卫", court),
+            (&c.consort, "绝色宠妃", court),
+            (&c.emperor, "至尊帝王", court),
+        ])
+        .collect()
+}
+
+/// m103's nights, every action entered by the judge: night 0 first (L223 "直接入夜", the
+/// preset's `first_night`: open from before day 1, its settlement before "开始第一天讨论日",
+/// L230), entered and confirmed in the game's first hours; then a night after each day's last
+/// close, its actions due 30 minutes later (L236–L237), entered as they come by QQ and now and
+/// then after the limit (untimed: the judge enters only what came in time). Now and then an
+/// action the night cannot take: the other 刺客's different kill (no time tells which came
+/// first: neither counts, the judge is asked), both potions (A-M1: the same), a kill by a player
+/// without the power, a second 守卫 of a player, a potion already used, an actor or a target out.
+fn court_nights(seed: u64, game: &Game, c: &Court, end: i64) -> Vec<NightPlan> {
+    let mut rng = Rng::new(seed ^ (0x103 << 40) ^ 0x417e_5eed);
+    let (start, _) = span(game);
+    let mut windows = vec![(0, start, start + 3 * 3600)];
+    for d in &game.days {
+        if let Some((opens, _)) = night_window(game, d, end) {
+            windows.push((d.day, opens, opens + 1800));
+        }
+    }
+    let mut nights = Vec::new();
+    for (night, opens, deadline) in windows {
+        let anyone = |rng: &mut Rng| rng.pick(&gen::PLAYERS).to_string();
+        let mut acts: Vec<(String, &str, String)> = Vec::new();
+        let mut kill = None;
+        if rng.chance(85) {
+            let i = rng.below(2) as usize;
+            let by = &c.assassins[i];
+            let target = loop {
+                let p = anyone(&mut rng);
+                if !c.assassins.contains(&p) || rng.chance(5) {
+                    break p;
+                }
+            };
+            acts.push((by.clone(), "杀人", target.clone()));
+            if rng.chance(12) {
+                let other = if rng.chance(50) {
+                    target.clone()
+                } else {
+                    anyone(&mut rng)
+                };
+                acts.push((c.assassins[1 - i].clone(), "杀人", other));
+            }
+            kill = Some(target);
+        }
+        let aimed = |rng: &mut Rng, share: u64| match &kill {
+            Some(k) if rng.chance(share) => k.clone(),
+            _ => anyone(rng),
+        };
+        if rng.chance(75) {
+            let t = aimed(&mut rng, 35);
+            acts.push((c.guard.clone(), "守卫", t));
+        }
+        match rng.below(100) {
+            0..=24 => {
+                let t = aimed(&mut rng, 50);
+                acts.push((c.doctor.clone(), "救药", t));
+            }
+            25..=34 => {
+                let t = anyone(&mut rng);
+                acts.push((c.doctor.clone(), "毒药", t));
+            }
+            35..=37 => {
+                let (a, b) = (aimed(&mut rng, 50), anyone(&mut rng));
+                acts.push((c.doctor.clone(), "救药", a));
+                acts.push((c.doctor.clone(), "毒药", b));
+            }
+            _ => {}
+        }
+        if rng.chance(50) {
+            let t = anyone(&mut rng);
+            acts.push((c.spy.clone(), "查验", t));
+        }
+        if rng.chance(6) {
+            let (by, t) = (anyone(&mut rng), anyone(&mut rng));
+            acts.push((by, "杀人", t));
+        }
+        // The judge enters each as it comes, within the half hour mostly; one in ten after it.
+        let mut entries: Vec<(i64, String, String, String)> = acts
+            .into_iter()
+            .map(|(by, power, target)| {
+                let t = if rng.chance(10) {
+                    deadline + rng.range(60, 3600)
+                } else {
+                    opens + rng.range(60, deadline - opens - 60)
+                };
+                (t, by, power.to_string(), target)
+            })
+            .collect();
+        entries.sort();
+        entries.dedup_by(|a, b| a.0 == b.0);
+        let last = entries.last().map_or(deadline, |e| e.0.max(deadline));
+        let delay = if night > 0 && rng.chance(20) {
+            rng.range(12 * 3600, 40 * 3600)
+        } else {
+            rng.range(600, 2 * 3600)
+        };
+        nights.push(NightPlan {
+            night,
+            messages: Vec::new(),
+            entries,
+            confirm_at: (last + delay).min(end - 1800),
         });
     }
     nights
@@ -964,6 +1132,13 @@ fn write_game(plan: &Plan, dir: &std::path::Path, upto: u32) {
             NIGHT_SECS / 60
         );
     }
+    // m103's seats with night powers (002 L12–L13); the night's limit is the preset's (L236).
+    if let Some(c) = &plan.court {
+        game += "\n[roster.roles]\n";
+        for (p, role, faction) in court_seats(c) {
+            game += &format!("\"{p}\" = {{ role = \"{role}\", faction = \"{faction}\" }}\n");
+        }
+    }
     std::fs::create_dir_all(dir.join("games")).unwrap();
     std::fs::write(dir.join("games/sim.toml"), game).unwrap();
 }
@@ -1088,7 +1263,7 @@ pub fn run(plan: &Plan) -> Outcome {
     bansha::io::log::capture();
     let mut out = Outcome {
         trace: format!(
-            "seed {} preset {} days {} machine clock {:+}s deletions {:?}\nedits {:?}\nevents {:?}\nshi {:?} church {:?} nights {:?}\n",
+            "seed {} preset {} days {} machine clock {:+}s deletions {:?}\nedits {:?}\nevents {:?}\nshi {:?} church {:?} court {:?} nights {:?}\n",
             plan.seed,
             plan.game.preset.name(),
             plan.game.days.len(),
@@ -1101,6 +1276,7 @@ pub fn run(plan: &Plan) -> Outcome {
             plan.events,
             plan.shi,
             plan.church,
+            plan.court,
             plan.nights
                 .iter()
                 .map(|n| format!(
@@ -2067,7 +2243,8 @@ fn facts_of(state: &bansha::domain::rules::state::GameState) -> BTreeMap<String,
 /// of the living), each power's last message sent by the deadline counting (000 L96; at its
 /// very second in time, the default of A-C10), on a player alive at dusk. chuhan (`chuhan_night`):
 /// the 帅's kill, the 诅咒 and 庇佑 on the next day's round 1. jiaohui (`church_night`): the
-/// 异教徒's kill against the 僧侣's prayers and the 十字军剑士's armour. A night the judge's click
+/// 异教徒's kill against the 僧侣's prayers and the 十字军剑士's armour. m103 (`court_night`): the
+/// 刺客's kill against the 侍卫's 守卫 and the 太医's 救药, then her 毒药. A night the judge's click
 /// was answered 200 for is one of them.
 fn check_nights(
     plan: &Plan,
@@ -2077,13 +2254,16 @@ fn check_nights(
     bad: &mut Vec<String>,
 ) -> u64 {
     use bansha::domain::rules::state::Change;
-    if plan.shi.is_none() && plan.church.is_none() {
+    if plan.shi.is_none() && plan.church.is_none() && plan.court.is_none() {
         return 0;
     }
     let mut deaths = 0;
     let facts = facts_of(state);
     // jiaohui: whether the 十字军剑士's armour is still whole (L70 "一次攻击").
     let mut armour = true;
+    // m103: who has been guarded (L127 "每名角色一局游戏仅能被守卫一次") and which potions are
+    // spent (L120–L121).
+    let mut spent = (BTreeSet::new(), BTreeSet::new());
     // The judge's inbox, every night's messages: a night takes those sent in its own window,
     // whichever night the plan wrote them for (a run-off the plan did not draw moves a night).
     let last = plan.game.days.len() as u32;
@@ -2125,6 +2305,8 @@ fn check_nights(
             .iter()
             .any(|d| d.day == n.night && d.runoff.is_some());
         let opens = match (round_two.contains(&n.night), planned) {
+            // m103's actions are all the judge's entries: no inbox window.
+            _ if plan.court.is_some() => 0,
             (false, _) => unix(crate::run::close_of(n.night)),
             (true, true) => unix(crate::run::runoff_close_of(plan.game.preset, n.night)),
             (true, false) => {
@@ -2194,12 +2376,17 @@ fn check_nights(
                         .map(|e| e.3.clone())
                 })
         };
-        let (mut killed, want) = match (&plan.shi, &plan.church) {
-            (Some(shi), _) => chuhan_night(plan, shi, &dead, &last_of),
-            (_, Some(c)) => (
+        let (mut killed, want) = match (&plan.shi, &plan.church, &plan.court) {
+            (Some(shi), _, _) => chuhan_night(plan, shi, &dead, &last_of),
+            (_, Some(c), _) => (
                 church_night(c, &dead, &last_of, &mut armour),
                 BTreeMap::new(),
             ),
+            (_, _, Some(c)) => {
+                let entered: Vec<&(u32, String, String, String)> =
+                    w.entered.iter().filter(|e| e.0 == n.night).collect();
+                (court_night(c, &dead, &entered, &mut spent), BTreeMap::new())
+            }
             _ => return deaths,
         };
         deaths += killed.len() as u64;
@@ -2304,6 +2491,71 @@ fn church_night(
     } else {
         Vec::new()
     }
+}
+
+/// Whether an m103 game is over at `dead` (no night is then settled, L164): 杀了狗皇帝 wins with
+/// at least half the living (L181), or one camp alone is not lost (L168 "场上仅有一个阵营尚未
+/// 被判负"): 杀了狗皇帝 lost when its 刺客 are all out (L185), 我爱皇帝 when its 密探, 太医 and
+/// 侍卫 are (L194), or its 宠妃 and 帝王 (L196).
+fn court_over(c: &Court, dead: &BTreeSet<String>) -> bool {
+    let alive = |p: &String| !dead.contains(p);
+    let killers = c.assassins.iter().filter(|a| alive(a)).count();
+    let living = gen::PLAYERS.iter().filter(|p| !dead.contains(**p)).count();
+    let court_lost = ![&c.spy, &c.doctor, &c.guard].into_iter().any(alive)
+        || ![&c.consort, &c.emperor].into_iter().any(alive);
+    (killers >= 1 && 2 * killers >= living) || ((killers == 0) != court_lost)
+}
+
+/// m103's night (游戏流程 3, L223–L229), from the judge's entries, untimed: each action of a
+/// living player who holds the power (L70, L116–L138), on a living target (L74), a 守卫 not on
+/// one guarded before (L127), a potion not spent (L120–L121); per power (the kill being the two
+/// 刺客's together, L138, the 救药 and 毒药 the 太医's one answer), two that differ decide
+/// nothing (A-M6, A-M1: no time tells which came first). The kill is void on the guarded (L228
+/// 一), stopped by the 救药 (L228 二), else out; then the 毒药 (L229), unless the kill ended the
+/// game (L170).
+fn court_night(
+    c: &Court,
+    dead: &BTreeSet<String>,
+    entered: &[&(u32, String, String, String)],
+    (guarded, spent): &mut (BTreeSet<String>, BTreeSet<String>),
+) -> Vec<String> {
+    if court_over(c, dead) {
+        return Vec::new();
+    }
+    let alive = |p: &String| !dead.contains(p);
+    let one = |ok: &dyn Fn(&String, &str, &String) -> bool| {
+        let mut v: Vec<(&str, &String)> = entered
+            .iter()
+            .filter(|e| alive(&e.1) && alive(&e.3) && ok(&e.1, &e.2, &e.3))
+            .map(|e| (e.2.as_str(), &e.3))
+            .collect();
+        v.sort();
+        v.dedup();
+        (v.len() == 1).then(|| (v[0].0.to_string(), v[0].1.clone()))
+    };
+    let kill = one(&|by, p, _| p == "杀人" && c.assassins.contains(by)).map(|k| k.1);
+    let guard = one(&|by, p, t| p == "守卫" && *by == c.guard && !guarded.contains(t)).map(|g| g.1);
+    let doctor =
+        one(&|by, p, _| *by == c.doctor && ["救药", "毒药"].contains(&p) && !spent.contains(p));
+    if let Some(g) = &guard {
+        guarded.insert(g.clone());
+    }
+    if let Some((p, _)) = &doctor {
+        spent.insert(p.clone());
+    }
+    let mut out = Vec::new();
+    let saved = doctor.as_ref().filter(|d| d.0 == "救药").map(|d| &d.1);
+    if let Some(k) = kill.filter(|k| guard.as_ref() != Some(k) && saved != Some(k)) {
+        out.push(k);
+    }
+    let mut after = dead.clone();
+    after.extend(out.iter().cloned());
+    if let Some((_, p)) = doctor.filter(|d| d.0 == "毒药") {
+        if !court_over(c, &after) && !after.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// Where the judge's click confirmed day `day` (answered 200), the state holds exactly what its

@@ -414,6 +414,32 @@ fn the_fixed_seeds_play_every_preset() {
         churches >= 3,
         "{churches} jiaohui games with nights in seeds 1–40"
     );
+    // m103's nights, night 0 among them (002 L223 "直接入夜"), every action entered by the judge:
+    // kills, 守卫, potions.
+    let courts: Vec<&game::Plan> = plans.iter().filter(|p| p.court.is_some()).collect();
+    assert!(
+        courts.len() >= 3,
+        "{} m103 games with nights in seeds 1–40",
+        courts.len()
+    );
+    let entered = |w: &str| {
+        courts
+            .iter()
+            .flat_map(|p| p.nights.iter())
+            .flat_map(|n| n.entries.iter())
+            .filter(|e| e.2 == w)
+            .count()
+    };
+    for (w, least) in [("杀人", 20), ("守卫", 15), ("救药", 5), ("毒药", 3)] {
+        assert!(
+            entered(w) >= least,
+            "{} {w} entered in seeds 1–40",
+            entered(w)
+        );
+    }
+    assert!(courts
+        .iter()
+        .all(|p| p.nights.first().is_some_and(|n| n.night == 0)));
 }
 
 /// The same seed gives the same run, byte for byte.
