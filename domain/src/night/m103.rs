@@ -279,8 +279,12 @@ struct Chosen {
 struct Run<'a> {
     game: &'a GameConfig,
     night: &'a Night<'a>,
-    /// The state with the night's changes so far (what the win checks read).
+    /// The state with the night's changes so far (what the win checks read). Changed only
+    /// through [`Run::push`], which forgets `snapshot`.
     work: GameState,
+    /// `work`'s snapshot, made once per change of it: the settlement reads it at every step,
+    /// and each judges the win rules after every event of the game.
+    snapshot: std::cell::RefCell<Option<Snapshot>>,
     res: Resolution,
     /// The wins that ended the settlement (L170), with the winning camp.
     over: Option<Vec<(String, Option<String>)>>,
@@ -298,6 +302,7 @@ impl<'a> Run<'a> {
             game,
             night,
             work: state.clone(),
+            snapshot: Default::default(),
             res: Resolution {
                 night: night.number,
                 ..Default::default()
@@ -310,7 +315,15 @@ impl<'a> Run<'a> {
     }
 
     fn snap(&self) -> Snapshot {
-        self.work.snapshot(self.game)
+        self.snapshot
+            .borrow_mut()
+            .get_or_insert_with(|| self.work.snapshot(self.game))
+            .clone()
+    }
+
+    fn push(&mut self, c: Change) {
+        self.work.push(c, String::new());
+        self.snapshot.take();
     }
 
     fn run(&mut self, actions: &[Action]) {
@@ -441,7 +454,7 @@ impl<'a> Run<'a> {
                 key: ELOPED_FACT.into(),
                 value: want,
             };
-            self.work.push(c.clone(), String::new());
+            self.push(c.clone());
             self.res.updates.push(c);
         }
     }
@@ -550,7 +563,7 @@ impl Run<'_> {
             self.tell(me, text);
         }
         for c in changes {
-            self.work.push(c.clone(), String::new());
+            self.push(c.clone());
             self.res.updates.push(c);
         }
     }
@@ -1115,14 +1128,11 @@ impl Run<'_> {
             if self.over.is_some() || !self.alive(&p) {
                 continue;
             }
-            self.work.push(
-                Change::Eliminate {
-                    player: p.clone(),
-                    cause: cause.clone(),
-                    day: None,
-                },
-                String::new(),
-            );
+            self.push(Change::Eliminate {
+                player: p.clone(),
+                cause: cause.clone(),
+                day: None,
+            });
             self.res.deaths.push(Death {
                 player: p.clone(),
                 cause,

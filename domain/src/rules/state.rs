@@ -113,17 +113,35 @@ impl GameState {
     /// (m103 L172), every loss that held after any live event, else those that hold now.
     pub fn snapshot(&self, config: &GameConfig) -> Snapshot {
         let live: Vec<&Event> = self.events.iter().filter(|e| !e.undone).collect();
-        let mut snap = replay(config, &live);
-        let from = if config.rules.victory.losses_stand {
-            0
-        } else {
-            live.len()
+        let rules: Vec<&WinRule> = match complete(config) {
+            true => config
+                .rules
+                .win
+                .iter()
+                .filter(|r| r.loses && r.faction.is_some())
+                .collect(),
+            // No loss on an incomplete roster (`losses`).
+            false => Vec::new(),
         };
+        let mut snap = start(config);
         let mut held: Vec<&WinRule> = Vec::new();
-        for k in from..live.len() {
-            held.extend(losses(config, &replay(config, &live[..k])));
+        // Where losses stand, every state after each live event (and before the first) is
+        // judged, in one pass: a rule is judged again only after an event that can change it
+        // (not a mark or a surrender, which no expression reads, nor a fact it does not name),
+        // and no more once it has held.
+        let standing = config.rules.victory.losses_stand;
+        if standing {
+            held.extend(losses_in(&snap, &rules, &held));
         }
-        held.extend(losses(config, &snap));
+        for e in &live {
+            apply(&mut snap, e);
+            if standing && held.len() < rules.len() && can_change(&e.change, &rules, &held) {
+                held.extend(losses_in(&snap, &rules, &held));
+            }
+        }
+        if !standing {
+            held.extend(losses_in(&snap, &rules, &held));
+        }
         for r in held {
             snap.lost_by.insert(r.name.clone());
             snap.lost.extend(r.faction.clone());
@@ -179,8 +197,9 @@ fn role_matches(seat: &Seat, wanted: &str) -> bool {
     }
 }
 
-/// The roster after `events` (live ones, in order); `lost` holds the surrenders only.
-fn replay(config: &GameConfig, events: &[&Event]) -> Snapshot {
+/// The roster before any recorded event: the config's seats, the players its days list as
+/// out already out.
+fn start(config: &GameConfig) -> Snapshot {
     let mut seats: Vec<Seat> = config
         .roster
         .players
@@ -208,90 +227,110 @@ fn replay(config: &GameConfig, events: &[&Event]) -> Snapshot {
             }
         }
     }
-    let mut facts = BTreeMap::new();
-    let mut lost = std::collections::BTreeSet::new();
-    for e in events {
-        let seat =
-            |seats: &mut Vec<Seat>, name: &str| seats.iter_mut().position(|s| s.player == name);
-        match &e.change {
-            Change::Eliminate { player, cause, day } => {
-                if let Some(i) = seat(&mut seats, player) {
-                    seats[i].alive = false;
-                    seats[i].cause = Some(match day {
-                        Some(d) => format!("第{d}天 {cause}"),
-                        None => cause.clone(),
-                    });
-                }
-            }
-            Change::Revive { player, cause } => {
-                if let Some(i) = seat(&mut seats, player) {
-                    seats[i].alive = true;
-                    seats[i].cause = Some(format!("复活：{cause}"));
-                }
-            }
-            Change::Replace { seat: old, by } => {
-                if let Some(i) = seat(&mut seats, old) {
-                    seats[i].player = by.clone();
-                }
-            }
-            Change::SetRole {
-                player,
-                role,
-                faction,
-            } => {
-                if let Some(i) = seat(&mut seats, player) {
-                    if let Some(r) = role {
-                        seats[i].role = r.clone();
-                    }
-                    if let Some(f) = faction {
-                        seats[i].faction = f.clone();
-                    }
-                }
-            }
-            Change::Fact { key, value } => {
-                facts.insert(key.clone(), *value);
-            }
-            Change::Mark { player, mark } => {
-                if let Some(i) = seat(&mut seats, player) {
-                    if !seats[i].marks.contains(mark) {
-                        seats[i].marks.push(mark.clone());
-                    }
-                }
-            }
-            Change::Surrender { faction } => {
-                lost.insert(faction.clone());
-            }
-        }
-    }
     Snapshot {
         seats,
-        facts,
-        lost,
+        facts: BTreeMap::new(),
+        lost: Default::default(),
         lost_by: Default::default(),
     }
 }
 
-/// The faction loss rules that hold at `snap` (none on an incomplete roster).
-fn losses<'a>(config: &'a GameConfig, snap: &Snapshot) -> Vec<&'a WinRule> {
-    if !complete(config) {
+/// One live event applied to the roster.
+fn apply(snap: &mut Snapshot, e: &Event) {
+    let seats = &mut snap.seats;
+    let seat = |seats: &mut Vec<Seat>, name: &str| seats.iter_mut().position(|s| s.player == name);
+    match &e.change {
+        Change::Eliminate { player, cause, day } => {
+            if let Some(i) = seat(seats, player) {
+                seats[i].alive = false;
+                seats[i].cause = Some(match day {
+                    Some(d) => format!("第{d}天 {cause}"),
+                    None => cause.clone(),
+                });
+            }
+        }
+        Change::Revive { player, cause } => {
+            if let Some(i) = seat(seats, player) {
+                seats[i].alive = true;
+                seats[i].cause = Some(format!("复活：{cause}"));
+            }
+        }
+        Change::Replace { seat: old, by } => {
+            if let Some(i) = seat(seats, old) {
+                seats[i].player = by.clone();
+            }
+        }
+        Change::SetRole {
+            player,
+            role,
+            faction,
+        } => {
+            if let Some(i) = seat(seats, player) {
+                if let Some(r) = role {
+                    seats[i].role = r.clone();
+                }
+                if let Some(f) = faction {
+                    seats[i].faction = f.clone();
+                }
+            }
+        }
+        Change::Fact { key, value } => {
+            snap.facts.insert(key.clone(), *value);
+        }
+        Change::Mark { player, mark } => {
+            if let Some(i) = seat(seats, player) {
+                if !seats[i].marks.contains(mark) {
+                    seats[i].marks.push(mark.clone());
+                }
+            }
+        }
+        Change::Surrender { faction } => {
+            snap.lost.insert(faction.clone());
+        }
+    }
+}
+
+/// Whether `change` can change whether a rule not yet held holds: the expressions read the
+/// seats (who is alive, in which role and faction, under which name) and the facts they name,
+/// never a mark or a surrender.
+fn can_change(change: &Change, rules: &[&WinRule], held: &[&WinRule]) -> bool {
+    match change {
+        Change::Mark { .. } | Change::Surrender { .. } => false,
+        Change::Fact { key, .. } => rules
+            .iter()
+            .filter(|r| !held.iter().any(|h| std::ptr::eq(*h, **r)))
+            .any(|r| r.when.contains(key.as_str())),
+        _ => true,
+    }
+}
+
+/// The rules of `rules` not in `held` that hold at `snap`, judged together.
+fn losses_in<'a>(snap: &Snapshot, rules: &[&'a WinRule], held: &[&'a WinRule]) -> Vec<&'a WinRule> {
+    let pending: Vec<&'a WinRule> = rules
+        .iter()
+        .copied()
+        .filter(|r| !held.iter().any(|h| std::ptr::eq(*h, *r)))
+        .collect();
+    if pending.is_empty() {
         return Vec::new();
     }
-    config
-        .rules
-        .win
+    judge(snap, &pending)
         .iter()
-        .filter(|r| r.loses && r.faction.is_some())
-        .filter(|r| {
-            evaluate(snap, std::slice::from_ref(*r))
-                .first()
-                .is_some_and(|c| c.holds)
-        })
+        .zip(pending)
+        .filter(|(c, _)| c.holds)
+        .map(|(_, r)| r)
         .collect()
 }
 
 /// Evaluate conditions on a snapshot.
 pub fn evaluate(snapshot: &Snapshot, rules: &[WinRule]) -> Vec<Condition> {
+    judge(snapshot, &rules.iter().collect::<Vec<_>>())
+}
+
+/// Evaluate `rules` on a snapshot, in one context (the seats shared by its functions).
+fn judge(snapshot: &Snapshot, rules: &[&WinRule]) -> Vec<Condition> {
     let mut ctx = HashMapContext::new();
+    let shared = std::sync::Arc::new(snapshot.seats.clone());
     let add = |ctx: &mut HashMapContext, name: &str, f: F| {
         ctx.set_function(name.to_string(), f)
             .expect("a mutable context");
@@ -302,7 +341,7 @@ pub fn evaluate(snapshot: &Snapshot, rules: &[WinRule]) -> Vec<Condition> {
         ("alive_faction", true, true),
         ("dead_faction", false, true),
     ] {
-        let seats = snapshot.seats.clone();
+        let seats = shared.clone();
         add(
             &mut ctx,
             name,
@@ -324,7 +363,7 @@ pub fn evaluate(snapshot: &Snapshot, rules: &[WinRule]) -> Vec<Condition> {
             }),
         );
     }
-    let seats = snapshot.seats.clone();
+    let seats = shared;
     add(
         &mut ctx,
         "alive",
@@ -362,7 +401,7 @@ pub fn evaluate(snapshot: &Snapshot, rules: &[WinRule]) -> Vec<Condition> {
     rules
         .iter()
         .map(
-            |r| match evalexpr::eval_boolean_with_context(&r.when, &ctx) {
+            |r| match compiled(&r.when).and_then(|n| n.eval_boolean_with_context(&ctx)) {
                 Ok(holds) => Condition {
                     name: r.name.clone(),
                     when: r.when.clone(),
@@ -378,6 +417,33 @@ pub fn evaluate(snapshot: &Snapshot, rules: &[WinRule]) -> Vec<Condition> {
             },
         )
         .collect()
+}
+
+/// `when` parsed once: the rules are judged after every event of a long game, many times a
+/// cycle, and parsing was most of the cost. A memo of the few expressions of the games loaded
+/// (emptied should a long-running service's reloads ever pile up many).
+fn compiled(
+    when: &str,
+) -> evalexpr::EvalexprResult<evalexpr::Node<DefaultNumericTypes>, DefaultNumericTypes> {
+    type Memo = std::collections::HashMap<
+        String,
+        evalexpr::EvalexprResult<evalexpr::Node<DefaultNumericTypes>, DefaultNumericTypes>,
+    >;
+    thread_local! {
+        static MEMO: std::cell::RefCell<Memo> = std::cell::RefCell::new(Memo::new());
+    }
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        if let Some(n) = m.get(when) {
+            return n.clone();
+        }
+        if m.len() >= 256 {
+            m.clear();
+        }
+        let n = evalexpr::build_operator_tree::<DefaultNumericTypes>(when);
+        m.insert(when.to_string(), n.clone());
+        n
+    })
 }
 
 /// Add to each day's `dead` the players the recorded events put out before that day's close (an
@@ -400,7 +466,11 @@ pub fn apply_to_days(config: &mut GameConfig, state: &GameState) {
                 .cloned()
                 .collect(),
         };
-        let snap = before.snapshot(&bare);
+        // Who is out is all this needs: the roster replayed, no loss judged.
+        let mut snap = start(&bare);
+        for e in before.events.iter().filter(|e| !e.undone) {
+            apply(&mut snap, e);
+        }
         out.push(
             snap.seats
                 .into_iter()
@@ -848,4 +918,133 @@ pub fn holdings(game: &GameConfig, snap: &Snapshot) -> Vec<Held> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 14 seats of seed 002 L12–L13.
+    const SEATS: [(&str, &str, &str); 14] = [
+        ("刺一", "卧底刺客", "杀了狗皇帝"),
+        ("刺二", "卧底刺客", "杀了狗皇帝"),
+        ("刺三", "卧底刺客", "杀了狗皇帝"),
+        ("刺四", "卧底刺客", "杀了狗皇帝"),
+        ("密探", "大内密探", "我爱皇帝"),
+        ("太医", "妙手太医", "我爱皇帝"),
+        ("侍卫", "御前侍卫", "我爱皇帝"),
+        ("太子", "东宫太子", "我爱皇帝"),
+        ("红娘", "牵线红娘", "我爱皇帝"),
+        ("妃一", "绝色宠妃", "我爱皇帝"),
+        ("妃二", "绝色宠妃", "我爱皇帝"),
+        ("妃三", "绝色宠妃", "我爱皇帝"),
+        ("妃四", "绝色宠妃", "我爱皇帝"),
+        ("帝王", "至尊帝王", "我爱皇帝"),
+    ];
+
+    fn game(seats: &[(&str, &str, &str)]) -> GameConfig {
+        let names: Vec<String> = SEATS.iter().map(|(p, _, _)| format!("\"{p}\"")).collect();
+        let mut text = format!(
+            "ruleset = \"m103\"\nname = \"局\"\n[roster]\nplayers = [{}]\njudges = [\"导演\"]\n[roster.roles]\n",
+            names.join(", ")
+        );
+        for (p, role, faction) in seats {
+            text.push_str(&format!(
+                "\"{p}\" = {{ role = \"{role}\", faction = \"{faction}\" }}\n"
+            ));
+        }
+        text.push_str("[[days]]\nday = 1\ncloses_at = \"2026-12-01 21:00:00\"\n");
+        crate::game::load_str(&text, std::path::Path::new("m103.toml")).unwrap()
+    }
+
+    fn state(changes: Vec<Change>) -> GameState {
+        let mut st = GameState::default();
+        for c in changes {
+            st.push(c, "2026-12-01T12:00:00+08:00".into());
+        }
+        st
+    }
+
+    fn out(p: &str) -> Change {
+        Change::Eliminate {
+            player: p.into(),
+            cause: "出局".into(),
+            day: Some(1),
+        }
+    }
+
+    fn fact(key: &str, value: f64) -> Change {
+        Change::Fact {
+            key: key.into(),
+            value,
+        }
+    }
+
+    const COURT_L194: &str = "我爱皇帝 负：本阵营的密探、太医、侍卫、太子全部出局";
+
+    /// 002 L172 "已经被判负的阵营无法再次达到胜利条件" (the preset's `losses_stand`): L194's loss,
+    /// met when the four 特 were out, stands after one of them comes back; where losses do
+    /// not stand it is judged on the roster as it is now.
+    #[test]
+    fn a_loss_that_held_stands_after_a_revival() {
+        let mut g = game(&SEATS);
+        let mut changes: Vec<Change> = ["密探", "太医", "侍卫", "太子"].map(out).to_vec();
+        changes.push(Change::Revive {
+            player: "密探".into(),
+            cause: "复活".into(),
+        });
+        let st = state(changes);
+        let snap = st.snapshot(&g);
+        assert!(snap.lost.contains("我爱皇帝"), "{:?}", snap.lost);
+        assert!(snap.lost_by.contains(COURT_L194), "{:?}", snap.lost_by);
+        g.rules.victory.losses_stand = false;
+        assert!(st.snapshot(&g).lost.is_empty());
+    }
+
+    /// A loss that held only while a fact it names was set (the judge's fact, then corrected)
+    /// stands; a fact it does not name, a mark and a surrender change no rule's holding.
+    #[test]
+    fn a_loss_held_by_a_fact_alone_stands() {
+        let mut g = game(&SEATS);
+        g.rules.win.push(WinRule {
+            name: "测试负".into(),
+            when: "fact(\"测试:负\") == 1".into(),
+            faction: Some("杀了狗皇帝".into()),
+            loses: true,
+        });
+        let st = state(vec![
+            fact("测试:负", 1.0),
+            fact("测试:负", 0.0),
+            fact("别的:键", 1.0),
+        ]);
+        let snap = st.snapshot(&g);
+        assert!(snap.lost_by.contains("测试负"), "{:?}", snap.lost_by);
+        assert_eq!(snap.lost, ["杀了狗皇帝".to_string()].into());
+        let st = state(vec![
+            fact("别的:键", 1.0),
+            Change::Mark {
+                player: "刺一".into(),
+                mark: "情侣".into(),
+            },
+        ]);
+        assert!(st.snapshot(&g).lost.is_empty());
+        // A surrender is a loss by itself (L86–90), not by a rule.
+        let st = state(vec![Change::Surrender {
+            faction: "我爱皇帝".into(),
+        }]);
+        let snap = st.snapshot(&g);
+        assert_eq!(snap.lost, ["我爱皇帝".to_string()].into());
+        assert!(snap.lost_by.is_empty());
+    }
+
+    /// Win conditions are judged only on a complete roster (`complete`): with one seat's role
+    /// missing, no loss is judged however many are out.
+    #[test]
+    fn an_incomplete_roster_judges_no_loss() {
+        let g = game(&SEATS[..13]);
+        let st = state(["密探", "太医", "侍卫", "太子"].map(out).to_vec());
+        assert!(st.snapshot(&g).lost.is_empty());
+        let g = game(&SEATS);
+        assert!(st.snapshot(&g).lost.contains("我爱皇帝"));
+    }
 }
