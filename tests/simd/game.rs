@@ -74,24 +74,39 @@ pub struct Plan {
     pub church: Option<Church>,
     /// m103: the seats whose nights the simulator plays (002 L12–L13, 游戏流程 3).
     pub court: Option<Court>,
+    /// qipan: the map and the killers whose nights the simulator plays (003 L12–L49).
+    pub board: Option<Board>,
     /// chuhan, jiaohui, m103: each night's private messages, the judge's dashboard entries and
     /// his click confirming it.
     pub nights: Vec<NightPlan>,
 }
 
-/// An m103 game's seats with night powers, as the simulator plays them. Every action reaches
-/// the 导演 by QQ (002 L215) and he enters it on the dashboard (`POST /night` "add"): the two
-/// 卧底刺客's kill (L138 "共同指杀一名角色"), the 御前侍卫's 守卫 (L127: each player once a
-/// game), the 妙手太医's 救药 and 毒药 (L120–L121: each once a game), the 大内密探's 查验 (L116).
-/// The 绝色宠妃 and the 至尊帝王 make 我爱皇帝's second loss condition (L196) one the game can
-/// meet; no 红娘 (no lovers), no 东宫太子 (his 谁敢动我 against the vote, L124, is the day's).
+/// A qipan game's night as the simulator plays it (003 L12–L49): a map of 4 × 4 cells less
+/// two walls, each player's start cell, the 主杀 and the 副杀 (the 杀手, L42); every other player
+/// is 好人. No items (L57–L75).
+#[derive(Clone, Debug)]
+pub struct Board {
+    pub grid: Vec<String>,
+    /// (row, column), row 1 the north, column 1 the west ("A1").
+    pub start: BTreeMap<String, (i32, i32)>,
+    pub chief: String,
+    pub second: String,
+}
+
+/// An m103 game's seats, every player's (the roster complete, as the judge writes it: the win
+/// conditions are judged only then), as the simulator plays their nights. Every action reaches
+/// the 导演 by QQ (002 L215) and he enters it on the dashboard (`POST /night` "add"): the 卧底刺客's
+/// kill (L138 "共同指杀一名角色"), the 御前侍卫's 守卫 (L127: each player once a game), the
+/// 妙手太医's 救药 and 毒药 (L120–L121: each once a game), the 大内密探's 查验 (L116). The 牵线红娘
+/// sends no 红线 (no lovers); no 东宫太子 (his 谁敢动我 against the vote, L124, is the day's).
 #[derive(Clone, Debug)]
 pub struct Court {
     pub assassins: Vec<String>,
     pub spy: String,
     pub doctor: String,
     pub guard: String,
-    pub consort: String,
+    pub matchmaker: String,
+    pub consorts: Vec<String>,
     pub emperor: String,
 }
 
@@ -462,6 +477,10 @@ pub fn plan(seed: u64) -> Plan {
     if let Some(c) = &court {
         nights = court_nights(seed, &game, c, end);
     }
+    let board = board_of(seed, &game);
+    if let Some(b) = &board {
+        nights = board_nights(seed, &game, b, end);
+    }
     Plan {
         seed,
         game,
@@ -477,6 +496,7 @@ pub fn plan(seed: u64) -> Plan {
         shuai,
         church,
         court,
+        board,
         nights,
     }
 }
@@ -680,31 +700,32 @@ fn church_nights(seed: u64, game: &Game, c: &Church, end: i64) -> Vec<NightPlan>
     nights
 }
 
-/// m103's seats (from the nights' own stream): two 卧底刺客, the 大内密探, the 妙手太医, the
-/// 御前侍卫, a 绝色宠妃 and the 至尊帝王.
+/// m103's seats (from the nights' own stream), as L12–L13 less the 东宫太子: four 卧底刺客, the
+/// 大内密探, the 妙手太医, the 御前侍卫, the 牵线红娘, five 绝色宠妃 and the 至尊帝王.
 fn court_of(seed: u64, game: &Game) -> Option<Court> {
     if game.preset != gen::Preset::M103 {
         return None;
     }
     let mut rng = Rng::new(seed ^ 0x417e_5eed);
     let mut seats: Vec<String> = Vec::new();
-    while seats.len() < 7 {
+    while seats.len() < gen::PLAYERS.len() {
         let p = rng.pick(&gen::PLAYERS).to_string();
         if !seats.contains(&p) {
             seats.push(p);
         }
     }
     Some(Court {
-        assassins: seats[..2].to_vec(),
-        spy: seats[2].clone(),
-        doctor: seats[3].clone(),
-        guard: seats[4].clone(),
-        consort: seats[5].clone(),
-        emperor: seats[6].clone(),
+        assassins: seats[..4].to_vec(),
+        spy: seats[4].clone(),
+        doctor: seats[5].clone(),
+        guard: seats[6].clone(),
+        matchmaker: seats[7].clone(),
+        consorts: seats[8..13].to_vec(),
+        emperor: seats[13].clone(),
     })
 }
 
-/// (player, role, faction) of each m103 seat the simulator plays.
+/// (player, role, faction) of each m103 seat.
 fn court_seats(c: &Court) -> Vec<(&String, &str, &str)> {
     let court = "我爱皇帝";
     c.assassins
@@ -714,9 +735,10 @@ fn court_seats(c: &Court) -> Vec<(&String, &str, &str)> {
             (&c.spy, "大内密探", court),
             (&c.doctor, "妙手太医", court),
             (&c.guard, "御前侍卫", court),
-            (&c.consort, "绝色宠妃", court),
+            (&c.matchmaker, "牵线红娘", court),
             (&c.emperor, "至尊帝王", court),
         ])
+        .chain(c.consorts.iter().map(|p| (p, "绝色宠妃", court)))
         .collect()
 }
 
@@ -743,7 +765,7 @@ fn court_nights(seed: u64, game: &Game, c: &Court, end: i64) -> Vec<NightPlan> {
         let mut acts: Vec<(String, &str, String)> = Vec::new();
         let mut kill = None;
         if rng.chance(85) {
-            let i = rng.below(2) as usize;
+            let i = rng.below(c.assassins.len() as u64) as usize;
             let by = &c.assassins[i];
             let target = loop {
                 let p = anyone(&mut rng);
@@ -758,7 +780,8 @@ fn court_nights(seed: u64, game: &Game, c: &Court, end: i64) -> Vec<NightPlan> {
                 } else {
                     anyone(&mut rng)
                 };
-                acts.push((c.assassins[1 - i].clone(), "杀人", other));
+                let j = (i + 1 + rng.below(3) as usize) % c.assassins.len();
+                acts.push((c.assassins[j].clone(), "杀人", other));
             }
             kill = Some(target);
         }
@@ -819,6 +842,186 @@ fn court_nights(seed: u64, game: &Game, c: &Court, end: i64) -> Vec<NightPlan> {
             messages: Vec::new(),
             entries,
             confirm_at: (last + delay).min(end - 1800),
+        });
+    }
+    nights
+}
+
+/// qipan's map and killers (from the nights' own stream).
+fn board_of(seed: u64, game: &Game) -> Option<Board> {
+    if game.preset != gen::Preset::Qipan {
+        return None;
+    }
+    let mut rng = Rng::new(seed ^ 0x417e_5eed);
+    let grid: Vec<String> = ["....", ".#..", "..#.", "...."]
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
+    let cells = board_cells(&grid);
+    let start = gen::PLAYERS
+        .iter()
+        .map(|p| (p.to_string(), rng.pick(&cells)))
+        .collect();
+    let chief = rng.pick(&gen::PLAYERS).to_string();
+    let second = loop {
+        let p = rng.pick(&gen::PLAYERS).to_string();
+        if p != chief {
+            break p;
+        }
+    };
+    Some(Board {
+        grid,
+        start,
+        chief,
+        second,
+    })
+}
+
+/// "B3": column 2, row 3.
+fn board_cell_name((r, c): (i32, i32)) -> String {
+    format!("{}{r}", char::from(b'A' + c as u8 - 1))
+}
+
+fn board_cells(grid: &[String]) -> Vec<(i32, i32)> {
+    grid.iter()
+        .enumerate()
+        .flat_map(|(r, row)| {
+            row.chars()
+                .enumerate()
+                .filter(|(_, ch)| *ch == '.')
+                .map(move |(c, _)| (r as i32 + 1, c as i32 + 1))
+        })
+        .collect()
+}
+
+/// qipan's night: 12 hours from the close (L116 "22：00—9：00 夜晚"), the good players' moves due
+/// in the first (L114 "截止时间为22:00").
+const QIPAN_NIGHT_SECS: i64 = 720 * 60;
+const QIPAN_MOVES_SECS: i64 = 3600;
+
+/// The directions in the words the simulated players use, and the step each is (row, column):
+/// the four a good player may take (L24), then the killers' four more (L36).
+const DIRECTIONS: [(&str, (i32, i32)); 8] = [
+    ("北", (-1, 0)),
+    ("南", (1, 0)),
+    ("东", (0, 1)),
+    ("西", (0, -1)),
+    ("东北", (-1, 1)),
+    ("西北", (-1, -1)),
+    ("东南", (1, 1)),
+    ("西南", (1, -1)),
+];
+
+/// A move as the simulated players write it ("向东", "往北走", "移动：南", "西").
+fn move_text(rng: &mut Rng, dir: &str) -> String {
+    match rng.below(4) {
+        0 => format!("向{dir}"),
+        1 => format!("往{dir}走"),
+        2 => format!("移动：{dir}"),
+        _ => dir.to_string(),
+    }
+}
+
+/// The step a simulated player's move text names (the simulator's own reading of its words).
+fn move_of(text: &str) -> Option<(i32, i32)> {
+    let core = text
+        .trim_start_matches("移动：")
+        .trim_start_matches(['向', '往'])
+        .trim_end_matches('走');
+    DIRECTIONS.iter().find(|(w, _)| *w == core).map(|d| d.1)
+}
+
+/// qipan's nights: each good player's move by private message (L114), now and then changed,
+/// late, diagonal (L24: refused) or into a wall or off the map (L28: he stays); the killers'
+/// moves in eight directions (L36) and the 主杀's `杀人：X` (L42, L46), mostly on a good player
+/// around where the plan expects him, now and then the 副杀's (refused while the 主杀 lives).
+fn board_nights(seed: u64, game: &Game, b: &Board, end: i64) -> Vec<NightPlan> {
+    let mut rng = Rng::new(seed ^ (0x003 << 40) ^ 0x417e_5eed);
+    let cells = board_cells(&b.grid);
+    let mut at = b.start.clone();
+    let mut nights = Vec::new();
+    for d in &game.days {
+        let Some((opens, _)) = night_window(game, d, end) else {
+            continue;
+        };
+        let deadline = opens + QIPAN_NIGHT_SECS;
+        let due = opens + QIPAN_MOVES_SECS;
+        let mut messages: Vec<(i64, String, String)> = Vec::new();
+        let mut go = |rng: &mut Rng,
+                      p: &String,
+                      t: i64,
+                      four: bool,
+                      at: &mut BTreeMap<String, (i32, i32)>,
+                      counts: bool| {
+            let n = if four && !rng.chance(5) { 4 } else { 8 };
+            let (w, (dr, dc)) = DIRECTIONS[rng.below(n) as usize];
+            messages.push((t, p.clone(), move_text(rng, w)));
+            let from = at[p];
+            let to = (from.0 + dr, from.1 + dc);
+            if counts && cells.contains(&to) && (!four || dr == 0 || dc == 0) {
+                at.insert(p.clone(), to);
+            }
+        };
+        let killers = [&b.chief, &b.second];
+        for p in gen::PLAYERS.iter().map(|p| p.to_string()) {
+            if killers.contains(&&p) || !rng.chance(85) {
+                continue;
+            }
+            let t = opens + rng.range(60, QIPAN_MOVES_SECS - 120);
+            if rng.chance(12) {
+                let change = rng.range(t + 1, due);
+                go(&mut rng, &p, t, true, &mut at, false);
+                go(&mut rng, &p, change, true, &mut at, true);
+            } else {
+                go(&mut rng, &p, t, true, &mut at, true);
+            }
+            if rng.chance(6) {
+                let late = due + rng.range(1, 3000);
+                go(&mut rng, &p, late, true, &mut at, false);
+            }
+        }
+        for k in killers {
+            if rng.chance(90) {
+                // One in twenty at the deadline's very second (in time): the night ends when the
+                // next day opens (9:00, L96), and a message after it is the day's.
+                let t = match rng.below(20) {
+                    0 => deadline,
+                    _ => due + rng.range(60, QIPAN_NIGHT_SECS - QIPAN_MOVES_SECS - 120),
+                };
+                go(&mut rng, k, t, false, &mut at, true);
+            }
+        }
+        let killer = if rng.chance(85) { &b.chief } else { &b.second };
+        if rng.chance(85) {
+            let near: Vec<&String> = at
+                .iter()
+                .filter(|(p, c)| {
+                    !killers.contains(p)
+                        && (c.0 - at[killer].0).abs() <= 1
+                        && (c.1 - at[killer].1).abs() <= 1
+                })
+                .map(|(p, _)| p)
+                .collect();
+            let target = if !near.is_empty() && rng.chance(70) {
+                near[rng.below(near.len() as u64) as usize].clone()
+            } else {
+                rng.pick(&gen::PLAYERS).to_string()
+            };
+            let t = due + rng.range(60, QIPAN_NIGHT_SECS - QIPAN_MOVES_SECS - 60);
+            messages.push((t, killer.clone(), format!("杀人：{target}")));
+        }
+        messages.sort();
+        messages.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+        let delay = if rng.chance(20) {
+            rng.range(12 * 3600, 40 * 3600)
+        } else {
+            rng.range(600, 5 * 3600)
+        };
+        nights.push(NightPlan {
+            night: d.day,
+            messages,
+            entries: Vec::new(),
+            confirm_at: (deadline + delay).min(end - 1800),
         });
     }
     nights
@@ -1052,6 +1255,8 @@ fn pms(plan: &Plan) -> Vec<world::SimPm> {
     if plan.game.preset != gen::Preset::Qipan {
         return Vec::new();
     }
+    // The ballots, and the nights' moves and kills (003 L106: all by private message).
+    let last = plan.game.days.len() as u32;
     let mut out: Vec<world::SimPm> = crate::run::messages_of(&plan.game)
         .into_iter()
         .filter(|m| m.from != JUDGE)
@@ -1061,6 +1266,19 @@ fn pms(plan: &Plan) -> Vec<world::SimPm> {
             at: m.sent_at.map_or(0, unix),
             text: m.text,
         })
+        .chain(
+            plan.nights
+                .iter()
+                .filter(|n| n.night <= last)
+                .flat_map(|n| n.messages.iter())
+                .enumerate()
+                .map(|(i, (t, from, text))| world::SimPm {
+                    pmid: 900_000 + i as u64,
+                    author: from.clone(),
+                    at: *t,
+                    text: text.clone(),
+                }),
+        )
         .collect();
     out.sort_by_key(|m| (m.at, m.pmid));
     out
@@ -1138,6 +1356,30 @@ fn write_game(plan: &Plan, dir: &std::path::Path, upto: u32) {
         for (p, role, faction) in court_seats(c) {
             game += &format!("\"{p}\" = {{ role = \"{role}\", faction = \"{faction}\" }}\n");
         }
+    }
+    // qipan's factions (003 L58: 好人 and 杀手, the 主杀 and the 副杀) and the map (L12).
+    if let Some(b) = &plan.board {
+        game += "\n[roster.roles]\n";
+        for p in gen::PLAYERS {
+            let role = match p {
+                _ if p == b.chief => "主杀",
+                _ if p == b.second => "副杀",
+                _ => "好人",
+            };
+            let faction = if role == "好人" { "好人" } else { "杀手" };
+            game += &format!("\"{p}\" = {{ role = \"{role}\", faction = \"{faction}\" }}\n");
+        }
+        let rows: Vec<String> = b.grid.iter().map(|r| format!("\"{r}\"")).collect();
+        let start: Vec<String> = b
+            .start
+            .iter()
+            .map(|(p, c)| format!("\"{p}\" = \"{}\"", board_cell_name(*c)))
+            .collect();
+        game += &format!(
+            "\n[rules.night.map]\ngrid = [{}]\nstart = {{ {} }}\n",
+            rows.join(", "),
+            start.join(", ")
+        );
     }
     std::fs::create_dir_all(dir.join("games")).unwrap();
     std::fs::write(dir.join("games/sim.toml"), game).unwrap();
@@ -2264,6 +2506,15 @@ fn check_nights(
     // m103: who has been guarded (L127 "每名角色一局游戏仅能被守卫一次") and which potions are
     // spent (L120–L121).
     let mut spent = (BTreeSet::new(), BTreeSet::new());
+    // qipan: where each living player stands (L14: the start, then each night's moves) and the
+    // nights without a kill (L49).
+    let mut board_at: BTreeMap<String, (i32, i32)> = plan
+        .board
+        .as_ref()
+        .map(|b| b.start.clone())
+        .unwrap_or_default();
+    let mut no_kill = 0u32;
+    let mut settled = false;
     // The judge's inbox, every night's messages: a night takes those sent in its own window,
     // whichever night the plan wrote them for (a run-off the plan did not draw moves a night).
     let last = plan.game.days.len() as u32;
@@ -2297,6 +2548,7 @@ fn check_nights(
             }
             continue;
         }
+        settled = true;
         // A run-off the plan did not draw is the rules' own: its hours counted in game time
         // (chuhan pauses at the weekend, 000 L155), as the daemon counts them.
         let planned = plan
@@ -2324,7 +2576,12 @@ fn check_nights(
                 ))
             }
         };
-        let deadline = opens + NIGHT_SECS;
+        let deadline = opens
+            + if plan.board.is_some() {
+                QIPAN_NIGHT_SECS
+            } else {
+                NIGHT_SECS
+            };
         let mut dead: BTreeSet<String> = plan
             .game
             .days
@@ -2377,6 +2634,18 @@ fn check_nights(
                 })
         };
         let (mut killed, want) = match (&plan.shi, &plan.church, &plan.court) {
+            _ if plan.board.is_some() => {
+                let b = plan.board.as_ref().unwrap();
+                let sent: Vec<&(i64, String, String)> = inbox
+                    .iter()
+                    .copied()
+                    .filter(|m| (opens..=deadline).contains(&m.0))
+                    .collect();
+                (
+                    board_night(b, &dead, &sent, opens, &mut board_at, &mut no_kill),
+                    BTreeMap::new(),
+                )
+            }
             (Some(shi), _, _) => chuhan_night(plan, shi, &dead, &last_of),
             (_, Some(c), _) => (
                 church_night(c, &dead, &last_of, &mut armour),
@@ -2420,6 +2689,25 @@ fn check_nights(
             bad.push(format!(
                 "night {}: the state records 诅咒/庇佑 {got:?}, the rule post's give {want:?}",
                 n.night
+            ));
+        }
+    }
+    // qipan: where the last confirmed night left each living player (the facts that carry to
+    // the next night, 位置:<player> = row × 100 + column) and the nights without a kill.
+    if plan.board.is_some() && settled {
+        for (p, (r, c)) in &board_at {
+            let got = facts.get(&format!("位置:{p}")).copied();
+            if got != Some(f64::from(r * 100 + c)) {
+                bad.push(format!(
+                    "qipan: the state puts {p} at {got:?}, the moves put him at {}",
+                    board_cell_name((*r, *c))
+                ));
+            }
+        }
+        let got = facts.get("未杀人夜数").copied().unwrap_or(0.0);
+        if got != f64::from(no_kill) {
+            bad.push(format!(
+                "qipan: the state counts {got} nights without a kill, the nights {no_kill}"
             ));
         }
     }
@@ -2493,16 +2781,85 @@ fn church_night(
     }
 }
 
+/// qipan's night (003 L14, L77), from the messages sent in it, each player's last of a kind
+/// counting: the good players' moves sent by the first hour's end (L114), one cell 北/南/东/西
+/// (L24: a diagonal is refused), failing into no cell (L28: he stays); the killers' by the
+/// deadline, one cell in eight directions (L36); then the 主杀's kill (the 副杀's once the 主杀
+/// is out, L42) of a living good player on his cell or one of the eight around it (L46). A
+/// night without a kill adds to the count (L49).
+fn board_night(
+    b: &Board,
+    dead: &BTreeSet<String>,
+    sent: &[&(i64, String, String)],
+    opens: i64,
+    at: &mut BTreeMap<String, (i32, i32)>,
+    no_kill: &mut u32,
+) -> Vec<String> {
+    let cells = board_cells(&b.grid);
+    let alive = |p: &String| !dead.contains(p);
+    let killer = |p: &String| *p == b.chief || *p == b.second;
+    at.retain(|p, _| alive(p));
+    for p in gen::PLAYERS
+        .iter()
+        .map(|p| p.to_string())
+        .filter(|p| alive(p))
+    {
+        at.entry(p.clone()).or_insert(b.start[&p]);
+    }
+    let last = |p: &String, until: i64, kind: &dyn Fn(&str) -> bool| {
+        sent.iter()
+            .rfind(|m| m.1 == *p && m.0 <= until && kind(&m.2))
+            .map(|m| m.2.clone())
+    };
+    let is_move = |x: &str| move_of(x).is_some();
+    let players: Vec<String> = at.keys().cloned().collect();
+    for killers in [false, true] {
+        let until = if killers {
+            opens + QIPAN_NIGHT_SECS
+        } else {
+            opens + QIPAN_MOVES_SECS
+        };
+        for p in players.iter().filter(|p| killer(p) == killers) {
+            let Some((dr, dc)) = last(p, until, &is_move).and_then(|x| move_of(&x)) else {
+                continue;
+            };
+            let to = (at[p].0 + dr, at[p].1 + dc);
+            if (killers || dr == 0 || dc == 0) && cells.contains(&to) {
+                at.insert(p.clone(), to);
+            }
+        }
+    }
+    let acting = [&b.chief, &b.second].into_iter().find(|k| alive(k));
+    let victim = acting.and_then(|k| {
+        let text = last(k, opens + QIPAN_NIGHT_SECS, &|x: &str| {
+            x.starts_with("杀人：")
+        })?;
+        let t = text.trim_start_matches("杀人：").to_string();
+        let (kc, tc) = (at[k], *at.get(&t)?);
+        (!killer(&t) && (kc.0 - tc.0).abs() <= 1 && (kc.1 - tc.1).abs() <= 1).then_some(t)
+    });
+    match victim {
+        Some(v) => {
+            at.remove(&v);
+            vec![v]
+        }
+        None => {
+            *no_kill += 1;
+            Vec::new()
+        }
+    }
+}
+
 /// Whether an m103 game is over at `dead` (no night is then settled, L164): 杀了狗皇帝 wins with
 /// at least half the living (L181), or one camp alone is not lost (L168 "场上仅有一个阵营尚未
 /// 被判负"): 杀了狗皇帝 lost when its 刺客 are all out (L185), 我爱皇帝 when its 密探, 太医 and
-/// 侍卫 are (L194), or its 宠妃 and 帝王 (L196).
+/// 侍卫 are (L194; no 太子 here), or its 宠妃 and 帝王 (L196).
 fn court_over(c: &Court, dead: &BTreeSet<String>) -> bool {
     let alive = |p: &String| !dead.contains(p);
     let killers = c.assassins.iter().filter(|a| alive(a)).count();
     let living = gen::PLAYERS.iter().filter(|p| !dead.contains(**p)).count();
     let court_lost = ![&c.spy, &c.doctor, &c.guard].into_iter().any(alive)
-        || ![&c.consort, &c.emperor].into_iter().any(alive);
+        || !c.consorts.iter().chain([&c.emperor]).any(alive);
     (killers >= 1 && 2 * killers >= living) || ((killers == 0) != court_lost)
 }
 
