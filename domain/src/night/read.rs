@@ -28,7 +28,7 @@ pub fn actions_in(
             out.push(action(from, "放弃", given_up, sent_at, source));
             continue;
         }
-        if let Some(dir) = direction(part) {
+        if let Some(dir) = direction(part).or_else(|| worded_move(part)) {
             out.push(action(from, "移动", Some(dir.to_string()), sent_at, source));
             continue;
         }
@@ -122,6 +122,18 @@ fn give_up(part: &str) -> Option<Option<String>> {
         .then(|| Some(rest.to_string()))
 }
 
+/// A move written as a move word and its direction: "移动：东", "移动 西北", "行动:南" (the words
+/// the resolver takes for 移动, qipan 003 L114 "发移动").
+fn worded_move(part: &str) -> Option<&str> {
+    let (word, rest) = part
+        .split_once(['：', ':'])
+        .or_else(|| part.split_once(char::is_whitespace))?;
+    ["移动", "移", "走", "行动", "方向", "移动方向"]
+        .contains(&word.trim())
+        .then(|| direction(rest.trim()))
+        .flatten()
+}
+
 /// A move in the player's own words: 向东, 东, 往北走, 向东南 (killers move diagonally).
 fn direction(part: &str) -> Option<&str> {
     let bare = part
@@ -171,6 +183,29 @@ mod tests {
             (a[0].power.as_str(), a[0].target.as_deref()),
             ("移动", Some("往北走"))
         );
+    }
+
+    /// qipan 003 L114 "所有存活的好人给法官发移动", in the player's own words: a move written as
+    /// the power and its direction ("移动：东", "移动 西北", "行动:南") is a move, as "向东" is;
+    /// a power word before a direction that is not a move stays unread.
+    #[test]
+    fn a_move_written_as_the_power_and_a_direction_is_a_move() {
+        let g = game();
+        for (text, dir) in [
+            ("移动：东", "东"),
+            ("移动 西北", "西北"),
+            ("行动:南", "南"),
+            ("移动：向北", "向北"),
+        ] {
+            let a = actions_in(&g, "宋江", text, None, "x");
+            assert_eq!(a.len(), 1, "{text}: {a:?}");
+            assert_eq!(
+                (a[0].power.as_str(), a[0].target.as_deref()),
+                ("移动", Some(dir)),
+                "{text}"
+            );
+        }
+        assert!(actions_in(&g, "宋江", "杀人：东", None, "x").is_empty());
     }
 
     /// 000 L97 "所有玩家夜间都可以放弃行使当夜特权": the resolver withdraws what was sent before.
