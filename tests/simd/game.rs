@@ -2496,7 +2496,7 @@ fn check_nights(
     bad: &mut Vec<String>,
 ) -> u64 {
     use bansha::domain::rules::state::Change;
-    if plan.shi.is_none() && plan.church.is_none() && plan.court.is_none() {
+    if plan.shi.is_none() && plan.church.is_none() && plan.court.is_none() && plan.board.is_none() {
         return 0;
     }
     let mut deaths = 0;

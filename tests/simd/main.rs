@@ -440,6 +440,31 @@ fn the_fixed_seeds_play_every_preset() {
     assert!(courts
         .iter()
         .all(|p| p.nights.first().is_some_and(|n| n.night == 0)));
+    // qipan's nights: the good players' moves in their own words, the killers' moves and kills
+    // (003 L24–L46), by private message.
+    let boards: Vec<&game::Plan> = plans.iter().filter(|p| p.board.is_some()).collect();
+    assert!(
+        boards.len() >= 3,
+        "{} qipan games with nights in seeds 1–40",
+        boards.len()
+    );
+    let sent = |f: &dyn Fn(&str) -> bool| {
+        boards
+            .iter()
+            .flat_map(|p| p.nights.iter())
+            .flat_map(|n| n.messages.iter())
+            .filter(|m| f(&m.2))
+            .count()
+    };
+    let (moves, kills) = (
+        sent(&|t| !t.starts_with("杀人")),
+        sent(&|t| t.starts_with("杀人")),
+    );
+    assert!(
+        moves >= 200 && kills >= 20,
+        "{moves} moves, {kills} kills in seeds 1–40"
+    );
+    assert!(sent(&|t| t.starts_with("移动：")) >= 20);
 }
 
 /// The same seed gives the same run, byte for byte.
