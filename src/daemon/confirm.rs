@@ -157,18 +157,18 @@ impl Daemon {
                 f.outcome.note
             )));
         }
-        // Likewise an earlier night still open (overdue): its deaths and powers can change
-        // this day's count, and its confirmation would make this final again.
-        if let Some(m) = self
-            .open_nights(fin.close)
-            .iter()
-            .filter(|n| n.game.id == g.id && n.night < day)
-            .map(|n| n.night)
-            .min()
-        {
-            return Err(Refusal::NotNow(format!(
-                "第{m}夜还没有确认：请先确认第{m}夜，它的死亡和能力可能改变第{day}天的结果"
-            )));
+        // Likewise an earlier night not confirmed, open (overdue) or not begun (its day's
+        // run-off still running): its deaths and powers, and that day's vote, can change this
+        // day's count, and its confirmation would make this final again.
+        if let Some((m, begun)) = self.unsettled_night_before(g, day) {
+            return Err(Refusal::NotNow(match begun {
+                true => format!(
+                    "第{m}夜还没有确认：请先确认第{m}夜，它的死亡和能力可能改变第{day}天的结果"
+                ),
+                false => format!(
+                    "第{m}天还没有最终结果（加赛未结束或还没有读到），第{m}夜还没有开始：第{day}天要等第{m}天的结果和第{m}夜"
+                ),
+            }));
         }
         let before = state.snapshot(g);
         let (win_before, warn_before) = conditions(g, &before);

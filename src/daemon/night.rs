@@ -392,19 +392,49 @@ impl Daemon {
             .or_else(|| self.earlier_night_open(n, now))
     }
 
-    /// An earlier night of the game still unconfirmed (overdue): this night's dusk depends on
-    /// its deaths, so it is settled first, as days are confirmed in order.
-    fn earlier_night_open(&self, n: &OpenNight, now: Time) -> Option<String> {
-        let m = self
-            .open_nights(now)
-            .into_iter()
-            .filter(|o| o.game.id == n.game.id && o.night < n.night)
-            .map(|o| o.night)
-            .min()?;
-        Some(format!(
-            "第{m}夜还没有确认：请先确认第{m}夜，第{}夜按它之后的局面结算",
-            n.night
-        ))
+    /// An earlier night of the game not confirmed: open (overdue), or not begun because its
+    /// day has no final yet (a run-off the rules lengthened past this night's opening, chuhan's
+    /// weekend pause 000 L155). This night's dusk depends on its deaths and on that day's vote,
+    /// so it is settled first, in the game's order, as days are confirmed in order.
+    fn earlier_night_open(&self, n: &OpenNight, _now: Time) -> Option<String> {
+        let (m, begun) = self.unsettled_night_before(&n.game, n.night)?;
+        Some(match begun {
+            true => format!(
+                "第{m}夜还没有确认：请先确认第{m}夜，第{}夜按它之后的局面结算",
+                n.night
+            ),
+            false => format!(
+                "第{m}天还没有最终结果（加赛未结束或还没有读到），第{m}夜还没有开始：第{}夜在第{m}夜之后结算，请等第{m}天的结果和第{m}夜",
+                n.night
+            ),
+        })
+    }
+
+    /// The first night before `upto` of a game whose nights bansha resolves that is not
+    /// confirmed, and whether it has begun (its day has a final): the game's order is day m,
+    /// night m, day m + 1, whatever the clock says when a run-off runs long.
+    pub(crate) fn unsettled_night_before(&self, g: &GameConfig, upto: u32) -> Option<(u32, bool)> {
+        if g.rules.night.resolver.is_none() || g.roster.roles.is_empty() {
+            return None;
+        }
+        let state =
+            crate::io::state_file::load_state(&crate::io::state_file::state_path(&g.path, None))
+                .unwrap_or_default();
+        let first = if g.rules.night.first_night { 0 } else { 1 };
+        (first..upto)
+            // Night 0 comes before day 1 (`first_night`): a game configured from a later day on
+            // has none, as it has no night for a day it does not list.
+            .filter(|m| g.day((*m).max(1)).is_some())
+            .find(|m| {
+                !marked(&state, *m)
+                    && self
+                        .store
+                        .get_meta::<NightRecord>(&key(g, *m))
+                        .ok()
+                        .flatten()
+                        .is_none_or(|r| r.confirmed.is_none())
+            })
+            .map(|m| (m, m == 0 || self.final_of(g, m).is_ok()))
     }
 
     fn inbox_unread(&self, n: &OpenNight, now: Time) -> Option<String> {
