@@ -73,6 +73,20 @@ impl Daemon {
         }
     }
 
+    /// Whether day `day`'s round 1 went to a round 2 whose final is not made yet.
+    fn runoff_pending(&self, g: &GameConfig, day: u32) -> bool {
+        let read = |round| -> Option<Final> {
+            self.store
+                .get_meta(&final_key(g, day, round))
+                .ok()
+                .flatten()
+        };
+        read(2).is_none()
+            && read(1).is_some_and(|f| {
+                matches!(f.outcome.kind, OutcomeKind::Runoff | OutcomeKind::Overtime)
+            })
+    }
+
     /// Confirm day `day` of game `game` (the first game when none is named) from the record;
     /// the lines telling the judge what was recorded.
     pub async fn confirm_day(
@@ -99,14 +113,11 @@ impl Daemon {
             if round == 2 { "第二轮" } else { "" },
             fin.outcome.note
         )];
-        if fin.outcome.kind != OutcomeKind::Eliminated {
-            lines.push("没有人因投票出局，局面不变".into());
-            return Ok(lines);
-        }
         let path = crate::io::state_file::state_path(&g.path, None);
         let mut state = crate::io::state_file::load_state(&path)
             .map_err(|e| Refusal::NotNow(format!("局面文件 {} 读不了：{e:#}", path.display())))?;
-        if recorded(&state, day) {
+        let eliminated = fin.outcome.kind == OutcomeKind::Eliminated;
+        if eliminated && recorded(&state, day) {
             return Err(Refusal::NotNow(format!(
                 "第{day}天的结果已经确认过（局面里已有第{day}天的确认记录）；要改请先 bansha change undo"
             )));
@@ -157,6 +168,17 @@ impl Daemon {
                 f.outcome.note
             )));
         }
+        // An earlier day's round 2 still running: its result can change who votes on this one.
+        if let Some(e) = g
+            .days
+            .iter()
+            .map(|e| e.day)
+            .find(|e| *e < day && self.runoff_pending(g, *e))
+        {
+            return Err(Refusal::NotNow(format!(
+                "第{e}天的第二轮还没有结束：它的结果可能改变第{day}天谁能投票，第{e}天有结果后再确认第{day}天"
+            )));
+        }
         // Likewise an earlier night not confirmed, open (overdue) or not begun (its day's
         // run-off still running): its deaths and powers, and that day's vote, can change this
         // day's count, and its confirmation would make this final again.
@@ -169,6 +191,12 @@ impl Daemon {
                     "第{m}天还没有最终结果（加赛未结束或还没有读到），第{m}夜还没有开始：第{day}天要等第{m}天的结果和第{m}夜"
                 ),
             }));
+        }
+        // A final that puts nobody out is confirmed only as firmly as one that does: what comes
+        // before it (the checks above) can still make it put someone out.
+        if !eliminated {
+            lines.push("没有人因投票出局，局面不变".into());
+            return Ok(lines);
         }
         let before = state.snapshot(g);
         let (win_before, warn_before) = conditions(g, &before);

@@ -280,3 +280,97 @@ async fn a_later_day_waits_for_an_earlier_days_result() {
         "{lines:?}"
     );
 }
+
+/// A day whose final puts nobody out is confirmed no more readily than one that does: while day
+/// 1's round 2 still runs (its result can put out someone who voted on day 2, and change day
+/// 2's count), "confirm day 2" is refused, not answered "局面不变"; once day 1 has its result and
+/// is recorded, it is. (simd seed
+/// 194826245353: day 4, nobody out, confirmed while day 3's run-off ran; day 3's result and
+/// night 3 then made day 4's corrected final put a player out, which the judge, told the game
+/// was unchanged, never recorded.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_day_with_nobody_out_waits_for_an_earlier_run_off() {
+    use bansha::daemon::confirm::{Final, Refusal};
+    use bansha::domain::rules::{Outcome, OutcomeKind};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("games")).unwrap();
+    std::fs::write(
+        dir.path().join("games/g.toml"),
+        "ruleset = \"chuhan\"\nname = \"顺序局\"\nid = \"shunxu\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\", \"戊\"]\n\
+         [[days]]\nday = 1\nvote_thread = 11\ncloses_at = \"2026-11-29 21:00:00\"\n\
+         [[days]]\nday = 2\nvote_thread = 12\ncloses_at = \"2026-11-30 21:00:00\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("forum-password"), "x\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        dir.path().join("forum-password"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    let daemon_toml = dir.path().join("daemon.toml");
+    std::fs::write(
+        &daemon_toml,
+        "state_dir = \"state\"\n[forum]\nbase_url = \"http://127.0.0.1:9/\"\n[forum.login]\nusername = \"法官\"\npassword_file = \"forum-password\"\n\
+         [smtp]\nhost = \"127.0.0.1\"\nport = 25\nsecurity = \"plain\"\nfrom = \"b@judge.test\"\n[judge]\nto = [\"j@judge.test\"]\n\
+         [status]\nlisten = \"127.0.0.1:0\"\n[[games]]\nconfig = \"games/g.toml\"\n",
+    )
+    .unwrap();
+    let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap();
+    let outcome = |kind, players: &[&str], note: &str| Outcome {
+        kind,
+        players: players.iter().map(|p| p.to_string()).collect(),
+        note: note.to_string(),
+        decided: Vec::new(),
+        places: None,
+    };
+    let fin = |o, close: &str| Final {
+        outcome: o,
+        close: at(close),
+    };
+    let settings = bansha::io::files::load_settings(&daemon_toml).unwrap();
+    let daemon = bansha::daemon::Daemon::open_with(settings, Default::default()).unwrap();
+    let set = |key: &str, v: serde_json::Value| daemon.store.set_meta(key, &v).unwrap();
+    // Day 1 went to a round 2 (甲 and 乙 tied), closing after day 2's close; day 2 put nobody
+    // out.
+    let tied = fin(
+        outcome(
+            OutcomeKind::Runoff,
+            &["甲", "乙"],
+            "甲、乙 平票，进行第二轮",
+        ),
+        "2026-11-29T21:00:00+08:00",
+    );
+    set("final/shunxu/1/1", serde_json::to_value(&tied).unwrap());
+    let none = fin(
+        outcome(OutcomeKind::None, &[], "最高票 1 票，未达到门槛，无人出局"),
+        "2026-11-30T21:00:00+08:00",
+    );
+    set("final/shunxu/2/1", serde_json::to_value(&none).unwrap());
+    set(
+        "played_for/shunxu/2",
+        serde_json::json!({"dead": [], "half": []}),
+    );
+    match daemon.confirm_day(None, 2, &[], false).await {
+        Err(Refusal::NotNow(m)) => assert!(m.contains("第1天的第二轮还没有结束"), "{m}"),
+        other => panic!("day 2 while day 1's round 2 runs: {other:?}"),
+    }
+    // Round 2 closes: 甲 out, recorded; day 2's final made again without 甲.
+    let out = fin(
+        outcome(OutcomeKind::Eliminated, &["甲"], "甲 以 2 票最高，出局"),
+        "2026-12-01T21:00:00+08:00",
+    );
+    set("final/shunxu/1/2", serde_json::to_value(&out).unwrap());
+    set(
+        "played_for/shunxu~r2/1",
+        serde_json::json!({"dead": [], "half": []}),
+    );
+    let lines = daemon.confirm_day(None, 1, &[], false).await.unwrap();
+    assert!(
+        lines.iter().any(|l| l.contains("甲 投票出局，已记录")),
+        "{lines:?}"
+    );
+    // (甲 is out from round 2's close, after day 2's: day 2's final stands as counted.)
+    let lines = daemon.confirm_day(None, 2, &[], false).await.unwrap();
+    assert!(lines.iter().any(|l| l.contains("局面不变")), "{lines:?}");
+}
