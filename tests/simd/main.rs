@@ -47,11 +47,16 @@ const FIXED: std::ops::Range<u64> = if cfg!(debug_assertions) { 1..4 } else { 1.
 /// 6's run-off, paused over the weekend (000 L155), ran past day 7's close; night 7 was settled
 /// before day 6 had a result and night 6 had begun, and killed a player day 6's run-off put out:
 /// a night and a day now wait for every earlier night, begun or not. Seed 3 (qipan, in `FIXED`):
-/// "移动：东" was left unread (`night::read::…a_move_written_as_the_power_…`).
+/// "移动：东" was left unread (`night::read::…a_move_written_as_the_power_…`). 7604 (chuhan): day
+/// 4, nobody out, was confirmed ("局面不变") while day 3's run-off ran; day 3's result and night 3
+/// then made day 4's final put a player out, never recorded: a day with nobody out now waits
+/// as one that puts someone out does (`daemon confirm_day::a_day_with_nobody_out_…`).
 const REGRESSIONS: &[u64] = if cfg!(debug_assertions) {
     &[]
 } else {
-    &[183, 302, 1870, 3079, 3248, 3799, 6176, 6215, 6685, 7277]
+    &[
+        183, 302, 1870, 3079, 3248, 3799, 6176, 6215, 6685, 7277, 7604,
+    ]
 };
 /// New seeds per run, drawn from the clock and printed.
 const FRESH: u64 = if cfg!(debug_assertions) { 1 } else { 4 };
