@@ -73,6 +73,89 @@ impl Daemon {
         }
     }
 
+    /// Whether day `day`'s final (round `round`'s) can be confirmed now: counted on the roster
+    /// as it stands, and nothing before it in the game's order still open — an earlier day's
+    /// result unrecorded or its round 2 running, an earlier night unsettled — that could change
+    /// who voted on it or what its final says. Else why not, for the judge.
+    fn settled_before(
+        &self,
+        g: &GameConfig,
+        day: u32,
+        round: u32,
+        state: &GameState,
+    ) -> Result<(), Refusal> {
+        // Who could vote has changed since the final was made (an earlier day recorded since,
+        // a night's death stamped before the close): the next cycle makes it again.
+        let at_final: Option<crate::daemon::decide::Alive> = self
+            .store
+            .get_meta(&format!(
+                "played_for/{}{}/{day}",
+                g.id,
+                if round == 2 {
+                    crate::daemon::decide::ROUND_TWO
+                } else {
+                    ""
+                }
+            ))
+            .map_err(|e| Refusal::NotNow(e.to_string()))?;
+        let now_alive = self
+            .as_played(g)
+            .ok()
+            .and_then(|p| p.day(day).map(crate::daemon::decide::Alive::of));
+        if let (Some(then), Some(now)) = (&at_final, &now_alive) {
+            if let Some(why) = then.changed_to(now) {
+                return Err(Refusal::NotNow(format!(
+                    "第{day}天：{why}，要重新计票；更正后的最终计票发出后再确认"
+                )));
+            }
+        }
+        // An earlier day's result not yet recorded can change who could vote on this one (its
+        // final is then made again without the ballots of whom it put out): that day first.
+        if let Some((earlier, f)) =
+            g.days
+                .iter()
+                .filter(|e| e.day < day)
+                .find_map(|e| match self.final_of(g, e.day) {
+                    Ok((_, f))
+                        if f.outcome.kind == OutcomeKind::Eliminated && !recorded(state, e.day) =>
+                    {
+                        Some((e.day, f))
+                    }
+                    _ => None,
+                })
+        {
+            return Err(Refusal::NotNow(format!(
+                "第{earlier}天的结果（{}）还没有确认：请先确认第{earlier}天，它可能改变第{day}天谁能投票",
+                f.outcome.note
+            )));
+        }
+        // An earlier day's round 2 still running: its result can change who votes on this one.
+        if let Some(e) = g
+            .days
+            .iter()
+            .map(|e| e.day)
+            .find(|e| *e < day && self.runoff_pending(g, *e))
+        {
+            return Err(Refusal::NotNow(format!(
+                "第{e}天的第二轮还没有结束：它的结果可能改变第{day}天谁能投票，第{e}天有结果后再确认第{day}天"
+            )));
+        }
+        // Likewise an earlier night not confirmed, open (overdue) or not begun (its day's
+        // run-off still running): its deaths and powers, and that day's vote, can change this
+        // day's count, and its confirmation would make this final again.
+        if let Some((m, begun)) = self.unsettled_night_before(g, day) {
+            return Err(Refusal::NotNow(match begun {
+                true => format!(
+                    "第{m}夜还没有确认：请先确认第{m}夜，它的死亡和能力可能改变第{day}天的结果"
+                ),
+                false => format!(
+                    "第{m}天还没有最终结果（加赛未结束或还没有读到），第{m}夜还没有开始：第{day}天要等第{m}天的结果和第{m}夜"
+                ),
+            }));
+        }
+        Ok(())
+    }
+
     /// Whether day `day`'s round 1 went to a round 2 whose final is not made yet.
     fn runoff_pending(&self, g: &GameConfig, day: u32) -> bool {
         let read = |round| -> Option<Final> {
@@ -122,76 +205,7 @@ impl Daemon {
                 "第{day}天的结果已经确认过（局面里已有第{day}天的确认记录）；要改请先 bansha change undo"
             )));
         }
-        // Who could vote has changed since the final was made (an earlier day recorded since,
-        // a night's death stamped before the close): the next cycle makes it again.
-        let at_final: Option<crate::daemon::decide::Alive> = self
-            .store
-            .get_meta(&format!(
-                "played_for/{}{}/{day}",
-                g.id,
-                if round == 2 {
-                    crate::daemon::decide::ROUND_TWO
-                } else {
-                    ""
-                }
-            ))
-            .map_err(|e| Refusal::NotNow(e.to_string()))?;
-        let now_alive = self
-            .as_played(g)
-            .ok()
-            .and_then(|p| p.day(day).map(crate::daemon::decide::Alive::of));
-        if let (Some(then), Some(now)) = (&at_final, &now_alive) {
-            if let Some(why) = then.changed_to(now) {
-                return Err(Refusal::NotNow(format!(
-                    "第{day}天：{why}，要重新计票；更正后的最终计票发出后再确认"
-                )));
-            }
-        }
-        // An earlier day's result not yet recorded can change who could vote on this one (its
-        // final is then made again without the ballots of whom it put out): that day first.
-        if let Some((earlier, f)) =
-            g.days
-                .iter()
-                .filter(|e| e.day < day)
-                .find_map(|e| match self.final_of(g, e.day) {
-                    Ok((_, f))
-                        if f.outcome.kind == OutcomeKind::Eliminated
-                            && !recorded(&state, e.day) =>
-                    {
-                        Some((e.day, f))
-                    }
-                    _ => None,
-                })
-        {
-            return Err(Refusal::NotNow(format!(
-                "第{earlier}天的结果（{}）还没有确认：请先确认第{earlier}天，它可能改变第{day}天谁能投票",
-                f.outcome.note
-            )));
-        }
-        // An earlier day's round 2 still running: its result can change who votes on this one.
-        if let Some(e) = g
-            .days
-            .iter()
-            .map(|e| e.day)
-            .find(|e| *e < day && self.runoff_pending(g, *e))
-        {
-            return Err(Refusal::NotNow(format!(
-                "第{e}天的第二轮还没有结束：它的结果可能改变第{day}天谁能投票，第{e}天有结果后再确认第{day}天"
-            )));
-        }
-        // Likewise an earlier night not confirmed, open (overdue) or not begun (its day's
-        // run-off still running): its deaths and powers, and that day's vote, can change this
-        // day's count, and its confirmation would make this final again.
-        if let Some((m, begun)) = self.unsettled_night_before(g, day) {
-            return Err(Refusal::NotNow(match begun {
-                true => format!(
-                    "第{m}夜还没有确认：请先确认第{m}夜，它的死亡和能力可能改变第{day}天的结果"
-                ),
-                false => format!(
-                    "第{m}天还没有最终结果（加赛未结束或还没有读到），第{m}夜还没有开始：第{day}天要等第{m}天的结果和第{m}夜"
-                ),
-            }));
-        }
+        self.settled_before(g, day, round, &state)?;
         // A final that puts nobody out is confirmed only as firmly as one that does: what comes
         // before it (the checks above) can still make it put someone out.
         if !eliminated {

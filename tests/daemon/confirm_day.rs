@@ -190,29 +190,7 @@ async fn a_later_day_waits_for_an_earlier_days_result() {
     use bansha::daemon::confirm::{Final, Refusal};
     use bansha::domain::rules::{Outcome, OutcomeKind};
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("games")).unwrap();
-    std::fs::write(
-        dir.path().join("games/g.toml"),
-        "ruleset = \"chuhan\"\nname = \"顺序局\"\nid = \"shunxu\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\", \"戊\"]\n\
-         [[days]]\nday = 1\nvote_thread = 11\ncloses_at = \"2026-11-29 21:00:00\"\n\
-         [[days]]\nday = 2\nvote_thread = 12\ncloses_at = \"2026-11-30 21:00:00\"\n",
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("forum-password"), "x\n").unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(
-        dir.path().join("forum-password"),
-        std::fs::Permissions::from_mode(0o600),
-    )
-    .unwrap();
-    let daemon_toml = dir.path().join("daemon.toml");
-    std::fs::write(
-        &daemon_toml,
-        "state_dir = \"state\"\n[forum]\nbase_url = \"http://127.0.0.1:9/\"\n[forum.login]\nusername = \"法官\"\npassword_file = \"forum-password\"\n\
-         [smtp]\nhost = \"127.0.0.1\"\nport = 25\nsecurity = \"plain\"\nfrom = \"b@judge.test\"\n[judge]\nto = [\"j@judge.test\"]\n\
-         [status]\nlisten = \"127.0.0.1:0\"\n[[games]]\nconfig = \"games/g.toml\"\n",
-    )
-    .unwrap();
+    let daemon_toml = two_days(dir.path());
     let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap();
     let out = |p: &str, note: &str| Outcome {
         kind: OutcomeKind::Eliminated,
@@ -293,29 +271,7 @@ async fn a_day_with_nobody_out_waits_for_an_earlier_run_off() {
     use bansha::daemon::confirm::{Final, Refusal};
     use bansha::domain::rules::{Outcome, OutcomeKind};
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("games")).unwrap();
-    std::fs::write(
-        dir.path().join("games/g.toml"),
-        "ruleset = \"chuhan\"\nname = \"顺序局\"\nid = \"shunxu\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\", \"戊\"]\n\
-         [[days]]\nday = 1\nvote_thread = 11\ncloses_at = \"2026-11-29 21:00:00\"\n\
-         [[days]]\nday = 2\nvote_thread = 12\ncloses_at = \"2026-11-30 21:00:00\"\n",
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("forum-password"), "x\n").unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(
-        dir.path().join("forum-password"),
-        std::fs::Permissions::from_mode(0o600),
-    )
-    .unwrap();
-    let daemon_toml = dir.path().join("daemon.toml");
-    std::fs::write(
-        &daemon_toml,
-        "state_dir = \"state\"\n[forum]\nbase_url = \"http://127.0.0.1:9/\"\n[forum.login]\nusername = \"法官\"\npassword_file = \"forum-password\"\n\
-         [smtp]\nhost = \"127.0.0.1\"\nport = 25\nsecurity = \"plain\"\nfrom = \"b@judge.test\"\n[judge]\nto = [\"j@judge.test\"]\n\
-         [status]\nlisten = \"127.0.0.1:0\"\n[[games]]\nconfig = \"games/g.toml\"\n",
-    )
-    .unwrap();
+    let daemon_toml = two_days(dir.path());
     let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap();
     let outcome = |kind, players: &[&str], note: &str| Outcome {
         kind,
@@ -373,4 +329,33 @@ async fn a_day_with_nobody_out_waits_for_an_earlier_run_off() {
     // (甲 is out from round 2's close, after day 2's: day 2's final stands as counted.)
     let lines = daemon.confirm_day(None, 2, &[], false).await.unwrap();
     assert!(lines.iter().any(|l| l.contains("局面不变")), "{lines:?}");
+}
+
+/// A chuhan game of two days (顺序局, id shunxu) and a daemon config for it under `dir`; the
+/// daemon config's path.
+fn two_days(dir: &std::path::Path) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir.join("games")).unwrap();
+    std::fs::write(
+        dir.join("games/g.toml"),
+        "ruleset = \"chuhan\"\nname = \"顺序局\"\nid = \"shunxu\"\n[roster]\nplayers = [\"甲\", \"乙\", \"丙\", \"丁\", \"戊\"]\n\
+         [[days]]\nday = 1\nvote_thread = 11\ncloses_at = \"2026-11-29 21:00:00\"\n\
+         [[days]]\nday = 2\nvote_thread = 12\ncloses_at = \"2026-11-30 21:00:00\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("forum-password"), "x\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        dir.join("forum-password"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    let daemon_toml = dir.join("daemon.toml");
+    std::fs::write(
+        &daemon_toml,
+        "state_dir = \"state\"\n[forum]\nbase_url = \"http://127.0.0.1:9/\"\n[forum.login]\nusername = \"法官\"\npassword_file = \"forum-password\"\n\
+         [smtp]\nhost = \"127.0.0.1\"\nport = 25\nsecurity = \"plain\"\nfrom = \"b@judge.test\"\n[judge]\nto = [\"j@judge.test\"]\n\
+         [status]\nlisten = \"127.0.0.1:0\"\n[[games]]\nconfig = \"games/g.toml\"\n",
+    )
+    .unwrap();
+    daemon_toml
 }

@@ -601,20 +601,27 @@ fn night_window(game: &Game, d: &gen::Day, end: i64) -> Option<(i64, i64)> {
     (deadline + 3600 <= end - 1800).then_some((opens, deadline))
 }
 
+/// `n` players, drawn in order from the nights' own stream (the rest of every seed stays as it
+/// was): the seats with night powers.
+fn seats_drawn(seed: u64, n: usize) -> Vec<String> {
+    let mut rng = Rng::new(seed ^ 0x417e_5eed);
+    let mut seats: Vec<String> = Vec::new();
+    while seats.len() < n {
+        let p = rng.pick(&gen::PLAYERS).to_string();
+        if !seats.contains(&p) {
+            seats.push(p);
+        }
+    }
+    seats
+}
+
 /// jiaohui's seats (from the nights' own stream): two 异教徒, three 僧侣, one 十字军剑士, the
 /// 黑暗领主 and the 吟游诗人.
 fn church_of(seed: u64, game: &Game) -> Option<Church> {
     if game.preset != gen::Preset::Jiaohui {
         return None;
     }
-    let mut rng = Rng::new(seed ^ 0x417e_5eed);
-    let mut seats: Vec<String> = Vec::new();
-    while seats.len() < 8 {
-        let p = rng.pick(&gen::PLAYERS).to_string();
-        if !seats.contains(&p) {
-            seats.push(p);
-        }
-    }
+    let seats = seats_drawn(seed, 8);
     Some(Church {
         heretics: seats[..2].to_vec(),
         monks: seats[2..5].to_vec(),
@@ -706,14 +713,7 @@ fn court_of(seed: u64, game: &Game) -> Option<Court> {
     if game.preset != gen::Preset::M103 {
         return None;
     }
-    let mut rng = Rng::new(seed ^ 0x417e_5eed);
-    let mut seats: Vec<String> = Vec::new();
-    while seats.len() < gen::PLAYERS.len() {
-        let p = rng.pick(&gen::PLAYERS).to_string();
-        if !seats.contains(&p) {
-            seats.push(p);
-        }
-    }
+    let seats = seats_drawn(seed, gen::PLAYERS.len());
     Some(Court {
         assassins: seats[..4].to_vec(),
         spy: seats[4].clone(),
@@ -1233,30 +1233,28 @@ fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
     out
 }
 
-/// The judge's inbox: a qipan game's every player's message (003 L106), none of the judge's;
-/// a chuhan or jiaohui game's night actions.
+/// The judge's inbox: a qipan game's every player's message (003 L106), none of the judge's,
+/// and its nights' moves and kills; a chuhan or jiaohui game's night actions.
 fn pms(plan: &Plan) -> Vec<world::SimPm> {
+    let last = plan.game.days.len() as u32;
+    let nights = plan
+        .nights
+        .iter()
+        .filter(|n| n.night <= last)
+        .flat_map(|n| n.messages.iter())
+        .enumerate()
+        .map(|(i, (t, from, text))| world::SimPm {
+            pmid: 900_000 + i as u64,
+            author: from.clone(),
+            at: *t,
+            text: text.clone(),
+        });
     if matches!(plan.game.preset, gen::Preset::Chuhan | gen::Preset::Jiaohui) {
-        let last = plan.game.days.len() as u32;
-        return plan
-            .nights
-            .iter()
-            .filter(|n| n.night <= last)
-            .flat_map(|n| n.messages.iter())
-            .enumerate()
-            .map(|(i, (t, from, text))| world::SimPm {
-                pmid: 900_000 + i as u64,
-                author: from.clone(),
-                at: *t,
-                text: text.clone(),
-            })
-            .collect();
+        return nights.collect();
     }
     if plan.game.preset != gen::Preset::Qipan {
         return Vec::new();
     }
-    // The ballots, and the nights' moves and kills (003 L106: all by private message).
-    let last = plan.game.days.len() as u32;
     let mut out: Vec<world::SimPm> = crate::run::messages_of(&plan.game)
         .into_iter()
         .filter(|m| m.from != JUDGE)
@@ -1266,19 +1264,7 @@ fn pms(plan: &Plan) -> Vec<world::SimPm> {
             at: m.sent_at.map_or(0, unix),
             text: m.text,
         })
-        .chain(
-            plan.nights
-                .iter()
-                .filter(|n| n.night <= last)
-                .flat_map(|n| n.messages.iter())
-                .enumerate()
-                .map(|(i, (t, from, text))| world::SimPm {
-                    pmid: 900_000 + i as u64,
-                    author: from.clone(),
-                    at: *t,
-                    text: text.clone(),
-                }),
-        )
+        .chain(nights)
         .collect();
     out.sort_by_key(|m| (m.at, m.pmid));
     out
