@@ -3024,7 +3024,20 @@ fn check(plan: &Plan, w: &World, dir: &std::path::Path, out: &mut Outcome) -> Op
     }
     // A night opens at its day's last final: round 2's where one ran (a tie the plan did not
     // draw goes to the run-off chuhan's rule post makes automatic, 000 L105).
-    let round_two: BTreeSet<u32> = finals.keys().filter(|k| k.1 == 2).map(|k| k.0).collect();
+    // The service's finals, not only those the relay took: one it refused (554) was made all
+    // the same, and its night opened at its close.
+    let sent = w
+        .trace
+        .iter()
+        .filter_map(|l| l.strip_prefix("MAIL <")?.split_once("> ").map(|x| x.1))
+        .filter_map(|subject| final_of(subject.split(" → ").next()?));
+    let round_two: BTreeSet<u32> = finals
+        .keys()
+        .copied()
+        .chain(sent)
+        .filter(|k| k.1 == 2)
+        .map(|k| k.0)
+        .collect();
     out.night_deaths = check_nights(plan, w, &state, &round_two, &mut bad);
     out.nights = w.nights.len() as u64;
     out.entered = w.entered.len() as u64;

@@ -50,7 +50,9 @@ const FIXED: std::ops::Range<u64> = if cfg!(debug_assertions) { 1..4 } else { 1.
 /// "移动：东" was left unread (`night::read::…a_move_written_as_the_power_…`). 7604 (chuhan): day
 /// 4, nobody out, was confirmed ("局面不变") while day 3's run-off ran; day 3's result and night 3
 /// then made day 4's final put a player out, never recorded: a day with nobody out now waits
-/// as one that puts someone out does (`daemon confirm_day::a_day_with_nobody_out_…`).
+/// as one that puts someone out does (`daemon confirm_day::a_day_with_nobody_out_…`). 7791
+/// (chuhan): the relay refused day 8's round-2 final (554), and the simulator opened night 8 at
+/// round 1's close (the simulator's own gap, fixed there).
 const REGRESSIONS: &[u64] = if cfg!(debug_assertions) {
     &[]
 } else {
