@@ -448,7 +448,17 @@ async fn a_night_not_confirmed_by_the_next_close_stays_open_and_corrects_that_fi
         )
         .unwrap();
     }
-    confirm_day(port, 3);
+    // Day 3 (nobody out) is not confirmed "局面不变" while night 2 is open: its final is about
+    // to change (below).
+    let answer = tokio::task::block_in_place(|| {
+        post_json(
+            port,
+            "/confirm",
+            r#"{"game":"楚汉局","day":3,"no_pardon":true}"#,
+        )
+    });
+    assert!(answer.starts_with("HTTP/1.1 409"), "{answer}");
+    assert!(answer.contains("请先确认第2夜"), "{answer}");
     let answer = tokio::task::block_in_place(|| {
         post_json(
             port,
