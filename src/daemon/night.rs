@@ -209,7 +209,7 @@ impl Daemon {
                 if !self.store.mail_known(&k)? {
                     let day = self
                         .day_unrecorded(&n)
-                        .or_else(|| self.earlier_night_open(&n, now));
+                        .or_else(|| self.earlier_night_open(&n));
                     if let Some(why) = &day {
                         let w = format!("night_wait/{}/{}", g.id, n.night);
                         let mail = crate::present::mails::night_waiting(&g.name, n.night, why, now);
@@ -389,14 +389,14 @@ impl Daemon {
     fn not_vouched(&self, n: &OpenNight, now: Time) -> Option<String> {
         self.inbox_unread(n, now)
             .or_else(|| self.day_unrecorded(n))
-            .or_else(|| self.earlier_night_open(n, now))
+            .or_else(|| self.earlier_night_open(n))
     }
 
     /// An earlier night of the game not confirmed: open (overdue), or not begun because its
     /// day has no final yet (a run-off the rules lengthened past this night's opening, chuhan's
     /// weekend pause 000 L155). This night's dusk depends on its deaths and on that day's vote,
     /// so it is settled first, in the game's order, as days are confirmed in order.
-    fn earlier_night_open(&self, n: &OpenNight, _now: Time) -> Option<String> {
+    fn earlier_night_open(&self, n: &OpenNight) -> Option<String> {
         let (m, begun) = self.unsettled_night_before(&n.game, n.night)?;
         Some(match begun {
             true => format!(

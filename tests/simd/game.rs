@@ -569,11 +569,7 @@ fn nights_of(
         }
         messages.sort();
         messages.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
-        let delay = if rng.chance(20) {
-            rng.range(12 * 3600, 40 * 3600)
-        } else {
-            rng.range(600, 5 * 3600)
-        };
+        let delay = judge_delay(&mut rng);
         let confirm_at = (deadline + delay).min(end - 1800);
         let seats = [
             (&left, "诅咒", false),
@@ -588,6 +584,16 @@ fn nights_of(
         });
     }
     (Some((left, right)), Some(shuai), nights)
+}
+
+/// How long after a night's deadline the judge first clicks its confirmation: within hours,
+/// one night in five only the next day (the same draws from the caller's stream as before).
+fn judge_delay(rng: &mut Rng) -> i64 {
+    if rng.chance(20) {
+        rng.range(12 * 3600, 40 * 3600)
+    } else {
+        rng.range(600, 5 * 3600)
+    }
 }
 
 /// A planned night's opening (its day's last close) and deadline, or None when it would end
@@ -684,11 +690,7 @@ fn church_nights(seed: u64, game: &Game, c: &Church, end: i64) -> Vec<NightPlan>
         // resolver's `pick`), which the oracle does not model.
         messages.sort();
         messages.dedup_by(|a, b| a.0 == b.0);
-        let delay = if rng.chance(20) {
-            rng.range(12 * 3600, 40 * 3600)
-        } else {
-            rng.range(600, 5 * 3600)
-        };
+        let delay = judge_delay(&mut rng);
         let confirm_at = (deadline + delay).min(end - 1800);
         let seats: Vec<(&String, &str, bool)> = c
             .heretics
@@ -1012,11 +1014,7 @@ fn board_nights(seed: u64, game: &Game, b: &Board, end: i64) -> Vec<NightPlan> {
         }
         messages.sort();
         messages.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
-        let delay = if rng.chance(20) {
-            rng.range(12 * 3600, 40 * 3600)
-        } else {
-            rng.range(600, 5 * 3600)
-        };
+        let delay = judge_delay(&mut rng);
         nights.push(NightPlan {
             night: d.day,
             messages,
