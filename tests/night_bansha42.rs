@@ -446,6 +446,37 @@ fn a_b2_the_half_vote_readings_for_an_egg_and_its_poster() {
     assert!(r.next_day.half_voters.is_empty());
 }
 
+/// A poster who goes with the egg he posted (L22) and is himself posted the same round was
+/// 贴杀 (L74): he votes at half weight in the round, whichever of the two the resolver meets
+/// first (the victims' names decide that order: 明蛋君 sorts before 杀甲, 情甲 before 明蛋君).
+#[test]
+fn l74_a_poster_gone_with_the_egg_and_posted_himself_votes_at_half_in_either_order() {
+    for (egg_poster, other, other_group_post) in
+        [("杀甲", "情甲", "情甲"), ("情甲", "杀甲", "杀甲")]
+    {
+        let actions = [
+            act(egg_poster, "贴杀", "明蛋君"),
+            act(other_group_post, "贴杀", egg_poster),
+        ];
+        let r = resolve(&[], &state(&[], &[]), 1, &actions);
+        let mut d = dead(&r);
+        d.sort();
+        let mut want = vec![egg_poster, "明蛋君"];
+        want.sort();
+        assert_eq!(d, want, "{other}");
+        let mut half = r.next_day.half_voters.clone();
+        half.sort();
+        let mut want: Vec<String> = vec![egg_poster.to_string(), "明蛋君".to_string()];
+        want.sort();
+        assert_eq!(half, want, "{egg_poster} posted by {other}: {:?}", r.deaths);
+        assert!(
+            cause(&r, egg_poster).contains("贴杀"),
+            "{}",
+            cause(&r, egg_poster)
+        );
+    }
+}
+
 #[test]
 fn l12_a_post_on_the_black_egg_takes_the_poster_until_round_four_ends() {
     let r = resolve(&[], &state(&[], &[]), 3, &[act("杀甲", "贴杀", "黑蛋君")]);
@@ -714,6 +745,36 @@ fn l74_confirmed_post_victims_vote_at_half_weight_in_the_next_round_and_the_pois
     want.sort();
     assert_eq!(half, want, "{r:#?}");
     assert!(day2.dead.contains(&"杀丁".to_string()));
+}
+
+/// A post victim of night 1 votes at half weight in round 2 (L74); the judge then confirms
+/// round 2's vote putting him out as well (stamped at its close): round 2's own tally, made
+/// again, still counts him as it did before (a half voter, not one out before the close).
+#[test]
+fn l74_a_post_victim_voted_out_in_the_same_round_keeps_his_half_vote_in_it() {
+    let g0 = game(&[]);
+    let mut st = state(&[], &[]);
+    let r = resolve_game(&g0, &st, 1, &round_two(), None).unwrap();
+    for c in r.changes() {
+        st.push(c, "2026-11-29T21:15:00+08:00".into());
+    }
+    st.push(
+        Change::Eliminate {
+            player: "游一".into(),
+            cause: "投票出局".into(),
+            day: Some(2),
+        },
+        "2026-11-30T21:00:00+08:00".into(),
+    );
+    let mut g = g0.clone();
+    apply_to_days(&mut g, &st);
+    let day2 = g.days.iter().find(|d| d.day == 2).unwrap();
+    assert!(
+        day2.half_voters.contains(&"游一".to_string()),
+        "{:?}",
+        day2.half_voters
+    );
+    assert!(!day2.dead.contains(&"游一".to_string()), "{:?}", day2.dead);
 }
 
 // --- order, readings, bad input ---------------------------------------------------------------

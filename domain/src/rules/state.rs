@@ -535,7 +535,10 @@ pub fn dead_side_by_side(
 }
 
 /// Whether `player`'s standing elimination has a half-vote cause (a kill post) and belongs to
-/// `day`'s round: named as that day, or recorded after the day before closed.
+/// `day`'s round: named as that day, or recorded after the day before closed. Standing as the
+/// round's vote found it: what came of that vote or after it (his vote-out that day, named as
+/// the day and stamped at its close; anything recorded after the close) does not undo his
+/// half vote in it.
 fn killed_this_round(
     state: &GameState,
     player: &str,
@@ -546,10 +549,22 @@ fn killed_this_round(
     if causes.is_empty() {
         return false;
     }
+    let close = closes.iter().find(|(d, _)| *d == day).map(|(_, c)| *c);
+    let posted = |cause: &str| causes.iter().any(|c| cause.contains(c.as_str()));
+    let before_the_vote = |e: &Event| match &e.change {
+        Change::Eliminate {
+            day: Some(n),
+            cause,
+            ..
+        } => *n < day || (*n == day && posted(cause)),
+        _ => chrono::DateTime::parse_from_rfc3339(&e.at)
+            .map_or(true, |t| close.is_none_or(|c| t < c)),
+    };
     let last = state.events.iter().rev().find(|e| {
         !e.undone
             && matches!(&e.change,
                 Change::Eliminate { player: p, .. } | Change::Revive { player: p, .. } if p == player)
+            && before_the_vote(e)
     });
     let Some(Event {
         at,
@@ -575,7 +590,6 @@ fn killed_this_round(
                 .filter(|(d, _)| *d < day)
                 .map(|(_, c)| *c)
                 .max();
-            let close = closes.iter().find(|(d, _)| *d == day).map(|(_, c)| *c);
             before.is_none_or(|b| t >= b) && close.is_some_and(|c| t < c)
         }
     }
