@@ -1264,7 +1264,7 @@ impl Daemon {
 
     /// A fetch of `tid` failed: start or continue its failure streak; mail the judge once per
     /// streak after the configured time, and at once (once per streak) when the login needs them.
-    fn failed(
+    pub(crate) fn failed(
         &self,
         g: &GameConfig,
         tid: u64,

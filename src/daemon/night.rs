@@ -185,6 +185,7 @@ impl Daemon {
             }
         }
         // bansha42's kill posts handed in to the forum (004 L60), each read once.
+        self.read_kill_threads(&g, &mut n, now, report).await?;
         self.night_kill_posts(&g, &mut n, now)?;
         if n.record.actions.len() > n.record.digested || !n.record.unread.is_empty() {
             let k = format!(
@@ -214,7 +215,9 @@ impl Daemon {
                         let w = format!("night_wait/{}/{}", g.id, n.night);
                         let mail = crate::present::mails::night_waiting(&g.name, n.night, why, now);
                         self.queue(&w, report, || mail)?;
-                    } else if self.inbox_unread(&n, now).is_none() {
+                    } else if self.inbox_unread(&n, now).is_none()
+                        && self.kill_unread(&n, now).is_none()
+                    {
                         match self.resolve_night(&g, n.night, &n.record, n.deadline) {
                             Ok(res) => {
                                 let mail = crate::present::mails::night_draft(&g.name, &res, now);
@@ -388,6 +391,7 @@ impl Daemon {
     /// take him for alive at dusk).
     fn not_vouched(&self, n: &OpenNight, now: Time) -> Option<String> {
         self.inbox_unread(n, now)
+            .or_else(|| self.kill_unread(n, now))
             .or_else(|| self.day_unrecorded(n))
             .or_else(|| self.earlier_night_open(n))
     }

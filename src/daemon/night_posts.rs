@@ -31,18 +31,7 @@ impl Daemon {
         let Some(rule) = g.rules.checks.get(KIND) else {
             return Ok(());
         };
-        if g.rules.night.resolver.as_deref() != Some("bansha42") {
-            return Ok(());
-        }
-        let mut tids: Vec<u64> = g
-            .days
-            .iter()
-            .flat_map(|d| d.checked_threads.iter())
-            .filter(|c| c.kind == KIND)
-            .map(|c| c.tid)
-            .collect();
-        tids.sort();
-        tids.dedup();
+        let tids = kill_threads(g);
         if tids.is_empty() {
             return Ok(());
         }
@@ -89,6 +78,57 @@ impl Daemon {
         Ok(())
     }
 
+    /// Read the game's kill-post threads for night `n` ([`kill_threads`]) on every cycle until
+    /// one read of them all after the night's actions were due (`settles_at`) went through:
+    /// the thread may be listed on a day long past, or on one not typed yet when the night
+    /// opens, and no day reads it then. The read after the deadline is a full one (a post
+    /// deleted is gone from it) and is what `kill_unread` waits for. The changes are left
+    /// unsettled for the day that lists the thread, which checks its posts (`[checks.kill]`).
+    pub(crate) async fn read_kill_threads(
+        &self,
+        g: &GameConfig,
+        n: &mut OpenNight,
+        now: Time,
+        report: &mut crate::domain::report::CycleReport,
+    ) -> anyhow::Result<()> {
+        let tids = kill_threads(g);
+        let Some(settles) = self.settles_at(n) else {
+            return Ok(());
+        };
+        if tids.is_empty() || n.record.kill_read_at.is_some_and(|t| t >= settles) {
+            return Ok(());
+        }
+        let full = now >= settles;
+        let mut whole = true;
+        for tid in tids {
+            if let Err(e) = self.read_thread(tid, full, now).await? {
+                self.failed(g, tid, &e, now, report)?;
+                whole = false;
+            }
+        }
+        if whole && full {
+            n.record.kill_read_at = Some(now);
+        }
+        Ok(())
+    }
+
+    /// Why night `n` cannot be settled yet for its kill posts: the game's kill-post threads not
+    /// read since its actions were due (see `read_kill_threads`).
+    pub(crate) fn kill_unread(&self, n: &OpenNight, now: Time) -> Option<String> {
+        let tids = kill_threads(&n.game);
+        let settles = self.settles_at(n).unwrap_or(now);
+        if tids.is_empty() || n.record.kill_read_at.is_some_and(|t| t >= settles) {
+            return None;
+        }
+        let list: Vec<String> = tids.iter().map(|t| format!("tid {t}")).collect();
+        Some(format!(
+            "第 {} 夜 {} 截止后还没有读完杀帖楼（{}）（论坛读不了或还没轮到）：截止前交的杀帖可能还没读到，读到后才能结算",
+            n.night,
+            settles.format("%m-%d %H:%M"),
+            list.join("、")
+        ))
+    }
+
     /// The first versions of the posts in the kill-post threads and in the threads of the night's
     /// day and the next (vote, discussion, required posts), for 原创首发 (004 L63).
     fn earlier_texts(
@@ -124,6 +164,24 @@ impl Daemon {
         }
         Ok(out)
     }
+}
+
+/// The kill-post threads of a game whose nights bansha42's resolver settles: every typed day's
+/// `checked_threads` of kind `kill` (004 L60; the thread is the game's, whichever day lists it).
+pub(crate) fn kill_threads(g: &GameConfig) -> Vec<u64> {
+    if g.rules.night.resolver.as_deref() != Some("bansha42") || !g.rules.checks.contains_key(KIND) {
+        return Vec::new();
+    }
+    let mut tids: Vec<u64> = g
+        .days
+        .iter()
+        .flat_map(|d| d.checked_threads.iter())
+        .filter(|c| c.kind == KIND)
+        .map(|c| c.tid)
+        .collect();
+    tids.sort();
+    tids.dedup();
+    tids
 }
 
 /// The code names a kill post of night `night` must name (004 L59): those of the round the

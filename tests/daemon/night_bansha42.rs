@@ -257,3 +257,108 @@ async fn bansha42_kill_posts_read_from_the_thread_reach_the_next_rounds_tally_as
         "花千树's half: {day2}"
     );
 }
+
+/// The game's kill-post thread listed on day 1 only, and day 2 not typed yet when night 1
+/// opens (the judge types it the next morning): no day reads the thread then, so the night
+/// reads it itself. While the thread cannot be read past the deadline (16:15) the night is
+/// neither drafted nor confirmed — a post handed in by then may not have been read (004 L60) —
+/// and once it can, the draft kills both victims.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bansha42_the_night_reads_a_kill_thread_no_day_reads_and_waits_for_it() {
+    let (mailbox, smtp_port) = smtp();
+    let (server, forum) = forum_server().await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = setup(dir.path(), &server.uri(), smtp_port);
+    let port = pin_status_port(&config);
+    bansha42_game(
+        dir.path(),
+        "贴杀局",
+        "[roster.roles]\n\
+         \"大灰狼\" = { role = \"联合杀\", faction = \"黑道\", code = \"七叶明芝\" }\n\
+         \"冷雪\" = { role = \"情侣刺\", faction = \"黑道\", code = \"圣火令\" }\n\
+         \"小熊维尼\" = { role = \"游侠\", faction = \"白道\" }\n\
+         \"花千树\" = { role = \"游侠\", faction = \"白道\" }\n\
+         [[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-11-28 16:00:00\"\n\
+         checked_threads = [{ tid = 4, kind = \"kill\" }]\n",
+    );
+    let template = {
+        let mut f = forum.lock().unwrap();
+        f.discussion.truncate(2);
+        f.discussion.pop().unwrap()
+    };
+    cycles(
+        &config,
+        &forum,
+        &[("2026-11-28 16:00:05", unix("2026-11-28 16:00:05"))],
+    )
+    .await;
+    assert_eq!(
+        final_texts(&mailbox).len(),
+        1,
+        "{:?}",
+        subject_lines(&mailbox)
+    );
+    {
+        let mut f = forum.lock().unwrap();
+        f.discussion.push(kill_post(
+            &template,
+            2,
+            9001,
+            "大灰狼",
+            "2026-11-28 16:05:00",
+            &format!(
+                "贴杀：小熊维尼<br />\n代号：七叶明芝<br />\n{}",
+                prose(820, "月色如水照在江面上")
+            ),
+        ));
+        f.discussion.push(kill_post(
+            &template,
+            3,
+            9002,
+            "冷雪",
+            "2026-11-28 16:10:00",
+            &format!(
+                "贴杀：花千树<br />\n代号：圣火令<br />\n{}",
+                prose(820, "春水向东流去不回头")
+            ),
+        ));
+        f.discussion_down = true;
+    }
+    // Past the deadline, the thread answering 502: nothing drafted, the confirmation refused.
+    for now in ["2026-11-28 16:20:00", "2026-11-28 16:25:00"] {
+        forum.lock().unwrap().at = unix(now);
+        cycle_at(&config, now).await;
+    }
+    assert!(
+        mails_about(&mailbox, "第1夜结算草稿").is_empty(),
+        "{:?}",
+        subject_lines(&mailbox)
+    );
+    let (mut child, _) = start_service(&config, Some("2026-11-28 16:26:00")).await;
+    let answer = tokio::task::block_in_place(|| {
+        post_json(
+            port,
+            "/night",
+            r#"{"game": "贴杀局", "night": 1, "action": "confirm"}"#,
+        )
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(answer.starts_with("HTTP/1.1 409"), "{answer}");
+    assert!(answer.contains("还没有读完杀帖楼（tid 4）"), "{answer}");
+    // The thread answers again: read by the night, drafted with both posts.
+    forum.lock().unwrap().discussion_down = false;
+    cycles(
+        &config,
+        &forum,
+        &[("2026-11-28 16:40:00", unix("2026-11-28 16:40:00"))],
+    )
+    .await;
+    let drafts = mails_about(&mailbox, "第1夜结算草稿");
+    assert_eq!(drafts.len(), 1, "{:?}", subject_lines(&mailbox));
+    let (subject, draft) = &drafts[0];
+    assert!(
+        subject.contains("小熊维尼") && subject.contains("花千树"),
+        "{subject}\n{draft}"
+    );
+}

@@ -317,6 +317,11 @@ pub struct NightRecord {
     /// once across cycles and restarts (`kill_posts`).
     #[serde(default)]
     pub posts: std::collections::BTreeSet<u64>,
+    /// When the game's kill-post threads were last read whole after the night's actions were
+    /// due: before then a post handed in by the deadline may not have been read, and the night
+    /// is neither drafted nor confirmed.
+    #[serde(default)]
+    pub kill_read_at: Option<DateTime<FixedOffset>>,
     /// How many actions the last digest mail covered.
     pub digested: usize,
     /// When the judge confirmed the night.
