@@ -76,6 +76,8 @@ pub struct Plan {
     pub court: Option<Court>,
     /// qipan: the map and the killers whose nights the simulator plays (003 L12–L49).
     pub board: Option<Board>,
+    /// bansha42: the seats whose kill posts the simulator hands in to the forum (004 L8–L24).
+    pub table: Option<Table>,
     /// chuhan, jiaohui, m103: each night's private messages, the judge's dashboard entries and
     /// his click confirming it.
     pub nights: Vec<NightPlan>,
@@ -91,6 +93,26 @@ pub struct Board {
     pub start: BTreeMap<String, (i32, i32)>,
     pub chief: String,
     pub second: String,
+}
+
+/// A bansha42 game's seats with a part in the night, as the simulator plays them (004 L8–L24,
+/// codes L93–L101): two 联合杀, one 情侣刺 and one 独立刺, who hand in kill posts to the game's
+/// kill-post thread (L60 "自己根据交帖口令提交至论坛"), and the 明蛋 and the 暗蛋, whose fireworks
+/// take a poster with them (L22, L24). The others have no role written: the roster is not
+/// complete, so no win is judged. No 巫师, 禁权 or 黑蛋.
+#[derive(Clone, Debug)]
+pub struct Table {
+    /// (player, role, faction, code).
+    pub seats: Vec<(String, &'static str, &'static str, &'static str)>,
+}
+
+impl Table {
+    fn seat(&self, player: &str) -> Option<&(String, &'static str, &'static str, &'static str)> {
+        self.seats.iter().find(|s| s.0 == player)
+    }
+    fn by_code(&self, code: &str) -> Option<&String> {
+        self.seats.iter().find(|s| s.3 == code).map(|s| &s.0)
+    }
 }
 
 /// An m103 game's seats, every player's (the roster complete, as the judge writes it: the win
@@ -481,6 +503,10 @@ pub fn plan(seed: u64) -> Plan {
     if let Some(b) = &board {
         nights = board_nights(seed, &game, b, end);
     }
+    let table = table_of(seed, &game);
+    if let Some(t) = &table {
+        nights = table_nights(seed, &game, t, end);
+    }
     Plan {
         seed,
         game,
@@ -497,6 +523,7 @@ pub fn plan(seed: u64) -> Plan {
         church,
         court,
         board,
+        table,
         nights,
     }
 }
@@ -1025,6 +1052,160 @@ fn board_nights(seed: u64, game: &Game, b: &Board, end: i64) -> Vec<NightPlan> {
     nights
 }
 
+/// bansha42's seats (from the nights' own stream; roles and codes 004 L8–L24, L93–L101).
+fn table_of(seed: u64, game: &Game) -> Option<Table> {
+    if game.preset != gen::Preset::Bansha42 {
+        return None;
+    }
+    let seats = seats_drawn(seed, 6);
+    let roles = [
+        ("联合杀", "黑道", "七叶明芝"),
+        ("联合杀", "黑道", "青鸾花"),
+        ("情侣刺", "黑道", "圣火令"),
+        ("独立刺", "黑道", "冰蚕丝"),
+        ("明蛋", "白道", "墨魂剑"),
+        ("暗蛋", "白道", "沥血剑"),
+    ];
+    Some(Table {
+        seats: seats
+            .into_iter()
+            .zip(roles)
+            .map(|(p, (r, f, c))| (p, r, f, c))
+            .collect(),
+    })
+}
+
+/// The game's kill-post thread (004 L60), listed on day 1: the nights' posts are read from it
+/// whichever day is typed.
+pub const KILL_TID: u64 = 190;
+
+/// bansha42's night: its kill posts are due 15 minutes after the day's last close (L60
+/// "最迟在每晚结果帖发出后十五分钟内"; the preset's `deadline_after_close_minutes`).
+const KILL_SECS: i64 = 15 * 60;
+
+/// Characters of the simulated kill posts' prose: common simplified characters, none of a code,
+/// of a kill word (a line of prose never reads as a header) or of a player's name.
+fn prose_chars() -> Vec<char> {
+    let banned: String = ["七叶明芝青鸾花圣火令冰蚕丝墨魂剑沥血剑龙舌雪罂子回天夜光蝶海棠杀贴帖"]
+        .concat()
+        + &gen::PLAYERS.concat();
+    "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处队南给色光门即保治北造百规热领海口东导器压志世金增争济阶油思术极交受联什认六共权收证改清己美再采转更单风切打白教速带安场身车例真务具万每目至达走积示议声报斗完类八离华名确才科张信马节话米整空元况今集温传土许步群广石记需段研界拉林律叫且究观越织装影算低持音众书布复容儿须际商非验连断深难近矿千周委素技备半办省列习响约支般史感劳便团往酸历市克何除消构府称太准精值号率族维划选标写存候毛亲快效斯院查江型眼王按格养易置派层片始却专状育厂京识适属圆包住调满县局照参红细引听该铁价严"
+        .chars()
+        .filter(|c| !banned.contains(*c))
+        .collect()
+}
+
+/// Prose of `n` characters in sentences of 8 to 20, each new (004 L57: nothing repeated).
+fn prose(rng: &mut Rng, chars: &[char], n: usize) -> String {
+    let mut out = String::new();
+    let mut left = n;
+    while left > 0 {
+        let len = (rng.range(8, 20) as usize).min(left);
+        out.extend((0..len).map(|_| chars[rng.below(chars.len() as u64) as usize]));
+        out.push_str(if rng.chance(20) { "。\n" } else { "。" });
+        left -= len;
+    }
+    out
+}
+
+/// bansha42's nights (004 L30–L66): the kill posts handed in to the game's kill-post thread,
+/// each a header naming its victim (`贴杀：X`) and the killer's code (L59), then prose: most by
+/// the black seats, now and then from the 交帖 account (no player) naming the code, short (a
+/// 重写, L64), naming no code (a 重写 of the author's own), by a player who owes none (refused),
+/// on one out already, more than the round table owes (L31–L36: the latest refused), at the
+/// deadline's very second or after it (late), two on the same victim, one on an egg (L22: the
+/// poster goes with it); the judge's notice opening each night.
+fn table_nights(seed: u64, game: &Game, t: &Table, end: i64) -> Vec<NightPlan> {
+    let mut rng = Rng::new(seed ^ (0x042 << 40) ^ 0x417e_5eed);
+    let chars = prose_chars();
+    let mut nights = Vec::new();
+    for d in &game.days {
+        let opens = match &d.runoff {
+            Some(_) => unix(crate::run::runoff_close_of(game.preset, d.day)),
+            None => unix(crate::run::close_of(d.day)),
+        };
+        let deadline = opens + KILL_SECS;
+        if deadline + 3600 > end - 1800 {
+            continue;
+        }
+        let mut messages: Vec<(i64, String, String)> = vec![(
+            opens + rng.range(1, 60),
+            JUDGE.to_string(),
+            format!("第{}夜杀帖请按交帖口令提交到本楼，注明代号。", d.day),
+        )];
+        let mut posters: Vec<&(String, &str, &str, &str)> =
+            t.seats.iter().filter(|s| s.2 == "黑道").collect();
+        // A player who owes no post (an egg, or anyone) hands one in now and then.
+        let anyone = rng.pick(&gen::PLAYERS).to_string();
+        let stray = (anyone.clone(), "", "", "");
+        if rng.chance(12) {
+            posters.push(&stray);
+        }
+        for (who, _, _, code) in posters {
+            let n = match rng.below(10) {
+                0..=2 => 0,
+                3..=8 => 1,
+                _ => 2,
+            };
+            for _ in 0..n {
+                let at = match rng.below(20) {
+                    0 => deadline,
+                    1 => deadline + rng.range(1, 1800),
+                    _ => opens + rng.range(60, KILL_SECS - 20),
+                };
+                // Mostly a player other than the poster; one in four an egg, now and then
+                // himself (L67 "不提倡自贴，但不禁止自贴").
+                let victim = match rng.below(20) {
+                    0 => who.clone(),
+                    1..=5 => t.seats[4 + rng.below(2) as usize].0.clone(),
+                    _ => loop {
+                        let p = rng.pick(&gen::PLAYERS).to_string();
+                        if p != *who {
+                            break p;
+                        }
+                    },
+                };
+                let words = if rng.chance(12) {
+                    rng.range(200, 700)
+                } else {
+                    rng.range(830, 1000)
+                } as usize;
+                let code_line = if code.is_empty() || rng.chance(6) {
+                    String::new()
+                } else {
+                    format!("代号：{code}\n")
+                };
+                let author = if !code_line.is_empty() && rng.chance(20) {
+                    "交帖口令".to_string()
+                } else {
+                    who.clone()
+                };
+                let text = format!(
+                    "贴杀：{victim}\n{code_line}{}",
+                    prose(&mut rng, &chars, words)
+                );
+                messages.push((at, author, text));
+            }
+        }
+        // Distinct seconds: which post came first is never a tie (the resolver asks the judge
+        // then, 004 L30–L36, which the oracle does not model).
+        messages.sort_by_key(|m| m.0);
+        for i in 1..messages.len() {
+            if messages[i].0 <= messages[i - 1].0 {
+                messages[i].0 = messages[i - 1].0 + 1;
+            }
+        }
+        let delay = judge_delay(&mut rng);
+        nights.push(NightPlan {
+            night: d.day,
+            messages,
+            entries: Vec::new(),
+            confirm_at: (deadline + delay).min(end - 1800),
+        });
+    }
+    nights
+}
+
 /// Edits, from a stream of their own (the rest of every seed stays as it was): in three rounds
 /// of ten of a game played in a thread (not qipan's messages nor bansha42's poll), a player
 /// rewrites one post of his own to say what another post of the round says (a ballot for
@@ -1231,6 +1412,49 @@ fn threads(plan: &Plan) -> BTreeMap<u64, SimThread> {
     out
 }
 
+/// bansha42's kill-post thread (004 L60): the judge's opening post, then every night's posts
+/// in the order they were handed in.
+fn kill_thread(plan: &Plan) -> Option<SimThread> {
+    plan.table.as_ref()?;
+    let (start, _) = span(&plan.game);
+    let last = plan.game.days.len() as u32;
+    let mut posts = vec![SimPost {
+        pid: 700_000,
+        author: JUDGE.into(),
+        at: start,
+        message: world::message(
+            "杀帖楼：杀帖按交帖口令提交到本楼，注明代号（004 L59、L60）。",
+            None,
+            KILL_TID,
+        ),
+        deleted_at: None,
+        edits: Vec::new(),
+    }];
+    let mut sent: Vec<&(i64, String, String)> = plan
+        .nights
+        .iter()
+        .filter(|n| n.night <= last)
+        .flat_map(|n| n.messages.iter())
+        .collect();
+    sent.sort_by_key(|m| m.0);
+    for (i, (at, author, text)) in sent.into_iter().enumerate() {
+        posts.push(SimPost {
+            pid: 700_001 + i as u64,
+            author: author.clone(),
+            at: *at,
+            message: world::message(text, None, KILL_TID),
+            deleted_at: None,
+            edits: Vec::new(),
+        });
+    }
+    Some(SimThread {
+        subject: "【模拟局】杀帖楼".into(),
+        posts,
+        redirect_next: false,
+        redirected: BTreeSet::new(),
+    })
+}
+
 /// The judge's inbox: a qipan game's every player's message (003 L106), none of the judge's,
 /// and its nights' moves and kills; a chuhan or jiaohui game's night actions.
 fn pms(plan: &Plan) -> Vec<world::SimPm> {
@@ -1339,6 +1563,23 @@ fn write_game(plan: &Plan, dir: &std::path::Path, upto: u32) {
         game += "\n[roster.roles]\n";
         for (p, role, faction) in court_seats(c) {
             game += &format!("\"{p}\" = {{ role = \"{role}\", faction = \"{faction}\" }}\n");
+        }
+    }
+    // bansha42's seats with their codes (004 L93–L101) and the game's kill-post thread on day 1
+    // (its posts are the nights' whichever day is typed).
+    if let Some(t) = &plan.table {
+        game = game.replacen(
+            "[[days]]\nday = 1\n",
+            &format!(
+                "[[days]]\nday = 1\nchecked_threads = [{{ tid = {KILL_TID}, kind = \"kill\" }}]\n"
+            ),
+            1,
+        );
+        game += "\n[roster.roles]\n";
+        for (p, role, faction, code) in &t.seats {
+            game += &format!(
+                "\"{p}\" = {{ role = \"{role}\", faction = \"{faction}\", code = \"{code}\" }}\n"
+            );
         }
     }
     // qipan's factions (003 L58: 好人 and 杀手, the 主杀 and the 副杀) and the map (L12).
@@ -1475,6 +1716,9 @@ pub fn run(plan: &Plan) -> Outcome {
         .fold(end, i64::max);
     let world = Arc::new(Mutex::new(World::new(start)));
     world.lock().unwrap().threads = threads(plan);
+    if let Some(k) = kill_thread(plan) {
+        world.lock().unwrap().threads.insert(KILL_TID, k);
+    }
     world.lock().unwrap().pms = pms(plan);
     world.lock().unwrap().polls = polls(plan);
     world.lock().unwrap().machine_skew = plan.machine_skew;
@@ -1489,7 +1733,7 @@ pub fn run(plan: &Plan) -> Outcome {
     bansha::io::log::capture();
     let mut out = Outcome {
         trace: format!(
-            "seed {} preset {} days {} machine clock {:+}s deletions {:?}\nedits {:?}\nevents {:?}\nshi {:?} church {:?} court {:?} nights {:?}\n",
+            "seed {} preset {} days {} machine clock {:+}s deletions {:?}\nedits {:?}\nevents {:?}\nshi {:?} church {:?} court {:?} table {:?} nights {:?}\n",
             plan.seed,
             plan.game.preset.name(),
             plan.game.days.len(),
@@ -1503,6 +1747,7 @@ pub fn run(plan: &Plan) -> Outcome {
             plan.shi,
             plan.church,
             plan.court,
+            plan.table,
             plan.nights
                 .iter()
                 .map(|n| format!(
@@ -1510,7 +1755,13 @@ pub fn run(plan: &Plan) -> Outcome {
                     n.night,
                     n.messages
                         .iter()
-                        .map(|(t, f, x)| format!("{} {f} {x}", at(*t).format("%m-%d %H:%M:%S")))
+                        // A kill post by its header and length.
+                        .map(|(t, f, x)| format!(
+                            "{} {f} {}{}",
+                            at(*t).format("%m-%d %H:%M:%S"),
+                            x.lines().take(2).collect::<Vec<_>>().join(" "),
+                            if x.lines().count() > 2 { format!(" …{} chars", x.chars().count()) } else { String::new() }
+                        ))
                         .collect::<Vec<_>>(),
                     n.entries
                         .iter()
@@ -2411,6 +2662,22 @@ fn as_played(
             }
         }
     }
+    // bansha42 L74: a post victim of night N votes at half weight on day N + 1, not out that
+    // day (the state's `half:` facts, checked against the rule post by `check_nights`).
+    for (key, v) in facts {
+        let Some((day, player)) = key.strip_prefix("half:").and_then(|k| k.split_once(':')) else {
+            continue;
+        };
+        if *v <= 0.0 {
+            continue;
+        }
+        if let Some(d) = game.days.iter_mut().find(|d| day.parse() == Ok(d.day)) {
+            d.dead.retain(|x| x != player);
+            if !d.half.iter().any(|h| h == player) {
+                d.half.push(player.to_string());
+            }
+        }
+    }
     let Some(day1) = game.days.first() else {
         return game;
     };
@@ -2480,7 +2747,12 @@ fn check_nights(
     bad: &mut Vec<String>,
 ) -> u64 {
     use bansha::domain::rules::state::Change;
-    if plan.shi.is_none() && plan.church.is_none() && plan.court.is_none() && plan.board.is_none() {
+    if plan.shi.is_none()
+        && plan.church.is_none()
+        && plan.court.is_none()
+        && plan.board.is_none()
+        && plan.table.is_none()
+    {
         return 0;
     }
     let mut deaths = 0;
@@ -2498,6 +2770,9 @@ fn check_nights(
         .map(|b| b.start.clone())
         .unwrap_or_default();
     let mut no_kill = 0u32;
+    // bansha42: whether the black side has united (L42: the round it does owes a post more
+    // where the 情侣刺 eloped, L10).
+    let mut united = false;
     let mut settled = false;
     // The judge's inbox, every night's messages: a night takes those sent in its own window,
     // whichever night the plan wrote them for (a run-off the plan did not draw moves a night).
@@ -2563,6 +2838,8 @@ fn check_nights(
         let deadline = opens
             + if plan.board.is_some() {
                 QIPAN_NIGHT_SECS
+            } else if plan.table.is_some() {
+                KILL_SECS
             } else {
                 NIGHT_SECS
             };
@@ -2617,7 +2894,19 @@ fn check_nights(
                         .map(|e| e.3.clone())
                 })
         };
+        let mut half_want = BTreeSet::new();
         let (mut killed, want) = match (&plan.shi, &plan.church, &plan.court) {
+            _ if plan.table.is_some() => {
+                let sent: Vec<&(i64, String, String)> = inbox
+                    .iter()
+                    .copied()
+                    .filter(|m| m.0 > opens && m.0 <= deadline)
+                    .collect();
+                let t = plan.table.as_ref().unwrap();
+                let (killed, half) = table_night(t, &dead, &sent, n.night + 1, &mut united);
+                half_want = half;
+                (killed, BTreeMap::new())
+            }
             _ if plan.board.is_some() => {
                 let b = plan.board.as_ref().unwrap();
                 let sent: Vec<&(i64, String, String)> = inbox
@@ -2672,6 +2961,19 @@ fn check_nights(
         if got != want {
             bad.push(format!(
                 "night {}: the state records 诅咒/庇佑 {got:?}, the rule post's give {want:?}",
+                n.night
+            ));
+        }
+        // bansha42 L74: the round's post victims vote at half weight in it.
+        let prefix = format!("half:{}:", n.night + 1);
+        let half_got: BTreeSet<String> = facts
+            .iter()
+            .filter(|(_, v)| **v > 0.0)
+            .filter_map(|(k, _)| Some(k.strip_prefix(&prefix)?.to_string()))
+            .collect();
+        if half_got != half_want {
+            bad.push(format!(
+                "night {}: the state records half votes for {half_got:?}, the rule post's for {half_want:?}",
                 n.night
             ));
         }
@@ -2838,6 +3140,102 @@ fn board_night(
 /// at least half the living (L181), or one camp alone is not lost (L168 "场上仅有一个阵营尚未
 /// 被判负"): 杀了狗皇帝 lost when its 刺客 are all out (L185), 我爱皇帝 when its 密探, 太医 and
 /// 侍卫 are (L194; no 太子 here), or its 宠妃 and 帝王 (L196).
+/// bansha42's night, the simulator's own reading of 004: the kill posts handed in by the
+/// deadline (L60) by a black seat alive at dusk (L8–L11; the code it names, L59, else its
+/// author) on one alive at dusk, each (poster, victim) once; in rounds 2–4 each group's own
+/// quota (L31–L33 "杀2、联刺1，独刺1"; a group all out leaves its quota to the others, L38) and
+/// in every round the round's total (L30–L36; the union round one more where the 情侣刺 eloped,
+/// L10, L42), the earliest counting; none after round 7. Each victim dies and votes at half
+/// weight in the round (L74); a 明蛋 or 暗蛋 posted up to round 4 takes its posters with it
+/// (L22, L24; A-B1's default), who vote no more (A-B2's default).
+/// Returns who dies and who votes at half weight.
+fn table_night(
+    t: &Table,
+    dead: &BTreeSet<String>,
+    sent: &[&(i64, String, String)],
+    round: u32,
+    united: &mut bool,
+) -> (Vec<String>, BTreeSet<String>) {
+    let mut posts: Vec<(i64, String, &'static str, String)> = Vec::new();
+    for (at, author, text) in sent {
+        let mut lines = text.lines();
+        let Some(victim) = lines.next().and_then(|l| l.strip_prefix("贴杀：")) else {
+            continue;
+        };
+        let poster = lines
+            .next()
+            .and_then(|l| l.strip_prefix("代号："))
+            .and_then(|c| t.by_code(c))
+            .unwrap_or(author)
+            .clone();
+        let Some(seat) = t.seat(&poster).filter(|s| s.2 == "黑道") else {
+            continue;
+        };
+        if dead.contains(&poster) || dead.contains(victim) || round > 7 {
+            continue;
+        }
+        if !posts.iter().any(|p| p.1 == poster && p.3 == victim) {
+            posts.push((*at, poster, seat.1, victim.to_string()));
+        }
+    }
+    let mut total: usize = match round {
+        2..=4 => 4,
+        5 | 6 => 3,
+        7 => 2,
+        _ => 0,
+    };
+    if round >= 5 && !*united && total > 0 {
+        *united = true;
+        if t.seats
+            .iter()
+            .any(|s| s.1 == "情侣刺" && dead.contains(&s.0))
+        {
+            total += 1;
+        }
+    }
+    let earliest = |mut v: Vec<(i64, String, &'static str, String)>, n: usize| {
+        v.sort_by_key(|p| p.0);
+        let rest = v.split_off(n.min(v.len()));
+        (v, rest)
+    };
+    let mut kept = posts.clone();
+    if (2..=4).contains(&round) {
+        let quotas = [("联合杀", 2usize), ("情侣刺", 1), ("独立刺", 1)];
+        let alive = |g: &str| t.seats.iter().any(|s| s.1 == g && !dead.contains(&s.0));
+        let mut pool = 0;
+        let mut over = Vec::new();
+        kept.clear();
+        for (g, n) in quotas {
+            if !alive(g) {
+                pool += n;
+                continue;
+            }
+            let (k, e) = earliest(posts.iter().filter(|p| p.2 == g).cloned().collect(), n);
+            kept.extend(k);
+            over.extend(e);
+        }
+        kept.extend(earliest(over, pool).0);
+    }
+    let kept = earliest(kept, total).0;
+    let mut by_victim: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (_, poster, _, victim) in kept {
+        by_victim.entry(victim).or_default().push(poster);
+    }
+    let mut killed = BTreeSet::new();
+    let mut half = BTreeSet::new();
+    for (victim, by) in by_victim {
+        let egg = t
+            .seat(&victim)
+            .is_some_and(|s| s.1 == "明蛋" || s.1 == "暗蛋");
+        if egg && round <= 4 {
+            killed.extend(by);
+        }
+        killed.insert(victim.clone());
+        half.insert(victim);
+    }
+    (killed.into_iter().collect(), half)
+}
+
 fn court_over(c: &Court, dead: &BTreeSet<String>) -> bool {
     let alive = |p: &String| !dead.contains(p);
     let killers = c.assassins.iter().filter(|a| alive(a)).count();

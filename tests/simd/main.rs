@@ -476,6 +476,35 @@ fn the_fixed_seeds_play_every_preset() {
         "{moves} moves, {kills} kills in seeds 1–40"
     );
     assert!(sent(&|t| t.starts_with("移动：")) >= 20);
+    // bansha42's nights: kill posts handed in to the game's kill-post thread (004 L60), some on
+    // an egg (L22, L24), some from the 交帖 account naming the code (L59), some after the
+    // deadline.
+    let tables: Vec<&game::Plan> = plans.iter().filter(|p| p.table.is_some()).collect();
+    assert!(
+        tables.len() >= 3,
+        "{} bansha42 games with nights in seeds 1–40",
+        tables.len()
+    );
+    let (mut posts, mut on_egg, mut handed, mut late) = (0, 0, 0, 0);
+    for p in &tables {
+        let eggs = &p.table.as_ref().unwrap().seats[4..];
+        for n in &p.nights {
+            let deadline = n.messages.first().map_or(0, |m| m.0) + 15 * 60;
+            for (t, from, text) in n.messages.iter().filter(|m| m.2.starts_with("贴杀：")) {
+                posts += 1;
+                on_egg += usize::from(
+                    eggs.iter()
+                        .any(|e| text.starts_with(&format!("贴杀：{}\n", e.0))),
+                );
+                handed += usize::from(from == "交帖口令");
+                late += usize::from(*t > deadline);
+            }
+        }
+    }
+    assert!(
+        posts >= 60 && on_egg >= 10 && handed >= 5 && late >= 3,
+        "{posts} kill posts, {on_egg} on an egg, {handed} from the 交帖 account, {late} late in seeds 1–40"
+    );
 }
 
 /// The same seed gives the same run, byte for byte.
