@@ -115,7 +115,7 @@ fn default_offset() -> String {
     "+08:00".into()
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RosterConfig {
     /// Everyone who plays, dead or alive, by forum name.
@@ -942,7 +942,7 @@ impl Default for PublishRules {
 }
 
 /// A loaded, validated game config.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GameConfig {
     pub path: PathBuf,
     /// The stable id the record keys everything of the game by (`id`, else the name): the

@@ -21,29 +21,88 @@ pub fn state_path(config: &Path, given: Option<&Path>) -> PathBuf {
 }
 
 /// The recorded state; a missing file is the empty state, an unreadable one an error naming it.
+///
+/// The daemon reads the state many times a cycle (each open night's dusk, its dues, the days'
+/// dead), and a long game's file is thousands of events: the last few files read are kept
+/// parsed, each under its bytes, so a file that changed in any way is parsed again (no file
+/// time or inode is trusted: they are coarse, and reused).
 pub fn load_state(path: &Path) -> anyhow::Result<GameState> {
+    match read_bytes(path)? {
+        Some(b) => parsed(path, b),
+        None => Ok(GameState::default()),
+    }
+}
+
+fn read_bytes(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
     match std::fs::read(path) {
-        Ok(b) => Ok(serde_json::from_slice(&b)
-            .map_err(|e| anyhow::anyhow!("{} 无法读取：{e}", path.display()))?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(GameState::default()),
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(anyhow::anyhow!("{} 无法读取：{e}", path.display())),
     }
 }
 
+/// The state in `bytes`, read from `path`: parsed once for the same bytes.
+fn parsed(path: &Path, bytes: Vec<u8>) -> anyhow::Result<GameState> {
+    {
+        let kept = PARSED.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, _, state)) = kept.iter().find(|(p, b, _)| p == path && *b == bytes) {
+            return Ok(state.clone());
+        }
+    }
+    let state: GameState = serde_json::from_slice(&bytes)
+        .map_err(|e| anyhow::anyhow!("{} 无法读取：{e}", path.display()))?;
+    let mut kept = PARSED.lock().unwrap_or_else(|p| p.into_inner());
+    kept.retain(|(p, _, _)| p != path);
+    if kept.len() >= KEPT {
+        kept.remove(0);
+    }
+    kept.push((path.to_path_buf(), bytes, state.clone()));
+    Ok(state)
+}
+
+/// The state files last parsed: (path, bytes, state), oldest first.
+type Parsed = Vec<(PathBuf, Vec<u8>, GameState)>;
+static PARSED: std::sync::Mutex<Parsed> = std::sync::Mutex::new(Vec::new());
+/// Games a daemon runs, with room.
+const KEPT: usize = 16;
+
 /// The game config with the recorded state's eliminations added to each day's `dead`, when a
 /// state file sits beside it (so a player the judge has recorded as out cannot vote or be
 /// counted for 潜水).
+///
+/// The daemon asks this many times a cycle of the same config and state, and a long game's
+/// replay is most of a cycle's work: the last results are kept, each under the state file's
+/// bytes and the whole config as given (compared field by field), so a change to either
+/// computes it again.
 pub fn with_state(mut game: GameConfig) -> anyhow::Result<GameConfig> {
     let path = state_path(&game.path, None);
-    if path.exists() {
-        let state = load_state(&path)?;
-        crate::domain::rules::state::apply_to_days(&mut game, &state);
-        // What confirmed nights carry into the days (missed duties, 诅咒 / 庇佑, half votes).
-        let facts = state.snapshot(&game).facts;
-        crate::domain::night::apply_to_days(&mut game, &facts);
+    let Some(bytes) = read_bytes(&path)? else {
+        return Ok(game);
+    };
+    {
+        let played = PLAYED.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, _, out)) = played.iter().find(|(b, g, _)| *b == bytes && *g == game) {
+            return Ok(out.clone());
+        }
     }
+    let given = game.clone();
+    let state = parsed(&path, bytes.clone())?;
+    crate::domain::rules::state::apply_to_days(&mut game, &state);
+    // What confirmed nights carry into the days (missed duties, 诅咒 / 庇佑, half votes).
+    let facts = state.snapshot(&game).facts;
+    crate::domain::night::apply_to_days(&mut game, &facts);
+    let mut played = PLAYED.lock().unwrap_or_else(|p| p.into_inner());
+    if played.len() >= KEPT {
+        played.remove(0);
+    }
+    played.push((bytes, given, game.clone()));
     Ok(game)
 }
+
+/// The last configs with their state applied: (the state file's bytes, the config as given, the
+/// config as played), oldest first.
+type Played = Vec<(Vec<u8>, GameConfig, GameConfig)>;
+static PLAYED: std::sync::Mutex<Played> = std::sync::Mutex::new(Vec::new());
 
 /// Write the state atomically (a temporary file renamed over the old one).
 pub fn save_state(path: &Path, state: &GameState) -> anyhow::Result<()> {

@@ -455,21 +455,20 @@ pub fn apply_to_days(config: &mut GameConfig, state: &GameState) {
     let days = std::mem::take(&mut config.days);
     let bare = config.clone();
     config.days = days;
+    // Each event's time read once (a long game has thousands, and a day for each close).
+    let times: Vec<Option<chrono::DateTime<chrono::FixedOffset>>> = state
+        .events
+        .iter()
+        .map(|e| chrono::DateTime::parse_from_rfc3339(&e.at).ok())
+        .collect();
     for d in &config.days {
-        let before = GameState {
-            events: state
-                .events
-                .iter()
-                .filter(|e| {
-                    chrono::DateTime::parse_from_rfc3339(&e.at).map_or(true, |t| t < d.closes_at)
-                })
-                .cloned()
-                .collect(),
-        };
-        // Who is out is all this needs: the roster replayed, no loss judged.
+        // Who is out is all this needs: the roster replayed, no loss judged, with the events
+        // before the day's close (one whose time cannot be read counts).
         let mut snap = start(&bare);
-        for e in before.events.iter().filter(|e| !e.undone) {
-            apply(&mut snap, e);
+        for (e, t) in state.events.iter().zip(&times) {
+            if !e.undone && t.is_none_or(|t| t < d.closes_at) {
+                apply(&mut snap, e);
+            }
         }
         out.push(
             snap.seats
