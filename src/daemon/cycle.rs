@@ -2349,19 +2349,30 @@ impl Daemon {
             match self.forum.private_messages(&known).await {
                 Ok((conversations, new)) => {
                     self.recovered(0)?;
+                    // The whole game's messages are rewritten only when a read brought some:
+                    // most reads bring none, and a long game's inbox is large.
+                    let mut changed = false;
                     for m in new {
                         if !messages.contains_key(&m.pmid) {
                             report.new_posts += 1;
                         }
-                        messages.insert(m.pmid, m);
-                    }
-                    for c in conversations {
-                        if let Some(t) = c.last_at {
-                            known.insert(c.plid, t.timestamp());
+                        if messages.get(&m.pmid) != Some(&m) {
+                            messages.insert(m.pmid, m);
+                            changed = true;
                         }
                     }
-                    self.store.set_meta("pm/messages", &messages)?;
-                    self.store.set_meta("pm/known", &known)?;
+                    let mut seen = false;
+                    for c in conversations {
+                        if let Some(t) = c.last_at {
+                            seen |= known.insert(c.plid, t.timestamp()) != Some(t.timestamp());
+                        }
+                    }
+                    if changed {
+                        self.store.set_meta("pm/messages", &messages)?;
+                    }
+                    if seen {
+                        self.store.set_meta("pm/known", &known)?;
+                    }
                     self.store.set_meta("pm/read_at", &now)?;
                 }
                 Err(e) => self.failed(g, 0, &e, now, report)?,
