@@ -35,6 +35,34 @@ fn kill_post(template: &Value, floor: u32, pid: u64, author: &str, at: &str, htm
     p
 }
 
+/// The kill-post thread left with the judge's opening post (the posts of the night are added to
+/// it), and its reply form; then round 1 closes at 16:00: night 1 opens, its posts due at 16:15
+/// (L60).
+async fn night_one(
+    config: &std::path::Path,
+    forum: &Arc<Mutex<Forum>>,
+    mailbox: &Mailbox,
+) -> Value {
+    let template = {
+        let mut f = forum.lock().unwrap();
+        f.discussion.truncate(2);
+        f.discussion.pop().unwrap()
+    };
+    cycles(
+        config,
+        forum,
+        &[("2026-11-28 16:00:05", unix("2026-11-28 16:00:05"))],
+    )
+    .await;
+    assert_eq!(
+        final_texts(mailbox).len(),
+        1,
+        "{:?}",
+        subject_lines(mailbox)
+    );
+    template
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bansha42_kill_posts_read_from_the_thread_reach_the_next_rounds_tally_as_half_votes() {
     let (mailbox, smtp_port) = smtp();
@@ -58,25 +86,7 @@ async fn bansha42_kill_posts_read_from_the_thread_reach_the_next_rounds_tally_as
          code_names = [\"七叶明芝\", \"圣火令\", \"冰蚕丝\"]\n\
          checked_threads = [{ tid = 4, kind = \"kill\" }]\n",
     );
-    // The kill-post thread: the judge's opening post, then the posts of the night.
-    let template = {
-        let mut f = forum.lock().unwrap();
-        f.discussion.truncate(2);
-        f.discussion.pop().unwrap()
-    };
-    // Round 1 closes at 16:00: night 1 opens, its posts are due at 16:15 (L60).
-    cycles(
-        &config,
-        &forum,
-        &[("2026-11-28 16:00:05", unix("2026-11-28 16:00:05"))],
-    )
-    .await;
-    assert_eq!(
-        final_texts(&mailbox).len(),
-        1,
-        "{:?}",
-        subject_lines(&mailbox)
-    );
+    let template = night_one(&config, &forum, &mailbox).await;
 
     let in_time = [
         // Handed in from the 交帖 account (a member who is no player), naming 大灰狼's code.
@@ -281,23 +291,7 @@ async fn bansha42_the_night_reads_a_kill_thread_no_day_reads_and_waits_for_it() 
          [[days]]\nday = 1\nvote_thread = 3\ncloses_at = \"2026-11-28 16:00:00\"\n\
          checked_threads = [{ tid = 4, kind = \"kill\" }]\n",
     );
-    let template = {
-        let mut f = forum.lock().unwrap();
-        f.discussion.truncate(2);
-        f.discussion.pop().unwrap()
-    };
-    cycles(
-        &config,
-        &forum,
-        &[("2026-11-28 16:00:05", unix("2026-11-28 16:00:05"))],
-    )
-    .await;
-    assert_eq!(
-        final_texts(&mailbox).len(),
-        1,
-        "{:?}",
-        subject_lines(&mailbox)
-    );
+    let template = night_one(&config, &forum, &mailbox).await;
     {
         let mut f = forum.lock().unwrap();
         f.discussion.push(kill_post(

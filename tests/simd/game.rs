@@ -634,6 +634,24 @@ fn night_window(game: &Game, d: &gen::Day, end: i64) -> Option<(i64, i64)> {
     (deadline + 3600 <= end - 1800).then_some((opens, deadline))
 }
 
+/// A night whose actions are all messages or posts (none the judge enters), confirmed after
+/// `judge_delay` from its deadline, before the simulation ends.
+fn unentered(
+    rng: &mut Rng,
+    night: u32,
+    messages: Vec<(i64, String, String)>,
+    deadline: i64,
+    end: i64,
+) -> NightPlan {
+    let delay = judge_delay(rng);
+    NightPlan {
+        night,
+        messages,
+        entries: Vec::new(),
+        confirm_at: (deadline + delay).min(end - 1800),
+    }
+}
+
 /// `n` players, drawn in order from the nights' own stream (the rest of every seed stays as it
 /// was): the seats with night powers.
 fn seats_drawn(seed: u64, n: usize) -> Vec<String> {
@@ -1041,13 +1059,7 @@ fn board_nights(seed: u64, game: &Game, b: &Board, end: i64) -> Vec<NightPlan> {
         }
         messages.sort();
         messages.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
-        let delay = judge_delay(&mut rng);
-        nights.push(NightPlan {
-            night: d.day,
-            messages,
-            entries: Vec::new(),
-            confirm_at: (deadline + delay).min(end - 1800),
-        });
+        nights.push(unentered(&mut rng, d.day, messages, deadline, end));
     }
     nights
 }
@@ -1142,9 +1154,10 @@ fn table_nights(seed: u64, game: &Game, t: &Table, end: i64) -> Vec<NightPlan> {
             posters.push(&stray);
         }
         for (who, _, _, code) in posters {
+            // One in five posts twice: a group over its quota (L31–L33) now and then.
             let n = match rng.below(10) {
                 0..=2 => 0,
-                3..=8 => 1,
+                3..=7 => 1,
                 _ => 2,
             };
             for _ in 0..n {
@@ -1195,13 +1208,7 @@ fn table_nights(seed: u64, game: &Game, t: &Table, end: i64) -> Vec<NightPlan> {
                 messages[i].0 = messages[i - 1].0 + 1;
             }
         }
-        let delay = judge_delay(&mut rng);
-        nights.push(NightPlan {
-            night: d.day,
-            messages,
-            entries: Vec::new(),
-            confirm_at: (deadline + delay).min(end - 1800),
-        });
+        nights.push(unentered(&mut rng, d.day, messages, deadline, end));
     }
     nights
 }
