@@ -52,12 +52,20 @@ const FIXED: std::ops::Range<u64> = if cfg!(debug_assertions) { 1..4 } else { 1.
 /// then made day 4's final put a player out, never recorded: a day with nobody out now waits
 /// as one that puts someone out does (`daemon confirm_day::a_day_with_nobody_out_…`). 7791
 /// (chuhan): the relay refused day 8's round-2 final (554), and the simulator opened night 8 at
-/// round 1's close (the simulator's own gap, fixed there).
+/// round 1's close (the simulator's own gap, fixed there). Seed 2 (bansha42, in `FIXED`): the
+/// kill-post thread, listed on day 1, was read by no day after it, and every night was drafted
+/// and confirmed without its posts: the night now reads it itself and waits for a whole read
+/// after its deadline (`daemon night_bansha42::bansha42_the_night_reads_a_kill_thread_…`). Seed
+/// 6 (bansha42, in `FIXED`): a post victim voted out in the same round lost his half vote in it
+/// when the judge confirmed that vote-out, whose final was then corrected against itself
+/// (`night_bansha42::l74_a_post_victim_voted_out_…`). 8439 (bansha42): a post naming no code whose
+/// victim is called what a code is was read as the code holder's
+/// (`night::kill_posts::…a_victim_named_like_a_code_…`).
 const REGRESSIONS: &[u64] = if cfg!(debug_assertions) {
     &[]
 } else {
     &[
-        183, 302, 1870, 3079, 3248, 3799, 6176, 6215, 6685, 7277, 7604,
+        183, 302, 1870, 3079, 3248, 3799, 6176, 6215, 6685, 7277, 7604, 7791, 8439,
     ]
 };
 /// New seeds per run, drawn from the clock and printed.

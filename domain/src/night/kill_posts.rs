@@ -115,7 +115,9 @@ fn poster(game: &GameConfig, post: &KillPost) -> Result<String, String> {
         .join("\n");
     let mut named = named_codes(game, &code_lines);
     if named.is_empty() {
-        named = named_codes(game, post.text);
+        // Anywhere but the header that names the victim: a player may be called what a code
+        // is, and the victim is not the poster.
+        named = named_codes(game, &without_victim_header(game, post.text));
     }
     match named.as_slice() {
         [(p, _)] => Ok(p.to_string()),
@@ -133,6 +135,21 @@ fn poster(game: &GameConfig, post: &KillPost) -> Result<String, String> {
             many.iter().map(|(_, c)| *c).collect::<Vec<_>>().join("、")
         )),
     }
+}
+
+/// The text less the lines of its header that name a victim (`header_victim`).
+fn without_victim_header(game: &GameConfig, text: &str) -> String {
+    let mut header = 0;
+    text.lines()
+        .filter(|l| {
+            if l.trim().is_empty() || header >= HEADER_LINES {
+                return true;
+            }
+            header += 1;
+            header_victim(game, l.trim()).is_none()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The roster's (player, code) whose code the text names.
@@ -294,6 +311,31 @@ mod tests {
         assert_eq!(a.target.as_deref(), Some("李逵"));
         assert_eq!(a.source, "杀帖 tid 7 12#（pid 901）");
         assert!(a.sent_at.is_some());
+    }
+
+    /// A player may be called what a code is (the forum names of a real game are words of
+    /// its story): a post whose header names that player as its victim and that names no code
+    /// is its author's, not the code holder's (found by the simulator, seed 8439).
+    #[test]
+    fn a_victim_named_like_a_code_is_not_the_posters_code() {
+        let g = crate::config::parse_str(
+            "ruleset = \"bansha42\"\nname = \"t\"\n[roster]\nplayers = [\"宋江\", \"青鸾花\", \"李逵\"]\n\
+             [roster.roles]\n\"宋江\" = { role = \"联合杀\", faction = \"黑道\", code = \"青鸾花\" }\n\
+             [[days]]\nday = 1\nvote_thread = 1\ncloses_at = \"2026-12-01 21:00:00\"\n",
+            std::path::Path::new("t.toml"),
+        )
+        .unwrap();
+        for header in ["贴杀：青鸾花", "【贴杀】：青鸾花", "杀 青鸾花"] {
+            let text = format!("{header}\n{}", body(820));
+            let v = verdict(&g, &text, &[]);
+            let a = action(read_at(&g, "李逵", &text, &v));
+            assert_eq!(a.by, ["李逵"], "{header}");
+            assert_eq!(a.target.as_deref(), Some("青鸾花"), "{header}");
+        }
+        // Named as the code on its own line, it is the code holder's.
+        let text = format!("贴杀：李逵\n代号：青鸾花\n{}", body(820));
+        let v = verdict(&g, &text, &[]);
+        assert_eq!(action(read_at(&g, "路人", &text, &v)).by, ["宋江"]);
     }
 
     /// The code on the 代号 line is the poster's, whatever other code the story names (004
