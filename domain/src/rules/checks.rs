@@ -116,11 +116,15 @@ pub fn check_post(
     let mine = normalize(own_text);
     let similar = earlier
         .iter()
-        .map(|(label, t)| Similar {
-            label: label.clone(),
-            // Levenshtein on characters: strsim's sorensen_dice divides by byte lengths, which
-            // undercounts Chinese text threefold.
-            share: strsim::normalized_levenshtein(&mine, &normalize(t)),
+        .filter_map(|(label, t)| {
+            let theirs = normalize(t);
+            // The quadratic distance only where the linear bound can reach the threshold.
+            (similarity_bound(&mine, &theirs) >= rule.max_similarity).then(|| Similar {
+                label: label.clone(),
+                // Levenshtein on characters: strsim's sorensen_dice divides by byte lengths,
+                // which undercounts Chinese text threefold.
+                share: strsim::normalized_levenshtein(&mine, &theirs),
+            })
         })
         .filter(|s| s.share >= rule.max_similarity)
         .max_by(|a, b| {
@@ -142,6 +146,35 @@ pub fn check_post(
         failures,
         similar,
     }
+}
+
+/// An upper bound of `strsim::normalized_levenshtein` (on characters): one less the bag
+/// distance (the characters one text has more of than the other, the larger side), which no
+/// edit script beats, over the longer length. Linear where the distance is quadratic: a long
+/// kill post against every earlier text was most of a bansha42 night's work.
+fn similarity_bound(a: &str, b: &str) -> f64 {
+    let longest = a.chars().count().max(b.chars().count());
+    if longest == 0 {
+        return 1.0;
+    }
+    let mut counts: std::collections::HashMap<char, i64> = std::collections::HashMap::new();
+    for c in a.chars() {
+        *counts.entry(c).or_default() += 1;
+    }
+    for c in b.chars() {
+        *counts.entry(c).or_default() -= 1;
+    }
+    let (more, fewer) = counts.values().fold(
+        (0, 0),
+        |(m, f), v| {
+            if *v > 0 {
+                (m + v, f)
+            } else {
+                (m, f - v)
+            }
+        },
+    );
+    1.0 - more.max(fewer) as f64 / longest as f64
 }
 
 /// Where a player stands at a required post's roll-call.
@@ -209,6 +242,32 @@ pub fn roll_call(
 
 #[cfg(test)]
 mod tests {
+    /// The bound is never below the distance's similarity (so no similar text is missed), for
+    /// texts alike, apart, empty, of other lengths, reordered.
+    #[test]
+    fn the_similarity_bound_is_never_below_the_similarity() {
+        let texts = [
+            "",
+            "月色如水照在江面上",
+            "月色如水照在江面",
+            "江面上月色如水照在",
+            "春水向东流去不回头",
+            "月色如火照在江面上。春水向东流",
+            "abc月色",
+            "月月月月月",
+        ];
+        for a in texts {
+            for b in texts {
+                let exact = strsim::normalized_levenshtein(a, b);
+                let bound = super::similarity_bound(a, b);
+                assert!(bound >= exact, "{a:?} {b:?}: {bound} < {exact}");
+            }
+        }
+        // Reordered, the bound says alike where the distance does not: it only spares work.
+        assert_eq!(super::similarity_bound("月色如水", "水如色月"), 1.0);
+        assert!(super::similarity_bound("月色如水", "春风化雨") < 0.8);
+    }
+
     use super::*;
 
     /// bansha42 L48, L49, L51: arrived, fixed in time, missing (a failing post is no
