@@ -98,8 +98,10 @@ pub struct Board {
 /// A bansha42 game's seats with a part in the night, as the simulator plays them (004 L8–L24,
 /// codes L93–L101): two 联合杀, one 情侣刺 and one 独立刺, who hand in kill posts to the game's
 /// kill-post thread (L60 "自己根据交帖口令提交至论坛"), and the 明蛋 and the 暗蛋, whose fireworks
-/// take a poster with them (L22, L24). The others have no role written: the roster is not
-/// complete, so no win is judged. No 巫师, 禁权 or 黑蛋.
+/// take a poster with them (L22, L24), and the 巫师, whose potions (L16–L17: a 解药 for one the
+/// posts killed, a 毒药 for anyone alive, each once a game) reach the judge by QQ and are entered
+/// on the dashboard ("用药需出贴": her post is the judge's to see). The others have no role
+/// written: the roster is not complete, so no win is judged. No 禁权, 黑蛋 or 魔术.
 #[derive(Clone, Debug)]
 pub struct Table {
     /// (player, role, faction, code).
@@ -1069,7 +1071,7 @@ fn table_of(seed: u64, game: &Game) -> Option<Table> {
     if game.preset != gen::Preset::Bansha42 {
         return None;
     }
-    let seats = seats_drawn(seed, 6);
+    let seats = seats_drawn(seed, 7);
     let roles = [
         ("联合杀", "黑道", "七叶明芝"),
         ("联合杀", "黑道", "青鸾花"),
@@ -1077,6 +1079,7 @@ fn table_of(seed: u64, game: &Game) -> Option<Table> {
         ("独立刺", "黑道", "冰蚕丝"),
         ("明蛋", "白道", "墨魂剑"),
         ("暗蛋", "白道", "沥血剑"),
+        ("巫师", "白道", "断肠草"),
     ];
     Some(Table {
         seats: seats
@@ -1208,9 +1211,50 @@ fn table_nights(seed: u64, game: &Game, t: &Table, end: i64) -> Vec<NightPlan> {
                 messages[i].0 = messages[i - 1].0 + 1;
             }
         }
-        nights.push(unentered(&mut rng, d.day, messages, deadline, end));
+        let mut night = unentered(&mut rng, d.day, messages, deadline, end);
+        night.entries = potions(seed, d.day, t, &night, deadline);
+        nights.push(night);
     }
     nights
+}
+
+/// The 巫师's potion of night `night`, from a stream of its own (the rest of every seed stays as
+/// it was): one night in three, entered by the judge after the deadline and before his click —
+/// mostly the 解药 on a victim of a post handed in by the deadline (L16), else the 毒药 on anyone
+/// (some out already: refused).
+fn potions(
+    seed: u64,
+    night: u32,
+    t: &Table,
+    plan: &NightPlan,
+    deadline: i64,
+) -> Vec<(i64, String, String, String)> {
+    let mut rng = Rng::new(seed ^ 0xd0c7_0042 ^ (u64::from(night) << 32));
+    if !rng.chance(35) || plan.confirm_at - 120 <= deadline + 60 {
+        return Vec::new();
+    }
+    let witch = t.seats[6].0.clone();
+    let victims: Vec<String> = plan
+        .messages
+        .iter()
+        .filter(|m| m.0 <= deadline)
+        .filter_map(|m| {
+            m.2.lines()
+                .next()?
+                .strip_prefix("贴杀：")
+                .map(str::to_string)
+        })
+        .collect();
+    let (power, target) = if !victims.is_empty() && rng.chance(60) {
+        (
+            "解药",
+            victims[rng.below(victims.len() as u64) as usize].clone(),
+        )
+    } else {
+        ("毒药", rng.pick(&gen::PLAYERS).to_string())
+    };
+    let at = rng.range(deadline + 60, plan.confirm_at - 120);
+    vec![(at, witch, power.to_string(), target)]
 }
 
 /// Edits, from a stream of their own (the rest of every seed stays as it was): in three rounds
@@ -2780,6 +2824,8 @@ fn check_nights(
     // bansha42: whether the black side has united (L42: the round it does owes a post more
     // where the 情侣刺 eloped, L10).
     let mut united = false;
+    // bansha42: the 巫师's potions spent (L17 "每瓶药只能使用一次").
+    let mut potions_spent: BTreeSet<String> = BTreeSet::new();
     let mut settled = false;
     // The judge's inbox, every night's messages: a night takes those sent in its own window,
     // whichever night the plan wrote them for (a run-off the plan did not draw moves a night).
@@ -2910,7 +2956,16 @@ fn check_nights(
                     .filter(|m| m.0 > opens && m.0 <= deadline)
                     .collect();
                 let t = plan.table.as_ref().unwrap();
-                let (killed, half) = table_night(t, &dead, &sent, n.night + 1, &mut united);
+                let entered: Vec<&(u32, String, String, String)> =
+                    w.entered.iter().filter(|e| e.0 == n.night).collect();
+                let (killed, half) = table_night(
+                    t,
+                    &dead,
+                    &sent,
+                    &entered,
+                    n.night + 1,
+                    (&mut united, &mut potions_spent),
+                );
                 half_want = half;
                 (killed, BTreeMap::new())
             }
@@ -3154,14 +3209,19 @@ fn board_night(
 /// in every round the round's total (L30–L36; the union round one more where the 情侣刺 eloped,
 /// L10, L42), the earliest counting; none after round 7. Each victim dies and votes at half
 /// weight in the round (L74); a 明蛋 or 暗蛋 posted up to round 4 takes its posters with it
-/// (L22, L24; A-B1's default), who vote no more (A-B2's default).
+/// (L22, L24; A-B1's default), who vote no more (A-B2's default). Then the 巫师 alive at dusk,
+/// her last entry of each potion, each once a game (L17): the 解药 brings back one the posts
+/// killed with a whole vote (L16; not in round 7, L17; an egg's posters stay gone, A-B3's
+/// default), the 毒药 kills one alive at dusk the posts did not kill, without a half vote (L16;
+/// not after round 4, L17).
 /// Returns who dies and who votes at half weight.
 fn table_night(
     t: &Table,
     dead: &BTreeSet<String>,
     sent: &[&(i64, String, String)],
+    entered: &[&(u32, String, String, String)],
     round: u32,
-    united: &mut bool,
+    (united, spent): (&mut bool, &mut BTreeSet<String>),
 ) -> (Vec<String>, BTreeSet<String>) {
     let mut posts: Vec<(i64, String, &'static str, String)> = Vec::new();
     for (at, author, text) in sent {
@@ -3239,6 +3299,34 @@ fn table_night(
         }
         killed.insert(victim.clone());
         half.insert(victim);
+    }
+    let witch = &t.seats[6].0;
+    let last = |power: &str| {
+        entered
+            .iter()
+            .rfind(|e| e.1 == *witch && e.2 == power)
+            .map(|e| e.3.clone())
+    };
+    if !dead.contains(witch) {
+        if let Some(target) = last("解药") {
+            if !spent.contains("解药") && round < 7 && half.contains(&target) {
+                spent.insert("解药".into());
+                killed.remove(&target);
+                half.remove(&target);
+            }
+        }
+        // One potion a night at most in these games: the 毒药's target is checked against the
+        // night's deaths as the posts left them.
+        if let Some(target) = last("毒药") {
+            if !spent.contains("毒药")
+                && round <= 4
+                && !dead.contains(&target)
+                && !killed.contains(&target)
+            {
+                spent.insert("毒药".into());
+                killed.insert(target);
+            }
+        }
     }
     (killed.into_iter().collect(), half)
 }

@@ -513,6 +513,21 @@ fn the_fixed_seeds_play_every_preset() {
         posts >= 60 && on_egg >= 10 && handed >= 5 && late >= 3,
         "{posts} kill posts, {on_egg} on an egg, {handed} from the 交帖 account, {late} late in seeds 1–40"
     );
+    // And the 巫师's potions, entered by the judge (L16–L17).
+    let potion = |w: &str| {
+        tables
+            .iter()
+            .flat_map(|p| p.nights.iter())
+            .flat_map(|n| n.entries.iter())
+            .filter(|e| e.2 == w)
+            .count()
+    };
+    assert!(
+        potion("解药") >= 5 && potion("毒药") >= 3,
+        "{} 解药, {} 毒药 entered in seeds 1–40",
+        potion("解药"),
+        potion("毒药")
+    );
 }
 
 /// The same seed gives the same run, byte for byte.
