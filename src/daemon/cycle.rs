@@ -55,6 +55,9 @@ pub struct Daemon {
     plants: crate::daemon::Plants,
     /// The fonts of the timeline picture, where the caller gave them (`Seams::fonts`).
     fonts: Option<crate::present::chart::Fonts>,
+    /// What `watch_state` last judged of each game to the end (the state file's bytes, the
+    /// config): judged again only once either changed.
+    state_watched: std::sync::Mutex<std::collections::BTreeMap<String, (Vec<u8>, GameConfig)>>,
 }
 
 impl Daemon {
@@ -120,6 +123,7 @@ impl Daemon {
             qq,
             plants: seams.plants,
             fonts: seams.fonts.clone(),
+            state_watched: Default::default(),
         })
     }
 
@@ -2393,7 +2397,17 @@ impl Daemon {
         report: &mut CycleReport,
     ) -> anyhow::Result<()> {
         let path = crate::io::state_file::state_path(&g.path, None);
-        if !path.exists() || !crate::domain::rules::state::complete(g) {
+        if !crate::domain::rules::state::complete(g) {
+            return Ok(());
+        }
+        let Some(bytes) = crate::io::state_file::state_bytes(&path)? else {
+            return Ok(());
+        };
+        // The same state and config judged to the end before: nothing new holds.
+        let watched = |w: &std::collections::BTreeMap<String, (Vec<u8>, GameConfig)>| {
+            w.get(&g.id).is_some_and(|(b, c)| *b == bytes && c == g)
+        };
+        if self.state_watched.lock().is_ok_and(|w| watched(&w)) {
             return Ok(());
         }
         let state = crate::io::state_file::load_state(&path)?;
@@ -2419,6 +2433,9 @@ impl Daemon {
         }
         if before != now_held {
             self.store.set_meta(&key, &now_held)?;
+        }
+        if let Ok(mut w) = self.state_watched.lock() {
+            w.insert(g.id.clone(), (bytes, g.clone()));
         }
         Ok(())
     }

@@ -27,13 +27,14 @@ pub fn state_path(config: &Path, given: Option<&Path>) -> PathBuf {
 /// parsed, each under its bytes, so a file that changed in any way is parsed again (no file
 /// time or inode is trusted: they are coarse, and reused).
 pub fn load_state(path: &Path) -> anyhow::Result<GameState> {
-    match read_bytes(path)? {
+    match state_bytes(path)? {
         Some(b) => parsed(path, b),
         None => Ok(GameState::default()),
     }
 }
 
-fn read_bytes(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
+/// The state file's bytes, or None where there is none (an unreadable one an error naming it).
+pub fn state_bytes(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
     match std::fs::read(path) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -76,7 +77,7 @@ const KEPT: usize = 16;
 /// computes it again.
 pub fn with_state(mut game: GameConfig) -> anyhow::Result<GameConfig> {
     let path = state_path(&game.path, None);
-    let Some(bytes) = read_bytes(&path)? else {
+    let Some(bytes) = state_bytes(&path)? else {
         return Ok(game);
     };
     {
