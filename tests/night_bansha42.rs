@@ -477,6 +477,18 @@ fn l74_a_poster_gone_with_the_egg_and_posted_himself_votes_at_half_in_either_ord
     }
 }
 
+/// A poster ruled out for a post not original (L63) and posted himself the same round (L74):
+/// out with a half vote, and the dawn post says both.
+#[test]
+fn l63_l74_a_poster_ruled_out_and_posted_himself_keeps_both_lines_and_his_half_vote() {
+    let actions = [act("杀甲", "非原创", "游一"), act("情甲", "贴杀", "杀甲")];
+    let r = resolve(&[], &state(&[], &[]), 1, &actions);
+    assert_eq!(dead(&r), ["杀甲"]);
+    assert_eq!(r.next_day.half_voters, ["杀甲"]);
+    assert!(r.announce.contains("非原创或非首发"), "{}", r.announce);
+    assert!(r.announce.contains("杀甲 被 圣火令 贴杀"), "{}", r.announce);
+}
+
 #[test]
 fn l12_a_post_on_the_black_egg_takes_the_poster_until_round_four_ends() {
     let r = resolve(&[], &state(&[], &[]), 3, &[act("杀甲", "贴杀", "黑蛋君")]);

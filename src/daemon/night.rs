@@ -215,8 +215,7 @@ impl Daemon {
                         let w = format!("night_wait/{}/{}", g.id, n.night);
                         let mail = crate::present::mails::night_waiting(&g.name, n.night, why, now);
                         self.queue(&w, report, || mail)?;
-                    } else if self.inbox_unread(&n, now).is_none()
-                        && self.kill_unread(&n, now).is_none()
+                    } else if self.inbox_unread(&n, now).is_none() && self.kill_unread(&n).is_none()
                     {
                         match self.resolve_night(&g, n.night, &n.record, n.deadline) {
                             Ok(res) => {
@@ -391,7 +390,7 @@ impl Daemon {
     /// take him for alive at dusk).
     fn not_vouched(&self, n: &OpenNight, now: Time) -> Option<String> {
         self.inbox_unread(n, now)
-            .or_else(|| self.kill_unread(n, now))
+            .or_else(|| self.kill_unread(n))
             .or_else(|| self.day_unrecorded(n))
             .or_else(|| self.earlier_night_open(n))
     }

@@ -82,8 +82,10 @@ impl Daemon {
     /// one read of them all after the night's actions were due (`settles_at`) went through:
     /// the thread may be listed on a day long past, or on one not typed yet when the night
     /// opens, and no day reads it then. The read after the deadline is a full one (a post
-    /// deleted is gone from it) and is what `kill_unread` waits for. The changes are left
-    /// unsettled for the day that lists the thread, which checks its posts (`[checks.kill]`).
+    /// deleted is gone from it) and is what `kill_unread` waits for; a night with no deadline
+    /// waits for no read. The changes are left unsettled: a day that lists the thread and reads
+    /// it later checks them as its own (`[checks.kill]`); where none does they stay pending, as
+    /// many as the thread's changes.
     pub(crate) async fn read_kill_threads(
         &self,
         g: &GameConfig,
@@ -113,10 +115,12 @@ impl Daemon {
     }
 
     /// Why night `n` cannot be settled yet for its kill posts: the game's kill-post threads not
-    /// read since its actions were due (see `read_kill_threads`).
-    pub(crate) fn kill_unread(&self, n: &OpenNight, now: Time) -> Option<String> {
+    /// read since its actions were due (see `read_kill_threads`). A thread that cannot be read
+    /// keeps the night waiting, as an inbox that cannot be read does; the judge hears of it by
+    /// the forum-fault mail of its streak.
+    pub(crate) fn kill_unread(&self, n: &OpenNight) -> Option<String> {
         let tids = kill_threads(&n.game);
-        let settles = self.settles_at(n).unwrap_or(now);
+        let settles = self.settles_at(n)?;
         if tids.is_empty() || n.record.kill_read_at.is_some_and(|t| t >= settles) {
             return None;
         }

@@ -93,6 +93,8 @@ pub fn with_state(mut game: GameConfig) -> anyhow::Result<GameConfig> {
     let facts = state.snapshot(&game).facts;
     crate::domain::night::apply_to_days(&mut game, &facts);
     let mut played = PLAYED.lock().unwrap_or_else(|p| p.into_inner());
+    // One result a game: a game whose state keeps changing does not push the others out.
+    played.retain(|(_, g, _)| g.path != given.path);
     if played.len() >= KEPT {
         played.remove(0);
     }

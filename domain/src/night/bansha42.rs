@@ -225,16 +225,20 @@ impl<'a, 'n> Work<'a, 'n> {
         r
     }
     /// Records a death at dawn; `public` is the dawn post's line (None: another line covers it).
-    /// A player killed twice in the round (a poster gone with the egg he posted and posted
-    /// himself) was 贴杀 all the same: the kill post's death, with its half vote (L74), stands
-    /// whichever the resolver met first.
+    /// A player killed twice in the round (a poster gone with the egg he posted, or ruled out
+    /// for his own post, and posted himself) was 贴杀 all the same: the kill post's death, with
+    /// its half vote (L74), stands whichever the resolver met first, and the dawn post says both.
     fn kill(&mut self, player: &str, cause: String, public: Option<String>, half: bool) {
         if self.dead.contains_key(player) {
             if half && !self.half.contains(player) {
                 self.dead.insert(player.to_string(), cause);
                 self.half.insert(player.to_string());
                 if let Some(line) = public {
-                    self.public.insert(player.to_string(), line);
+                    let both = match self.public.get(player) {
+                        Some(first) => format!("{first}；{line}"),
+                        None => line,
+                    };
+                    self.public.insert(player.to_string(), both);
                 }
             }
             return;

@@ -68,11 +68,12 @@ pub fn read_kill_post(game: &GameConfig, post: &KillPost, verdict: &PostVerdict)
     {
         return Reading::Nothing;
     }
-    let by = match poster(game, post) {
+    let target = victim(game, post.text);
+    let by = match poster(game, post, target.as_deref().ok()) {
         Ok(by) => by,
         Err(why) => return ask(why),
     };
-    let target = match victim(game, post.text) {
+    let target = match target {
         Ok(v) => v,
         Err(why) => return ask(why),
     };
@@ -105,7 +106,7 @@ pub fn read_kill_post(game: &GameConfig, post: &KillPost, verdict: &PostVerdict)
 /// The player who posted: the code the post names (L59) — on a line starting 代号 when it has
 /// one (a code may also be a forum name the story mentions), else anywhere — else its author
 /// when a player.
-fn poster(game: &GameConfig, post: &KillPost) -> Result<String, String> {
+fn poster(game: &GameConfig, post: &KillPost, victim: Option<&str>) -> Result<String, String> {
     let code_lines: String = post
         .text
         .lines()
@@ -116,8 +117,11 @@ fn poster(game: &GameConfig, post: &KillPost) -> Result<String, String> {
     let mut named = named_codes(game, &code_lines);
     if named.is_empty() {
         // Anywhere but the header that names the victim: a player may be called what a code
-        // is, and the victim is not the poster.
+        // is, and the victim is not the poster, wherever the story names him again.
         named = named_codes(game, &without_victim_header(game, post.text));
+        if let Some(v) = victim {
+            named.retain(|(_, code)| normalize(code) != normalize(v));
+        }
     }
     match named.as_slice() {
         [(p, _)] => Ok(p.to_string()),
@@ -326,7 +330,7 @@ mod tests {
         )
         .unwrap();
         for header in ["贴杀：青鸾花", "【贴杀】：青鸾花", "杀 青鸾花"] {
-            let text = format!("{header}\n{}", body(820));
+            let text = format!("{header}\n{}\n那一夜青鸾花没有回来。", body(820));
             let v = verdict(&g, &text, &[]);
             let a = action(read_at(&g, "李逵", &text, &v));
             assert_eq!(a.by, ["李逵"], "{header}");

@@ -575,7 +575,7 @@ fn killed_this_round(
     else {
         return false;
     };
-    if !causes.iter().any(|c| cause.contains(c.as_str())) {
+    if !posted(cause) {
         return false;
     }
     match named {
