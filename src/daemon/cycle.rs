@@ -58,6 +58,9 @@ pub struct Daemon {
     /// What `watch_state` last judged of each game to the end (the state file's bytes, the
     /// config): judged again only once either changed.
     state_watched: std::sync::Mutex<std::collections::BTreeMap<String, (Vec<u8>, GameConfig)>>,
+    /// Each night's last resolution with what it was resolved from (`night::resolve_night`): a
+    /// cycle asks for it several times (who owes, when it settles, the draft) of the same inputs.
+    pub(crate) night_resolved: std::sync::Mutex<crate::daemon::night::Resolved>,
 }
 
 impl Daemon {
@@ -124,6 +127,7 @@ impl Daemon {
             plants: seams.plants,
             fonts: seams.fonts.clone(),
             state_watched: Default::default(),
+            night_resolved: Default::default(),
         })
     }
 
@@ -1867,10 +1871,12 @@ impl Daemon {
                 (posts, log)
             }
             BallotSource::Pm => {
-                let messages: std::collections::BTreeMap<u64, bansha_parsers::pm::PrivateMessage> =
-                    self.store.get_meta("pm/messages")?.unwrap_or_default();
-                let all: Vec<_> = messages.into_values().collect();
-                (rules::channels::pm_posts(g, d, &all), Default::default())
+                let messages = self.store.get_meta_shared::<std::collections::BTreeMap<
+                    u64,
+                    bansha_parsers::pm::PrivateMessage,
+                >>("pm/messages")?;
+                let all = messages.iter().flat_map(|m| m.values());
+                (rules::channels::pm_posts(g, d, all), Default::default())
             }
         })
     }
@@ -2346,8 +2352,10 @@ impl Daemon {
         use bansha_parsers::pm::PrivateMessage;
         use std::collections::BTreeMap;
         let mut known: BTreeMap<u64, i64> = self.store.get_meta("pm/known")?.unwrap_or_default();
-        let mut messages: BTreeMap<u64, PrivateMessage> =
-            self.store.get_meta("pm/messages")?.unwrap_or_default();
+        let mut messages: std::sync::Arc<BTreeMap<u64, PrivateMessage>> = self
+            .store
+            .get_meta_shared("pm/messages")?
+            .unwrap_or_default();
         let last_read: Option<Time> = self.store.get_meta("pm/read_at")?;
         if last_read.is_none_or(|t| t < now) {
             match self.forum.private_messages(&known).await {
@@ -2361,7 +2369,7 @@ impl Daemon {
                             report.new_posts += 1;
                         }
                         if messages.get(&m.pmid) != Some(&m) {
-                            messages.insert(m.pmid, m);
+                            std::sync::Arc::make_mut(&mut messages).insert(m.pmid, m);
                             changed = true;
                         }
                     }
@@ -2372,7 +2380,7 @@ impl Daemon {
                         }
                     }
                     if changed {
-                        self.store.set_meta("pm/messages", &messages)?;
+                        self.store.set_meta("pm/messages", &*messages)?;
                     }
                     if seen {
                         self.store.set_meta("pm/known", &known)?;
@@ -2382,8 +2390,7 @@ impl Daemon {
                 Err(e) => self.failed(g, 0, &e, now, report)?,
             }
         }
-        let all: Vec<PrivateMessage> = messages.into_values().collect();
-        Ok(rules::channels::pm_posts(g, d, &all))
+        Ok(rules::channels::pm_posts(g, d, messages.values()))
     }
 
     /// The game state the judge keeps with `bansha change` / `bansha confirm` (the state file

@@ -33,6 +33,19 @@ pub struct OpenNight {
     pub overdue: Option<Time>,
 }
 
+/// What a night was last resolved from, and the result, by (game id, night).
+pub(crate) type Resolved =
+    std::collections::BTreeMap<(String, u32), (ResolvedFrom, Result<Resolution, String>)>;
+
+/// The inputs of `resolve_night`: the state file's bytes, the night's deadline and actions,
+/// and the game as played.
+pub(crate) struct ResolvedFrom {
+    bytes: Option<Vec<u8>>,
+    deadline: Option<Time>,
+    actions: Vec<crate::domain::night::Action>,
+    played: GameConfig,
+}
+
 fn key(g: &GameConfig, night: u32) -> String {
     format!("night/{}/{night}", g.id)
 }
@@ -85,13 +98,16 @@ impl Daemon {
                     .day(d.day + 1)
                     .map(|next| next.last_close())
                     .filter(|t| *t <= now);
+                if marked(&state, d.day) {
+                    continue;
+                }
                 let record: NightRecord = self
                     .store
                     .get_meta(&key(g, d.day))
                     .ok()
                     .flatten()
                     .unwrap_or_default();
-                if record.confirmed.is_some() || marked(&state, d.day) {
+                if record.confirmed.is_some() {
                     continue;
                 }
                 let deadline = g
@@ -356,8 +372,12 @@ impl Daemon {
     /// The private messages of the night not read yet: each player's as actions, the rest as
     /// unread for the judge.
     fn night_messages(&self, g: &GameConfig, n: &mut OpenNight, now: Time) -> anyhow::Result<()> {
-        let messages: std::collections::BTreeMap<u64, bansha_parsers::pm::PrivateMessage> =
-            self.store.get_meta("pm/messages")?.unwrap_or_default();
+        let messages = self
+            .store
+            .get_meta_shared::<std::collections::BTreeMap<u64, bansha_parsers::pm::PrivateMessage>>(
+                "pm/messages",
+            )?
+            .unwrap_or_default();
         for m in messages.values() {
             let at = m.sent_at.unwrap_or(now);
             if at < n.opens || n.record.seen.contains(&m.pmid) {
@@ -483,6 +503,8 @@ impl Daemon {
         self.as_played(g).unwrap_or_else(|_| g.clone())
     }
 
+    /// The night resolved from the game as played, its state and its actions: the same inputs
+    /// give the last result again (`Daemon::night_resolved`).
     fn resolve_night(
         &self,
         g: &GameConfig,
@@ -491,10 +513,37 @@ impl Daemon {
         deadline: Option<Time>,
     ) -> Result<Resolution, String> {
         let played = self.played(g);
-        let state =
-            crate::io::state_file::load_state(&crate::io::state_file::state_path(&g.path, None))
-                .map_err(|e| format!("{e:#}"))?;
-        crate::domain::night::resolve_game(&played, &state, night, &record.actions, deadline)
+        let path = crate::io::state_file::state_path(&g.path, None);
+        let bytes = crate::io::state_file::state_bytes(&path).map_err(|e| format!("{e:#}"))?;
+        let slot = (g.id.clone(), night);
+        let same = |r: &ResolvedFrom| {
+            r.bytes == bytes
+                && r.deadline == deadline
+                && r.actions == record.actions
+                && r.played == played
+        };
+        if let Ok(kept) = self.night_resolved.lock() {
+            if let Some((_, res)) = kept.get(&slot).filter(|(from, _)| same(from)) {
+                return res.clone();
+            }
+        }
+        let state = crate::io::state_file::load_state(&path).map_err(|e| format!("{e:#}"))?;
+        let res =
+            crate::domain::night::resolve_game(&played, &state, night, &record.actions, deadline);
+        if let Ok(mut kept) = self.night_resolved.lock() {
+            // A night a game (at most 16 a game); a daemon that ran many games starts over.
+            if kept.len() >= 64 && !kept.contains_key(&slot) {
+                kept.clear();
+            }
+            let from = ResolvedFrom {
+                bytes,
+                deadline,
+                actions: record.actions.clone(),
+                played,
+            };
+            kept.insert(slot, (from, res.clone()));
+        }
+        res
     }
 
     /// The open night `night` of `game`, or why not.

@@ -101,7 +101,20 @@ pub struct Store {
     /// refused: sent for this process, recorded at the first chance (`outbox`), and replayed
     /// from the journal at the next open if the process dies first.
     unrecorded: std::sync::Mutex<std::collections::BTreeMap<String, Time>>,
+    /// The meta values last parsed, each under the bytes it was parsed from (`get_meta`): a
+    /// cycle asks for the same night record or inbox many times, and a long game's are large.
+    /// Keyed by the exact bytes, so a value written by anyone is parsed afresh.
+    parsed: std::sync::Mutex<ParsedMeta>,
 }
+
+/// Meta values parsed: key → (the bytes, the value).
+type ParsedMeta = std::collections::HashMap<
+    String,
+    (sled::IVec, std::sync::Arc<dyn std::any::Any + Send + Sync>),
+>;
+
+/// Meta keys kept parsed at most (a daemon reads a few dozen).
+const PARSED_KEPT: usize = 256;
 
 /// The sent journal and where its next line goes (written at an offset, not appended, so a
 /// reserved line can be completed in place).
@@ -443,6 +456,7 @@ impl Store {
             full,
             refused: std::sync::Mutex::new(None),
             unrecorded: std::sync::Mutex::new(std::collections::BTreeMap::new()),
+            parsed: std::sync::Mutex::new(Default::default()),
         };
         for op in &ops {
             store.apply_to_sled(op)?;
@@ -1129,14 +1143,35 @@ impl Store {
         Ok(self.sent.contains_key(key)? || self.unrecorded()?.contains_key(key))
     }
 
-    pub fn get_meta<T: for<'de> Deserialize<'de>>(
-        &self,
-        key: &str,
-    ) -> Result<Option<T>, StoreError> {
-        Ok(match self.meta.get(key)? {
-            Some(v) => Some(serde_json::from_slice(&v)?),
-            None => None,
-        })
+    pub fn get_meta<T>(&self, key: &str) -> Result<Option<T>, StoreError>
+    where
+        T: for<'de> Deserialize<'de> + Clone + Send + Sync + 'static,
+    {
+        Ok(self.get_meta_shared::<T>(key)?.map(|v| (*v).clone()))
+    }
+
+    /// A meta value, shared: parsed once for the same bytes (see `parsed`).
+    pub fn get_meta_shared<T>(&self, key: &str) -> Result<Option<std::sync::Arc<T>>, StoreError>
+    where
+        T: for<'de> Deserialize<'de> + Send + Sync + 'static,
+    {
+        let Some(bytes) = self.meta.get(key)? else {
+            return Ok(None);
+        };
+        let mut parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((b, v)) = parsed.get(key) {
+            if *b == bytes {
+                if let Ok(v) = v.clone().downcast::<T>() {
+                    return Ok(Some(v));
+                }
+            }
+        }
+        let v: std::sync::Arc<T> = std::sync::Arc::new(serde_json::from_slice(&bytes)?);
+        if parsed.len() >= PARSED_KEPT && !parsed.contains_key(key) {
+            parsed.clear();
+        }
+        parsed.insert(key.to_string(), (bytes, v.clone()));
+        Ok(Some(v))
     }
 
     pub fn set_meta<T: Serialize>(&self, key: &str, value: &T) -> Result<(), StoreError> {
@@ -1213,6 +1248,31 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A meta value is parsed once for the same bytes and afresh once they change: a write, a
+    /// removal, a value read under the same key as another type, the record reopened.
+    #[test]
+    fn a_meta_value_kept_parsed_follows_every_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.get_meta::<Vec<u32>>("k").unwrap(), None);
+        store.set_meta("k", &vec![1u32, 2]).unwrap();
+        let first = store.get_meta_shared::<Vec<u32>>("k").unwrap().unwrap();
+        let again = store.get_meta_shared::<Vec<u32>>("k").unwrap().unwrap();
+        assert!(std::sync::Arc::ptr_eq(&first, &again), "parsed twice");
+        store.set_meta("k", &vec![3u32]).unwrap();
+        assert_eq!(store.get_meta::<Vec<u32>>("k").unwrap(), Some(vec![3]));
+        // The same bytes read as another type.
+        assert_eq!(store.get_meta::<Vec<u64>>("k").unwrap(), Some(vec![3]));
+        assert_eq!(store.get_meta::<Vec<u32>>("k").unwrap(), Some(vec![3]));
+        store.remove_meta("k").unwrap();
+        assert_eq!(store.get_meta::<Vec<u32>>("k").unwrap(), None);
+        store.set_meta("k", &vec![4u32]).unwrap();
+        store.flush_blocking().unwrap();
+        drop(store);
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.get_meta::<Vec<u32>>("k").unwrap(), Some(vec![4]));
+    }
 
     /// A write the disk refused leaves the store unable to vouch for the cycle: the next flush
     /// says so even though nothing new reached the journal (the service stops on it), and a

@@ -20,7 +20,11 @@ type Time = DateTime<FixedOffset>;
 /// day's last close (that day's, counted or shown there), nor one of the night before the day
 /// that reads as a night action, not a vote, where the rule post has night actions sent by
 /// private message (qipan 003 L106, L112: "向东", "杀人：冷雪"; the night takes it).
-pub fn pm_posts(config: &GameConfig, d: &DayConfig, messages: &[PrivateMessage]) -> Vec<Post> {
+pub fn pm_posts<'a>(
+    config: &GameConfig,
+    d: &DayConfig,
+    messages: impl IntoIterator<Item = &'a PrivateMessage>,
+) -> Vec<Post> {
     let window = pm_window_start(config, d);
     let earlier = config
         .days
@@ -39,7 +43,7 @@ pub fn pm_posts(config: &GameConfig, d: &DayConfig, messages: &[PrivateMessage])
             && !crate::night::read::actions_in(config, &m.from, &m.text, m.sent_at, "").is_empty()
     };
     messages
-        .iter()
+        .into_iter()
         .filter(|m| !config.roster.judges.iter().any(|j| j == &m.from))
         .filter(|m| m.sent_at.is_none_or(|t| t > start))
         .filter(|m| !night_action(m))
