@@ -569,7 +569,7 @@ fn a_player_killed_by_a_kill_post_that_round_votes_at_half_weight_after_it_is_re
         String::from_utf8_lossy(&out.stderr)
     );
     let g =
-        bansha::io::state_file::with_state(bansha::io::files::load_game(&game).unwrap()).unwrap();
+        bansha::io::state_file::with_state(&bansha::io::files::load_game(&game).unwrap()).unwrap();
     let day1 = g.day(1).unwrap();
     assert!(day1.half_voters.contains(&"蝈蝈".to_string()), "{:?}", day1);
     assert!(!day1.dead.contains(&"蝈蝈".to_string()));

@@ -41,7 +41,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
     let game = match &online {
         Some(o) => o.game.clone(),
         None => match crate::io::files::load_game(&args.config) {
-            Ok(g) => crate::io::state_file::with_state(g)?,
+            Ok(g) => crate::io::state_file::with_state(&g)?,
             Err(e) => {
                 writeln!(err, "配置错误：{e}")?;
                 return Ok(2);

@@ -37,7 +37,7 @@ pub fn run(args: &LurkArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow:
             return Ok(2);
         }
     };
-    let game = crate::io::state_file::with_state(game)?;
+    let game = crate::io::state_file::with_state(&game)?;
     let Some(d) = game.day(args.day) else {
         writeln!(err, "错误：配置中没有第 {} 天", args.day)?;
         return Ok(2);

@@ -54,7 +54,7 @@ impl Online {
             )?;
             return Ok(Err(2));
         };
-        let game = crate::io::state_file::with_state(game)?;
+        let game = crate::io::state_file::with_state(&game)?;
         let forum = match Forum::new(&settings.forum, settings.login.clone(), game.utc_offset) {
             Ok(f) => f,
             Err(e) => {

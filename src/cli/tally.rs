@@ -217,7 +217,7 @@ pub fn run(args: &TallyArgs, out: &mut dyn Write, err: &mut dyn Write) -> anyhow
             return Ok(2);
         }
     };
-    let game = crate::io::state_file::with_state(game)?;
+    let game = crate::io::state_file::with_state(&game)?;
     let opts = ParseOptions {
         utc_offset: game.utc_offset,
     };

@@ -306,7 +306,7 @@ impl Daemon {
     /// days that name none while alive (m103 L152–153). An unreadable state file is an error:
     /// nothing is decided without it.
     pub(crate) fn as_played(&self, g: &GameConfig) -> anyhow::Result<GameConfig> {
-        let mut g = crate::io::state_file::with_state(g.clone())?;
+        let mut g = crate::io::state_file::with_state(g)?;
         let elected: Option<String> = self.store.get_meta(&format!("sheriff/{}", g.id))?;
         for d in g.days.iter_mut() {
             d.sheriff = decide::carry_sheriff(d, elected.as_deref()).0.sheriff;
@@ -382,9 +382,13 @@ impl Daemon {
                 let places: Option<u32> =
                     self.store.get_meta(&meta("runoff_places")).ok().flatten();
                 let ask = match decide::runoff_plan(g, d, round1.as_deref(), places) {
-                    decide::RunoffPlan::Run(r) => {
-                        let (g2, d2) = decide::round_two(g, d, &r);
-                        let done = self.store.event_done(&self.key(&g2, &d2, "close"));
+                    decide::RunoffPlan::Run(_) => {
+                        // Round two's close, under its own id (`decide::round_two`).
+                        let done = self.store.event_done(&self.key_of(
+                            &decide::round_two_id(g),
+                            d.day,
+                            "close",
+                        ));
                         let round1_done = self.store.event_done(&self.key(g, d, "close"));
                         if matches!(round1_done, Ok(true))
                             && matches!(done, Ok(false))
@@ -1662,8 +1666,12 @@ impl Daemon {
 
     /// How many times a day was reopened by a later close.
     fn revision(&self, g: &GameConfig, d: &DayConfig) -> u32 {
+        self.revision_of(&g.id, d.day)
+    }
+
+    fn revision_of(&self, id: &str, day: u32) -> u32 {
         self.store
-            .get_meta(&format!("revision/{}/{}", g.id, d.day))
+            .get_meta(&format!("revision/{id}/{day}"))
             .ok()
             .flatten()
             .unwrap_or(0)
@@ -1671,7 +1679,12 @@ impl Daemon {
 
     /// The store key of a day's one-time event, in its current revision.
     pub(crate) fn key(&self, g: &GameConfig, d: &DayConfig, what: &str) -> String {
-        decide::event_key_at(g, d, what, self.revision(g, d))
+        self.key_of(&g.id, d.day, what)
+    }
+
+    /// `key` of a game id and a day.
+    fn key_of(&self, id: &str, day: u32, what: &str) -> String {
+        decide::event_key_of(id, day, what, self.revision_of(id, day))
     }
 
     /// Days whose final was made for an earlier close than the config now says (the judge
@@ -1728,7 +1741,7 @@ impl Daemon {
             // A state that cannot be read changes nothing here (the cycle tells the judge).
             let played = self.as_played(g).ok();
             let mut g2 = g.clone();
-            g2.id = format!("{}{}", g.id, decide::ROUND_TWO);
+            g2.id = decide::round_two_id(g);
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
                 let print = crate::domain::rules::rulings::print(&rulings, d.day);
                 let alive = played

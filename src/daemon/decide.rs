@@ -21,9 +21,14 @@ pub const RECHECK_MINUTES: i64 = 10;
 /// moved later `revision` times (each move reopens the day: a new lock, a new final, a new 潜水
 /// mail, under new keys; revision 0 is the key bansha always used).
 pub fn event_key_at(g: &GameConfig, d: &DayConfig, what: &str, revision: u32) -> String {
+    event_key_of(&g.id, d.day, what, revision)
+}
+
+/// `event_key_at` of a game id and a day.
+pub fn event_key_of(id: &str, day: u32, what: &str, revision: u32) -> String {
     match revision {
-        0 => format!("{what}/{}/{}", g.id, d.day),
-        r => format!("{what}/{}/{}/r{r}", g.id, d.day),
+        0 => format!("{what}/{id}/{day}"),
+        r => format!("{what}/{id}/{day}/r{r}"),
     }
 }
 
@@ -500,7 +505,7 @@ pub fn round_two(
     let mut tallied = d.clone();
     tallied.runoff = Some(r.clone());
     let mut g2 = g.clone();
-    g2.id = format!("{}{ROUND_TWO}", g.id);
+    g2.id = round_two_id(g);
     if let Some(x) = g2.days.iter_mut().find(|x| x.day == d.day) {
         *x = tallied.clone();
     }
@@ -567,6 +572,11 @@ pub fn reminders_due(g: &GameConfig, d: &DayConfig, now: Time) -> Vec<(String, u
 
 /// What a game id gets for its round 2 (`round_two`).
 pub const ROUND_TWO: &str = "~r2";
+
+/// The id a game's round two is recorded under (`round_two`).
+pub fn round_two_id(g: &GameConfig) -> String {
+    format!("{}{ROUND_TWO}", g.id)
+}
 
 /// The game id a round-2 id (`round_two`) was made from; a round-1 id as it is.
 pub fn round_one_id(id: &str) -> &str {

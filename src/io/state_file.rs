@@ -75,18 +75,18 @@ const KEPT: usize = 16;
 /// replay is most of a cycle's work: the last results are kept, each under the state file's
 /// bytes and the whole config as given (compared field by field), so a change to either
 /// computes it again.
-pub fn with_state(mut game: GameConfig) -> anyhow::Result<GameConfig> {
-    let path = state_path(&game.path, None);
+pub fn with_state(given: &GameConfig) -> anyhow::Result<GameConfig> {
+    let path = state_path(&given.path, None);
     let Some(bytes) = state_bytes(&path)? else {
-        return Ok(game);
+        return Ok(given.clone());
     };
     {
         let played = PLAYED.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, _, out)) = played.iter().find(|(b, g, _)| *b == bytes && *g == game) {
+        if let Some((_, _, out)) = played.iter().find(|(b, g, _)| *b == bytes && g == given) {
             return Ok(out.clone());
         }
     }
-    let given = game.clone();
+    let mut game = given.clone();
     let state = parsed(&path, bytes.clone())?;
     crate::domain::rules::state::apply_to_days(&mut game, &state);
     // What confirmed nights carry into the days (missed duties, 诅咒 / 庇佑, half votes).
@@ -98,7 +98,7 @@ pub fn with_state(mut game: GameConfig) -> anyhow::Result<GameConfig> {
     if played.len() >= KEPT {
         played.remove(0);
     }
-    played.push((bytes, given, game.clone()));
+    played.push((bytes, given.clone(), game.clone()));
     Ok(game)
 }
 

@@ -105,7 +105,13 @@ pub struct Store {
     /// cycle asks for the same night record or inbox many times, and a long game's are large.
     /// Keyed by the exact bytes, so a value written by anyone is parsed afresh.
     parsed: std::sync::Mutex<ParsedMeta>,
+    /// Each game's ledger as last read (`ledger`), with the count of ledger writes it was read
+    /// after (`ledger_writes`): read again once any write to the ledger tree came since.
+    ledgers: std::sync::Mutex<(u64, std::collections::HashMap<String, Vec<LedgerEntry>>)>,
+    ledger_writes: std::sync::atomic::AtomicU64,
 }
+
+type LedgerEntry = crate::domain::rules::ledger::Entry;
 
 /// Meta values parsed: key → (the bytes, the value).
 type ParsedMeta = std::collections::HashMap<
@@ -457,6 +463,8 @@ impl Store {
             refused: std::sync::Mutex::new(None),
             unrecorded: std::sync::Mutex::new(std::collections::BTreeMap::new()),
             parsed: std::sync::Mutex::new(Default::default()),
+            ledgers: std::sync::Mutex::new(Default::default()),
+            ledger_writes: Default::default(),
         };
         for op in &ops {
             store.apply_to_sled(op)?;
@@ -589,10 +597,20 @@ impl Store {
 
     fn apply_to_sled(&self, op: &journal::Op) -> Result<(), StoreError> {
         let tree = self.tree(op.tree);
+        let counted = || {
+            if op.tree == "ledger" {
+                self.ledger_writes
+                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        };
+        // Counted on both sides: a read that began before the write and ends after it is not
+        // kept as the ledger (`ledger`).
+        counted();
         match &op.value {
             Some(v) => tree.insert(&op.key, v.as_slice())?,
             None => tree.remove(&op.key)?,
         };
+        counted();
         Ok(())
     }
 
@@ -1212,12 +1230,30 @@ impl Store {
         &self,
         game: &str,
     ) -> Result<Vec<crate::domain::rules::ledger::Entry>, StoreError> {
+        use std::sync::atomic::Ordering;
+        let writes = self.ledger_writes.load(Ordering::SeqCst);
+        if let Ok(kept) = self.ledgers.lock() {
+            if kept.0 == writes {
+                if let Some(entries) = kept.1.get(game) {
+                    return Ok(entries.clone());
+                }
+            }
+        }
         let mut out: Vec<crate::domain::rules::ledger::Entry> = Vec::new();
         for item in self.ledger.scan_prefix(format!("{game}/")) {
             let (_, v) = item?;
             out.push(serde_json::from_slice(&v)?);
         }
         out.sort_by(|a, b| (a.at.as_str(), a.id.as_str()).cmp(&(b.at.as_str(), b.id.as_str())));
+        if let Ok(mut kept) = self.ledgers.lock() {
+            // Kept only when no ledger write came while it was read.
+            if self.ledger_writes.load(Ordering::SeqCst) == writes {
+                if kept.0 != writes {
+                    *kept = (writes, Default::default());
+                }
+                kept.1.insert(game.to_string(), out.clone());
+            }
+        }
         Ok(out)
     }
 
@@ -1248,6 +1284,50 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A game's ledger as last read follows every write to it: an entry added, one written
+    /// over, one struck out, another game's entry, the record reopened.
+    #[test]
+    fn a_ledger_kept_as_read_follows_every_write() {
+        let entry = |id: &str, at: &str| crate::domain::rules::ledger::Entry {
+            id: id.into(),
+            player: "李逵".into(),
+            kind: "warning".into(),
+            day: Some(1),
+            reason: "r".into(),
+            source: "judge".into(),
+            at: at.into(),
+            removed: false,
+            duties: 0,
+            withdrawn: false,
+        };
+        let ids = |s: &Store, g: &str| -> Vec<(String, bool, String)> {
+            s.ledger(g)
+                .unwrap()
+                .into_iter()
+                .map(|e| (e.id, e.removed, e.reason))
+                .collect()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert!(ids(&store, "g").is_empty());
+        assert!(store.ledger_add("g", &entry("a", "1")).unwrap());
+        assert_eq!(ids(&store, "g"), [("a".into(), false, "r".into())]);
+        assert!(store.ledger_add("g", &entry("b", "2")).unwrap());
+        assert!(store.ledger_add("h", &entry("c", "3")).unwrap());
+        assert_eq!(ids(&store, "g").len(), 2);
+        assert_eq!(ids(&store, "h").len(), 1);
+        let mut over = entry("a", "1");
+        over.reason = "改".into();
+        store.ledger_put("g", &over).unwrap();
+        assert_eq!(ids(&store, "g")[0], ("a".into(), false, "改".into()));
+        assert!(store.ledger_remove("g", "b").unwrap());
+        assert_eq!(ids(&store, "g")[1], ("b".into(), true, "r".into()));
+        store.flush_blocking().unwrap();
+        drop(store);
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(ids(&store, "g")[1], ("b".into(), true, "r".into()));
+    }
 
     /// A meta value is parsed once for the same bytes and afresh once they change: a write, a
     /// removal, a value read under the same key as another type, the record reopened.
