@@ -189,7 +189,6 @@ impl World {
         )
         .unwrap();
         let template = page["Variables"]["postlist"][0].clone();
-        let fixture = |rel: &str| std::fs::read(crate::common::fixtures().join(rel)).unwrap();
         let poll: Value =
             serde_json::from_slice(&fixture("discuz/poll/mobile_v1_viewthread_tid5_judge.json"))
                 .unwrap();
@@ -391,12 +390,10 @@ impl World {
         for m in &sent {
             by.entry(uid(&m.author)).or_default().push(m);
         }
-        let fixture = |rel: &str| -> Value {
-            serde_json::from_slice(&std::fs::read(crate::common::fixtures().join(rel)).unwrap())
-                .unwrap()
-        };
+        let fixture = |rel: &str| -> Value { serde_json::from_slice(&fixture(rel)).unwrap() };
         let s = |v: String| Value::String(v);
-        let (mut v, entries, per) = match q.get("touid").and_then(|t| t.parse::<u64>().ok()) {
+        let (mut v, entries, per, count) = match q.get("touid").and_then(|t| t.parse::<u64>().ok())
+        {
             Some(mut touid) => {
                 if fault == Some(ForumFault::OtherThread) {
                     touid = by
@@ -408,8 +405,11 @@ impl World {
                 let mut v = fixture("discuz/pm/mobile_v1_mypm_subop_view_touid10_judge.json");
                 let template = v["Variables"]["list"][0].clone();
                 let msgs = by.get(&touid).cloned().unwrap_or_default();
+                // Only the page asked for is built.
                 let entries: Vec<Value> = msgs
                     .iter()
+                    .skip((page - 1) * 5)
+                    .take(5)
                     .map(|m| {
                         let mut e = template.clone();
                         let from = uid(&m.author);
@@ -428,15 +428,18 @@ impl World {
                     })
                     .collect();
                 v["Variables"]["pmid"] = s(msgs.first().map_or(0, |m| m.pmid).to_string());
-                (v, entries, 5)
+                (v, entries, 5, msgs.len())
             }
             None => {
                 let v = fixture("discuz/pm/mobile_v1_mypm_list_judge.json");
                 let template = v["Variables"]["list"][0].clone();
                 let mut convs: Vec<(&u64, &Vec<&SimPm>)> = by.iter().collect();
                 convs.sort_by_key(|(u, m)| (std::cmp::Reverse(m.last().map_or(0, |m| m.at)), **u));
+                let count = convs.len();
                 let entries = convs
                     .into_iter()
+                    .skip((page - 1) * 15)
+                    .take(15)
                     .map(|(u, msgs)| {
                         let (first, last) = (msgs[0], msgs[msgs.len() - 1]);
                         let mut e = template.clone();
@@ -464,18 +467,13 @@ impl World {
                         e
                     })
                     .collect::<Vec<Value>>();
-                (v, entries, 15)
+                (v, entries, 15, count)
             }
         };
-        let count = entries.len();
         let shown: Vec<Value> = if fault == Some(ForumFault::Empty) {
             Vec::new()
         } else {
             entries
-                .into_iter()
-                .skip((page - 1) * per)
-                .take(per)
-                .collect()
         };
         v["Variables"]["list"] = Value::Array(shown);
         v["Variables"]["count"] = s(count.to_string());
@@ -493,7 +491,6 @@ impl World {
         date: Option<String>,
     ) -> Result<Answer, HttpError> {
         let ok = |body: Vec<u8>, ct: &str| ok_answer(body, ct, &date);
-        let fixture = |rel: &str| std::fs::read(crate::common::fixtures().join(rel)).unwrap();
         Ok(match fault {
             None | Some(ForumFault::Empty) | Some(ForumFault::OtherThread) => ok(body, ct),
             Some(ForumFault::Status502) => Answer {
@@ -585,7 +582,6 @@ impl World {
             self.trace.push(format!("forum fault {f:?} on {what}"));
         }
         if login || pm {
-            let fixture = |rel: &str| std::fs::read(crate::common::fixtures().join(rel)).unwrap();
             let body = match (login, ask.method == Method::Post) {
                 // The login form (`Forum::log_in` reads its hash and action), then the answer to
                 // the form: success, and the session holds until the process ends.
@@ -645,7 +641,6 @@ impl World {
             }
         }
         let json = |v: &Value| serde_json::to_vec(v).unwrap();
-        let fixture = |rel: &str| std::fs::read(crate::common::fixtures().join(rel)).unwrap();
         // A thread not opened yet is one the forum does not have: its captured answer.
         let opened = self
             .threads
@@ -869,4 +864,13 @@ impl bansha::io::clock::Clock for SimClock {
             .timestamp_opt(w.now + w.machine_skew, 0)
             .unwrap()
     }
+}
+
+/// A captured page under `tests/fixtures`, read from the disk once a process.
+fn fixture(rel: &str) -> Vec<u8> {
+    static READ: Mutex<BTreeMap<String, Vec<u8>>> = Mutex::new(BTreeMap::new());
+    let mut read = READ.lock().unwrap_or_else(|p| p.into_inner());
+    read.entry(rel.to_string())
+        .or_insert_with(|| std::fs::read(crate::common::fixtures().join(rel)).unwrap())
+        .clone()
 }
