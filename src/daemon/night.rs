@@ -31,7 +31,23 @@ pub struct OpenNight {
     /// The next day's last close, when it has passed with the night unconfirmed: that day's
     /// final was counted without the night, and confirming it makes that final again.
     pub overdue: Option<Time>,
+    /// Who owes an action (`Daemon::owing`) as last worked out in this look at the night, with
+    /// the actions it was worked out from. A look is one cycle's or one click's, under the
+    /// daemon's lock: the state and the config stand, and only the actions (which only grow)
+    /// change what is owed. A cycle asks it half a dozen times (the reminders, the inbox's
+    /// and the kill thread's read, the settling time).
+    owed: Owed,
 }
+
+/// See `OpenNight::owed`.
+type Owed = std::sync::Arc<
+    std::sync::Mutex<
+        Option<(
+            Vec<crate::domain::night::Action>,
+            Vec<(String, Option<Time>)>,
+        )>,
+    >,
+>;
 
 /// What a night was last resolved from, and the result, by (game id, night).
 pub(crate) type Resolved =
@@ -122,6 +138,7 @@ impl Daemon {
                     deadline,
                     record,
                     overdue,
+                    owed: Default::default(),
                 });
             }
         }
@@ -159,6 +176,7 @@ impl Daemon {
             deadline: day1.opens_at,
             record,
             overdue,
+            owed: Default::default(),
         })
     }
 
@@ -328,6 +346,19 @@ impl Daemon {
     /// they are whom the resolver counts missed now (not m103's 宠妃, who have no power at
     /// night); elsewhere every living role that has sent nothing.
     fn owing(&self, n: &OpenNight) -> anyhow::Result<Vec<(String, Option<Time>)>> {
+        if let Ok(owed) = n.owed.lock() {
+            if let Some((_, kept)) = owed.as_ref().filter(|(a, _)| *a == n.record.actions) {
+                return Ok(kept.clone());
+            }
+        }
+        let out = self.owing_now(n)?;
+        if let Ok(mut owed) = n.owed.lock() {
+            *owed = Some((n.record.actions.clone(), out.clone()));
+        }
+        Ok(out)
+    }
+
+    fn owing_now(&self, n: &OpenNight) -> anyhow::Result<Vec<(String, Option<Time>)>> {
         let g = &n.game;
         let state =
             crate::io::state_file::load_state(&crate::io::state_file::state_path(&g.path, None))?;
