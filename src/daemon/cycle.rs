@@ -170,11 +170,14 @@ impl Daemon {
         let mut out = Vec::new();
         for g in &settings.games {
             for d in &g.days {
-                let close_done = d.vote_thread.is_some()
-                    && self
-                        .store
-                        .event_done(&self.key(g, d, "close"))
-                        .unwrap_or(false);
+                // The store is asked only of days open by the clock.
+                if !decide::watched(d, false, now) {
+                    continue;
+                }
+                let close_done = self
+                    .store
+                    .event_done(&self.key(g, d, "close"))
+                    .unwrap_or(false);
                 if decide::watched(d, close_done, now) {
                     out.push((g, d));
                 }
@@ -374,30 +377,45 @@ impl Daemon {
         for g in &self.settings().games {
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
                 let meta = |what: &str| format!("{what}/{}/{}", g.id, d.day);
-                let round1: Option<Vec<String>> = self
-                    .store
-                    .get_meta(&meta("runoff_candidates"))
-                    .ok()
-                    .flatten();
-                let places: Option<u32> =
-                    self.store.get_meta(&meta("runoff_places")).ok().flatten();
+                let told = |what: &str| matches!(self.store.mail_known(&meta(what)), Ok(true));
+                // Round 1's candidates and an overtime's places only where `runoff_plan` reads
+                // them (a day run-off-free or with the judge's run-off reads neither): this is
+                // asked of every day at every tick.
+                let round1: Option<Vec<String>> = match d.no_runoff || d.runoff.is_some() {
+                    true => None,
+                    false => self
+                        .store
+                        .get_meta(&meta("runoff_candidates"))
+                        .ok()
+                        .flatten(),
+                };
+                let places: Option<u32> = match round1 {
+                    Some(_) => self.store.get_meta(&meta("runoff_places")).ok().flatten(),
+                    None => None,
+                };
                 let ask = match decide::runoff_plan(g, d, round1.as_deref(), places) {
                     decide::RunoffPlan::Run(_) => {
-                        // Round two's close, under its own id (`decide::round_two`).
-                        let done = self.store.event_done(&self.key_of(
-                            &decide::round_two_id(g),
-                            d.day,
-                            "close",
-                        ));
-                        let round1_done = self.store.event_done(&self.key(g, d, "close"));
-                        if matches!(round1_done, Ok(true))
-                            && matches!(done, Ok(false))
-                            && now >= d.closes_at
-                        {
+                        let watched = now >= d.closes_at
+                            && matches!(self.store.event_done(&self.key(g, d, "close")), Ok(true))
+                            // Round two's close, under its own id (`decide::round_two`).
+                            && matches!(
+                                self.store.event_done(&self.key_of(
+                                    &decide::round_two_id(g),
+                                    d.day,
+                                    "close",
+                                )),
+                                Ok(false)
+                            );
+                        if watched {
                             out.push((g.clone(), d.clone()));
                         }
                         None
                     }
+                    // The judge is asked only by the cycle (`report`), not by the scheduler,
+                    // and once (the mail is not made again each cycle to be found queued).
+                    _ if report.is_none() => None,
+                    decide::RunoffPlan::NeedsTime(_) if told("runoff_time") => None,
+                    decide::RunoffPlan::NeedsPoll { .. } if told("overtime") => None,
                     decide::RunoffPlan::NeedsTime(c) => {
                         Some((meta("runoff_time"), mails::runoff_needs_time(g, d, &c, now)))
                     }
