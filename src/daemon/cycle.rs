@@ -178,7 +178,7 @@ impl Daemon {
                     .store
                     .event_done(&self.key(g, d, "close"))
                     .unwrap_or(false);
-                if decide::watched(d, close_done, now) {
+                if !close_done {
                     out.push((g, d));
                 }
             }

@@ -820,7 +820,7 @@ fn night_views(
                 .map(crate::present::night::action)
                 .collect(),
             unread: n.record.unread.clone(),
-            draft: d.night_draft(&n.game.name, n.night, now),
+            draft: d.draft_of(&n, now),
             overdue: n.overdue.map(|t| (n.night + 1, t)),
         })
         .collect()

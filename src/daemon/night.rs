@@ -31,23 +31,21 @@ pub struct OpenNight {
     /// The next day's last close, when it has passed with the night unconfirmed: that day's
     /// final was counted without the night, and confirming it makes that final again.
     pub overdue: Option<Time>,
-    /// Who owes an action (`Daemon::owing`) as last worked out in this look at the night, with
-    /// the actions it was worked out from. A look is one cycle's or one click's, under the
-    /// daemon's lock: the state and the config stand, and only the actions (which only grow)
-    /// change what is owed. A cycle asks it half a dozen times (the reminders, the inbox's
-    /// and the kill thread's read, the settling time).
+    /// Who owes an action (`Daemon::owing`) as last worked out in this look at the night (one
+    /// cycle's, one click's, one dashboard page's), with the actions and the state file's
+    /// bytes it was worked out from: a look's config is its own, and the judge's `bansha
+    /// change` between two asks is seen. A cycle asks it half a dozen times (the reminders,
+    /// the inbox's and the kill thread's read, the settling time).
     owed: Owed,
 }
 
-/// See `OpenNight::owed`.
-type Owed = std::sync::Arc<
-    std::sync::Mutex<
-        Option<(
-            Vec<crate::domain::night::Action>,
-            Vec<(String, Option<Time>)>,
-        )>,
-    >,
->;
+/// See `OpenNight::owed`: (the actions, the state file's bytes, who owes).
+type Owed = std::sync::Arc<std::sync::Mutex<Option<OwedFrom>>>;
+type OwedFrom = (
+    Vec<crate::domain::night::Action>,
+    Option<Vec<u8>>,
+    Vec<(String, Option<Time>)>,
+);
 
 /// What a night was last resolved from, and the result, by (game id, night).
 pub(crate) type Resolved =
@@ -346,14 +344,17 @@ impl Daemon {
     /// they are whom the resolver counts missed now (not m103's 宠妃, who have no power at
     /// night); elsewhere every living role that has sent nothing.
     fn owing(&self, n: &OpenNight) -> anyhow::Result<Vec<(String, Option<Time>)>> {
+        let path = crate::io::state_file::state_path(&n.game.path, None);
+        let bytes = crate::io::state_file::state_bytes(&path)?;
         if let Ok(owed) = n.owed.lock() {
-            if let Some((_, kept)) = owed.as_ref().filter(|(a, _)| *a == n.record.actions) {
+            let same = |(a, b, _): &&OwedFrom| *a == n.record.actions && *b == bytes;
+            if let Some((_, _, kept)) = owed.as_ref().filter(same) {
                 return Ok(kept.clone());
             }
         }
         let out = self.owing_now(n)?;
         if let Ok(mut owed) = n.owed.lock() {
-            *owed = Some((n.record.actions.clone(), out.clone()));
+            *owed = Some((n.record.actions.clone(), bytes, out.clone()));
         }
         Ok(out)
     }
@@ -558,7 +559,9 @@ impl Daemon {
                 return res.clone();
             }
         }
-        let state = crate::io::state_file::load_state(&path).map_err(|e| format!("{e:#}"))?;
+        // The state parsed from the bytes the result is kept under (not read a third time).
+        let state =
+            crate::io::state_file::state_of(&path, bytes.clone()).map_err(|e| format!("{e:#}"))?;
         let res =
             crate::domain::night::resolve_game(&played, &state, night, &record.actions, deadline);
         if let Ok(mut kept) = self.night_resolved.lock() {
@@ -606,11 +609,16 @@ impl Daemon {
 
     /// The night's resolution as it would be confirmed now (the dashboard's draft).
     pub fn night_draft(&self, game: &str, night: u32, now: Time) -> Result<Resolution, String> {
-        let n = self.open_night(game, night, now)?;
-        if let Some(why) = self.not_vouched(&n, now) {
+        self.draft_of(&self.open_night(game, night, now)?, now)
+    }
+
+    /// `night_draft` of a night already opened (the dashboard's list, which asks its settling
+    /// time of the same look).
+    pub fn draft_of(&self, n: &OpenNight, now: Time) -> Result<Resolution, String> {
+        if let Some(why) = self.not_vouched(n, now) {
             return Err(why);
         }
-        self.resolve_night(&n.game, night, &n.record, n.deadline)
+        self.resolve_night(&n.game, n.night, &n.record, n.deadline)
     }
 
     /// The judge confirms night `night`: its changes written to the state at the deadline (or

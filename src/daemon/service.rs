@@ -255,7 +255,7 @@ impl Service {
         // Fonts drawn with more than a minute ago go at the next tick, cycle or not: an idle
         // daemon's next cycle can be an hour away.
         if crate::io::fonts::release_stale() {
-            crate::io::memory::trim();
+            crate::io::memory::trim_now();
         }
         // The machine's clock, set by the forum's as the last cycle found them apart.
         let machine = self.clock.now();
@@ -276,8 +276,10 @@ impl Service {
         let report = self.daemon.cycle(machine).await;
         // What the cycle dropped goes back to the system: the idle daemon holds its record's
         // cache and the day views, not the last read's pages (nor fonts drawn with a while ago).
-        crate::io::fonts::release_stale();
-        crate::io::memory::trim();
+        match crate::io::fonts::release_stale() {
+            true => crate::io::memory::trim_now(),
+            false => crate::io::memory::trim(),
+        }
         let now = report.at.unwrap_or(now);
         if report.fetch_failures > 0 {
             self.failing.fetch_add(1, Ordering::Relaxed);

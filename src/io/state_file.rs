@@ -27,7 +27,12 @@ pub fn state_path(config: &Path, given: Option<&Path>) -> PathBuf {
 /// parsed, each under its bytes, so a file that changed in any way is parsed again (no file
 /// time or inode is trusted: they are coarse, and reused).
 pub fn load_state(path: &Path) -> anyhow::Result<GameState> {
-    match state_bytes(path)? {
+    state_of(path, state_bytes(path)?)
+}
+
+/// The state in the bytes read from `path` (`state_bytes`; none: no state yet).
+pub fn state_of(path: &Path, bytes: Option<Vec<u8>>) -> anyhow::Result<GameState> {
+    match bytes {
         Some(b) => parsed(path, b),
         None => Ok(GameState::default()),
     }

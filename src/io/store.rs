@@ -119,8 +119,10 @@ type ParsedMeta = std::collections::HashMap<
     (sled::IVec, std::sync::Arc<dyn std::any::Any + Send + Sync>),
 >;
 
-/// Meta keys kept parsed at most (a daemon reads a few dozen).
-const PARSED_KEPT: usize = 256;
+/// Meta keys kept parsed at most: a cycle reads about a hundred for a 15-day game (each day's
+/// finals, revision, run-off and rulings keys, each night's record), so ten games fit; past
+/// that it starts over (the values are small, but for the inbox and the night records).
+const PARSED_KEPT: usize = 1024;
 
 /// The sent journal and where its next line goes (written at an offset, not appended, so a
 /// reserved line can be completed in place).
@@ -1176,15 +1178,19 @@ impl Store {
         let Some(bytes) = self.meta.get(key)? else {
             return Ok(None);
         };
-        let mut parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((b, v)) = parsed.get(key) {
-            if *b == bytes {
-                if let Ok(v) = v.clone().downcast::<T>() {
-                    return Ok(Some(v));
+        {
+            let parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((b, v)) = parsed.get(key) {
+                if *b == bytes {
+                    if let Ok(v) = v.clone().downcast::<T>() {
+                        return Ok(Some(v));
+                    }
                 }
             }
         }
+        // Parsed without the lock: another reader does not wait for a large value.
         let v: std::sync::Arc<T> = std::sync::Arc::new(serde_json::from_slice(&bytes)?);
+        let mut parsed = self.parsed.lock().unwrap_or_else(|p| p.into_inner());
         if parsed.len() >= PARSED_KEPT && !parsed.contains_key(key) {
             parsed.clear();
         }

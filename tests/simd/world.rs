@@ -390,7 +390,7 @@ impl World {
         for m in &sent {
             by.entry(uid(&m.author)).or_default().push(m);
         }
-        let fixture = |rel: &str| -> Value { serde_json::from_slice(&fixture(rel)).unwrap() };
+        let json = |rel: &str| -> Value { serde_json::from_slice(&fixture(rel)).unwrap() };
         let s = |v: String| Value::String(v);
         let (mut v, entries, per, count) = match q.get("touid").and_then(|t| t.parse::<u64>().ok())
         {
@@ -402,14 +402,14 @@ impl World {
                         .copied()
                         .unwrap_or(touid + 1);
                 }
-                let mut v = fixture("discuz/pm/mobile_v1_mypm_subop_view_touid10_judge.json");
+                let mut v = json("discuz/pm/mobile_v1_mypm_subop_view_touid10_judge.json");
                 let template = v["Variables"]["list"][0].clone();
                 let msgs = by.get(&touid).cloned().unwrap_or_default();
                 // Only the page asked for is built.
                 let entries: Vec<Value> = msgs
                     .iter()
-                    .skip((page - 1) * 5)
-                    .take(5)
+                    .skip((page - 1) * PMS_PER_PAGE)
+                    .take(PMS_PER_PAGE)
                     .map(|m| {
                         let mut e = template.clone();
                         let from = uid(&m.author);
@@ -428,18 +428,18 @@ impl World {
                     })
                     .collect();
                 v["Variables"]["pmid"] = s(msgs.first().map_or(0, |m| m.pmid).to_string());
-                (v, entries, 5, msgs.len())
+                (v, entries, PMS_PER_PAGE, msgs.len())
             }
             None => {
-                let v = fixture("discuz/pm/mobile_v1_mypm_list_judge.json");
+                let v = json("discuz/pm/mobile_v1_mypm_list_judge.json");
                 let template = v["Variables"]["list"][0].clone();
                 let mut convs: Vec<(&u64, &Vec<&SimPm>)> = by.iter().collect();
                 convs.sort_by_key(|(u, m)| (std::cmp::Reverse(m.last().map_or(0, |m| m.at)), **u));
                 let count = convs.len();
                 let entries = convs
                     .into_iter()
-                    .skip((page - 1) * 15)
-                    .take(15)
+                    .skip((page - 1) * CONVERSATIONS_PER_PAGE)
+                    .take(CONVERSATIONS_PER_PAGE)
                     .map(|(u, msgs)| {
                         let (first, last) = (msgs[0], msgs[msgs.len() - 1]);
                         let mut e = template.clone();
@@ -467,7 +467,7 @@ impl World {
                         e
                     })
                     .collect::<Vec<Value>>();
-                (v, entries, 15, count)
+                (v, entries, CONVERSATIONS_PER_PAGE, count)
             }
         };
         let shown: Vec<Value> = if fault == Some(ForumFault::Empty) {
@@ -874,3 +874,7 @@ fn fixture(rel: &str) -> Vec<u8> {
         .or_insert_with(|| std::fs::read(crate::common::fixtures().join(rel)).unwrap())
         .clone()
 }
+
+/// Discuz's page sizes for one conversation's messages and for the list of conversations.
+const PMS_PER_PAGE: usize = 5;
+const CONVERSATIONS_PER_PAGE: usize = 15;
