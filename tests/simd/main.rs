@@ -441,19 +441,11 @@ fn the_fixed_seeds_play_every_preset() {
         "{} m103 games with nights in seeds 1–40",
         courts.len()
     );
-    let entered = |w: &str| {
-        courts
-            .iter()
-            .flat_map(|p| p.nights.iter())
-            .flat_map(|n| n.entries.iter())
-            .filter(|e| e.2 == w)
-            .count()
-    };
     for (w, least) in [("杀人", 20), ("守卫", 15), ("救药", 5), ("毒药", 3)] {
         assert!(
-            entered(w) >= least,
+            entered(&courts, w) >= least,
             "{} {w} entered in seeds 1–40",
-            entered(w)
+            entered(&courts, w)
         );
     }
     assert!(courts
@@ -514,14 +506,7 @@ fn the_fixed_seeds_play_every_preset() {
         "{posts} kill posts, {on_egg} on an egg, {handed} from the 交帖 account, {late} late in seeds 1–40"
     );
     // And the 巫师's potions, entered by the judge (L16–L17).
-    let potion = |w: &str| {
-        tables
-            .iter()
-            .flat_map(|p| p.nights.iter())
-            .flat_map(|n| n.entries.iter())
-            .filter(|e| e.2 == w)
-            .count()
-    };
+    let potion = |w: &str| entered(&tables, w);
     assert!(
         potion("解药") >= 5 && potion("毒药") >= 3,
         "{} 解药, {} 毒药 entered in seeds 1–40",
@@ -604,4 +589,14 @@ fn planted_bugs_are_caught() {
             "simd planted \"{name}\": found at seed {seed}, {tried} tried of {seeds:?} ({first}); {shrunk}"
         );
     }
+}
+
+/// How many night actions of power `power` the simulated judge entered in `plans`.
+fn entered(plans: &[&game::Plan], power: &str) -> usize {
+    plans
+        .iter()
+        .flat_map(|p| p.nights.iter())
+        .flat_map(|n| n.entries.iter())
+        .filter(|e| e.2 == power)
+        .count()
 }
