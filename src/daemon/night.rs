@@ -607,13 +607,8 @@ impl Daemon {
         Ok(format!("已记下第 {night} 夜的行动：{line}"))
     }
 
-    /// The night's resolution as it would be confirmed now (the dashboard's draft).
-    pub fn night_draft(&self, game: &str, night: u32, now: Time) -> Result<Resolution, String> {
-        self.draft_of(&self.open_night(game, night, now)?, now)
-    }
-
-    /// `night_draft` of a night already opened (the dashboard's list, which asks its settling
-    /// time of the same look).
+    /// An open night's resolution as it would be confirmed now (the dashboard's draft, of the
+    /// night its list opened), or why it cannot be vouched for yet.
     pub fn draft_of(&self, n: &OpenNight, now: Time) -> Result<Resolution, String> {
         if let Some(why) = self.not_vouched(n, now) {
             return Err(why);
