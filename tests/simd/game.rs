@@ -1743,6 +1743,8 @@ pub struct Outcome {
 
 struct Running {
     service: Arc<Service>,
+    /// The dashboard's router, built once a process as `serve` builds it.
+    router: axum::Router,
 }
 
 /// Run the plan's game from before day 1 to after its last close.
@@ -1936,7 +1938,8 @@ fn start_service(
         Arc::new(daemon),
         Arc::new(SimClock(world.clone())),
     ));
-    Ok(Running { service })
+    let router = bansha::daemon::http::router(service.clone());
+    Ok(Running { service, router })
 }
 
 /// The phase times the scheduler's one-shot jobs fire at, on true time (the scheduler's
@@ -2389,9 +2392,7 @@ async fn click(r: &Running, path: &str, body: String) -> (u16, String) {
         .header("content-type", "application/json")
         .body(axum::body::Body::from(body))
         .unwrap();
-    let Ok(response) = bansha::daemon::http::router(r.service.clone())
-        .oneshot(request)
-        .await;
+    let Ok(response) = r.router.clone().oneshot(request).await;
     let status = response.status().as_u16();
     let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
         .await

@@ -163,6 +163,9 @@ pub struct World {
     /// Each post's first time on a thread page served without a fault: before an edit after
     /// the close, the service could have kept what it said at the close.
     pub seen: BTreeMap<u64, i64>,
+    /// The inbox pages served, by URL, with how many messages had been sent: the same page of
+    /// the same messages is the same bytes (`World::inbox` is a function of both).
+    inbox_kept: BTreeMap<String, (usize, Vec<u8>)>,
     envelope: Value,
     template: Value,
     poll_template: Value,
@@ -213,6 +216,7 @@ impl World {
             disk: Default::default(),
             fatal: Default::default(),
             delivered: Vec::new(),
+            inbox_kept: BTreeMap::new(),
             trace: Vec::new(),
             confirmed: BTreeSet::new(),
             nights: BTreeSet::new(),
@@ -594,7 +598,24 @@ impl World {
                 }
                 // Discuz's answer to a guest asking for the inbox.
                 (false, _) if !self.logged_in => fixture("discuz/pm/mobile_v4_mypm_as_guest.json"),
-                (false, _) => serde_json::to_vec(&self.inbox(&q, fault)).unwrap(),
+                // A fault that changes the content is built afresh; the others apply to the
+                // bytes (`faulty`).
+                (false, _)
+                    if matches!(fault, Some(ForumFault::Empty | ForumFault::OtherThread)) =>
+                {
+                    serde_json::to_vec(&self.inbox(&q, fault)).unwrap()
+                }
+                (false, _) => {
+                    let sent = self.pms.iter().filter(|m| m.at <= self.now).count();
+                    match self.inbox_kept.get(&ask.url) {
+                        Some((n, b)) if *n == sent => b.clone(),
+                        _ => {
+                            let b = serde_json::to_vec(&self.inbox(&q, fault)).unwrap();
+                            self.inbox_kept.insert(ask.url.clone(), (sent, b.clone()));
+                            b
+                        }
+                    }
+                }
             };
             let ct = if login {
                 "text/xml; charset=utf-8"
