@@ -166,6 +166,11 @@ pub struct World {
     /// The inbox pages served, by URL, with how many messages had been sent: the same page of
     /// the same messages is the same bytes (`World::inbox` is a function of both).
     inbox_kept: BTreeMap<String, (usize, Vec<u8>)>,
+    /// Each message's sender's uid, in `pms`' order.
+    pm_uids: Vec<u64>,
+    /// The captured inbox pages the simulated ones are made from: the list, one conversation.
+    pm_list: Value,
+    pm_view: Value,
     envelope: Value,
     template: Value,
     poll_template: Value,
@@ -217,6 +222,13 @@ impl World {
             fatal: Default::default(),
             delivered: Vec::new(),
             inbox_kept: BTreeMap::new(),
+            pm_uids: Vec::new(),
+            pm_list: serde_json::from_slice(&fixture("discuz/pm/mobile_v1_mypm_list_judge.json"))
+                .unwrap(),
+            pm_view: serde_json::from_slice(&fixture(
+                "discuz/pm/mobile_v1_mypm_subop_view_touid10_judge.json",
+            ))
+            .unwrap(),
             trace: Vec::new(),
             confirmed: BTreeSet::new(),
             nights: BTreeSet::new(),
@@ -383,18 +395,21 @@ impl World {
     /// conversation per player, the newest first, 15 a page) or one conversation
     /// (`…_subop_view_touid10_judge.json`, 5 messages a page, oldest first). `OtherThread`
     /// answers with another member's conversation.
-    fn inbox(&self, q: &BTreeMap<String, String>, fault: Option<ForumFault>) -> Value {
+    fn inbox(&mut self, q: &BTreeMap<String, String>, fault: Option<ForumFault>) -> Value {
         let page: usize = q
             .get("page")
             .and_then(|p| p.parse().ok())
             .unwrap_or(1)
             .max(1);
-        let sent: Vec<&SimPm> = self.pms.iter().filter(|m| m.at <= self.now).collect();
-        let mut by: BTreeMap<u64, Vec<&SimPm>> = BTreeMap::new();
-        for m in &sent {
-            by.entry(uid(&m.author)).or_default().push(m);
+        if self.pm_uids.len() != self.pms.len() {
+            self.pm_uids = self.pms.iter().map(|m| uid(&m.author)).collect();
         }
-        let json = |rel: &str| -> Value { serde_json::from_slice(&fixture(rel)).unwrap() };
+        let mut by: BTreeMap<u64, Vec<&SimPm>> = BTreeMap::new();
+        for (m, u) in self.pms.iter().zip(&self.pm_uids) {
+            if m.at <= self.now {
+                by.entry(*u).or_default().push(m);
+            }
+        }
         let s = |v: String| Value::String(v);
         let (mut v, entries, per, count) = match q.get("touid").and_then(|t| t.parse::<u64>().ok())
         {
@@ -406,7 +421,7 @@ impl World {
                         .copied()
                         .unwrap_or(touid + 1);
                 }
-                let mut v = json("discuz/pm/mobile_v1_mypm_subop_view_touid10_judge.json");
+                let mut v = self.pm_view.clone();
                 let template = v["Variables"]["list"][0].clone();
                 let msgs = by.get(&touid).cloned().unwrap_or_default();
                 // Only the page asked for is built.
@@ -435,7 +450,7 @@ impl World {
                 (v, entries, PMS_PER_PAGE, msgs.len())
             }
             None => {
-                let v = json("discuz/pm/mobile_v1_mypm_list_judge.json");
+                let v = self.pm_list.clone();
                 let template = v["Variables"]["list"][0].clone();
                 let mut convs: Vec<(&u64, &Vec<&SimPm>)> = by.iter().collect();
                 convs.sort_by_key(|(u, m)| (std::cmp::Reverse(m.last().map_or(0, |m| m.at)), **u));
