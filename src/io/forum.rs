@@ -83,7 +83,14 @@ pub struct Forum {
     /// monotonic clock that answer came: the forum's time now is that plus the time since,
     /// whatever the machine's wall clock does meanwhile.
     date: std::sync::Mutex<Option<(Instant, chrono::DateTime<chrono::Utc>)>>,
+    /// The inbox's pages as last read, by address: (the body, its `Content-Type`, what it
+    /// parsed to). The inbox is read every cycle and mostly unchanged: the same bytes are not
+    /// parsed again.
+    pm_pages: std::sync::Mutex<PmPages>,
 }
+
+type PmPages =
+    std::collections::BTreeMap<String, (Vec<u8>, Option<String>, bansha_parsers::pm::PmPage)>;
 
 impl Forum {
     pub fn new(
@@ -135,6 +142,7 @@ impl Forum {
             gate: Mutex::new(None),
             requests: std::sync::atomic::AtomicU64::new(0),
             date: std::sync::Mutex::new(None),
+            pm_pages: Default::default(),
         }
     }
 
@@ -495,7 +503,6 @@ impl Forum {
         ),
         FetchError,
     > {
-        use bansha_parsers::pm::parse_pm;
         let opts = ParseOptions {
             utc_offset: self.utc_offset,
         };
@@ -503,7 +510,9 @@ impl Forum {
         let mut page = 1;
         loop {
             let rel = format!("api/mobile/index.php?version=1&module=mypm&page={page}");
-            let p = self.parsed(&rel, |b, ct| parse_pm(b, ct, &opts)).await?;
+            let p = self
+                .parsed(&rel, |b, ct| self.pm_page(&rel, b, ct, &opts))
+                .await?;
             conversations.extend(p.conversations);
             if p.last_page <= page || page >= 100 {
                 break;
@@ -523,7 +532,9 @@ impl Forum {
                 let rel = format!(
                     "api/mobile/index.php?version=1&module=mypm&subop=view&touid={uid}&page={page}"
                 );
-                let p = self.parsed(&rel, |b, ct| parse_pm(b, ct, &opts)).await?;
+                let p = self
+                    .parsed(&rel, |b, ct| self.pm_page(&rel, b, ct, &opts))
+                    .await?;
                 // Bytes not in the charset the page declares: names and ballots garbled.
                 if p.warnings.iter().any(|w| w.kind == WarningKind::Charset) {
                     return Err(FetchError::Page(
@@ -562,6 +573,37 @@ impl Forum {
             messages.extend(read);
         }
         Ok((conversations, messages))
+    }
+
+    /// One inbox page parsed (`parse_pm`), or as parsed before when its bytes are the last
+    /// read's of the same address.
+    fn pm_page(
+        &self,
+        rel: &str,
+        bytes: &[u8],
+        content_type: Option<&str>,
+        opts: &ParseOptions,
+    ) -> Result<bansha_parsers::pm::PmPage, bansha_parsers::PageError> {
+        if let Ok(kept) = self.pm_pages.lock() {
+            if let Some((_, _, p)) = kept
+                .get(rel)
+                .filter(|(b, ct, _)| b == bytes && ct.as_deref() == content_type)
+            {
+                return Ok(p.clone());
+            }
+        }
+        let p = bansha_parsers::pm::parse_pm(bytes, content_type, opts)?;
+        if let Ok(mut kept) = self.pm_pages.lock() {
+            // The list's pages and one conversation's: a long game's inbox starts over.
+            if kept.len() >= 256 && !kept.contains_key(rel) {
+                kept.clear();
+            }
+            kept.insert(
+                rel.to_string(),
+                (bytes.to_vec(), content_type.map(str::to_string), p.clone()),
+            );
+        }
+        Ok(p)
     }
 
     /// A board's thread list, newest threads first (always the desktop page: the API's
@@ -897,5 +939,100 @@ mod inbox_tests {
             "{}",
             e.zh()
         );
+    }
+    /// Answers that can be changed between reads (the inbox as it changes during a game).
+    struct Changing(std::sync::Mutex<Vec<(String, Vec<u8>)>>);
+
+    impl Http for Changing {
+        fn send(&self, ask: Ask) -> Exchange<'_> {
+            let body = self
+                .0
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|(k, _)| ask.url.contains(k.as_str()))
+                .map(|(_, b)| b.clone())
+                .unwrap_or_default();
+            Box::pin(async move {
+                Ok(Answer {
+                    status: 200,
+                    content_type: Some("application/json".into()),
+                    date: None,
+                    location: None,
+                    body: Ok(body),
+                })
+            })
+        }
+    }
+
+    /// The inbox's pages are parsed once for the same bytes (`Forum::pm_page`): a page at the
+    /// same address with other bytes is what is read, never the parse of what it said before.
+    #[tokio::test]
+    async fn an_inbox_page_that_changed_at_the_same_address_is_read_anew() {
+        let full: serde_json::Value =
+            serde_json::from_slice(&pm("mobile_v1_mypm_list_judge.json")).unwrap();
+        let list_of = |uids: &[&str]| {
+            let mut l = full.clone();
+            let kept: Vec<serde_json::Value> = l["Variables"]["list"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| uids.contains(&c["touid"].as_str().unwrap()))
+                .cloned()
+                .collect();
+            l["Variables"]["count"] = serde_json::Value::String(kept.len().to_string());
+            l["Variables"]["list"] = serde_json::Value::Array(kept);
+            serde_json::to_vec(&l).unwrap()
+        };
+        let views = vec![
+            (
+                "touid=13".to_string(),
+                pm("mobile_v1_mypm_subop_view_touid13_judge.json"),
+            ),
+            (
+                "touid=8".into(),
+                pm("mobile_v1_mypm_subop_view_touid8_judge.json"),
+            ),
+            (
+                "touid=10".into(),
+                pm("mobile_v1_mypm_subop_view_touid10_judge.json"),
+            ),
+        ];
+        let serve = |list: Vec<u8>| {
+            let mut v = views.clone();
+            v.push(("module=mypm".into(), list));
+            v
+        };
+        let wire = std::sync::Arc::new(Changing(std::sync::Mutex::new(serve(list_of(&[
+            "13", "8",
+        ])))));
+        let settings: ForumSettings =
+            toml::from_str("base_url = \"http://f/\"\nsource = \"api\"\nmin_gap_ms = 0\n").unwrap();
+        let forum = Forum::with_http(
+            &settings,
+            None,
+            FixedOffset::east_opt(8 * 3600).unwrap(),
+            wire.clone(),
+        );
+        let known = std::collections::BTreeMap::new();
+        let names = |c: &[bansha_parsers::pm::Conversation]| -> Vec<Option<u64>> {
+            c.iter().map(|c| c.with_uid).collect()
+        };
+        let (first, _) = forum.private_messages(&known).await.unwrap();
+        let (again, _) = forum.private_messages(&known).await.unwrap();
+        assert_eq!(names(&first), names(&again));
+        assert_eq!(first.len(), 2, "{first:?}");
+        // A third conversation: the list's page at the same address now says more.
+        *wire.0.lock().unwrap() = serve(list_of(&["13", "8", "10"]));
+        let (more, messages) = forum.private_messages(&known).await.unwrap();
+        assert_eq!(more.len(), 3, "{more:?}");
+        assert!(
+            messages.iter().any(|m| m.from == "小熊维尼"),
+            "{messages:?}"
+        );
+        // And back: what the page says now, not what a parse of it once said.
+        *wire.0.lock().unwrap() = serve(list_of(&["13"]));
+        let (fewer, _) = forum.private_messages(&known).await.unwrap();
+        assert_eq!(names(&fewer), vec![Some(13)]);
     }
 }
