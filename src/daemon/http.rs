@@ -295,6 +295,9 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
     let d = &s.daemon;
     // Separate statements: a guard held in the struct literal would deadlock `healthy()`.
     let last_cycle = s.last.lock().await.as_ref().map(|(_, r)| r.clone());
+    // The configs before the problems: a config refused by a reload between the two reads is
+    // then in both (a refusal stays until a later reload takes a mended config).
+    let configs = d.reload_state();
     let problems = s.health().await;
     let healthy = problems.is_empty();
     Json(Status {
@@ -354,7 +357,7 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
             .map(crate::present::dashboard::problem_line)
             .collect(),
         identity: Some(Identity::of(&d.settings())),
-        configs: Some(d.reload_state()),
+        configs: Some(configs),
         qq_messages: crate::daemon::qq::for_judge(d),
     })
 }
