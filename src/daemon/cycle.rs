@@ -61,6 +61,8 @@ pub struct Daemon {
     /// Each night's last resolution with what it was resolved from (`night::resolve_night`): a
     /// cycle asks for it several times (who owes, when it settles, the draft) of the same inputs.
     pub(crate) night_resolved: std::sync::Mutex<crate::daemon::night::Resolved>,
+    /// Who owes a night action, as last worked out per night (`Daemon::owing`).
+    pub(crate) night_owed: std::sync::Mutex<crate::daemon::night::Owed>,
 }
 
 impl Daemon {
@@ -128,6 +130,7 @@ impl Daemon {
             fonts: seams.fonts.clone(),
             state_watched: Default::default(),
             night_resolved: Default::default(),
+            night_owed: Default::default(),
         })
     }
 

@@ -31,21 +31,24 @@ pub struct OpenNight {
     /// The next day's last close, when it has passed with the night unconfirmed: that day's
     /// final was counted without the night, and confirming it makes that final again.
     pub overdue: Option<Time>,
-    /// Who owes an action (`Daemon::owing`) as last worked out in this look at the night (one
-    /// cycle's, one click's, one dashboard page's), with the actions and the state file's
-    /// bytes it was worked out from: a look's config is its own, and the judge's `bansha
-    /// change` between two asks is seen. A cycle asks it half a dozen times (the reminders,
-    /// the inbox's and the kill thread's read, the settling time).
-    owed: Owed,
 }
 
-/// See `OpenNight::owed`: (the actions, the state file's bytes, who owes).
-type Owed = std::sync::Arc<std::sync::Mutex<Option<OwedFrom>>>;
-type OwedFrom = (
-    Vec<crate::domain::night::Action>,
-    Option<Vec<u8>>,
-    Vec<(String, Option<Time>)>,
-);
+/// Who owed an action as last worked out per (game id, night), with everything it was worked
+/// out from (`Daemon::owing`): asked half a dozen times a cycle (the reminders, the inbox's and
+/// the kill thread's read, the settling time) and at every click of the judge's.
+pub(crate) type Owed =
+    std::collections::BTreeMap<(String, u32), (OwedFrom, Vec<(String, Option<Time>)>)>;
+
+/// The inputs of `owing_now`: the game as configured and as played, the state file's bytes,
+/// the night's opening, deadline and actions.
+pub(crate) struct OwedFrom {
+    game: GameConfig,
+    played: GameConfig,
+    bytes: Option<Vec<u8>>,
+    opens: Time,
+    deadline: Option<Time>,
+    actions: Vec<crate::domain::night::Action>,
+}
 
 /// What a night was last resolved from, and the result, by (game id, night).
 pub(crate) type Resolved =
@@ -136,7 +139,6 @@ impl Daemon {
                     deadline,
                     record,
                     overdue,
-                    owed: Default::default(),
                 });
             }
         }
@@ -174,7 +176,6 @@ impl Daemon {
             deadline: day1.opens_at,
             record,
             overdue,
-            owed: Default::default(),
         })
     }
 
@@ -346,23 +347,44 @@ impl Daemon {
     fn owing(&self, n: &OpenNight) -> anyhow::Result<Vec<(String, Option<Time>)>> {
         let path = crate::io::state_file::state_path(&n.game.path, None);
         let bytes = crate::io::state_file::state_bytes(&path)?;
-        if let Ok(owed) = n.owed.lock() {
-            let same = |(a, b, _): &&OwedFrom| *a == n.record.actions && *b == bytes;
-            if let Some((_, _, kept)) = owed.as_ref().filter(same) {
-                return Ok(kept.clone());
+        let played = self.played(&n.game);
+        let slot = (n.game.id.clone(), n.night);
+        let same = |f: &OwedFrom| {
+            f.bytes == bytes
+                && f.opens == n.opens
+                && f.deadline == n.deadline
+                && f.actions == n.record.actions
+                && f.game == n.game
+                && f.played == played
+        };
+        if let Ok(kept) = self.night_owed.lock() {
+            if let Some((_, out)) = kept.get(&slot).filter(|(f, _)| same(f)) {
+                return Ok(out.clone());
             }
         }
-        let out = self.owing_now(n)?;
-        if let Ok(mut owed) = n.owed.lock() {
-            *owed = Some((n.record.actions.clone(), bytes, out.clone()));
+        // The state parsed from the bytes the result is kept under.
+        let state = crate::io::state_file::state_of(&path, bytes.clone())?;
+        let out = self.owing_now(n, &state);
+        if let Ok(mut kept) = self.night_owed.lock() {
+            // A night a game (at most 16 a game); a daemon that ran many games starts over.
+            if kept.len() >= 64 && !kept.contains_key(&slot) {
+                kept.clear();
+            }
+            let from = OwedFrom {
+                game: n.game.clone(),
+                played,
+                bytes,
+                opens: n.opens,
+                deadline: n.deadline,
+                actions: n.record.actions.clone(),
+            };
+            kept.insert(slot, (from, out.clone()));
         }
         Ok(out)
     }
 
-    fn owing_now(&self, n: &OpenNight) -> anyhow::Result<Vec<(String, Option<Time>)>> {
+    fn owing_now(&self, n: &OpenNight, state: &GameState) -> Vec<(String, Option<Time>)> {
         let g = &n.game;
-        let state =
-            crate::io::state_file::load_state(&crate::io::state_file::state_path(&g.path, None))?;
         let seats = state.snapshot(g).seats;
         let owing = match g.rules.lurk.night_move_duty {
             true => self
@@ -371,7 +393,7 @@ impl Daemon {
                 .unwrap_or_else(|_| silent_roles(&seats, &n.record)),
             false => silent_roles(&seats, &n.record),
         };
-        Ok(seats
+        seats
             .iter()
             .filter(|s| owing.contains(&s.player))
             .map(|s| {
@@ -384,7 +406,7 @@ impl Daemon {
                 );
                 (s.player.clone(), due)
             })
-            .collect())
+            .collect()
     }
 
     /// When the night is drafted and may be confirmed: its deadline, or later while someone
