@@ -139,7 +139,8 @@ fn the_first_posts_give_each_days_deadline() {
     let rules = load_str(&example("banshayishi-12.toml"), Path::new("g.toml"))
         .unwrap()
         .rules
-        .discovery;
+        .discovery
+        .clone();
     for (page, expected) in [
         // pid 19: "截止时间：2026年11月29日 21:00（以论坛显示时间为准）"
         (

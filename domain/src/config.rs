@@ -958,7 +958,9 @@ pub struct GameConfig {
     pub board: Option<u64>,
     pub roster: RosterConfig,
     pub days: Vec<DayConfig>,
-    pub rules: Rules,
+    /// Shared: the rules are the bulk of a game's config and do not change once loaded, while
+    /// the game is copied wherever a day is played (the state applied, round 2's id).
+    pub rules: std::sync::Arc<Rules>,
 }
 
 impl GameConfig {
@@ -1171,7 +1173,7 @@ pub(crate) fn parse_str_from(
         board: game.board,
         roster: game.roster,
         days,
-        rules,
+        rules: std::sync::Arc::new(rules),
     };
     // Win conditions are checked by the rules that evaluate them (`domain::game`, which is
     // what loads a game): this module knows the shape of a config, not the game state.

@@ -459,9 +459,13 @@ impl Daemon {
 
     /// The lock-window starts and closes of the run-offs being watched (for the scheduler).
     pub fn runoff_phases(&self, now: Time) -> Vec<(Option<Time>, Time)> {
-        self.watched_runoffs(now)
-            .iter()
-            .map(|(g2, d2)| (lock_from(g2, d2), d2.closes_at))
+        // Round 2's day closes at the run-off's close under the same rules (`round_two`).
+        self.runoffs(now, None)
+            .into_iter()
+            .filter_map(|(g, d)| {
+                let r = self.runoff_of(&g, &d).ok().flatten()?;
+                Some((decide::lock_before(&g, r.closes_at), r.closes_at))
+            })
             .collect()
     }
 

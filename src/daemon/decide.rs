@@ -40,8 +40,14 @@ pub fn reopened(d: &DayConfig, closed_for: Option<Time>) -> bool {
 
 /// When the lock window starts (none when the rules have no lock).
 pub fn lock_from(g: &GameConfig, d: &DayConfig) -> Option<Time> {
+    lock_before(g, d.closes_at)
+}
+
+/// The lock window's start before a close at `close` (round 2's lock: its day is round 1's
+/// with the run-off's close, `round_two`).
+pub fn lock_before(g: &GameConfig, close: Time) -> Option<Time> {
     let m = g.rules.vote.lock_minutes;
-    (m > 0).then(|| d.closes_at - Duration::minutes(m as i64))
+    (m > 0).then(|| close - Duration::minutes(m as i64))
 }
 
 /// Whether a day is watched at `now`: it has a vote thread, its close is not yet tallied, and it
@@ -753,7 +759,7 @@ mod tests {
             "an hour late: dropped"
         );
         // bansha42's next-day deadlines: the first 12:00 after the close, half an hour before.
-        g.rules.reminder = vec![crate::domain::config::Reminder {
+        std::sync::Arc::make_mut(&mut g.rules).reminder = vec![crate::domain::config::Reminder {
             from: "close".into(),
             minutes: -30,
             at: Some("12:00".into()),
@@ -816,7 +822,7 @@ mod tests {
             },
         }));
         assert!(e.contains(&Effect::Lurk), "m103: a missed vote is 潜水");
-        g.rules.lurk.must_vote = false;
+        std::sync::Arc::make_mut(&mut g.rules).lurk.must_vote = false;
         assert!(
             !kinds(&g).contains(&Effect::Lurk),
             "posts alone: 潜水 unchanged"
@@ -1178,8 +1184,13 @@ mod tests {
             runoff_plan(&g, &d, Some(&tied), None),
             RunoffPlan::NeedsTime(tied.to_vec())
         );
-        g.rules.runoff.get_or_insert_with(Default::default).hours = Some(24);
-        g.rules.schedule.paused_weekdays = vec![];
+        std::sync::Arc::make_mut(&mut g.rules)
+            .runoff
+            .get_or_insert_with(Default::default)
+            .hours = Some(24);
+        std::sync::Arc::make_mut(&mut g.rules)
+            .schedule
+            .paused_weekdays = vec![];
         match runoff_plan(&g, &d, Some(&tied), None) {
             RunoffPlan::Run(r) => {
                 assert_eq!(r.closes_at, d.closes_at + Duration::hours(24));
@@ -1238,8 +1249,12 @@ mod tests {
             vote_thread: Some(6),
             eliminate: Some(1),
         };
-        let (_, phase) = round_two(&g, &d, &r);
+        let (g2, phase) = round_two(&g, &d, &r);
         assert_eq!(phase.vote_thread, Some(6));
         assert_eq!(phase.closes_at, r.closes_at);
+        // The scheduler's round 2 phases (`service::phase_jobs`, `Daemon::runoff_phases`) are
+        // taken from the run-off without building round 2: the same lock and close.
+        assert!(lock_from(&g2, &phase).is_some());
+        assert_eq!(lock_from(&g2, &phase), lock_before(&g, r.closes_at));
     }
 }

@@ -96,9 +96,13 @@ pub fn phase_jobs(games: &[crate::domain::config::GameConfig], now: Time) -> Vec
                 .filter(|d| d.vote_thread.is_some())
                 .flat_map(move |d| {
                     // A run-off the judge wrote down has its phases too.
+                    // Round 2's day closes at the run-off's close under the same rules
+                    // (`decide::round_two`).
                     let r2 = d.runoff.as_ref().filter(|_| !d.no_runoff).map(|r| {
-                        let (g2, d2) = crate::daemon::decide::round_two(g, d, r);
-                        (crate::daemon::decide::lock_from(&g2, &d2), d2.closes_at)
+                        (
+                            crate::daemon::decide::lock_before(g, r.closes_at),
+                            r.closes_at,
+                        )
                     });
                     [
                         crate::daemon::decide::lock_from(g, d),

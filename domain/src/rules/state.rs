@@ -1010,7 +1010,7 @@ mod tests {
         let snap = st.snapshot(&g);
         assert!(snap.lost.contains("我爱皇帝"), "{:?}", snap.lost);
         assert!(snap.lost_by.contains(COURT_L194), "{:?}", snap.lost_by);
-        g.rules.victory.losses_stand = false;
+        std::sync::Arc::make_mut(&mut g.rules).victory.losses_stand = false;
         assert!(st.snapshot(&g).lost.is_empty());
     }
 
@@ -1019,7 +1019,7 @@ mod tests {
     #[test]
     fn a_loss_held_by_a_fact_alone_stands() {
         let mut g = game(&SEATS);
-        g.rules.win.push(WinRule {
+        std::sync::Arc::make_mut(&mut g.rules).win.push(WinRule {
             name: "测试负".into(),
             when: "fact(\"测试:负\") == 1".into(),
             faction: Some("杀了狗皇帝".into()),
