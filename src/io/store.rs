@@ -109,11 +109,37 @@ pub struct Store {
     /// after (`ledger_writes`): read again once any write to the ledger tree came since.
     ledgers: std::sync::Mutex<(u64, std::collections::HashMap<String, Vec<LedgerEntry>>)>,
     ledger_writes: std::sync::atomic::AtomicU64,
+    /// What sled last answered for keys of the meta and events trees, absent keys too (`kept`):
+    /// the scheduler asks of every day at every tick whether its close is done and whether it
+    /// has run-off candidates, and a sled read is thousands of instructions. Every write to
+    /// those trees updates its key here under the same lock (`apply_to_sled`), so this is
+    /// what sled holds.
+    kept: std::sync::Mutex<KeptReads>,
 }
 
 type LedgerEntry = crate::domain::rules::ledger::Entry;
 
 /// Meta values parsed: key → (the bytes, the value).
+/// The kept reads of the meta and events trees (`Store::kept`), by key; an absent key kept as
+/// None.
+#[derive(Default)]
+struct KeptReads {
+    trees: [std::collections::HashMap<Vec<u8>, Option<sled::IVec>>; 2],
+}
+
+impl KeptReads {
+    fn slot(tree: &str) -> Option<usize> {
+        match tree {
+            "meta" => Some(0),
+            "events" => Some(1),
+            _ => None,
+        }
+    }
+}
+
+/// Keys kept a tree (`Store::kept`); past this a tree's start over.
+const READS_KEPT: usize = 8192;
+
 type ParsedMeta = std::collections::HashMap<
     String,
     (sled::IVec, std::sync::Arc<dyn std::any::Any + Send + Sync>),
@@ -467,6 +493,7 @@ impl Store {
             parsed: std::sync::Mutex::new(Default::default()),
             ledgers: std::sync::Mutex::new(Default::default()),
             ledger_writes: Default::default(),
+            kept: Default::default(),
         };
         for op in &ops {
             store.apply_to_sled(op)?;
@@ -597,7 +624,35 @@ impl Store {
         }
     }
 
+    /// `key` in `tree` as sled holds it; for the meta and events trees from `kept` where it was
+    /// read or written before.
+    fn get_kept(&self, tree: &str, key: &[u8]) -> Result<Option<sled::IVec>, StoreError> {
+        let Some(slot) = KeptReads::slot(tree) else {
+            return Ok(self.tree(tree).get(key)?);
+        };
+        // Held across sled's read: a write (which takes it too) cannot come between the read
+        // and its keeping.
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = kept.trees[slot].get(key) {
+            return Ok(v.clone());
+        }
+        let v = self.tree(tree).get(key)?;
+        let map = &mut kept.trees[slot];
+        if map.len() >= READS_KEPT {
+            map.clear();
+        }
+        map.insert(key.to_vec(), v.clone());
+        Ok(v)
+    }
+
     fn apply_to_sled(&self, op: &journal::Op) -> Result<(), StoreError> {
+        // The kept reads of the key follow the write under their lock (`get_kept`); forgotten
+        // first, so a failed write leaves sled to be asked again.
+        let mut kept = KeptReads::slot(op.tree).map(|slot| {
+            let mut k = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+            k.trees[slot].remove(op.key.as_slice());
+            (k, slot)
+        });
         let tree = self.tree(op.tree);
         let counted = || {
             if op.tree == "ledger" {
@@ -613,6 +668,9 @@ impl Store {
             None => tree.remove(&op.key)?,
         };
         counted();
+        if let Some((k, slot)) = kept.as_mut() {
+            k.trees[*slot].insert(op.key.clone(), op.value.as_deref().map(sled::IVec::from));
+        }
         Ok(())
     }
 
@@ -994,7 +1052,7 @@ impl Store {
     }
 
     pub fn event_done(&self, key: &str) -> Result<bool, StoreError> {
-        Ok(self.events.contains_key(key)?)
+        Ok(self.get_kept("events", key.as_bytes())?.is_some())
     }
 
     /// The keys of every one-time event done.
@@ -1175,7 +1233,7 @@ impl Store {
     where
         T: for<'de> Deserialize<'de> + Send + Sync + 'static,
     {
-        let Some(bytes) = self.meta.get(key)? else {
+        let Some(bytes) = self.get_kept("meta", key.as_bytes())? else {
             return Ok(None);
         };
         {
@@ -1358,6 +1416,64 @@ mod tests {
         drop(store);
         let store = Store::open(dir.path()).unwrap();
         assert_eq!(store.get_meta::<Vec<u32>>("k").unwrap(), Some(vec![4]));
+    }
+
+    /// The reads kept of the meta and events trees (`Store::kept`) are what sled holds after
+    /// every write: an absent key written, a removal, an event marked; and with readers on other
+    /// threads throughout, a read that raced a write is not kept over it (each reader sees the
+    /// values in the order written, and the last one once the writes end).
+    #[test]
+    fn kept_reads_follow_every_write_from_any_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = std::sync::Arc::new(Store::open(dir.path()).unwrap());
+        use chrono::TimeZone;
+        let at = chrono::FixedOffset::east_opt(8 * 3600)
+            .unwrap()
+            .with_ymd_and_hms(2026, 12, 4, 21, 0, 0)
+            .unwrap();
+        assert!(!store.event_done("close/g/1").unwrap());
+        store.mark_event("close/g/1", at).unwrap();
+        assert!(store.event_done("close/g/1").unwrap());
+        assert_eq!(store.get_meta::<u32>("k").unwrap(), None);
+        store.set_meta("k", &1u32).unwrap();
+        assert_eq!(store.get_meta::<u32>("k").unwrap(), Some(1));
+        store.remove_meta("k").unwrap();
+        assert_eq!(store.get_meta::<u32>("k").unwrap(), None);
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let readers: Vec<_> = (0..3)
+            .map(|_| {
+                let (store, done) = (store.clone(), done.clone());
+                std::thread::spawn(move || {
+                    let mut last = 0u32;
+                    loop {
+                        let finished = done.load(std::sync::atomic::Ordering::SeqCst);
+                        let v = store.get_meta::<u32>("c").unwrap().unwrap_or(0);
+                        assert!(v >= last, "read {v} after {last}");
+                        last = v;
+                        if finished {
+                            return last;
+                        }
+                    }
+                })
+            })
+            .collect();
+        for v in 1..=300u32 {
+            store.set_meta("c", &v).unwrap();
+        }
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        for r in readers {
+            assert_eq!(r.join().unwrap(), 300);
+        }
+        assert_eq!(store.get_meta::<u32>("c").unwrap(), Some(300));
+        store.flush_blocking().unwrap();
+        drop(readers_done(store));
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.get_meta::<u32>("c").unwrap(), Some(300));
+        assert!(store.event_done("close/g/1").unwrap());
+    }
+
+    fn readers_done(store: std::sync::Arc<Store>) -> Store {
+        std::sync::Arc::into_inner(store).expect("the readers have ended")
     }
 
     /// A write the disk refused leaves the store unable to vouch for the cycle: the next flush
