@@ -956,7 +956,8 @@ pub struct GameConfig {
     pub utc_offset: FixedOffset,
     /// The game board's fid (players' own threads, chuhan).
     pub board: Option<u64>,
-    pub roster: RosterConfig,
+    /// Shared as the rules are: set at load, copied with every copy of the game.
+    pub roster: std::sync::Arc<RosterConfig>,
     pub days: Vec<DayConfig>,
     /// Shared: the rules are the bulk of a game's config and do not change once loaded, while
     /// the game is copied wherever a day is played (the state applied, round 2's id).
@@ -1171,7 +1172,7 @@ pub(crate) fn parse_str_from(
         ruleset: game.ruleset,
         utc_offset,
         board: game.board,
-        roster: game.roster,
+        roster: std::sync::Arc::new(game.roster),
         days,
         rules: std::sync::Arc::new(rules),
     };

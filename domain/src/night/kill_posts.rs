@@ -402,7 +402,9 @@ mod tests {
     #[test]
     fn the_judges_posts_are_read_only_when_they_name_a_code() {
         let mut g = game();
-        g.roster.judges.push("哨子".into());
+        std::sync::Arc::make_mut(&mut g.roster)
+            .judges
+            .push("哨子".into());
         let notice = "交帖楼：请按口令交帖，注明代号与被帖者";
         let v = verdict(&g, notice, &[]);
         assert_eq!(read_at(&g, "哨子", notice, &v), Reading::Nothing);
