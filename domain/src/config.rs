@@ -942,7 +942,7 @@ impl Default for PublishRules {
 }
 
 /// A loaded, validated game config.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct GameConfig {
     pub path: PathBuf,
     /// The stable id the record keys everything of the game by (`id`, else the name): the
@@ -962,6 +962,36 @@ pub struct GameConfig {
     /// Shared: the rules are the bulk of a game's config and do not change once loaded, while
     /// the game is copied wherever a day is played (the state applied, round 2's id).
     pub rules: std::sync::Arc<Rules>,
+}
+
+/// Field by field, the shared rules and roster by pointer first (a copy of the same game shares
+/// them; comparing the rules in full is most of the comparison). Every field named, so a new
+/// one cannot be left out.
+impl PartialEq for GameConfig {
+    fn eq(&self, other: &Self) -> bool {
+        let GameConfig {
+            path,
+            id,
+            id_given,
+            name,
+            ruleset,
+            utc_offset,
+            board,
+            roster,
+            days,
+            rules,
+        } = self;
+        *path == other.path
+            && *id == other.id
+            && *id_given == other.id_given
+            && *name == other.name
+            && *ruleset == other.ruleset
+            && *utc_offset == other.utc_offset
+            && *board == other.board
+            && *days == other.days
+            && (std::sync::Arc::ptr_eq(roster, &other.roster) || **roster == *other.roster)
+            && (std::sync::Arc::ptr_eq(rules, &other.rules) || **rules == *other.rules)
+    }
 }
 
 impl GameConfig {
@@ -1989,6 +2019,33 @@ mod tests {
             g.grammar(1);
             g.grammar(2);
         }
+    }
+
+    /// Two games are equal when every field is (the rules and roster compared in full when they
+    /// are not the same shared copy), and unequal when any one differs.
+    #[test]
+    fn games_compare_field_by_field_with_their_rules_and_roster_in_full() {
+        let text = "ruleset = \"m103\"\nname = \"t\"\n[roster]\nplayers = [\"甲\", \"乙\"]\n\
+                    [[days]]\nday = 1\ncloses_at = \"2026-12-01 21:00\"\n";
+        let g = parse_str(text, Path::new("t.toml")).unwrap();
+        let loaded_again = parse_str(text, Path::new("t.toml")).unwrap();
+        assert!(!std::sync::Arc::ptr_eq(&g.rules, &loaded_again.rules));
+        assert_eq!(g, loaded_again);
+        assert_eq!(g, g.clone());
+        let mut rules = loaded_again.clone();
+        std::sync::Arc::make_mut(&mut rules.rules).vote.lock_minutes += 1;
+        assert_ne!(g, rules);
+        let mut roster = g.clone();
+        std::sync::Arc::make_mut(&mut roster.roster)
+            .players
+            .push("丙".into());
+        assert_ne!(g, roster);
+        let mut days = g.clone();
+        days.days[0].dead.push("甲".into());
+        assert_ne!(g, days);
+        let mut name = g.clone();
+        name.name = "u".into();
+        assert_ne!(g, name);
     }
 
     /// Issue 29: who is out is a fact of the game. Days listed out of order still carry in day
