@@ -61,8 +61,19 @@ pub struct Daemon {
     /// Each night's last resolution with what it was resolved from (`night::resolve_night`): a
     /// cycle asks for it several times (who owes, when it settles, the draft) of the same inputs.
     pub(crate) night_resolved: std::sync::Mutex<crate::daemon::night::Resolved>,
+    /// Each game as last played (`as_played`), by id, with what it was played from.
+    pub(crate) played: std::sync::Mutex<std::collections::HashMap<String, PlayedFrom>>,
     /// Who owes a night action, as last worked out per night (`Daemon::owing`).
     pub(crate) night_owed: std::sync::Mutex<crate::daemon::night::Owed>,
+}
+
+/// A game as played (`Daemon::as_played`, before QQ's proxies) and what it was played from:
+/// the config, the state file's bytes, the sheriff day 1 elected.
+pub(crate) struct PlayedFrom {
+    given: GameConfig,
+    bytes: Option<Vec<u8>>,
+    elected: Option<String>,
+    played: GameConfig,
 }
 
 impl Daemon {
@@ -131,6 +142,7 @@ impl Daemon {
             state_watched: Default::default(),
             night_resolved: Default::default(),
             night_owed: Default::default(),
+            played: Default::default(),
         })
     }
 
@@ -311,12 +323,39 @@ impl Daemon {
     /// day's and the recorded eliminations), and the sheriff day 1 elected carried onto the
     /// days that name none while alive (m103 L152–153). An unreadable state file is an error:
     /// nothing is decided without it.
-    pub(crate) fn as_played(&self, g: &GameConfig) -> anyhow::Result<GameConfig> {
-        let mut g = crate::io::state_file::with_state(g)?;
-        let elected: Option<String> = self.store.get_meta(&format!("sheriff/{}", g.id))?;
-        for d in g.days.iter_mut() {
-            d.sheriff = decide::carry_sheriff(d, elected.as_deref()).0.sheriff;
-        }
+    pub(crate) fn as_played(&self, given: &GameConfig) -> anyhow::Result<GameConfig> {
+        let path = crate::io::state_file::state_path(&given.path, None);
+        let bytes = crate::io::state_file::state_bytes(&path)?;
+        let elected: Option<String> = self.store.get_meta(&format!("sheriff/{}", given.id))?;
+        // The state applied and the sheriff carried: kept per game under what they come from
+        // (the night's settling and the dashboard ask it many times a cycle).
+        let kept = self.played.lock().ok().and_then(|p| {
+            p.get(&given.id)
+                .filter(|k| k.bytes == bytes && k.elected == elected && k.given == *given)
+                .map(|k| k.played.clone())
+        });
+        let mut g = match kept {
+            Some(g) => g,
+            None => {
+                let mut g = crate::io::state_file::with_state_bytes(given, bytes.clone())?;
+                for d in g.days.iter_mut() {
+                    d.sheriff = decide::carry_sheriff(d, elected.as_deref()).0.sheriff;
+                }
+                if let Ok(mut p) = self.played.lock() {
+                    if p.len() >= 16 && !p.contains_key(&given.id) {
+                        p.clear();
+                    }
+                    let from = PlayedFrom {
+                        given: given.clone(),
+                        bytes,
+                        elected,
+                        played: g.clone(),
+                    };
+                    p.insert(given.id.clone(), from);
+                }
+                g
+            }
+        };
         self.qq_with_proxies(&mut g);
         Ok(g)
     }
@@ -379,6 +418,11 @@ impl Daemon {
         let mut out = Vec::new();
         for g in &self.settings().games {
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
+                // The scheduler's question (no `report`) is only which rounds 2 are watched,
+                // and a round 2 is watched from round 1's close.
+                if report.is_none() && now < d.closes_at {
+                    continue;
+                }
                 let meta = |what: &str| format!("{what}/{}/{}", g.id, d.day);
                 let told = |what: &str| matches!(self.store.mail_known(&meta(what)), Ok(true));
                 // Round 1's candidates and an overtime's places only where `runoff_plan` reads

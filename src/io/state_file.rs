@@ -82,7 +82,13 @@ const KEPT: usize = 16;
 /// computes it again.
 pub fn with_state(given: &GameConfig) -> anyhow::Result<GameConfig> {
     let path = state_path(&given.path, None);
-    let Some(bytes) = state_bytes(&path)? else {
+    with_state_bytes(given, state_bytes(&path)?)
+}
+
+/// `with_state` with the state file's bytes as read (`state_bytes`).
+pub fn with_state_bytes(given: &GameConfig, bytes: Option<Vec<u8>>) -> anyhow::Result<GameConfig> {
+    let path = state_path(&given.path, None);
+    let Some(bytes) = bytes else {
         return Ok(given.clone());
     };
     {
