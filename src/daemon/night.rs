@@ -364,7 +364,7 @@ impl Daemon {
         }
         // The state parsed from the bytes the result is kept under.
         let state = crate::io::state_file::state_of(&path, bytes.clone())?;
-        let out = self.owing_now(n, &state);
+        let out = self.owing_now(n, &state, &played, &bytes);
         if let Ok(mut kept) = self.night_owed.lock() {
             // A night a game (at most 16 a game); a daemon that ran many games starts over.
             if kept.len() >= 64 && !kept.contains_key(&slot) {
@@ -383,12 +383,27 @@ impl Daemon {
         Ok(out)
     }
 
-    fn owing_now(&self, n: &OpenNight, state: &GameState) -> Vec<(String, Option<Time>)> {
+    /// Who owes, from the state, the game as played and the state file's bytes `owing` read
+    /// (its answer is kept under them: nothing here reads them again).
+    fn owing_now(
+        &self,
+        n: &OpenNight,
+        state: &GameState,
+        played: &GameConfig,
+        bytes: &Option<Vec<u8>>,
+    ) -> Vec<(String, Option<Time>)> {
         let g = &n.game;
         let seats = state.snapshot(g).seats;
         let owing = match g.rules.lurk.night_move_duty {
             true => self
-                .resolve_night(g, n.night, &n.record, n.deadline)
+                .resolve_from(
+                    g,
+                    n.night,
+                    &n.record,
+                    n.deadline,
+                    played.clone(),
+                    bytes.clone(),
+                )
                 .map(|res| res.next_day.missed)
                 .unwrap_or_else(|_| silent_roles(&seats, &n.record)),
             false => silent_roles(&seats, &n.record),
@@ -569,6 +584,21 @@ impl Daemon {
         let played = self.played(g);
         let path = crate::io::state_file::state_path(&g.path, None);
         let bytes = crate::io::state_file::state_bytes(&path).map_err(|e| format!("{e:#}"))?;
+        self.resolve_from(g, night, record, deadline, played, bytes)
+    }
+
+    /// `resolve_night` from the game as played and the state file's bytes as the caller read
+    /// them (`owing` keeps its answer under the same two).
+    fn resolve_from(
+        &self,
+        g: &GameConfig,
+        night: u32,
+        record: &NightRecord,
+        deadline: Option<Time>,
+        played: GameConfig,
+        bytes: Option<Vec<u8>>,
+    ) -> Result<Resolution, String> {
+        let path = crate::io::state_file::state_path(&g.path, None);
         let slot = (g.id.clone(), night);
         let same = |r: &ResolvedFrom| {
             r.bytes == bytes
