@@ -295,10 +295,10 @@ async fn status(State(s): State<Arc<Service>>) -> Json<Status> {
     let d = &s.daemon;
     // Separate statements: a guard held in the struct literal would deadlock `healthy()`.
     let last_cycle = s.last.lock().await.as_ref().map(|(_, r)| r.clone());
-    // The configs before the problems: a config refused by a reload between the two reads is
-    // then in both (a refusal stays until a later reload takes a mended config).
+    // One read of the reload's state for the configs and the problems: a refused config and
+    // its problem are shown together.
     let configs = d.reload_state();
-    let problems = s.health().await;
+    let problems = s.health_with(&configs).await;
     let healthy = problems.is_empty();
     Json(Status {
         watching: d

@@ -320,10 +320,18 @@ impl Service {
     /// The service's problems now: the one health value `bansha status` and the dashboard
     /// show (`domain::report::health`).
     pub async fn health(&self) -> Vec<crate::domain::report::Problem> {
+        self.health_with(&self.daemon.reload_state()).await
+    }
+
+    /// `health` with the config reload's state as the caller read it (`status` shows both:
+    /// one read, so the refused config and its problem are shown together or not at all).
+    pub async fn health_with(
+        &self,
+        reload: &crate::daemon::reload::Reload,
+    ) -> Vec<crate::domain::report::Problem> {
         let now = self.clock.now() + self.daemon.clock_offset();
         let last = self.last.lock().await.clone();
         let failing = self.daemon.failing_threads();
-        let reload = self.daemon.reload_state();
         let outbox = self.daemon.store.outbox().unwrap_or_default();
         let waiting: Vec<Time> = outbox.iter().map(|(_, m)| m.created_at).collect();
         let refused: Vec<crate::domain::report::Refused> = self
