@@ -61,11 +61,22 @@ pub struct Daemon {
     /// Each night's last resolution with what it was resolved from (`night::resolve_night`): a
     /// cycle asks for it several times (who owes, when it settles, the draft) of the same inputs.
     pub(crate) night_resolved: std::sync::Mutex<crate::daemon::night::Resolved>,
+    /// The rounds 2 the scheduler last found watched (`runoffs` without a report), with the
+    /// record's write count, the settings and which days had closed then.
+    pub(crate) runoffs_kept: std::sync::Mutex<Option<RunoffsKept>>,
     /// Each game as last played (`as_played`), by id, with what it was played from.
     pub(crate) played: std::sync::Mutex<std::collections::HashMap<String, PlayedFrom>>,
     /// Who owes a night action, as last worked out per night (`Daemon::owing`).
     pub(crate) night_owed: std::sync::Mutex<crate::daemon::night::Owed>,
 }
+
+/// See `Daemon::runoffs_kept`.
+pub(crate) type RunoffsKept = (
+    u64,
+    std::sync::Arc<Settings>,
+    Vec<bool>,
+    Vec<(GameConfig, DayConfig)>,
+);
 
 /// A game as played (`Daemon::as_played`, before QQ's proxies) and what it was played from:
 /// the config, the state file's bytes, the sheriff day 1 elected.
@@ -143,6 +154,7 @@ impl Daemon {
             night_resolved: Default::default(),
             night_owed: Default::default(),
             played: Default::default(),
+            runoffs_kept: Default::default(),
         })
     }
 
@@ -410,13 +422,42 @@ impl Daemon {
     /// The days whose round 2 is being watched at `now`: round 1 closed, its run-off not yet
     /// tallied. With a cycle's report, a run-off whose deadline or poll only the judge can give
     /// is mailed to the judge, once (the scheduler's question passes none and queues nothing).
-    fn runoffs(
+    fn runoffs(&self, now: Time, report: Option<&mut CycleReport>) -> Vec<(GameConfig, DayConfig)> {
+        if report.is_some() {
+            return self.runoffs_now(&self.settings(), now, report);
+        }
+        // The scheduler's question, asked at every tick: the same as last time while the
+        // settings, the record's meta and events trees and which days have closed are (what
+        // it reads is only those; a value there that does not parse reads so until written).
+        let settings = self.settings();
+        let writes = self.store.writes();
+        let closed: Vec<bool> = settings
+            .games
+            .iter()
+            .flat_map(|g| g.days.iter().map(|d| now >= d.closes_at))
+            .collect();
+        if let Ok(kept) = self.runoffs_kept.lock() {
+            if let Some((_, _, _, out)) = kept.as_ref().filter(|(w, s, c, _)| {
+                *w == writes && std::sync::Arc::ptr_eq(s, &settings) && *c == closed
+            }) {
+                return out.clone();
+            }
+        }
+        let out = self.runoffs_now(&settings, now, None);
+        if let Ok(mut kept) = self.runoffs_kept.lock() {
+            *kept = Some((writes, settings, closed, out.clone()));
+        }
+        out
+    }
+
+    fn runoffs_now(
         &self,
+        settings: &Settings,
         now: Time,
         mut report: Option<&mut CycleReport>,
     ) -> Vec<(GameConfig, DayConfig)> {
         let mut out = Vec::new();
-        for g in &self.settings().games {
+        for g in &settings.games {
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
                 // The scheduler's question (no `report`) is only which rounds 2 are watched,
                 // and a round 2 is watched from round 1's close.

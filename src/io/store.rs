@@ -115,11 +115,13 @@ pub struct Store {
     /// those trees updates its key here under the same lock (`apply_to_sled`), so this is
     /// what sled holds.
     kept: std::sync::Mutex<KeptReads>,
+    /// Writes to the meta and events trees so far, counted on both sides of each write
+    /// (`writes`): a value worked out from them between two equal counts is still what they say.
+    kept_writes: std::sync::atomic::AtomicU64,
 }
 
 type LedgerEntry = crate::domain::rules::ledger::Entry;
 
-/// Meta values parsed: key → (the bytes, the value).
 /// The kept reads of the meta and events trees (`Store::kept`), by key; an absent key kept as
 /// None.
 #[derive(Default)]
@@ -140,6 +142,7 @@ impl KeptReads {
 /// Keys kept a tree (`Store::kept`); past this a tree's start over.
 const READS_KEPT: usize = 8192;
 
+/// Meta values parsed: key → (the bytes, the value).
 type ParsedMeta = std::collections::HashMap<
     String,
     (sled::IVec, std::sync::Arc<dyn std::any::Any + Send + Sync>),
@@ -494,6 +497,7 @@ impl Store {
             ledgers: std::sync::Mutex::new(Default::default()),
             ledger_writes: Default::default(),
             kept: Default::default(),
+            kept_writes: Default::default(),
         };
         for op in &ops {
             store.apply_to_sled(op)?;
@@ -624,6 +628,13 @@ impl Store {
         }
     }
 
+    /// How many writes the meta and events trees have taken (each counted before and after
+    /// it is made): what was worked out from them alone, between two reads of the same count,
+    /// still holds.
+    pub fn writes(&self) -> u64 {
+        self.kept_writes.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// `key` in `tree` as sled holds it; for the meta and events trees from `kept` where it was
     /// read or written before.
     fn get_kept(&self, tree: &str, key: &[u8]) -> Result<Option<sled::IVec>, StoreError> {
@@ -659,6 +670,10 @@ impl Store {
                 self.ledger_writes
                     .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             }
+            if kept.is_some() {
+                self.kept_writes
+                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
         };
         // Counted on both sides: a read that began before the write and ends after it is not
         // kept as the ledger (`ledger`).
@@ -669,6 +684,9 @@ impl Store {
         };
         counted();
         if let Some((k, slot)) = kept.as_mut() {
+            if k.trees[*slot].len() >= READS_KEPT {
+                k.trees[*slot].clear();
+            }
             k.trees[*slot].insert(op.key.clone(), op.value.as_deref().map(sled::IVec::from));
         }
         Ok(())
