@@ -830,22 +830,26 @@ mod inbox_tests {
 
     impl Http for Canned {
         fn send(&self, ask: Ask) -> Exchange<'_> {
-            let body = self
-                .0
-                .iter()
-                .find(|(k, _)| ask.url.contains(k.as_str()))
-                .map(|(_, b)| b.clone())
-                .unwrap_or_default();
-            Box::pin(async move {
-                Ok(Answer {
-                    status: 200,
-                    content_type: Some("application/json".into()),
-                    date: None,
-                    location: None,
-                    body: Ok(body),
-                })
-            })
+            canned_answer(&self.0, &ask.url)
         }
+    }
+
+    /// The first canned body whose piece the URL holds (empty when none), as a JSON 200.
+    fn canned_answer(canned: &[(String, Vec<u8>)], url: &str) -> Exchange<'static> {
+        let body = canned
+            .iter()
+            .find(|(k, _)| url.contains(k.as_str()))
+            .map(|(_, b)| b.clone())
+            .unwrap_or_default();
+        Box::pin(async move {
+            Ok(Answer {
+                status: 200,
+                content_type: Some("application/json".into()),
+                date: None,
+                location: None,
+                body: Ok(body),
+            })
+        })
     }
 
     fn pm(name: &str) -> Vec<u8> {
@@ -945,23 +949,7 @@ mod inbox_tests {
 
     impl Http for Changing {
         fn send(&self, ask: Ask) -> Exchange<'_> {
-            let body = self
-                .0
-                .lock()
-                .unwrap()
-                .iter()
-                .find(|(k, _)| ask.url.contains(k.as_str()))
-                .map(|(_, b)| b.clone())
-                .unwrap_or_default();
-            Box::pin(async move {
-                Ok(Answer {
-                    status: 200,
-                    content_type: Some("application/json".into()),
-                    date: None,
-                    location: None,
-                    body: Ok(body),
-                })
-            })
+            canned_answer(&self.0.lock().unwrap(), &ask.url)
         }
     }
 
