@@ -56,6 +56,8 @@ pub struct VoterList {
     pub voters: Vec<PollVoter>,
     pub page: u32,
     pub last_page: u32,
+    /// The decoding's: bytes not in the charset the page declares garble the voters' names.
+    pub warnings: Vec<crate::Warning>,
 }
 
 static PCHT: LazyLock<Selector> = LazyLock::new(|| Selector::parse("div.pcht tr").unwrap());
@@ -310,6 +312,7 @@ pub fn parse_voters(bytes: &[u8], content_type: Option<&str>) -> Result<VoterLis
         voters,
         page,
         last_page,
+        warnings: d.warnings,
     })
 }
 

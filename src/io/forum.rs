@@ -439,6 +439,7 @@ impl Forum {
             let list = self
                 .parsed(&rel, bansha_parsers::poll::parse_voters)
                 .await?;
+            garbled(&list, tid)?;
             for o in poll.options.iter_mut().filter(|o| o.id.is_none()) {
                 o.id = list
                     .options
@@ -479,6 +480,7 @@ impl Forum {
                 let list = self
                     .parsed(&rel, bansha_parsers::poll::parse_voters)
                     .await?;
+                garbled(&list, tid)?;
                 voters.extend(list.voters);
                 if list.last_page <= page || page >= 100 {
                     break;
@@ -749,6 +751,20 @@ fn form_body(charset: &str, fields: &[(&str, &str)]) -> String {
 /// comes once, and once more after the daily clean-up).
 const DELETION_REPEATS: u32 = 3;
 
+/// A voter list whose bytes are not in the charset it declares (GBK served as UTF-8: the
+/// simulator's `WrongCharset` on the voters, simd seed 10991) is an error: read, its voters'
+/// names would be garbled yet as many as the votes, kept as whole and never read again, and the
+/// day's final held for a poll gap that no later read could close.
+fn garbled(list: &bansha_parsers::poll::VoterList, tid: u64) -> Result<(), FetchError> {
+    if list.warnings.iter().any(|w| w.kind == WarningKind::Charset) {
+        return Err(FetchError::Page(
+            PageErrorKind::BadJson,
+            format!("tid {tid} 投票机参与人页面无法解码：页面声明的编码和实际不符"),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod redirect_tests {
     use super::is_deletion_redirect;
@@ -944,6 +960,48 @@ mod inbox_tests {
             e.zh()
         );
     }
+    /// A poll's voter list served in another charset than it declares (simd seed 10991: GBK
+    /// bytes under the captured page's `encoding="utf-8"`) is an error, not a list of garbled
+    /// names as many as the votes (kept as whole, never read again, the final held for good).
+    #[tokio::test]
+    async fn a_voter_list_in_another_charset_than_declared_is_an_error() {
+        let poll_dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/discuz/poll");
+        let read = |name: &str| std::fs::read(poll_dir.join(name)).unwrap();
+        let list = read("viewvote_tid5_option1_judge_inajax.xml");
+        let (gbk, _, _) = encoding_rs::GBK.encode(std::str::from_utf8(&list).unwrap());
+        let forum_with = |option1: Vec<u8>| {
+            let settings: ForumSettings =
+                toml::from_str("base_url = \"http://f/\"\nsource = \"api\"\nmin_gap_ms = 0\n")
+                    .unwrap();
+            Forum::with_http(
+                &settings,
+                None,
+                FixedOffset::east_opt(8 * 3600).unwrap(),
+                std::sync::Arc::new(Canned(vec![
+                    ("polloptionid=1&".into(), option1),
+                    (
+                        "polloptionid=3&".into(),
+                        read("viewvote_tid5_option3_judge_inajax.xml"),
+                    ),
+                    (
+                        "module=viewthread".into(),
+                        read("mobile_v1_viewthread_tid5_judge.json"),
+                    ),
+                ])),
+            )
+        };
+        let e = forum_with(gbk.into_owned())
+            .poll(5, None)
+            .await
+            .expect_err("a voter list that does not decode");
+        assert!(e.zh().contains("编码"), "{}", e.zh());
+        // The same page in its own charset is read (whatever the options not captured do).
+        if let Err(e) = forum_with(list).poll(5, None).await {
+            assert!(!e.zh().contains("编码"), "{}", e.zh());
+        }
+    }
+
     /// Answers that can be changed between reads (the inbox as it changes during a game).
     struct Changing(std::sync::Mutex<Vec<(String, Vec<u8>)>>);
 

@@ -60,12 +60,15 @@ const FIXED: std::ops::Range<u64> = if cfg!(debug_assertions) { 1..4 } else { 1.
 /// when the judge confirmed that vote-out, whose final was then corrected against itself
 /// (`night_bansha42::l74_a_post_victim_voted_out_…`). 8439 (bansha42): a post naming no code whose
 /// victim is called what a code is was read as the code holder's
-/// (`night::kill_posts::…a_victim_named_like_a_code_…`).
+/// (`night::kill_posts::…a_victim_named_like_a_code_…`). 10991 (bansha42): a poll's voter list
+/// served in another charset than it declares was kept with garbled names as many as the votes,
+/// never read again, and day 6's final held for good
+/// (`io::forum::…a_voter_list_in_another_charset_than_declared_is_an_error`).
 const REGRESSIONS: &[u64] = if cfg!(debug_assertions) {
     &[]
 } else {
     &[
-        183, 302, 1870, 3079, 3248, 3799, 6176, 6215, 6685, 7277, 7604, 7791, 8439,
+        183, 302, 1870, 3079, 3248, 3799, 6176, 6215, 6685, 7277, 7604, 7791, 8439, 10991,
     ]
 };
 /// New seeds per run, drawn from the clock and printed.
