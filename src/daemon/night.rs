@@ -87,23 +87,38 @@ impl Daemon {
     /// day's last close is `overdue`: it stays until the judge confirms it (that day's final,
     /// counted without it, is then made again).
     pub fn open_nights(&self, now: Time) -> Vec<OpenNight> {
+        self.nights_open(now, |_| true, None)
+    }
+
+    /// The open nights of the games `game` picks, only night `only` where given (a click on
+    /// one night opens that night alone).
+    fn nights_open(
+        &self,
+        now: Time,
+        game: impl Fn(&GameConfig) -> bool,
+        only: Option<u32>,
+    ) -> Vec<OpenNight> {
         let settings = self.settings();
         let mut out = Vec::new();
+        let wanted = |night: u32| only.is_none_or(|o| o == night);
         for g in settings
             .games
             .iter()
             // A night is resolved from the roles: a game without `[roster.roles]` has its
             // nights resolved by the judge alone.
             .filter(|g| g.rules.night.resolver.is_some() && !g.roster.roles.is_empty())
+            .filter(|g| game(g))
         {
             let state = crate::io::state_file::load_state(&crate::io::state_file::state_path(
                 &g.path, None,
             ))
             .unwrap_or_default();
-            if let Some(n) = self.first_night(g, now).filter(|_| !marked(&state, 0)) {
-                out.push(n);
+            if wanted(0) {
+                if let Some(n) = self.first_night(g, now).filter(|_| !marked(&state, 0)) {
+                    out.push(n);
+                }
             }
-            for d in &g.days {
+            for d in g.days.iter().filter(|d| wanted(d.day)) {
                 // The day's final (round 2's when it ran); none while a run-off is to come.
                 let Some((_, fin)) = self.final_of(g, d.day).ok().filter(|(_, f)| f.close <= now)
                 else {
@@ -634,7 +649,7 @@ impl Daemon {
 
     /// The open night `night` of `game`, or why not.
     fn open_night(&self, game: &str, night: u32, now: Time) -> Result<OpenNight, String> {
-        self.open_nights(now)
+        self.nights_open(now, |g| g.name == game || g.id == game, Some(night))
             .into_iter()
             .find(|n| (n.game.name == game || n.game.id == game) && n.night == night)
             .ok_or_else(|| format!("第 {night} 夜没有在进行（还没到、已确认，或这局没有夜晚结算）"))
