@@ -649,9 +649,10 @@ impl Daemon {
 
     /// The open night `night` of `game`, or why not.
     fn open_night(&self, game: &str, night: u32, now: Time) -> Result<OpenNight, String> {
+        // The first game by that name or id, as the list of all nights would give it.
         self.nights_open(now, |g| g.name == game || g.id == game, Some(night))
             .into_iter()
-            .find(|n| (n.game.name == game || n.game.id == game) && n.night == night)
+            .next()
             .ok_or_else(|| format!("第 {night} 夜没有在进行（还没到、已确认，或这局没有夜晚结算）"))
     }
 
