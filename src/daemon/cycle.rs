@@ -1994,12 +1994,11 @@ impl Daemon {
                 (posts, log)
             }
             BallotSource::Pm => {
-                let messages = self.store.get_meta_shared::<std::collections::BTreeMap<
-                    u64,
-                    bansha_parsers::pm::PrivateMessage,
-                >>("pm/messages")?;
-                let all = messages.iter().flat_map(|m| m.values());
-                (rules::channels::pm_posts(g, d, all), Default::default())
+                let messages = self.store.private_messages()?;
+                (
+                    rules::channels::pm_posts(g, d, messages.values()),
+                    Default::default(),
+                )
             }
         })
     }
@@ -2472,28 +2471,22 @@ impl Daemon {
         now: Time,
         report: &mut CycleReport,
     ) -> anyhow::Result<Vec<bansha_parsers::Post>> {
-        use bansha_parsers::pm::PrivateMessage;
         use std::collections::BTreeMap;
         let mut known: BTreeMap<u64, i64> = self.store.get_meta("pm/known")?.unwrap_or_default();
-        let mut messages: std::sync::Arc<BTreeMap<u64, PrivateMessage>> = self
-            .store
-            .get_meta_shared("pm/messages")?
-            .unwrap_or_default();
+        let mut messages = self.store.private_messages()?;
         let last_read: Option<Time> = self.store.get_meta("pm/read_at")?;
         if last_read.is_none_or(|t| t < now) {
             match self.forum.private_messages(&known).await {
                 Ok((conversations, new)) => {
                     self.recovered(0)?;
-                    // The whole game's messages are rewritten only when a read brought some:
-                    // most reads bring none, and a long game's inbox is large.
-                    let mut changed = false;
+                    // Only the messages new or changed are written, each under its own key.
+                    let mut changed = Vec::new();
                     for m in new {
                         if !messages.contains_key(&m.pmid) {
                             report.new_posts += 1;
                         }
                         if messages.get(&m.pmid) != Some(&m) {
-                            std::sync::Arc::make_mut(&mut messages).insert(m.pmid, m);
-                            changed = true;
+                            changed.push(m);
                         }
                     }
                     let mut seen = false;
@@ -2502,8 +2495,9 @@ impl Daemon {
                             seen |= known.insert(c.plid, t.timestamp()) != Some(t.timestamp());
                         }
                     }
-                    if changed {
-                        self.store.set_meta("pm/messages", &*messages)?;
+                    if !changed.is_empty() {
+                        self.store.keep_private_messages(&changed)?;
+                        messages = self.store.private_messages()?;
                     }
                     if seen {
                         self.store.set_meta("pm/known", &known)?;

@@ -456,12 +456,7 @@ impl Daemon {
     /// The private messages of the night not read yet: each player's as actions, the rest as
     /// unread for the judge.
     fn night_messages(&self, g: &GameConfig, n: &mut OpenNight, now: Time) -> anyhow::Result<()> {
-        let messages = self
-            .store
-            .get_meta_shared::<std::collections::BTreeMap<u64, bansha_parsers::pm::PrivateMessage>>(
-                "pm/messages",
-            )?
-            .unwrap_or_default();
+        let messages = self.store.private_messages()?;
         for m in messages.values() {
             let at = m.sent_at.unwrap_or(now);
             if at < n.opens || n.record.seen.contains(&m.pmid) {

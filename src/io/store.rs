@@ -109,6 +109,10 @@ pub struct Store {
     /// after (`ledger_writes`): read again once any write to the ledger tree came since.
     ledgers: std::sync::Mutex<(u64, std::collections::HashMap<String, Vec<LedgerEntry>>)>,
     ledger_writes: std::sync::atomic::AtomicU64,
+    /// The judge's inbox as last read (`private_messages`), with the count of writes to it
+    /// it was read after (`pm_writes`), as the ledger is kept.
+    pms: std::sync::Mutex<(u64, Option<std::sync::Arc<Inbox>>)>,
+    pm_writes: std::sync::atomic::AtomicU64,
     /// What sled last answered for keys of the meta and events trees, absent keys too (`kept`):
     /// the scheduler asks of every day at every tick whether its close is done and whether it
     /// has run-off candidates, and a sled read is thousands of instructions. Every write to
@@ -121,6 +125,25 @@ pub struct Store {
 }
 
 type LedgerEntry = crate::domain::rules::ledger::Entry;
+
+/// Every private message the judge's inbox has shown, by pmid.
+pub type Inbox = std::collections::BTreeMap<u64, bansha_parsers::pm::PrivateMessage>;
+
+/// Each private message is kept under its own meta key (`pm/m/` and its pmid, 20 digits, so
+/// the keys sort as the pmids): a long game's inbox is hundreds of messages, and one value
+/// holding them all was written whole (to sled and the journal) at each new one.
+const PM_PREFIX: &str = "pm/m/";
+/// Where stops up to 50 kept the whole inbox as one value: read still, and moved to one key
+/// a message at the first write of the inbox.
+const PM_LEGACY: &str = "pm/messages";
+
+fn pm_key(pmid: u64) -> String {
+    format!("{PM_PREFIX}{pmid:020}")
+}
+
+fn is_pm_key(tree: &str, key: &[u8]) -> bool {
+    tree == "meta" && (key.starts_with(PM_PREFIX.as_bytes()) || key == PM_LEGACY.as_bytes())
+}
 
 /// The kept reads of the meta and events trees (`Store::kept`), by key; an absent key kept as
 /// None.
@@ -496,6 +519,8 @@ impl Store {
             parsed: std::sync::Mutex::new(Default::default()),
             ledgers: std::sync::Mutex::new(Default::default()),
             ledger_writes: Default::default(),
+            pms: std::sync::Mutex::new(Default::default()),
+            pm_writes: Default::default(),
             kept: Default::default(),
             kept_writes: Default::default(),
         };
@@ -668,6 +693,10 @@ impl Store {
         let counted = || {
             if op.tree == "ledger" {
                 self.ledger_writes
+                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            if is_pm_key(op.tree, &op.key) {
+                self.pm_writes
                     .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             }
             if kept.is_some() {
@@ -1339,6 +1368,71 @@ impl Store {
         Ok(out)
     }
 
+    /// Every private message kept (`keep_private_messages`), by pmid; shared, and read from
+    /// sled again only after a write to the inbox.
+    pub fn private_messages(&self) -> Result<std::sync::Arc<Inbox>, StoreError> {
+        use std::sync::atomic::Ordering;
+        let writes = self.pm_writes.load(Ordering::SeqCst);
+        if let Ok(kept) = self.pms.lock() {
+            if let (true, Some(inbox)) = (kept.0 == writes, &kept.1) {
+                return Ok(inbox.clone());
+            }
+        }
+        let mut inbox: Inbox = match self.meta.get(PM_LEGACY)? {
+            Some(v) => serde_json::from_slice(&v)?,
+            None => Inbox::new(),
+        };
+        for item in self.meta.scan_prefix(PM_PREFIX) {
+            let (_, v) = item?;
+            let m: bansha_parsers::pm::PrivateMessage = serde_json::from_slice(&v)?;
+            inbox.insert(m.pmid, m);
+        }
+        let inbox = std::sync::Arc::new(inbox);
+        if let Ok(mut kept) = self.pms.lock() {
+            // Kept only when no write to the inbox came while it was read.
+            if self.pm_writes.load(Ordering::SeqCst) == writes {
+                *kept = (writes, Some(inbox.clone()));
+            }
+        }
+        Ok(inbox)
+    }
+
+    /// Keep these private messages (new ones, or ones whose text the forum now shows
+    /// otherwise), each under its own key, in one write. An inbox kept as one value (stops
+    /// up to 50) is moved to a key a message in the same write.
+    pub fn keep_private_messages(
+        &self,
+        messages: &[bansha_parsers::pm::PrivateMessage],
+    ) -> Result<(), StoreError> {
+        let mut ops = Vec::new();
+        let mut written = std::collections::BTreeSet::new();
+        for m in messages {
+            ops.push(put(
+                "meta",
+                pm_key(m.pmid).as_bytes(),
+                serde_json::to_vec(m)?,
+            ));
+            written.insert(m.pmid);
+        }
+        if let Some(v) = self.meta.get(PM_LEGACY)? {
+            let legacy: Inbox = serde_json::from_slice(&v)?;
+            for (pmid, m) in &legacy {
+                if !written.contains(pmid) && !self.meta.contains_key(pm_key(*pmid))? {
+                    ops.push(put(
+                        "meta",
+                        pm_key(*pmid).as_bytes(),
+                        serde_json::to_vec(m)?,
+                    ));
+                }
+            }
+            ops.push(remove("meta", PM_LEGACY.as_bytes()));
+        }
+        if ops.is_empty() {
+            return Ok(());
+        }
+        self.write(ops)
+    }
+
     /// Strike an entry out (it stays, marked); false if there is no such id.
     pub fn ledger_remove(&self, game: &str, id: &str) -> Result<bool, StoreError> {
         let key = format!("{game}/{id}");
@@ -1366,6 +1460,80 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The judge's inbox is kept a message a key: each write is of the messages it brings
+    /// (not the whole inbox again), the inbox as read follows every write, an inbox kept as
+    /// one value by an earlier version is read and moved to a key a message at the first
+    /// write (nothing lost, its text as the newer write has it), and all of it survives a
+    /// reopen.
+    #[test]
+    fn the_inbox_is_kept_a_message_a_key_and_an_inbox_kept_whole_moves_over() {
+        use bansha_parsers::pm::PrivateMessage;
+        let pm = |pmid: u64, text: &str| PrivateMessage {
+            pmid,
+            plid: Some(1),
+            from_uid: Some(7),
+            from: "李逵".into(),
+            to_uid: Some(1),
+            sent_at: None,
+            precision: bansha_parsers::TimePrecision::Minute,
+            text: text.into(),
+        };
+        let texts = |s: &Store| -> Vec<(u64, String)> {
+            s.private_messages()
+                .unwrap()
+                .values()
+                .map(|m| (m.pmid, m.text.clone()))
+                .collect()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert!(texts(&store).is_empty());
+        // As stops up to 50 kept it: the whole inbox under one key.
+        let legacy: Inbox = [(9, pm(9, "旧九")), (12, pm(12, "旧十二"))].into();
+        store.set_meta(PM_LEGACY, &legacy).unwrap();
+        assert_eq!(texts(&store), [(9, "旧九".into()), (12, "旧十二".into())]);
+        let journal = || {
+            std::fs::metadata(dir.path().join("record.journal"))
+                .unwrap()
+                .len()
+        };
+        let before = journal();
+        store
+            .keep_private_messages(&[pm(12, "新十二"), pm(30, "三十")])
+            .unwrap();
+        assert_eq!(
+            texts(&store),
+            [
+                (9, "旧九".into()),
+                (12, "新十二".into()),
+                (30, "三十".into())
+            ]
+        );
+        assert_eq!(store.meta.get(PM_LEGACY).unwrap(), None);
+        // Another message: one key written, the journal grows by one short line.
+        let moved = journal();
+        store.keep_private_messages(&[pm(31, "三十一")]).unwrap();
+        let grew = journal() - moved;
+        assert!(
+            grew < 400,
+            "one message is one short line, not the inbox: {grew} bytes"
+        );
+        assert!(moved > before);
+        assert_eq!(texts(&store).len(), 4);
+        store.flush_blocking().unwrap();
+        drop(store);
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(
+            texts(&store),
+            [
+                (9, "旧九".into()),
+                (12, "新十二".into()),
+                (30, "三十".into()),
+                (31, "三十一".into())
+            ]
+        );
+    }
 
     /// A game's ledger as last read follows every write to it: an entry added, one written
     /// over, one struck out, another game's entry, the record reopened.
