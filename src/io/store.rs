@@ -1430,7 +1430,26 @@ impl Store {
         if ops.is_empty() {
             return Ok(());
         }
-        self.write(ops)
+        // The inbox as last read, brought up to date with these messages when no other write
+        // to the inbox came between (each write is counted twice, `apply_to_sled`).
+        use std::sync::atomic::Ordering;
+        let before = self.pm_writes.load(Ordering::SeqCst);
+        let kept = match self.pms.lock() {
+            Ok(k) if k.0 == before => k.1.clone(),
+            _ => None,
+        };
+        let count = ops.len() as u64;
+        self.write(ops)?;
+        if let (Some(mut inbox), Ok(mut k)) = (kept, self.pms.lock()) {
+            if self.pm_writes.load(Ordering::SeqCst) == before + 2 * count {
+                let all = std::sync::Arc::make_mut(&mut inbox);
+                for m in messages {
+                    all.insert(m.pmid, m.clone());
+                }
+                *k = (before + 2 * count, Some(inbox));
+            }
+        }
+        Ok(())
     }
 
     /// Strike an entry out (it stays, marked); false if there is no such id.
