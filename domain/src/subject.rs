@@ -21,6 +21,27 @@ pub struct SubjectPattern {
 impl SubjectPattern {
     /// Compile a pattern; the error is Chinese, for the judge (`{day}` missing, invalid regex).
     pub fn new(pattern: &str) -> Result<Self, String> {
+        // Compiled once a pattern (a compile is a million instructions; every reload of the
+        // config and every look for a day's threads asks again). A clone shares the compiled
+        // regex.
+        static COMPILED: std::sync::LazyLock<
+            std::sync::Mutex<std::collections::HashMap<String, Result<SubjectPattern, String>>>,
+        > = std::sync::LazyLock::new(Default::default);
+        const KEPT: usize = 64;
+        if let Some(done) = COMPILED.lock().ok().and_then(|c| c.get(pattern).cloned()) {
+            return done;
+        }
+        let done = Self::compile(pattern);
+        if let Ok(mut c) = COMPILED.lock() {
+            if c.len() >= KEPT {
+                c.clear();
+            }
+            c.insert(pattern.to_string(), done.clone());
+        }
+        done
+    }
+
+    fn compile(pattern: &str) -> Result<Self, String> {
         let groups = pattern.matches("{day}").count();
         if groups == 0 {
             return Err(format!(
