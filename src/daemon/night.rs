@@ -36,8 +36,7 @@ pub struct OpenNight {
 /// Who owed an action as last worked out per (game id, night), with everything it was worked
 /// out from (`Daemon::owing`): asked half a dozen times a cycle (the reminders, the inbox's and
 /// the kill thread's read, the settling time) and at every click of the judge's.
-pub(crate) type Owed =
-    std::collections::BTreeMap<(String, u32), (OwedFrom, Vec<(String, Option<Time>)>)>;
+pub(crate) type Owed = Recent<OwedFrom, Vec<(String, Option<Time>)>>;
 
 /// The inputs of `owing_now`: the game as configured and as played, the state file's bytes,
 /// the night's opening, deadline and actions.
@@ -51,8 +50,45 @@ pub(crate) struct OwedFrom {
 }
 
 /// What a night was last resolved from, and the result, by (game id, night).
-pub(crate) type Resolved =
-    std::collections::BTreeMap<(String, u32), (ResolvedFrom, Result<Resolution, String>)>;
+pub(crate) type Resolved = Recent<ResolvedFrom, Result<Resolution, String>>;
+
+/// Answers worked out per (game id, night), each with what it was worked out from: the last
+/// few a night, since a night is asked of in more than one form (the record as stored and as
+/// the inbox read since adds to it: a confirmation asks of both, and the cycle of the second).
+pub(crate) struct Recent<F, V> {
+    by_night: std::collections::BTreeMap<(String, u32), Vec<(F, V)>>,
+}
+
+impl<F, V> Default for Recent<F, V> {
+    fn default() -> Self {
+        Recent {
+            by_night: Default::default(),
+        }
+    }
+}
+
+impl<F, V: Clone> Recent<F, V> {
+    /// Forms kept a night.
+    const FORMS: usize = 4;
+    /// Nights kept (at most 16 a game); a daemon that ran many games starts over.
+    const NIGHTS: usize = 64;
+
+    fn get(&self, slot: &(String, u32), same: impl Fn(&F) -> bool) -> Option<V> {
+        let forms = self.by_night.get(slot)?;
+        forms.iter().find(|(f, _)| same(f)).map(|(_, v)| v.clone())
+    }
+
+    fn put(&mut self, slot: (String, u32), from: F, value: V) {
+        if self.by_night.len() >= Self::NIGHTS && !self.by_night.contains_key(&slot) {
+            self.by_night.clear();
+        }
+        let forms = self.by_night.entry(slot).or_default();
+        if forms.len() >= Self::FORMS {
+            forms.remove(0);
+        }
+        forms.push((from, value));
+    }
+}
 
 /// The inputs of `resolve_night`: the state file's bytes, the night's deadline and actions,
 /// and the game as played.
@@ -372,19 +408,13 @@ impl Daemon {
                 && f.game == n.game
                 && f.played == played
         };
-        if let Ok(kept) = self.night_owed.lock() {
-            if let Some((_, out)) = kept.get(&slot).filter(|(f, _)| same(f)) {
-                return Ok(out.clone());
-            }
+        if let Some(out) = self.night_owed.lock().ok().and_then(|k| k.get(&slot, same)) {
+            return Ok(out);
         }
         // The state parsed from the bytes the result is kept under.
         let state = crate::io::state_file::state_of(&path, bytes.clone())?;
         let out = self.owing_now(n, &state, &played, &bytes);
         if let Ok(mut kept) = self.night_owed.lock() {
-            // A night a game (at most 16 a game); a daemon that ran many games starts over.
-            if kept.len() >= 64 && !kept.contains_key(&slot) {
-                kept.clear();
-            }
             let from = OwedFrom {
                 game: n.game.clone(),
                 played,
@@ -393,7 +423,7 @@ impl Daemon {
                 deadline: n.deadline,
                 actions: n.record.actions.clone(),
             };
-            kept.insert(slot, (from, out.clone()));
+            kept.put(slot, from, out.clone());
         }
         Ok(out)
     }
@@ -616,10 +646,13 @@ impl Daemon {
                 && r.actions == record.actions
                 && r.played == played
         };
-        if let Ok(kept) = self.night_resolved.lock() {
-            if let Some((_, res)) = kept.get(&slot).filter(|(from, _)| same(from)) {
-                return res.clone();
-            }
+        if let Some(res) = self
+            .night_resolved
+            .lock()
+            .ok()
+            .and_then(|k| k.get(&slot, same))
+        {
+            return res;
         }
         // The state parsed from the bytes the result is kept under (not read a third time).
         let state =
@@ -627,17 +660,13 @@ impl Daemon {
         let res =
             crate::domain::night::resolve_game(&played, &state, night, &record.actions, deadline);
         if let Ok(mut kept) = self.night_resolved.lock() {
-            // A night a game (at most 16 a game); a daemon that ran many games starts over.
-            if kept.len() >= 64 && !kept.contains_key(&slot) {
-                kept.clear();
-            }
             let from = ResolvedFrom {
                 bytes,
                 deadline,
                 actions: record.actions.clone(),
                 played,
             };
-            kept.insert(slot, (from, res.clone()));
+            kept.put(slot, from, res.clone());
         }
         res
     }
@@ -741,4 +770,37 @@ fn silent_roles(seats: &[crate::domain::rules::state::Seat], record: &NightRecor
         .filter(|s| !record.actions.iter().any(|a| a.by.contains(&s.player)))
         .map(|s| s.player.clone())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Recent;
+
+    /// A night asked of in two forms by turns (the record as stored, and with the inbox read
+    /// since) is answered for each from what it was kept under, never the other's; a fifth
+    /// form of one night lets the oldest go, and other nights are kept apart.
+    #[test]
+    fn a_night_kept_in_several_forms_answers_each_from_its_own() {
+        let mut kept: Recent<u32, &str> = Recent::default();
+        let night = ("g".to_string(), 3);
+        assert_eq!(kept.get(&night, |f| *f == 18), None);
+        kept.put(night.clone(), 18, "stored");
+        kept.put(night.clone(), 36, "with the inbox");
+        for _ in 0..3 {
+            assert_eq!(kept.get(&night, |f| *f == 18), Some("stored"));
+            assert_eq!(kept.get(&night, |f| *f == 36), Some("with the inbox"));
+        }
+        assert_eq!(kept.get(&("g".to_string(), 4), |f| *f == 18), None);
+        assert_eq!(kept.get(&("h".to_string(), 3), |f| *f == 18), None);
+        for f in [40, 41, 42] {
+            kept.put(night.clone(), f, "later");
+        }
+        assert_eq!(
+            kept.get(&night, |f| *f == 18),
+            None,
+            "the oldest form let go"
+        );
+        assert_eq!(kept.get(&night, |f| *f == 36), Some("with the inbox"));
+        assert_eq!(kept.get(&night, |f| *f == 42), Some("later"));
+    }
 }
