@@ -26,6 +26,12 @@ pub enum Resolved {
 pub struct Roster<'a> {
     config: &'a GameConfig,
     dead: &'a [String],
+    /// Each player's name folded (`key`), in roster order: folded once a tally, not once for
+    /// each roster name at each post.
+    player_keys: Vec<String>,
+    judge_keys: Vec<String>,
+    /// Every (name-as-written folded, player) pair: names and aliases.
+    names: Vec<(String, &'a String)>,
 }
 
 /// Fold a name for comparison: width, spaces, ASCII case.
@@ -39,7 +45,22 @@ const SEPARATORS: &[char] = &[
 
 impl<'a> Roster<'a> {
     pub fn new(config: &'a GameConfig, dead: &'a [String]) -> Self {
-        Roster { config, dead }
+        let players = &config.roster.players;
+        let player_keys: Vec<String> = players.iter().map(|p| key(p)).collect();
+        let mut names: Vec<(String, &'a String)> =
+            player_keys.iter().cloned().zip(players.iter()).collect();
+        for (player, aliases) in &config.roster.aliases {
+            if let Some(p) = players.iter().find(|p| *p == player) {
+                names.extend(aliases.iter().map(|a| (key(a), p)));
+            }
+        }
+        Roster {
+            config,
+            dead,
+            player_keys,
+            judge_keys: config.roster.judges.iter().map(|j| key(j)).collect(),
+            names,
+        }
     }
 
     pub fn players(&self) -> &'a [String] {
@@ -52,7 +73,7 @@ impl<'a> Roster<'a> {
 
     pub fn is_judge(&self, name: &str) -> bool {
         let k = key(name);
-        self.config.roster.judges.iter().any(|j| key(j) == k)
+        self.judge_keys.iter().any(|j| *j == k)
     }
 
     /// The living players, in roster order.
@@ -63,19 +84,11 @@ impl<'a> Roster<'a> {
     /// The player a forum author name is (exact, width- and case-folded), if any.
     pub fn player_named(&self, author: &str) -> Option<&'a String> {
         let k = key(author);
-        self.players().iter().find(|p| key(p) == k)
-    }
-
-    /// Every (name-as-written, player) pair: names and aliases.
-    fn names(&self) -> Vec<(String, &'a String)> {
-        let mut out: Vec<(String, &'a String)> =
-            self.players().iter().map(|p| (key(p), p)).collect();
-        for (player, aliases) in &self.config.roster.aliases {
-            if let Some(p) = self.players().iter().find(|p| *p == player) {
-                out.extend(aliases.iter().map(|a| (key(a), p)));
-            }
-        }
-        out
+        self.players()
+            .iter()
+            .zip(&self.player_keys)
+            .find(|(_, pk)| **pk == k)
+            .map(|(p, _)| p)
     }
 
     fn found(&self, player: &String) -> Resolved {
@@ -95,7 +108,7 @@ impl<'a> Roster<'a> {
         if abstain_words.iter().any(|w| key(w) == k) {
             return Resolved::Abstain;
         }
-        let names = self.names();
+        let names = &self.names;
         if let Some((_, p)) = names.iter().find(|(n, _)| *n == k) {
             return self.found(p);
         }
@@ -125,7 +138,7 @@ impl<'a> Roster<'a> {
         }
         // One edit away, or a prefix of exactly the names that start with it.
         let mut near: Vec<String> = Vec::new();
-        for (n, p) in &names {
+        for (n, p) in names {
             let close = strsim::levenshtein(&k, n) == 1
                 || (n.starts_with(k.as_str()) && n.chars().count() > k.chars().count());
             if close && !near.contains(p) {
