@@ -236,7 +236,7 @@ impl Daemon {
         let mut out = Vec::new();
         for g in &settings.games {
             let path = crate::io::state_file::state_path(&g.path, None);
-            let Ok(state) = crate::io::state_file::load_state(&path) else {
+            let Ok(state) = crate::io::state_file::load_state_shared(&path) else {
                 continue;
             };
             let before = state.snapshot(g);

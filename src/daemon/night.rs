@@ -145,9 +145,9 @@ impl Daemon {
             .filter(|g| g.rules.night.resolver.is_some() && !g.roster.roles.is_empty())
             .filter(|g| game(g))
         {
-            let state = crate::io::state_file::load_state(&crate::io::state_file::state_path(
-                &g.path, None,
-            ))
+            let state = crate::io::state_file::load_state_shared(
+                &crate::io::state_file::state_path(&g.path, None),
+            )
             .unwrap_or_default();
             if wanted(0) {
                 if let Some(n) = self.first_night(g, now).filter(|_| !marked(&state, 0)) {
@@ -549,9 +549,10 @@ impl Daemon {
         if g.rules.night.resolver.is_none() || g.roster.roles.is_empty() {
             return None;
         }
-        let state =
-            crate::io::state_file::load_state(&crate::io::state_file::state_path(&g.path, None))
-                .unwrap_or_default();
+        let state = crate::io::state_file::load_state_shared(&crate::io::state_file::state_path(
+            &g.path, None,
+        ))
+        .unwrap_or_default();
         let first = if g.rules.night.first_night { 0 } else { 1 };
         (first..upto)
             // Night 0 comes before day 1 (`first_night`): a game configured from a later day on
@@ -587,9 +588,10 @@ impl Daemon {
 
     fn day_unrecorded(&self, n: &OpenNight) -> Option<String> {
         let g = &n.game;
-        let state =
-            crate::io::state_file::load_state(&crate::io::state_file::state_path(&g.path, None))
-                .ok()?;
+        let state = crate::io::state_file::load_state_shared(&crate::io::state_file::state_path(
+            &g.path, None,
+        ))
+        .ok()?;
         g.days
             .iter()
             .filter(|d| d.day <= n.night)

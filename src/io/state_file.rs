@@ -27,14 +27,20 @@ pub fn state_path(config: &Path, given: Option<&Path>) -> PathBuf {
 /// parsed, each under its bytes, so a file that changed in any way is parsed again (no file
 /// time or inode is trusted: they are coarse, and reused).
 pub fn load_state(path: &Path) -> anyhow::Result<GameState> {
+    Ok(GameState::clone(&*load_state_shared(path)?))
+}
+
+/// `load_state`, shared with the kept parse (for a reader: a long game's state is thousands
+/// of events, and the night's and the dashboard's questions ask it many times a cycle).
+pub fn load_state_shared(path: &Path) -> anyhow::Result<std::sync::Arc<GameState>> {
     state_of(path, state_bytes(path)?)
 }
 
 /// The state in the bytes read from `path` (`state_bytes`; none: no state yet).
-pub fn state_of(path: &Path, bytes: Option<Vec<u8>>) -> anyhow::Result<GameState> {
+pub fn state_of(path: &Path, bytes: Option<Vec<u8>>) -> anyhow::Result<std::sync::Arc<GameState>> {
     match bytes {
         Some(b) => parsed(path, b),
-        None => Ok(GameState::default()),
+        None => Ok(Default::default()),
     }
 }
 
@@ -48,15 +54,17 @@ pub fn state_bytes(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
 }
 
 /// The state in `bytes`, read from `path`: parsed once for the same bytes.
-fn parsed(path: &Path, bytes: Vec<u8>) -> anyhow::Result<GameState> {
+fn parsed(path: &Path, bytes: Vec<u8>) -> anyhow::Result<std::sync::Arc<GameState>> {
     {
         let kept = PARSED.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, _, state)) = kept.iter().find(|(p, b, _)| p == path && *b == bytes) {
             return Ok(state.clone());
         }
     }
-    let state: GameState = serde_json::from_slice(&bytes)
-        .map_err(|e| anyhow::anyhow!("{} 无法读取：{e}", path.display()))?;
+    let state: std::sync::Arc<GameState> = std::sync::Arc::new(
+        serde_json::from_slice(&bytes)
+            .map_err(|e| anyhow::anyhow!("{} 无法读取：{e}", path.display()))?,
+    );
     let mut kept = PARSED.lock().unwrap_or_else(|p| p.into_inner());
     kept.retain(|(p, _, _)| p != path);
     if kept.len() >= KEPT {
@@ -67,7 +75,7 @@ fn parsed(path: &Path, bytes: Vec<u8>) -> anyhow::Result<GameState> {
 }
 
 /// The state files last parsed: (path, bytes, state), oldest first.
-type Parsed = Vec<(PathBuf, Vec<u8>, GameState)>;
+type Parsed = Vec<(PathBuf, Vec<u8>, std::sync::Arc<GameState>)>;
 static PARSED: std::sync::Mutex<Parsed> = std::sync::Mutex::new(Vec::new());
 /// Games a daemon runs, with room.
 const KEPT: usize = 16;
