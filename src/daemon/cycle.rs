@@ -84,7 +84,7 @@ pub(crate) struct PlayedFrom {
     given: GameConfig,
     bytes: Option<Vec<u8>>,
     elected: Option<String>,
-    played: GameConfig,
+    played: std::sync::Arc<GameConfig>,
 }
 
 impl Daemon {
@@ -335,7 +335,10 @@ impl Daemon {
     /// day's and the recorded eliminations), and the sheriff day 1 elected carried onto the
     /// days that name none while alive (m103 L152–153). An unreadable state file is an error:
     /// nothing is decided without it.
-    pub(crate) fn as_played(&self, given: &GameConfig) -> anyhow::Result<GameConfig> {
+    pub(crate) fn as_played(
+        &self,
+        given: &GameConfig,
+    ) -> anyhow::Result<std::sync::Arc<GameConfig>> {
         let path = crate::io::state_file::state_path(&given.path, None);
         let bytes = crate::io::state_file::state_bytes(&path)?;
         let elected: Option<String> = self.store.get_meta(&format!("sheriff/{}", given.id))?;
@@ -353,6 +356,7 @@ impl Daemon {
                 for d in g.days.iter_mut() {
                     d.sheriff = decide::carry_sheriff(d, elected.as_deref()).0.sheriff;
                 }
+                let g = std::sync::Arc::new(g);
                 if let Ok(mut p) = self.played.lock() {
                     if p.len() >= 16 && !p.contains_key(&given.id) {
                         p.clear();
@@ -691,7 +695,8 @@ impl Daemon {
         let mut state_failed: BTreeSet<String> = BTreeSet::new();
         for (g, d) in self.active_days(settings, now) {
             match self.as_played(g) {
-                Ok(mut g) => {
+                Ok(g) => {
+                    let mut g = GameConfig::clone(&g);
                     let d = g.day(d.day).cloned().unwrap_or_else(|| d.clone());
                     // The tally reads the day from the game: both get the sheriff.
                     let d = self.with_sheriff(&g, d, now, report);
@@ -1957,7 +1962,7 @@ impl Daemon {
             return Ok(None);
         };
         let tally = self.recorded_tally(&g, &d, now)?;
-        Ok(Some((g, d, tally)))
+        Ok(Some((GameConfig::clone(&g), d, tally)))
     }
 
     /// Round 1 of a closed day tallied from the record (`recorded_ballots`) with the judge's
@@ -2162,7 +2167,9 @@ impl Daemon {
         let lurk_on = g.rules.lurk.min_posts > 0 || g.rules.lurk.must_vote;
         // The days as played: a confirmed night's missed duties (`night::missed_to_days`) are
         // in no config, only in the state.
-        let played = self.as_played(g).unwrap_or_else(|_| g.clone());
+        let played = self
+            .as_played(g)
+            .unwrap_or_else(|_| std::sync::Arc::new(g.clone()));
         for d in played
             .days
             .iter()

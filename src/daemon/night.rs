@@ -42,7 +42,7 @@ pub(crate) type Owed = Recent<OwedFrom, Vec<(String, Option<Time>)>>;
 /// the night's opening, deadline and actions.
 pub(crate) struct OwedFrom {
     game: GameConfig,
-    played: GameConfig,
+    played: std::sync::Arc<GameConfig>,
     bytes: Option<Vec<u8>>,
     opens: Time,
     deadline: Option<Time>,
@@ -96,7 +96,7 @@ pub(crate) struct ResolvedFrom {
     bytes: Option<Vec<u8>>,
     deadline: Option<Time>,
     actions: Vec<crate::domain::night::Action>,
-    played: GameConfig,
+    played: std::sync::Arc<GameConfig>,
 }
 
 fn key(g: &GameConfig, night: u32) -> String {
@@ -434,7 +434,7 @@ impl Daemon {
         &self,
         n: &OpenNight,
         state: &GameState,
-        played: &GameConfig,
+        played: &std::sync::Arc<GameConfig>,
         bytes: &Option<Vec<u8>>,
     ) -> Vec<(String, Option<Time>)> {
         let g = &n.game;
@@ -610,8 +610,9 @@ impl Daemon {
     }
 
     /// The game as played now (the state applied), or as configured when the state reads not.
-    fn played(&self, g: &GameConfig) -> GameConfig {
-        self.as_played(g).unwrap_or_else(|_| g.clone())
+    fn played(&self, g: &GameConfig) -> std::sync::Arc<GameConfig> {
+        self.as_played(g)
+            .unwrap_or_else(|_| std::sync::Arc::new(g.clone()))
     }
 
     /// The night resolved from the game as played, its state and its actions: the same inputs
@@ -637,7 +638,7 @@ impl Daemon {
         night: u32,
         record: &NightRecord,
         deadline: Option<Time>,
-        played: GameConfig,
+        played: std::sync::Arc<GameConfig>,
         bytes: Option<Vec<u8>>,
     ) -> Result<Resolution, String> {
         let path = crate::io::state_file::state_path(&g.path, None);

@@ -45,7 +45,7 @@ const STREAK: &str = "qq/streak";
 /// The bot's side of a running daemon (`io::qq::Qq`), through the daemon's own methods: the
 /// cycle and the service call these, so the import goes one way (this module → the cycle).
 impl Daemon {
-    pub(crate) fn qq_with_proxies(&self, g: &mut crate::domain::config::GameConfig) {
+    pub(crate) fn qq_with_proxies(&self, g: &mut Arc<crate::domain::config::GameConfig>) {
         with_proxies(self, g)
     }
     pub(crate) async fn qq_deliver(&self, now: Time, errors: &mut Vec<String>) -> (usize, usize) {
@@ -285,9 +285,10 @@ pub async fn send_draft(
 /// The game with the proxy votes QQ brought added to its days (`Daemon::as_played` calls it,
 /// so every pass that tallies counts them).
 /// They stay counted when `[qq]` is later taken out: they are in the record.
-pub fn with_proxies(d: &Daemon, g: &mut crate::domain::config::GameConfig) {
+pub fn with_proxies(d: &Daemon, g: &mut Arc<crate::domain::config::GameConfig>) {
+    // The shared game is copied only when there is a proxy to add.
     for (day, p) in q::proxies(&inbox(d), g) {
-        if let Some(dc) = g.days.iter_mut().find(|x| x.day == day) {
+        if let Some(dc) = Arc::make_mut(g).days.iter_mut().find(|x| x.day == day) {
             dc.proxies.push(p);
         }
     }
