@@ -68,6 +68,9 @@ pub struct Daemon {
     pub(crate) played: std::sync::Mutex<std::collections::HashMap<String, PlayedFrom>>,
     /// Who owes a night action, as last worked out per night (`Daemon::owing`).
     pub(crate) night_owed: std::sync::Mutex<crate::daemon::night::Owed>,
+    /// Whether each (game id, day)'s close is done, as last asked, with the record's write
+    /// count then (`close_done`): the scheduler asks of every day at every tick.
+    closes_kept: std::sync::Mutex<(u64, std::collections::HashMap<(String, u32), bool>)>,
 }
 
 /// See `Daemon::runoffs_kept`.
@@ -155,6 +158,7 @@ impl Daemon {
             night_owed: Default::default(),
             played: Default::default(),
             runoffs_kept: Default::default(),
+            closes_kept: Default::default(),
         })
     }
 
@@ -201,16 +205,36 @@ impl Daemon {
                 if !decide::watched(d, false, now) {
                     continue;
                 }
-                let close_done = self
-                    .store
-                    .event_done(&self.key(g, d, "close"))
-                    .unwrap_or(false);
-                if !close_done {
+                if !self.close_done(g, d).unwrap_or(false) {
                     out.push((g, d));
                 }
             }
         }
         out
+    }
+
+    /// Whether `d`'s close (in its current revision) is done: the store's answer, kept until
+    /// the next write to the record (the close's event and the day's revision are both in the
+    /// trees `Store::writes` counts).
+    pub(crate) fn close_done(&self, g: &GameConfig, d: &DayConfig) -> anyhow::Result<bool> {
+        let writes = self.store.writes();
+        let slot = (g.id.clone(), d.day);
+        if let Ok(kept) = self.closes_kept.lock() {
+            if let (true, Some(done)) = (kept.0 == writes, kept.1.get(&slot)) {
+                return Ok(*done);
+            }
+        }
+        let done = self.store.event_done(&self.key(g, d, "close"))?;
+        if let Ok(mut kept) = self.closes_kept.lock() {
+            // Kept only when no write came while it was read.
+            if self.store.writes() == writes {
+                if kept.0 != writes {
+                    *kept = (writes, Default::default());
+                }
+                kept.1.insert(slot, done);
+            }
+        }
+        Ok(done)
     }
 
     /// Closed days whose after-close look is due: ten minutes after the close (and within two
@@ -227,10 +251,7 @@ impl Daemon {
                 if !decide::recheck_due(g, d, true, false, now) {
                     continue;
                 }
-                let close_done = self
-                    .store
-                    .event_done(&self.key(g, d, "close"))
-                    .unwrap_or(false);
+                let close_done = self.close_done(g, d).unwrap_or(false);
                 let recheck_done = self
                     .store
                     .event_done(&self.key(g, d, "recheck"))
@@ -488,7 +509,7 @@ impl Daemon {
                 let ask = match decide::runoff_plan(g, d, round1.as_deref(), places) {
                     decide::RunoffPlan::Run(_) => {
                         let watched = now >= d.closes_at
-                            && matches!(self.store.event_done(&self.key(g, d, "close")), Ok(true))
+                            && matches!(self.close_done(g, d), Ok(true))
                             // Round two's close, under its own id (`decide::round_two`).
                             && matches!(
                                 self.store.event_done(&self.key_of(
@@ -1434,15 +1455,7 @@ impl Daemon {
         };
         if let Some(key) = decide::failure_alert(&failure, now) {
             // Days past their close whose final tally waits for this forum.
-            let waiting = decide::waiting_days(
-                g,
-                |d| {
-                    self.store
-                        .event_done(&self.key(g, d, "close"))
-                        .unwrap_or(true)
-                },
-                now,
-            );
+            let waiting = decide::waiting_days(g, |d| self.close_done(g, d).unwrap_or(true), now);
             let mail = mails::fetch_failed(g, tid, since, &e.zh(), e.needs_judge(), &waiting, now);
             if self.store.enqueue(&key, &mail)? {
                 report.mails_queued += 1;
@@ -1915,7 +1928,7 @@ impl Daemon {
             for d in g.days.iter().filter(|d| d.vote_thread.is_some()) {
                 let key = (g.name.clone(), d.day, 1);
                 if self.views.lock().map_or(true, |v| v.contains_key(&key))
-                    || !self.store.event_done(&self.key(g, d, "close"))?
+                    || !self.close_done(g, d)?
                 {
                     continue;
                 }
@@ -2177,9 +2190,7 @@ impl Daemon {
         {
             let key = format!("night_moves/{}/{}", g.id, d.day);
             let counted: Option<Vec<String>> = self.store.get_meta(&key)?;
-            if counted.is_none_or(|c| c == night_moves(d))
-                || !self.store.event_done(&self.key(g, d, "close"))?
-            {
+            if counted.is_none_or(|c| c == night_moves(d)) || !self.close_done(g, d)? {
                 continue;
             }
             let Some((gs, ds, tally)) = self.closed_day(g, d.day, now)? else {
@@ -2236,7 +2247,7 @@ impl Daemon {
         let mut lurks = Vec::new();
         for day in days {
             let Some(d) = g.day(day) else { continue };
-            if !self.store.event_done(&self.key(g, d, "close"))? {
+            if !self.close_done(g, d)? {
                 continue;
             }
             if let Some((gs, ds, tally)) = self.closed_day(g, day, now)? {
@@ -2634,7 +2645,7 @@ impl Daemon {
                     let key = format!("gone/{}/{pid}", last.tid);
                     let when = if now < d.closes_at {
                         mails::Gone::BeforeClose
-                    } else if self.store.event_done(&self.key(g, d, "close"))? {
+                    } else if self.close_done(g, d)? {
                         mails::Gone::AfterFinal
                     } else {
                         mails::Gone::AtClose

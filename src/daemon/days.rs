@@ -220,11 +220,7 @@ impl Daemon {
                 .filter(|d| now < d.closes_at && !d.opens_later(now))
             {
                 let Some(tid) = d.vote_thread else { continue };
-                if self
-                    .store
-                    .event_done(&self.key(g, d, "close"))
-                    .unwrap_or(true)
-                {
+                if self.close_done(g, d).unwrap_or(true) {
                     continue;
                 }
                 let Some(first) = self
