@@ -168,6 +168,10 @@ pub struct World {
     inbox_kept: BTreeMap<String, (usize, Vec<u8>)>,
     /// Each message's sender's uid, in `pms`' order.
     pm_uids: Vec<u64>,
+    /// The messages sent by sender (`inbox`), with how many had been sent.
+    pm_by: (usize, BTreeMap<u64, Vec<usize>>),
+    /// The inbox's entries serialized, by what each is built from (`inbox`).
+    pm_entries: BTreeMap<(u8, u64, u64, u64, u64), Vec<u8>>,
     /// The captured inbox pages the simulated ones are made from: the list, one conversation.
     pm_list: Value,
     pm_view: Value,
@@ -223,6 +227,8 @@ impl World {
             delivered: Vec::new(),
             inbox_kept: BTreeMap::new(),
             pm_uids: Vec::new(),
+            pm_by: Default::default(),
+            pm_entries: BTreeMap::new(),
             pm_list: serde_json::from_slice(&fixture("discuz/pm/mobile_v1_mypm_list_judge.json"))
                 .unwrap(),
             pm_view: serde_json::from_slice(&fixture(
@@ -395,7 +401,7 @@ impl World {
     /// conversation per player, the newest first, 15 a page) or one conversation
     /// (`…_subop_view_touid10_judge.json`, 5 messages a page, oldest first). `OtherThread`
     /// answers with another member's conversation.
-    fn inbox(&mut self, q: &BTreeMap<String, String>, fault: Option<ForumFault>) -> Value {
+    fn inbox(&mut self, q: &BTreeMap<String, String>, fault: Option<ForumFault>) -> Vec<u8> {
         let page: usize = q
             .get("page")
             .and_then(|p| p.parse().ok())
@@ -404,14 +410,28 @@ impl World {
         if self.pm_uids.len() != self.pms.len() {
             self.pm_uids = self.pms.iter().map(|m| uid(&m.author)).collect();
         }
-        let mut by: BTreeMap<u64, Vec<&SimPm>> = BTreeMap::new();
-        for (m, u) in self.pms.iter().zip(&self.pm_uids) {
-            if m.at <= self.now {
-                by.entry(*u).or_default().push(m);
+        // The messages sent so far by sender (indices into `pms`, in `pms`' order): the same
+        // for the same count sent, since a message is sent once the clock passes its time.
+        let sent = self.pms.iter().filter(|m| m.at <= self.now).count();
+        if self.pm_by.0 != sent || (self.pm_by.1.is_empty() && sent > 0) {
+            let mut by: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+            for (i, (m, u)) in self.pms.iter().zip(&self.pm_uids).enumerate() {
+                if m.at <= self.now {
+                    by.entry(*u).or_default().push(i);
+                }
             }
+            self.pm_by = (sent, by);
         }
+        let by = &self.pm_by.1;
+        let pms = &self.pms;
+        let kept = &mut self.pm_entries;
         let s = |v: String| Value::String(v);
-        let (mut v, entries, per, count) = match q.get("touid").and_then(|t| t.parse::<u64>().ok())
+        // Each entry serialized once (`pm_entries`, by what it is built from): the page is its
+        // shell with the entries' bytes put in the list's place, byte for byte what
+        // serializing the whole page gives.
+        let (mut v, entries, per, count): (Value, Vec<&Vec<u8>>, usize, usize) = match q
+            .get("touid")
+            .and_then(|t| t.parse::<u64>().ok())
         {
             Some(mut touid) => {
                 if fault == Some(ForumFault::OtherThread) {
@@ -421,84 +441,124 @@ impl World {
                         .copied()
                         .unwrap_or(touid + 1);
                 }
-                let mut v = self.pm_view.clone();
-                let template = v["Variables"]["list"][0].clone();
-                let msgs = by.get(&touid).cloned().unwrap_or_default();
+                let v = self.pm_view.clone();
+                let template = &v["Variables"]["list"][0];
+                let msgs: Vec<&SimPm> = by
+                    .get(&touid)
+                    .map(|ix| ix.iter().map(|i| &pms[*i]).collect())
+                    .unwrap_or_default();
                 // Only the page asked for is built.
-                let entries: Vec<Value> = msgs
+                for m in msgs
                     .iter()
                     .skip((page - 1) * PMS_PER_PAGE)
                     .take(PMS_PER_PAGE)
-                    .map(|m| {
-                        let mut e = template.clone();
-                        let from = uid(&m.author);
-                        e["plid"] = s(from.to_string());
-                        e["authorid"] = s(from.to_string());
-                        e["pmid"] = s(m.pmid.to_string());
-                        e["dateline"] = s(m.at.to_string());
-                        e["message"] = s(m.text.clone());
-                        e["subject"] = s(msgs[0].text.clone());
-                        e["author"] = s(m.author.clone());
-                        e["msgfrom"] = s(m.author.clone());
-                        e["msgfromid"] = s(from.to_string());
-                        e["touid"] = s("2".into());
-                        e["msgtoid"] = s("2".into());
-                        e
-                    })
+                {
+                    kept.entry((1, m.pmid, msgs[0].pmid, 0, 0))
+                        .or_insert_with(|| {
+                            let mut e = template.clone();
+                            let from = uid(&m.author);
+                            e["plid"] = s(from.to_string());
+                            e["authorid"] = s(from.to_string());
+                            e["pmid"] = s(m.pmid.to_string());
+                            e["dateline"] = s(m.at.to_string());
+                            e["message"] = s(m.text.clone());
+                            e["subject"] = s(msgs[0].text.clone());
+                            e["author"] = s(m.author.clone());
+                            e["msgfrom"] = s(m.author.clone());
+                            e["msgfromid"] = s(from.to_string());
+                            e["touid"] = s("2".into());
+                            e["msgtoid"] = s("2".into());
+                            serde_json::to_vec(&e).unwrap()
+                        });
+                }
+                let entries = msgs
+                    .iter()
+                    .skip((page - 1) * PMS_PER_PAGE)
+                    .take(PMS_PER_PAGE)
+                    .map(|m| &kept[&(1, m.pmid, msgs[0].pmid, 0, 0)])
                     .collect();
+                let mut v = v;
                 v["Variables"]["pmid"] = s(msgs.first().map_or(0, |m| m.pmid).to_string());
                 (v, entries, PMS_PER_PAGE, msgs.len())
             }
             None => {
                 let v = self.pm_list.clone();
-                let template = v["Variables"]["list"][0].clone();
-                let mut convs: Vec<(&u64, &Vec<&SimPm>)> = by.iter().collect();
-                convs.sort_by_key(|(u, m)| (std::cmp::Reverse(m.last().map_or(0, |m| m.at)), **u));
+                let template = &v["Variables"]["list"][0];
+                let mut convs: Vec<(&u64, &Vec<usize>)> = by.iter().collect();
+                convs.sort_by_key(|(u, ix)| {
+                    (std::cmp::Reverse(ix.last().map_or(0, |i| pms[*i].at)), **u)
+                });
                 let count = convs.len();
-                let entries = convs
+                let shown: Vec<(u64, &SimPm, &SimPm, usize)> = convs
                     .into_iter()
                     .skip((page - 1) * CONVERSATIONS_PER_PAGE)
                     .take(CONVERSATIONS_PER_PAGE)
-                    .map(|(u, msgs)| {
-                        let (first, last) = (msgs[0], msgs[msgs.len() - 1]);
-                        let mut e = template.clone();
-                        for k in [
-                            "plid",
-                            "authorid",
-                            "touid",
-                            "lastauthorid",
-                            "msgfromid",
-                            "msgtoid",
-                        ] {
-                            e[k] = s(u.to_string());
-                        }
-                        e["pmnum"] = s(msgs.len().to_string());
-                        e["lastupdate"] = s(last.at.to_string());
-                        e["lastdateline"] = s(last.at.to_string());
-                        e["dateline"] = s(first.at.to_string());
-                        e["pmid"] = s(last.pmid.to_string());
-                        e["subject"] = s(first.text.clone());
-                        e["lastsummary"] = s(last.text.clone());
-                        e["message"] = s(last.text.clone());
-                        for k in ["lastauthor", "msgfrom", "tousername"] {
-                            e[k] = s(last.author.clone());
-                        }
-                        e
-                    })
-                    .collect::<Vec<Value>>();
+                    .map(|(u, ix)| (*u, &pms[ix[0]], &pms[ix[ix.len() - 1]], ix.len()))
+                    .collect();
+                for (u, first, last, n) in &shown {
+                    kept.entry((0, *u, first.pmid, last.pmid, *n as u64))
+                        .or_insert_with(|| {
+                            let mut e = template.clone();
+                            for k in [
+                                "plid",
+                                "authorid",
+                                "touid",
+                                "lastauthorid",
+                                "msgfromid",
+                                "msgtoid",
+                            ] {
+                                e[k] = s(u.to_string());
+                            }
+                            e["pmnum"] = s(n.to_string());
+                            e["lastupdate"] = s(last.at.to_string());
+                            e["lastdateline"] = s(last.at.to_string());
+                            e["dateline"] = s(first.at.to_string());
+                            e["pmid"] = s(last.pmid.to_string());
+                            e["subject"] = s(first.text.clone());
+                            e["lastsummary"] = s(last.text.clone());
+                            e["message"] = s(last.text.clone());
+                            for k in ["lastauthor", "msgfrom", "tousername"] {
+                                e[k] = s(last.author.clone());
+                            }
+                            serde_json::to_vec(&e).unwrap()
+                        });
+                }
+                let entries = shown
+                    .iter()
+                    .map(|(u, first, last, n)| &kept[&(0, *u, first.pmid, last.pmid, *n as u64)])
+                    .collect();
                 (v, entries, CONVERSATIONS_PER_PAGE, count)
             }
         };
-        let shown: Vec<Value> = if fault == Some(ForumFault::Empty) {
+        let shown: Vec<&Vec<u8>> = if fault == Some(ForumFault::Empty) {
             Vec::new()
         } else {
             entries
         };
-        v["Variables"]["list"] = Value::Array(shown);
+        const LIST: &str = "@@simd-list@@";
+        v["Variables"]["list"] = s(LIST.into());
         v["Variables"]["count"] = s(count.to_string());
         v["Variables"]["perpage"] = s(per.to_string());
         v["Variables"]["page"] = s(page.to_string());
-        v
+        let shell = serde_json::to_vec(&v).unwrap();
+        let quoted = format!("\"{LIST}\"");
+        let at = shell
+            .windows(quoted.len())
+            .position(|w| w == quoted.as_bytes())
+            .expect("the list's place in the page");
+        let mut out =
+            Vec::with_capacity(shell.len() + shown.iter().map(|e| e.len() + 1).sum::<usize>());
+        out.extend_from_slice(&shell[..at]);
+        out.push(b'[');
+        for (i, e) in shown.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(e);
+        }
+        out.push(b']');
+        out.extend_from_slice(&shell[at + quoted.len()..]);
+        out
     }
 
     /// A body that is not a thread page with the request's fault applied to it.
@@ -618,14 +678,14 @@ impl World {
                 (false, _)
                     if matches!(fault, Some(ForumFault::Empty | ForumFault::OtherThread)) =>
                 {
-                    serde_json::to_vec(&self.inbox(&q, fault)).unwrap()
+                    self.inbox(&q, fault)
                 }
                 (false, _) => {
                     let sent = self.pms.iter().filter(|m| m.at <= self.now).count();
                     match self.inbox_kept.get(&ask.url) {
                         Some((n, b)) if *n == sent => b.clone(),
                         _ => {
-                            let b = serde_json::to_vec(&self.inbox(&q, fault)).unwrap();
+                            let b = self.inbox(&q, fault);
                             self.inbox_kept.insert(ask.url.clone(), (sent, b.clone()));
                             b
                         }
