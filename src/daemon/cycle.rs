@@ -70,8 +70,11 @@ pub struct Daemon {
     pub(crate) night_owed: std::sync::Mutex<crate::daemon::night::Owed>,
     /// Whether each (game id, day)'s close is done, as last asked, with the record's write
     /// count then (`close_done`): the scheduler asks of every day at every tick.
-    closes_kept: std::sync::Mutex<(u64, std::collections::HashMap<(String, u32), bool>)>,
+    closes_kept: std::sync::Mutex<ClosesKept>,
 }
+
+/// See `Daemon::closes_kept`: the record's write count, and each (game id, day)'s answer.
+type ClosesKept = (u64, std::collections::HashMap<(String, u32), bool>);
 
 /// See `Daemon::runoffs_kept`.
 pub(crate) type RunoffsKept = (

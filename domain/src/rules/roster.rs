@@ -73,7 +73,7 @@ impl<'a> Roster<'a> {
 
     pub fn is_judge(&self, name: &str) -> bool {
         let k = key(name);
-        self.judge_keys.iter().any(|j| *j == k)
+        self.judge_keys.contains(&k)
     }
 
     /// The living players, in roster order.
