@@ -2500,16 +2500,21 @@ impl Daemon {
             match self.forum.private_messages(&known).await {
                 Ok((conversations, new)) => {
                     self.recovered(0)?;
-                    // Only the messages new or changed are written, each under its own key.
-                    let mut changed = Vec::new();
+                    // Only the messages new or changed are written, each under its own key;
+                    // a message the read brought twice (pages shifting under it) as its last
+                    // copy, counted new once.
+                    let mut changed: BTreeMap<u64, bansha_parsers::pm::PrivateMessage> =
+                        BTreeMap::new();
                     for m in new {
-                        if !messages.contains_key(&m.pmid) {
+                        let had = changed.get(&m.pmid).or_else(|| messages.get(&m.pmid));
+                        if had.is_none() {
                             report.new_posts += 1;
                         }
-                        if messages.get(&m.pmid) != Some(&m) {
-                            changed.push(m);
+                        if had != Some(&m) {
+                            changed.insert(m.pmid, m);
                         }
                     }
+                    let changed: Vec<_> = changed.into_values().collect();
                     let mut seen = false;
                     for c in conversations {
                         if let Some(t) = c.last_at {
