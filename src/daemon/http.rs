@@ -731,7 +731,7 @@ async fn guard(
             return (StatusCode::UNAUTHORIZED, "需要令牌（token）\n").into_response();
         }
     }
-    next.run(req).await
+    crate::io::state_file::reading(next.run(req)).await
 }
 
 /// Whether a Host (or Origin) value names this dashboard: a loopback name, the address it

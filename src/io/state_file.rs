@@ -45,12 +45,36 @@ pub fn state_of(path: &Path, bytes: Option<Vec<u8>>) -> anyhow::Result<std::sync
 }
 
 /// The state file's bytes, or None where there is none (an unreadable one an error naming it).
+/// Inside `reading`, a file is read once (a failed read is not kept).
 pub fn state_bytes(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(anyhow::anyhow!("{} 无法读取：{e}", path.display())),
+    if let Ok(Some(kept)) = READ.try_with(|r| r.borrow().get(path).cloned()) {
+        return Ok(kept);
     }
+    let read = match std::fs::read(path) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(anyhow::anyhow!("{} 无法读取：{e}", path.display())),
+    };
+    let _ = READ.try_with(|r| r.borrow_mut().insert(path.to_path_buf(), read.clone()));
+    Ok(read)
+}
+
+tokio::task_local! {
+    /// The state files read in this task's `reading` scope, by path (None: there was none).
+    static READ: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<Vec<u8>>>>;
+}
+
+/// Run `f` (a cycle, or one of the judge's requests) on one reading of each state file: the
+/// first read of a file in it is what every later one gives, until the daemon writes the file
+/// itself (`save_state`). A cycle asked for a game's state thousands of times in a long game,
+/// each an open, a read and a close; and the cycle's questions are answered from one state,
+/// not from whichever the judge's edit left at each moment (his edit is read by the next
+/// cycle or request). A scope inside another is the outer one.
+pub async fn reading<F: std::future::Future>(f: F) -> F::Output {
+    if READ.try_with(|_| ()).is_ok() {
+        return f.await;
+    }
+    READ.scope(Default::default(), f).await
 }
 
 /// The state in `bytes`, read from `path`: parsed once for the same bytes.
@@ -149,5 +173,51 @@ pub fn save_state(path: &Path, state: &GameState) -> anyhow::Result<()> {
         file.sync_all()?;
     }
     std::fs::rename(&tmp, path)?;
+    // Read afresh by the rest of this scope (`reading`).
+    let _ = READ.try_with(|r| r.borrow_mut().remove(path));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Inside `reading`, a state file is read once: an edit by another process is seen by the
+    /// next scope (not half-way through this one), the daemon's own save at once, and outside
+    /// any scope every read is the file's bytes now.
+    #[tokio::test]
+    async fn a_scope_reads_a_state_file_once_and_its_own_save_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.state.json");
+        let mut first = GameState::default();
+        first.push(
+            crate::domain::rules::state::Change::Fact {
+                key: "a".into(),
+                value: 1.0,
+            },
+            "2026-12-05T10:00:00+08:00".into(),
+        );
+        let events = |p: &Path| load_state_shared(p).unwrap().events.len();
+        reading(async {
+            assert_eq!(events(&path), 0, "no file yet");
+            save_state(&path, &first).unwrap();
+            assert_eq!(events(&path), 1, "the daemon's own save is read afresh");
+            let mut edited = first.clone();
+            edited.push(
+                crate::domain::rules::state::Change::Fact {
+                    key: "b".into(),
+                    value: 2.0,
+                },
+                "2026-12-05T10:01:00+08:00".into(),
+            );
+            // The judge's edit, by another process.
+            std::fs::write(&path, serde_json::to_vec(&edited).unwrap()).unwrap();
+            assert_eq!(events(&path), 1, "this scope keeps its reading");
+            // A scope inside it is the same scope.
+            reading(async { assert_eq!(events(&path), 1) }).await;
+        })
+        .await;
+        assert_eq!(events(&path), 2, "outside a scope: the file as it is");
+        reading(async { assert_eq!(events(&path), 2, "the next scope reads the edit") }).await;
+    }
 }
