@@ -57,7 +57,9 @@ pub struct Daemon {
     fonts: Option<crate::present::chart::Fonts>,
     /// What `watch_state` last judged of each game to the end (the state file's bytes, the
     /// config): judged again only once either changed.
-    state_watched: std::sync::Mutex<std::collections::BTreeMap<String, (Vec<u8>, GameConfig)>>,
+    state_watched: std::sync::Mutex<
+        std::collections::BTreeMap<String, (crate::io::state_file::Bytes, GameConfig)>,
+    >,
     /// Each night's last resolution with what it was resolved from (`night::resolve_night`): a
     /// cycle asks for it several times (who owes, when it settles, the draft) of the same inputs.
     pub(crate) night_resolved: std::sync::Mutex<crate::daemon::night::Resolved>,
@@ -88,7 +90,7 @@ pub(crate) type RunoffsKept = (
 /// the config, the state file's bytes, the sheriff day 1 elected.
 pub(crate) struct PlayedFrom {
     given: GameConfig,
-    bytes: Option<Vec<u8>>,
+    bytes: Option<crate::io::state_file::Bytes>,
     elected: Option<String>,
     played: std::sync::Arc<GameConfig>,
 }
@@ -2554,9 +2556,10 @@ impl Daemon {
             return Ok(());
         };
         // The same state and config judged to the end before: nothing new holds.
-        let watched = |w: &std::collections::BTreeMap<String, (Vec<u8>, GameConfig)>| {
-            w.get(&g.id).is_some_and(|(b, c)| *b == bytes && c == g)
-        };
+        let watched = |w: &std::collections::BTreeMap<
+            String,
+            (crate::io::state_file::Bytes, GameConfig),
+        >| { w.get(&g.id).is_some_and(|(b, c)| *b == bytes && c == g) };
         if self.state_watched.lock().is_ok_and(|w| watched(&w)) {
             return Ok(());
         }

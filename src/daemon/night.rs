@@ -43,7 +43,7 @@ pub(crate) type Owed = Recent<OwedFrom, Vec<(String, Option<Time>)>>;
 pub(crate) struct OwedFrom {
     game: GameConfig,
     played: std::sync::Arc<GameConfig>,
-    bytes: Option<Vec<u8>>,
+    bytes: Option<crate::io::state_file::Bytes>,
     opens: Time,
     deadline: Option<Time>,
     actions: Vec<crate::domain::night::Action>,
@@ -93,7 +93,7 @@ impl<F, V: Clone> Recent<F, V> {
 /// The inputs of `resolve_night`: the state file's bytes, the night's deadline and actions,
 /// and the game as played.
 pub(crate) struct ResolvedFrom {
-    bytes: Option<Vec<u8>>,
+    bytes: Option<crate::io::state_file::Bytes>,
     deadline: Option<Time>,
     actions: Vec<crate::domain::night::Action>,
     played: std::sync::Arc<GameConfig>,
@@ -435,7 +435,7 @@ impl Daemon {
         n: &OpenNight,
         state: &GameState,
         played: &std::sync::Arc<GameConfig>,
-        bytes: &Option<Vec<u8>>,
+        bytes: &Option<crate::io::state_file::Bytes>,
     ) -> Vec<(String, Option<Time>)> {
         let g = &n.game;
         let seats = state.snapshot(g).seats;
@@ -639,7 +639,7 @@ impl Daemon {
         record: &NightRecord,
         deadline: Option<Time>,
         played: std::sync::Arc<GameConfig>,
-        bytes: Option<Vec<u8>>,
+        bytes: Option<crate::io::state_file::Bytes>,
     ) -> Result<Resolution, String> {
         let path = crate::io::state_file::state_path(&g.path, None);
         let slot = (g.id.clone(), night);

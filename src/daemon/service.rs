@@ -277,7 +277,8 @@ impl Service {
         {
             return;
         }
-        let report = crate::io::state_file::reading(self.daemon.cycle(machine)).await;
+        // Boxed: the cycle is a large future, not copied into the scope's.
+        let report = crate::io::state_file::reading(Box::pin(self.daemon.cycle(machine))).await;
         // What the cycle dropped goes back to the system: the idle daemon holds its record's
         // cache and the day views, not the last read's pages (nor fonts drawn with a while ago).
         match crate::io::fonts::release_stale() {

@@ -37,21 +37,25 @@ pub fn load_state_shared(path: &Path) -> anyhow::Result<std::sync::Arc<GameState
 }
 
 /// The state in the bytes read from `path` (`state_bytes`; none: no state yet).
-pub fn state_of(path: &Path, bytes: Option<Vec<u8>>) -> anyhow::Result<std::sync::Arc<GameState>> {
+pub fn state_of(path: &Path, bytes: Option<Bytes>) -> anyhow::Result<std::sync::Arc<GameState>> {
     match bytes {
         Some(b) => parsed(path, b),
         None => Ok(Default::default()),
     }
 }
 
+/// A state file's bytes as read, shared (a long game's file is tens of KB, and its readers
+/// keep it as the key of what they worked out from it).
+pub type Bytes = std::sync::Arc<[u8]>;
+
 /// The state file's bytes, or None where there is none (an unreadable one an error naming it).
 /// Inside `reading`, a file is read once (a failed read is not kept).
-pub fn state_bytes(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
+pub fn state_bytes(path: &Path) -> anyhow::Result<Option<Bytes>> {
     if let Ok(Some(kept)) = READ.try_with(|r| r.borrow().get(path).cloned()) {
         return Ok(kept);
     }
     let read = match std::fs::read(path) {
-        Ok(b) => Some(b),
+        Ok(b) => Some(Bytes::from(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(anyhow::anyhow!("{} 无法读取：{e}", path.display())),
     };
@@ -61,7 +65,7 @@ pub fn state_bytes(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
 
 tokio::task_local! {
     /// The state files read in this task's `reading` scope, by path (None: there was none).
-    static READ: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<Vec<u8>>>>;
+    static READ: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<Bytes>>>;
 }
 
 /// Run `f` (a cycle, or one of the judge's requests) on one reading of each state file: the
@@ -78,7 +82,7 @@ pub async fn reading<F: std::future::Future>(f: F) -> F::Output {
 }
 
 /// The state in `bytes`, read from `path`: parsed once for the same bytes.
-fn parsed(path: &Path, bytes: Vec<u8>) -> anyhow::Result<std::sync::Arc<GameState>> {
+fn parsed(path: &Path, bytes: Bytes) -> anyhow::Result<std::sync::Arc<GameState>> {
     {
         let kept = PARSED.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, _, state)) = kept.iter().find(|(p, b, _)| p == path && *b == bytes) {
@@ -99,7 +103,7 @@ fn parsed(path: &Path, bytes: Vec<u8>) -> anyhow::Result<std::sync::Arc<GameStat
 }
 
 /// The state files last parsed: (path, bytes, state), oldest first.
-type Parsed = Vec<(PathBuf, Vec<u8>, std::sync::Arc<GameState>)>;
+type Parsed = Vec<(PathBuf, Bytes, std::sync::Arc<GameState>)>;
 static PARSED: std::sync::Mutex<Parsed> = std::sync::Mutex::new(Vec::new());
 /// Games a daemon runs, with room.
 const KEPT: usize = 16;
@@ -118,7 +122,7 @@ pub fn with_state(given: &GameConfig) -> anyhow::Result<GameConfig> {
 }
 
 /// `with_state` with the state file's bytes as read (`state_bytes`).
-pub fn with_state_bytes(given: &GameConfig, bytes: Option<Vec<u8>>) -> anyhow::Result<GameConfig> {
+pub fn with_state_bytes(given: &GameConfig, bytes: Option<Bytes>) -> anyhow::Result<GameConfig> {
     let path = state_path(&given.path, None);
     let Some(bytes) = bytes else {
         return Ok(given.clone());
@@ -147,7 +151,7 @@ pub fn with_state_bytes(given: &GameConfig, bytes: Option<Vec<u8>>) -> anyhow::R
 
 /// The last configs with their state applied: (the state file's bytes, the config as given, the
 /// config as played), oldest first.
-type Played = Vec<(Vec<u8>, GameConfig, GameConfig)>;
+type Played = Vec<(Bytes, GameConfig, GameConfig)>;
 static PLAYED: std::sync::Mutex<Played> = std::sync::Mutex::new(Vec::new());
 
 /// Write the state atomically (a temporary file renamed over the old one).
