@@ -92,9 +92,10 @@ pub fn run(
             }
         }
         if once {
-            let report: CycleReport =
-                crate::io::state_file::reading(daemon.cycle(now.unwrap_or_else(|| clock.now())))
-                    .await;
+            let report: CycleReport = crate::io::state_file::reading(Box::pin(
+                daemon.cycle(now.unwrap_or_else(|| clock.now())),
+            ))
+            .await;
             serde_json::to_writer(&mut *out, &report)?;
             writeln!(out)?;
             return Ok(if report.errors.is_empty() { 0 } else { 1 });

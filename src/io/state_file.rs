@@ -73,7 +73,9 @@ tokio::task_local! {
 /// itself (`save_state`). A cycle asked for a game's state thousands of times in a long game,
 /// each an open, a read and a close; and the cycle's questions are answered from one state,
 /// not from whichever the judge's edit left at each moment (his edit is read by the next
-/// cycle or request). A scope inside another is the outer one.
+/// cycle or request). A scope inside another is the outer one: a request that runs a cycle at
+/// once (`Service::tick(true)` after a click) runs it on the request's reading, so such a
+/// handler reads no state before the tick (or saves what it read, which drops it).
 pub async fn reading<F: std::future::Future>(f: F) -> F::Output {
     if READ.try_with(|_| ()).is_ok() {
         return f.await;
