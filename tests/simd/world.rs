@@ -413,7 +413,7 @@ impl World {
         // The messages sent so far by sender (indices into `pms`, in `pms`' order): the same
         // for the same count sent, since a message is sent once the clock passes its time.
         let sent = self.pms.iter().filter(|m| m.at <= self.now).count();
-        if self.pm_by.0 != sent || (self.pm_by.1.is_empty() && sent > 0) {
+        if self.pm_by.0 != sent {
             let mut by: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
             for (i, (m, u)) in self.pms.iter().zip(&self.pm_uids).enumerate() {
                 if m.at <= self.now {
